@@ -1,0 +1,203 @@
+// All environment parsing lives here; nobody else reads process.env. One zod model per concern,
+// empty strings count as unset, every problem is reported at once, and a disabled feature is null.
+import path from 'node:path';
+import { z } from 'zod';
+
+export const EMULATOR_DEFAULT_API_KEY = 'local-dev-key';
+
+type Env = Record<string, string | undefined>;
+
+const optionalString = z.string().optional();
+const intIn = (min: number, max: number, fallback: number) =>
+  z.coerce.number().int().min(min).max(max).optional().default(fallback);
+const numberIn = (min: number, max: number, fallback: number) =>
+  z.coerce.number().min(min).max(max).optional().default(fallback);
+const boolFlag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .optional()
+    .transform((v) => (v === undefined ? fallback : ['true', '1', 'yes'].includes(v)));
+const urlString = z.url({ protocol: /^https?$/ });
+
+const LogModel = z.object({
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().default('info'),
+});
+
+const ApiModel = z.object({
+  RUNBOOK_API_URL: urlString.optional(),
+  RUNBOOK_API_KEY: optionalString,
+  RUNBOOK_API_TIMEOUT_MS: intIn(100, 600_000, 10_000),
+  RUNBOOK_API_MAX_RETRIES: intIn(0, 10, 3),
+  RUNBOOK_OUTPUT_ENCODING: z.enum(['base64', 'plain']).optional().default('base64'),
+  RUNBOOK_SEND_INPUTS_FIELD: boolFlag(false),
+  EMULATOR_PORT: intIn(0, 65_535, 0),
+});
+
+const ProxyModel = z.object({
+  RUNBOOK_PROXIES: optionalString,
+  RUNBOOK_DEFAULT_PROXY_ID: optionalString,
+});
+
+const SlackModel = z.object({
+  SLACK_BOT_TOKEN: z.string().startsWith('xoxb-', 'must start with xoxb-').optional(),
+  SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'must start with xapp-').optional(),
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_API_URL: urlString.optional(),
+  PORT: intIn(0, 65_535, 3001),
+  SANDBOX_PORT: intIn(0, 65_535, 3000),
+});
+
+const StoreModel = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  DATA_DIR: z.string().optional().default('./data'),
+});
+
+const WatchModel = z.object({
+  WATCH_REQUESTS_PER_SECOND: numberIn(0.1, 10_000, 20),
+  WATCH_CONCURRENCY: intIn(1, 1_000, 8),
+  WATCH_STALE_AFTER_MINUTES: numberIn(1, 60 * 24 * 30, 24 * 60),
+});
+
+export interface Proxy {
+  id: string;
+  name: string;
+}
+
+export interface Config {
+  log: { level: z.output<typeof LogModel>['LOG_LEVEL'] };
+  api: {
+    /** null → start the built-in emulator in-process. */
+    url: string | null;
+    apiKey: string;
+    timeoutMs: number;
+    maxRetries: number;
+    outputEncoding: 'base64' | 'plain';
+    /** Also send run values as `inputs` (for services that honour that name). */
+    sendInputsField: boolean;
+  };
+  /** Settings of the embedded emulator; null when RUNBOOK_API_URL points at a real service. */
+  emulator: { port: number } | null;
+  proxies: { list: Proxy[]; defaultId: string | null };
+  slack: {
+    mode: 'socket' | 'http' | 'sandbox';
+    botToken: string | null;
+    appToken: string | null;
+    signingSecret: string | null;
+    /** Base of the Slack Web API, ending in '/'. */
+    apiUrl: string;
+    port: number;
+  };
+  sandbox: { port: number } | null;
+  store: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+  watch: { requestsPerSecond: number; concurrency: number; staleAfterMs: number };
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** `id` or `id=Name`, comma-separated. */
+export function parseProxies(value: string | undefined): Proxy[] {
+  if (!value) return [];
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const eq = part.indexOf('=');
+      if (eq === -1) return { id: part, name: part };
+      const id = part.slice(0, eq).trim();
+      const name = part.slice(eq + 1).trim();
+      return { id, name: name || id };
+    })
+    .filter((p) => p.id.length > 0);
+}
+
+export function loadConfig(rawEnv: Env): Config {
+  // Empty strings count as unset.
+  const env: Env = {};
+  for (const [key, value] of Object.entries(rawEnv)) {
+    if (value !== undefined && value.trim() !== '') env[key] = value.trim();
+  }
+
+  const problems: string[] = [];
+  const parse = <T extends z.ZodType>(model: T): z.output<T> | null => {
+    const result = model.safeParse(env);
+    if (result.success) return result.data;
+    for (const issue of result.error.issues) {
+      const key = issue.path.join('.');
+      // Never echo the value: it may be a secret.
+      problems.push(`${key}: ${issue.message}`);
+    }
+    return null;
+  };
+
+  const log = parse(LogModel);
+  const api = parse(ApiModel);
+  const proxy = parse(ProxyModel);
+  const slack = parse(SlackModel);
+  const store = parse(StoreModel);
+  const watch = parse(WatchModel);
+
+  if (api?.RUNBOOK_API_URL && !api.RUNBOOK_API_KEY) {
+    problems.push('RUNBOOK_API_KEY: required when RUNBOOK_API_URL is set');
+  }
+  let mode: Config['slack']['mode'] = 'sandbox';
+  if (slack) {
+    const { SLACK_BOT_TOKEN: bot, SLACK_APP_TOKEN: app, SLACK_SIGNING_SECRET: secret } = slack;
+    if (bot && app) mode = 'socket';
+    else if (bot && secret) mode = 'http';
+    else if (bot)
+      problems.push('SLACK_BOT_TOKEN: set SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode) too');
+    else if (app || secret)
+      problems.push('SLACK_BOT_TOKEN: required when SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is set');
+  }
+
+  if (problems.length > 0 || !log || !api || !proxy || !slack || !store || !watch) {
+    throw new ConfigError(problems);
+  }
+
+  const proxies = parseProxies(proxy.RUNBOOK_PROXIES);
+  const defaultId = proxy.RUNBOOK_DEFAULT_PROXY_ID ?? proxies[0]?.id ?? null;
+  if (defaultId && !proxies.some((p) => p.id === defaultId)) proxies.unshift({ id: defaultId, name: defaultId });
+
+  const apiUrl = slack.SLACK_API_URL ?? 'https://slack.com/api/';
+  return {
+    log: { level: log.LOG_LEVEL },
+    api: {
+      url: api.RUNBOOK_API_URL ?? null,
+      apiKey: api.RUNBOOK_API_KEY ?? EMULATOR_DEFAULT_API_KEY,
+      timeoutMs: api.RUNBOOK_API_TIMEOUT_MS,
+      maxRetries: api.RUNBOOK_API_MAX_RETRIES,
+      outputEncoding: api.RUNBOOK_OUTPUT_ENCODING,
+      sendInputsField: api.RUNBOOK_SEND_INPUTS_FIELD,
+    },
+    emulator: api.RUNBOOK_API_URL ? null : { port: api.EMULATOR_PORT },
+    proxies: { list: proxies, defaultId },
+    slack: {
+      mode,
+      botToken: slack.SLACK_BOT_TOKEN ?? null,
+      appToken: slack.SLACK_APP_TOKEN ?? null,
+      signingSecret: slack.SLACK_SIGNING_SECRET ?? null,
+      apiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`,
+      port: slack.PORT,
+    },
+    sandbox: mode === 'sandbox' ? { port: slack.SANDBOX_PORT } : null,
+    store: store.DATABASE_URL
+      ? { kind: 'postgres', url: store.DATABASE_URL }
+      : { kind: 'sqlite', path: path.join(store.DATA_DIR, 'runbook-bot.sqlite') },
+    watch: {
+      requestsPerSecond: watch.WATCH_REQUESTS_PER_SECOND,
+      concurrency: watch.WATCH_CONCURRENCY,
+      staleAfterMs: Math.round(watch.WATCH_STALE_AFTER_MINUTES * 60_000),
+    },
+  };
+}

@@ -1,0 +1,108 @@
+// One pino root with redaction; components take child loggers. Keys, tokens and authorization
+// headers are censored wherever they appear in a logged object, and known secret values are
+// scrubbed from message strings too (an error message may quote a header).
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+
+export type { Logger } from 'pino';
+
+export const REDACT_PATHS = [
+  'apiKey',
+  '*.apiKey',
+  'token',
+  '*.token',
+  'botToken',
+  '*.botToken',
+  'appToken',
+  '*.appToken',
+  'signingSecret',
+  '*.signingSecret',
+  'password',
+  '*.password',
+  'secret',
+  '*.secret',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'headers["x-service-api-key"]',
+  '*.headers["x-service-api-key"]',
+  'headers["x-slack-signature"]',
+  '*.headers["x-slack-signature"]',
+];
+
+export interface LoggerSetup {
+  level: string;
+  /** Secret values (API key, tokens) to scrub from any string that gets logged. */
+  secrets?: Array<string | null | undefined>;
+  destination?: DestinationStream;
+}
+
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length >= 4) out = out.split(secret).join('[REDACTED]');
+  }
+  return out;
+}
+
+export function createLogger(setup: LoggerSetup): Logger {
+  const secrets = (setup.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 4);
+  const options: LoggerOptions = {
+    level: setup.level,
+    base: { app: 'runbook-bot' },
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    hooks: {
+      // Scrub known secret values from every message string and string argument.
+      logMethod(args, method) {
+        if (secrets.length > 0) {
+          for (let i = 0; i < args.length; i++) {
+            const arg = args[i];
+            if (typeof arg === 'string') args[i] = scrubSecrets(arg, secrets);
+            else if (arg instanceof Error) {
+              args[i] = { err: { type: arg.name, message: scrubSecrets(arg.message, secrets) } };
+            }
+          }
+        }
+        method.apply(this, args as Parameters<typeof method>);
+      },
+    },
+    serializers: {
+      err: (err: unknown) => {
+        const base = pino.stdSerializers.err(err as Error);
+        if (secrets.length === 0) return base;
+        return JSON.parse(scrubSecrets(JSON.stringify(base), secrets));
+      },
+    },
+  };
+  return setup.destination ? pino(options, setup.destination) : pino(options);
+}
+
+/** Bolt's Logger interface, backed by a pino child. */
+export interface BoltLogger {
+  debug(...msg: unknown[]): void;
+  info(...msg: unknown[]): void;
+  warn(...msg: unknown[]): void;
+  error(...msg: unknown[]): void;
+  setLevel(level: string): void;
+  getLevel(): string;
+  setName(name: string): void;
+}
+
+export function boltLoggerAdapter(logger: Logger): BoltLogger {
+  let log = logger.child({ component: 'bolt' });
+  const text = (msg: unknown[]) =>
+    msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
+  return {
+    debug: (...msg) => log.debug(text(msg)),
+    info: (...msg) => log.info(text(msg)),
+    warn: (...msg) => log.warn(text(msg)),
+    error: (...msg) => log.error(text(msg)),
+    setLevel: () => {
+      // The root logger's level (LOG_LEVEL) governs; Bolt may not change it.
+    },
+    getLevel: () => log.level,
+    setName: (name: string) => {
+      log = logger.child({ component: name });
+    },
+  };
+}
