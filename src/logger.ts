@@ -1,6 +1,7 @@
 // One pino root with redaction; components take child loggers. Keys, tokens and authorization
 // headers are censored wherever they appear in a logged object, and known secret values are
 // scrubbed from message strings too (an error message may quote a header).
+import type { Logger as BoltLogger, LogLevel as BoltLogLevel } from '@slack/bolt';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 
 export type { Logger } from 'pino';
@@ -78,16 +79,6 @@ export function createLogger(setup: LoggerSetup): Logger {
 }
 
 /** Bolt's Logger interface, backed by a pino child. */
-export interface BoltLogger {
-  debug(...msg: unknown[]): void;
-  info(...msg: unknown[]): void;
-  warn(...msg: unknown[]): void;
-  error(...msg: unknown[]): void;
-  setLevel(level: string): void;
-  getLevel(): string;
-  setName(name: string): void;
-}
-
 export function boltLoggerAdapter(logger: Logger): BoltLogger {
   let log = logger.child({ component: 'bolt' });
   const text = (msg: unknown[]) =>
@@ -100,7 +91,7 @@ export function boltLoggerAdapter(logger: Logger): BoltLogger {
     setLevel: () => {
       // The root logger's level (LOG_LEVEL) governs; Bolt may not change it.
     },
-    getLevel: () => log.level,
+    getLevel: () => (['debug', 'info', 'warn', 'error'].includes(log.level) ? log.level : 'info') as BoltLogLevel,
     setName: (name: string) => {
       log = logger.child({ component: name });
     },

@@ -1,0 +1,49 @@
+// Follows nextPageToken until the server says "" — and refuses to loop forever. A server that
+// hands back a token it already gave (a bug, or a cursor that wraps) would otherwise keep the bot
+// listing the same page; so does a list far longer than any chat surface can show. Both end in a
+// PaginationError rather than a silent stop, so a truncated list is never mistaken for a whole one.
+import { PaginationError } from './errors.ts';
+import type { CallOptions, Page } from './runbook-api.ts';
+
+export const DEFAULT_MAX_PAGES = 1_000;
+
+export interface PaginateOptions {
+  /** Path of the list endpoint, for the error. */
+  path: string;
+  maxPages: number;
+  call?: CallOptions;
+}
+
+/** Yields every item of every page; `fetchPage` gets the token ("" for the first page). */
+export async function* paginate<T>(
+  fetchPage: (pageToken: string, call: CallOptions) => Promise<Page<T>>,
+  options: PaginateOptions,
+): AsyncGenerator<T, void, undefined> {
+  // A fixed tid would make every page look like one request; each page gets its own.
+  const { tid: _ignored, ...call } = options.call ?? {};
+  const seen = new Set<string>();
+  let token = '';
+  for (let pages = 0; ; pages++) {
+    if (pages >= options.maxPages) {
+      throw new PaginationError({
+        tid: '',
+        method: 'GET',
+        path: options.path,
+        message: `stopped after ${options.maxPages} pages; the list did not end`,
+      });
+    }
+    const page = await fetchPage(token, call);
+    yield* page.items;
+    if (page.nextPageToken === '') return;
+    if (seen.has(page.nextPageToken) || page.nextPageToken === token) {
+      throw new PaginationError({
+        tid: page.tid,
+        method: 'GET',
+        path: options.path,
+        message: `the server repeated page token ${JSON.stringify(page.nextPageToken.slice(0, 64))}`,
+      });
+    }
+    seen.add(page.nextPageToken);
+    token = page.nextPageToken;
+  }
+}

@@ -1,0 +1,74 @@
+// The API has no proxy list, so the proxy choices for a run come from three places: the proxies an
+// operator configured (RUNBOOK_PROXIES), the proxies seen on existing schedules, and the runbook's
+// own proxyId. The configured default (RUNBOOK_DEFAULT_PROXY_ID) is preselected when present.
+import type { RunbookApi } from '../api/runbook-api.ts';
+import type { Workflow } from '../api/schemas.ts';
+import type { Proxy } from '../config.ts';
+
+export interface ProxyChoices {
+  options: Proxy[];
+  initial: string | null;
+}
+
+export interface ProxyDirectoryOptions {
+  api: RunbookApi;
+  configured: Proxy[];
+  defaultId: string | null;
+  ttlMs?: number;
+  now?: () => number;
+}
+
+export class ProxyDirectory {
+  readonly #options: ProxyDirectoryOptions;
+  #seen: Proxy[] = [];
+  #seenAt = Number.NEGATIVE_INFINITY;
+  #loading: Promise<void> | null = null;
+
+  constructor(options: ProxyDirectoryOptions) {
+    this.#options = options;
+  }
+
+  /** Choices for running `runbook`; never throws (schedule discovery failing only narrows the list). */
+  async choicesFor(runbook: Pick<Workflow, 'proxyId'> | null): Promise<ProxyChoices> {
+    await this.#refreshSeen().catch(() => {});
+    const byId = new Map<string, Proxy>();
+    const add = (p: Proxy) => {
+      if (p.id && !byId.has(p.id)) byId.set(p.id, p);
+    };
+    this.#options.configured.forEach(add);
+    if (runbook?.proxyId) add({ id: runbook.proxyId, name: runbook.proxyId });
+    this.#seen.forEach(add);
+    const options = [...byId.values()].slice(0, 100);
+    const initial =
+      (this.#options.defaultId && byId.has(this.#options.defaultId) ? this.#options.defaultId : null) ??
+      (runbook?.proxyId || null) ??
+      options[0]?.id ??
+      null;
+    return { options, initial };
+  }
+
+  /** Remember a proxy seen elsewhere (a schedule we just created, say). */
+  remember(proxy: Proxy): void {
+    if (proxy.id && !this.#seen.some((p) => p.id === proxy.id)) this.#seen.push(proxy);
+  }
+
+  async #refreshSeen(): Promise<void> {
+    const now = (this.#options.now ?? Date.now)();
+    if (now - this.#seenAt < (this.#options.ttlMs ?? 5 * 60_000)) return;
+    if (!this.#loading) {
+      this.#loading = (async () => {
+        const seen = new Map<string, Proxy>();
+        for await (const schedule of this.#options.api.schedules.iterate({ pageSize: 100 }, { timeoutMs: 2_500 })) {
+          if (schedule.proxyId && !seen.has(schedule.proxyId)) {
+            seen.set(schedule.proxyId, { id: schedule.proxyId, name: schedule.proxyName || schedule.proxyId });
+          }
+        }
+        this.#seen = [...seen.values()];
+        this.#seenAt = now;
+      })().finally(() => {
+        this.#loading = null;
+      });
+    }
+    await this.#loading;
+  }
+}

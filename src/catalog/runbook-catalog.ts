@@ -1,0 +1,235 @@
+// An in-memory view of the whole runbook catalog, refreshed in the background, so typeahead and
+// name resolution answer in microseconds instead of one API round trip per keystroke. Stale data
+// is served while a refresh runs (one at a time); the first load waits for the API.
+import type { RunbookApi } from '../api/runbook-api.ts';
+import type { CountEntry, Workflow } from '../api/schemas.ts';
+import { levenshtein } from '../slack/commands/parse-command.ts';
+
+export type Resolution =
+  | { kind: 'match'; runbook: Workflow }
+  | { kind: 'several'; candidates: Workflow[] }
+  | { kind: 'none'; suggestions: Workflow[] };
+
+export type BrowseScope = 'all' | 'service' | 'custom';
+
+export interface BrowseQuery {
+  words: string;
+  scope: BrowseScope;
+  /** Category enum name (CATEGORY_TYPE_SRE) or a loose spelling of it ("sre"). */
+  category: string | null;
+  page: number;
+  pageSize: number;
+}
+
+export interface BrowsePage {
+  items: Workflow[];
+  page: number;
+  pageCount: number;
+  total: number;
+  /** Category counts as the API reported them (categoryCounts of the list call). */
+  categories: CountEntry[];
+  /** The category actually applied (normalised), or null. */
+  category: string | null;
+}
+
+export interface RunbookCatalogOptions {
+  api: RunbookApi;
+  /** How long a loaded catalog is fresh (ms). */
+  ttlMs?: number;
+  now?: () => number;
+}
+
+interface Entry {
+  runbook: Workflow;
+  name: string;
+  haystack: string;
+  isService: boolean;
+}
+
+export class RunbookCatalog {
+  readonly #api: RunbookApi;
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+  #entries: Entry[] = [];
+  #byId = new Map<string, Entry>();
+  #categoryCounts: CountEntry[] = [];
+  #loadedAt = Number.NEGATIVE_INFINITY;
+  #loading: Promise<void> | null = null;
+
+  constructor(options: RunbookCatalogOptions) {
+    this.#api = options.api;
+    this.#ttlMs = options.ttlMs ?? 60_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** All runbooks; loads on first use, refreshes in the background when stale. */
+  async all(): Promise<Workflow[]> {
+    await this.#ensure();
+    return this.#entries.map((e) => e.runbook);
+  }
+
+  async get(id: string): Promise<Workflow | null> {
+    await this.#ensure();
+    return this.#byId.get(id)?.runbook ?? null;
+  }
+
+  /** Whether a runbook id belongs to the service catalog (true) or the caller's custom runbooks (false). */
+  isService(id: string): boolean | null {
+    return this.#byId.get(id)?.isService ?? null;
+  }
+
+  /** Drop the cache (after a change we made, or for tests). */
+  invalidate(): void {
+    this.#loadedAt = Number.NEGATIVE_INFINITY;
+  }
+
+  /** A page of the catalog browser: filtered locally so it works whether or not the API honours `filter`. */
+  async browse(query: BrowseQuery): Promise<BrowsePage> {
+    await this.#ensure();
+    const category = query.category ? normalizeCategory(query.category, this.#categoryNames()) : null;
+    const words = query.words.toLowerCase().split(/\s+/).filter(Boolean);
+    const matches = this.#entries.filter(
+      (e) =>
+        (query.scope === 'all' || e.isService === (query.scope === 'service')) &&
+        (category === null || e.runbook.categories.includes(category)) &&
+        words.every((w) => e.haystack.includes(w)),
+    );
+    const pageCount = Math.max(1, Math.ceil(matches.length / query.pageSize));
+    const page = Math.min(Math.max(0, query.page), pageCount - 1);
+    return {
+      items: matches.slice(page * query.pageSize, (page + 1) * query.pageSize).map((e) => e.runbook),
+      page,
+      pageCount,
+      total: matches.length,
+      categories: this.#categoryCounts,
+      category,
+    };
+  }
+
+  #categoryNames(): string[] {
+    const names = new Set(this.#categoryCounts.map((c) => c.name));
+    for (const e of this.#entries) for (const c of e.runbook.categories) names.add(c);
+    return [...names];
+  }
+
+  /** Typeahead: prefix matches on the name first, then word-prefix, then substring over name and tags. */
+  async search(query: string, limit = 100): Promise<Workflow[]> {
+    await this.#ensure();
+    const q = query.trim().toLowerCase();
+    if (q === '') return this.#entries.slice(0, limit).map((e) => e.runbook);
+    const prefix: Workflow[] = [];
+    const wordPrefix: Workflow[] = [];
+    const substring: Workflow[] = [];
+    for (const entry of this.#entries) {
+      if (entry.name.startsWith(q)) prefix.push(entry.runbook);
+      else if (entry.name.includes(` ${q}`)) wordPrefix.push(entry.runbook);
+      else if (entry.haystack.includes(q)) substring.push(entry.runbook);
+      if (prefix.length >= limit) break;
+    }
+    return [...prefix, ...wordPrefix, ...substring].slice(0, limit);
+  }
+
+  /** `<runbook>` in a command: an id or a name, case-insensitive; unique substring also matches. */
+  async resolve(text: string): Promise<Resolution> {
+    await this.#ensure();
+    const query = text.trim();
+    const byId = this.#byId.get(query);
+    if (byId) return { kind: 'match', runbook: byId.runbook };
+    const q = query.toLowerCase();
+    const exact = this.#entries.filter((e) => e.name === q);
+    if (exact.length === 1) return { kind: 'match', runbook: exact[0]!.runbook };
+    if (exact.length > 1) return { kind: 'several', candidates: exact.map((e) => e.runbook) };
+    const words = q.split(/\s+/).filter(Boolean);
+    const partial = this.#entries.filter((e) => words.every((w) => e.name.includes(w)));
+    if (partial.length === 1) return { kind: 'match', runbook: partial[0]!.runbook };
+    if (partial.length > 1) return { kind: 'several', candidates: partial.slice(0, 10).map((e) => e.runbook) };
+    return { kind: 'none', suggestions: this.#closest(q, 5) };
+  }
+
+  #closest(q: string, count: number): Workflow[] {
+    const scored = this.#entries.map((e) => {
+      // Compare against the whole name and against each word run of the same length.
+      const words = e.name.split(/\s+/);
+      let best = levenshtein(q, e.name);
+      const n = q.split(/\s+/).length;
+      for (let i = 0; i + n <= words.length; i++) {
+        best = Math.min(best, levenshtein(q, words.slice(i, i + n).join(' ')));
+      }
+      return { e, score: best / Math.max(q.length, 1) };
+    });
+    scored.sort((a, b) => a.score - b.score);
+    return scored
+      .filter((s) => s.score <= 0.5)
+      .slice(0, count)
+      .map((s) => s.e.runbook);
+  }
+
+  async #ensure(): Promise<void> {
+    const fresh = this.#now() - this.#loadedAt < this.#ttlMs;
+    if (fresh) return;
+    if (!this.#loading) {
+      this.#loading = this.#load().finally(() => {
+        this.#loading = null;
+      });
+    }
+    // Serve stale data while refreshing; wait only when there is nothing yet.
+    if (this.#entries.length === 0) await this.#loading;
+    else this.#loading.catch(() => {});
+  }
+
+  async #load(): Promise<void> {
+    const [first, service, custom] = await Promise.all([
+      this.#api.workflows.list({ pageSize: 1 }),
+      collect(this.#api.workflows.iterate({ isService: true, pageSize: 100 })),
+      collect(this.#api.workflows.iterate({ isService: false, pageSize: 100 })),
+    ]);
+    this.#categoryCounts = first.categoryCounts;
+    const entries: Entry[] = [];
+    const byId = new Map<string, Entry>();
+    for (const [list, isService] of [
+      [service, true],
+      [custom, false],
+    ] as const) {
+      for (const runbook of list) {
+        if (runbook.isFolder || byId.has(runbook.id)) continue;
+        const entry: Entry = {
+          runbook,
+          isService,
+          name: runbook.name.toLowerCase(),
+          haystack: `${runbook.name} ${runbook.tags.join(' ')} ${runbook.description}`.toLowerCase(),
+        };
+        entries.push(entry);
+        byId.set(runbook.id, entry);
+      }
+    }
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    this.#entries = entries;
+    this.#byId = byId;
+    this.#loadedAt = this.#now();
+  }
+}
+
+async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
+
+/** "sre", "SRE", "cost opt", "CATEGORY_TYPE_COST_OPT" → CATEGORY_TYPE_COST_OPT when known. */
+export function normalizeCategory(input: string, known: readonly string[]): string {
+  const key = input
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, '_')
+    .replace(/^CATEGORY_TYPE_/, '');
+  const found = known.find((k) => k.toUpperCase().replace(/^CATEGORY_TYPE_/, '') === key);
+  return found ?? `CATEGORY_TYPE_${key}`;
+}
+
+/** CATEGORY_TYPE_COST_OPT → "Cost opt". */
+export function categoryLabel(name: string): string {
+  const words = name.replace(/^CATEGORY_TYPE_/, '').toLowerCase().split('_');
+  const label = words.join(' ');
+  const upper = ['sre', 'iam'];
+  return upper.includes(label) ? label.toUpperCase() : label.charAt(0).toUpperCase() + label.slice(1);
+}

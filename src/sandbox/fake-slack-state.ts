@@ -1,0 +1,217 @@
+// What the fake Slack remembers, in plain JSON-friendly objects so the sandbox UI can render and
+// stream it as-is, plus the default workspace everyone (tests, sandbox) starts from.
+
+export interface FakeUser {
+  id: string;
+  name: string;
+  real_name: string;
+  email: string;
+  tz: string;
+  tz_label: string;
+  tz_offset: number;
+  title?: string;
+  is_admin?: boolean;
+  is_bot?: boolean;
+  deleted?: boolean;
+}
+
+export interface FakeChannel {
+  id: string;
+  name: string;
+  is_private?: boolean;
+  is_archived?: boolean;
+  /** Whether the bot is in the channel; posting elsewhere answers not_in_channel. Default true. */
+  is_member?: boolean;
+  /** Human members; default every non-bot user of the workspace. */
+  members?: string[];
+  topic?: string;
+  purpose?: string;
+}
+
+export interface FakeMessageRevision {
+  text: string;
+  blocks?: unknown[];
+  /** ts of the edit that replaced this revision. */
+  replaced_at: string;
+}
+
+export interface FakeMessage {
+  type: 'message';
+  channel: string;
+  ts: string;
+  thread_ts?: string;
+  user?: string;
+  bot_id?: string;
+  app_id?: string;
+  team: string;
+  text: string;
+  blocks?: unknown[];
+  attachments?: unknown[];
+  metadata?: unknown;
+  reply_broadcast?: boolean;
+  edited?: { user: string; ts: string };
+  /** Earlier revisions, oldest first (chat.update / response_url replace_original). */
+  history: FakeMessageRevision[];
+}
+
+export interface FakeEphemeral {
+  channel: string;
+  user: string;
+  ts: string;
+  thread_ts?: string;
+  text: string;
+  blocks?: unknown[];
+  source: 'api' | 'response_url';
+  /** Set when a response_url later replaced or deleted it. */
+  replaced?: boolean;
+  deleted?: boolean;
+}
+
+export interface FakeView {
+  id: string;
+  type: 'modal' | 'home';
+  user_id: string | undefined;
+  /** The view definition as the bot last sent it (title, blocks, callback_id, …). */
+  view: Record<string, unknown>;
+  /** What the user has entered; the sandbox UI writes here before it submits. */
+  state: { values: Record<string, Record<string, unknown>> };
+  hash: string;
+  root_view_id: string | null;
+  previous_view_id: string | null;
+  external_id: string;
+  closed: boolean;
+}
+
+export interface ResponseUrlPost {
+  url: string;
+  channel: string;
+  user: string;
+  message_ts?: string;
+  body: {
+    response_type?: 'ephemeral' | 'in_channel';
+    replace_original?: boolean;
+    delete_original?: boolean;
+    text?: string;
+    blocks?: unknown[];
+    thread_ts?: string;
+  };
+  ok: boolean;
+  error?: string;
+  at: number;
+}
+
+export interface ApiCall {
+  method: string;
+  /** Arguments as parsed (JSON fields decoded), token removed. */
+  args: Record<string, unknown>;
+  ok: boolean;
+  error?: string;
+  status: number;
+  at: number;
+}
+
+export interface FakeSlackState {
+  teamId: string;
+  teamDomain: string;
+  botUserId: string;
+  botId: string;
+  appId: string;
+  users: FakeUser[];
+  channels: FakeChannel[];
+  /** Direct-message channel per user (conversations.open, posting to a user id). */
+  ims: Record<string, string>;
+  /** Channel id → messages oldest first, thread replies included (they carry thread_ts). */
+  messages: Record<string, FakeMessage[]>;
+  ephemerals: FakeEphemeral[];
+  views: Record<string, FakeView>;
+  /** User id → id of their published Home tab view. */
+  homeViews: Record<string, string>;
+  /** User id → open modal stack, bottom (root) first. */
+  modalStacks: Record<string, string[]>;
+  responseUrlPosts: ResponseUrlPost[];
+  calls: ApiCall[];
+}
+
+export const DEFAULT_TEAM_ID = 'T0SANDBOX';
+export const BOT_USER_ID = 'U0BOT';
+export const BOT_ID = 'B0BOT';
+export const APP_ID = 'A0SANDBOX';
+
+// Offsets and labels are the standard-time ones; the fake does not follow daylight saving.
+export const DEFAULT_USERS: readonly FakeUser[] = [
+  {
+    id: 'U01ALICE',
+    name: 'alice',
+    real_name: 'Alice Adams',
+    email: 'alice@example.com',
+    tz: 'Europe/Berlin',
+    tz_label: 'Central European Time',
+    tz_offset: 3600,
+    title: 'SRE',
+  },
+  {
+    id: 'U02BOB',
+    name: 'bob',
+    real_name: 'Bob Brown',
+    email: 'bob@example.com',
+    tz: 'America/New_York',
+    tz_label: 'Eastern Standard Time',
+    tz_offset: -18000,
+    title: 'Approver',
+    is_admin: true,
+  },
+  {
+    id: 'U03CAROL',
+    name: 'carol',
+    real_name: 'Carol Chen',
+    email: 'carol@example.com',
+    tz: 'Asia/Tokyo',
+    tz_label: 'Japan Standard Time',
+    tz_offset: 32400,
+    title: 'Platform engineer',
+  },
+];
+
+export const DEFAULT_CHANNELS: readonly FakeChannel[] = [
+  { id: 'C01OPS', name: 'ops', purpose: 'Operations' },
+  { id: 'C02DEPLOYS', name: 'deploys', purpose: 'Deployments' },
+  { id: 'C03APPROVALS', name: 'approvals', purpose: 'Runbook approvals' },
+];
+
+export function botUser(): FakeUser {
+  return {
+    id: BOT_USER_ID,
+    name: 'runbook-bot',
+    real_name: 'Runbook Bot',
+    email: '',
+    tz: 'America/Los_Angeles',
+    tz_label: 'Pacific Standard Time',
+    tz_offset: -28800,
+    is_bot: true,
+  };
+}
+
+export function createState(options: {
+  teamId: string;
+  users: readonly FakeUser[];
+  channels: readonly FakeChannel[];
+}): FakeSlackState {
+  const humans = options.users.filter((u) => !u.is_bot).map((u) => u.id);
+  return {
+    teamId: options.teamId,
+    teamDomain: options.teamId.toLowerCase(),
+    botUserId: BOT_USER_ID,
+    botId: BOT_ID,
+    appId: APP_ID,
+    users: [...options.users.map((u) => ({ ...u })), botUser()],
+    channels: options.channels.map((c) => ({ is_member: true, ...c, members: [...(c.members ?? humans)] })),
+    ims: {},
+    messages: {},
+    ephemerals: [],
+    views: {},
+    homeViews: {},
+    modalStacks: {},
+    responseUrlPosts: [],
+    calls: [],
+  };
+}

@@ -1,0 +1,245 @@
+// A person using Slack, simulated: types slash commands, clicks buttons in messages and modals,
+// fills and submits modals, types into typeaheads. It reads what the fake Slack shows (messages,
+// ephemerals, views) and sends the bot exactly what Slack would send, signed. Tests and the
+// sandbox UI server both drive the bot through this one implementation.
+import type { FakeSlack } from './fake-slack-api.ts';
+import type { FakeEphemeral, FakeMessage, FakeView } from './fake-slack-state.ts';
+import {
+  appHomeOpenedEvent,
+  type BlockActionInput,
+  type BotResponse,
+  blockActionsPayload,
+  blockSuggestionPayload,
+  eventCallbackBody,
+  formRequest,
+  interactivityBody,
+  jsonRequest,
+  sendToBot,
+  shortcutPayload,
+  slashCommandBody,
+  type ViewStateValues,
+  viewClosedPayload,
+  viewSubmissionPayload,
+} from './slack-requests.ts';
+
+export interface SlackUserOptions {
+  fake: FakeSlack;
+  /** The bot's events endpoint, e.g. http://127.0.0.1:3001/slack/events */
+  botUrl: string;
+  signingSecret: string;
+  userId: string;
+  teamId?: string;
+}
+
+/** Where a clicked element lives. */
+export type Surface =
+  | { kind: 'message'; message: FakeMessage }
+  | { kind: 'ephemeral'; ephemeral: FakeEphemeral; responseUrl?: string }
+  | { kind: 'view'; view: FakeView };
+
+type Block = { type?: string; block_id?: string; elements?: unknown[]; accessory?: unknown; element?: unknown };
+type Element = { type?: string; action_id?: string; value?: string; text?: unknown; options?: unknown[] };
+
+export function blocksOf(surface: Surface): Block[] {
+  if (surface.kind === 'message') return (surface.message.blocks ?? []) as Block[];
+  if (surface.kind === 'ephemeral') return (surface.ephemeral.blocks ?? []) as Block[];
+  return ((surface.view.view.blocks as unknown[]) ?? []) as Block[];
+}
+
+/** Finds an interactive element by action_id (exact, or a predicate) with its block id. */
+export function findElement(
+  blocks: Block[],
+  match: string | ((el: Element, block: Block) => boolean),
+): { element: Element; blockId: string } | null {
+  const test = typeof match === 'string' ? (el: Element) => el.action_id === match : match;
+  for (const block of blocks) {
+    const candidates = [...((block.elements as Element[]) ?? []), block.accessory as Element, block.element as Element];
+    for (const el of candidates) {
+      if (el && typeof el === 'object' && el.action_id && test(el, block)) {
+        return { element: el, blockId: block.block_id ?? '' };
+      }
+    }
+  }
+  return null;
+}
+
+export class SlackUser {
+  readonly #o: SlackUserOptions;
+
+  constructor(options: SlackUserOptions) {
+    this.#o = options;
+  }
+
+  get id(): string {
+    return this.#o.userId;
+  }
+
+  get #teamId(): string {
+    return this.#o.teamId ?? this.#o.fake.state.teamId;
+  }
+
+  #send(body: { kind: 'form' | 'json'; raw: string }): Promise<BotResponse> {
+    return sendToBot(this.#o.botUrl, this.#o.signingSecret, body);
+  }
+
+  /** `/runbook <text>` in a channel. */
+  command(text: string, channelId: string, command = '/runbook'): Promise<BotResponse> {
+    const { fake } = this.#o;
+    return this.#send(
+      formRequest(
+        slashCommandBody({
+          command,
+          text,
+          userId: this.#o.userId,
+          channelId,
+          teamId: this.#teamId,
+          triggerId: fake.newTriggerId(this.#o.userId),
+          responseUrl: fake.newResponseUrl({ channel: channelId, user: this.#o.userId }),
+        }),
+      ),
+    );
+  }
+
+  /** Clicks a button / picks from a select / overflow in a message, ephemeral or view. */
+  act(
+    surface: Surface,
+    match: string | ((el: Element, block: Block) => boolean),
+    extra: Partial<BlockActionInput> = {},
+  ) {
+    const found = findElement(blocksOf(surface), match);
+    if (!found) throw new Error(`no element matching ${String(match)} on that surface`);
+    const { element, blockId } = found;
+    const action: BlockActionInput = {
+      action_id: element.action_id!,
+      block_id: blockId,
+      type: element.type ?? 'button',
+      ...(element.value !== undefined ? { value: element.value } : {}),
+      ...(element.type === 'button' && element.text ? { text: element.text as BlockActionInput['text'] } : {}),
+      ...extra,
+    };
+    const { fake } = this.#o;
+    const common = {
+      userId: this.#o.userId,
+      teamId: this.#teamId,
+      triggerId: fake.newTriggerId(this.#o.userId),
+      actions: [action],
+    };
+    let payload: Record<string, unknown>;
+    if (surface.kind === 'view') {
+      const view = fake.viewOutput(surface.view.id) ?? { id: surface.view.id };
+      payload = blockActionsPayload({ ...common, view: view as { id: string } });
+    } else if (surface.kind === 'message') {
+      const m = surface.message;
+      payload = blockActionsPayload({
+        ...common,
+        channel: { id: m.channel },
+        message: { ...m, ts: m.ts } as { ts: string },
+        responseUrl: fake.newResponseUrl({ channel: m.channel, user: this.#o.userId, messageTs: m.ts }),
+      });
+    } else {
+      const e = surface.ephemeral;
+      payload = blockActionsPayload({
+        ...common,
+        channel: { id: e.channel },
+        message: { ts: e.ts },
+        isEphemeral: true,
+        responseUrl:
+          surface.responseUrl ?? fake.newResponseUrl({ channel: e.channel, user: this.#o.userId, messageTs: e.ts }),
+      });
+    }
+    return this.#send(formRequest(interactivityBody(payload)));
+  }
+
+  /** Submits a modal with the given input values (block_id → action_id → element state). */
+  submit(viewId: string, values?: ViewStateValues): Promise<BotResponse> {
+    const { fake } = this.#o;
+    const view = fake.viewOutput(viewId);
+    if (!view) throw new Error(`no view ${viewId}`);
+    return this.#send(
+      formRequest(
+        interactivityBody(
+          viewSubmissionPayload({
+            userId: this.#o.userId,
+            teamId: this.#teamId,
+            triggerId: fake.newTriggerId(this.#o.userId),
+            view: view as { id: string },
+            ...(values ? { values } : {}),
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** Closes a modal (Cancel). */
+  close(viewId: string): Promise<BotResponse> {
+    const { fake } = this.#o;
+    const view = fake.viewOutput(viewId);
+    if (!view) throw new Error(`no view ${viewId}`);
+    fake.closeModal(this.#o.userId);
+    return this.#send(
+      formRequest(
+        interactivityBody(
+          viewClosedPayload({ userId: this.#o.userId, teamId: this.#teamId, view: view as { id: string } }),
+        ),
+      ),
+    );
+  }
+
+  /** Types into an external select; returns the options the bot offered. */
+  async suggest(viewId: string, actionId: string, blockId: string, query: string): Promise<BotResponse> {
+    const view = this.#o.fake.viewOutput(viewId);
+    return this.#send(
+      formRequest(
+        interactivityBody(
+          blockSuggestionPayload({
+            userId: this.#o.userId,
+            teamId: this.#teamId,
+            actionId,
+            blockId,
+            value: query,
+            ...(view ? { view: view as { id: string } } : {}),
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** The global shortcut. */
+  shortcut(callbackId: string): Promise<BotResponse> {
+    return this.#send(
+      formRequest(
+        interactivityBody(
+          shortcutPayload({
+            userId: this.#o.userId,
+            teamId: this.#teamId,
+            callbackId,
+            triggerId: this.#o.fake.newTriggerId(this.#o.userId),
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** Opens the App Home tab. */
+  openHome(): Promise<BotResponse> {
+    return this.#send(
+      jsonRequest(
+        eventCallbackBody({
+          teamId: this.#teamId,
+          event: appHomeOpenedEvent({ userId: this.#o.userId, channelId: this.#homeChannel() }),
+        }),
+      ),
+    );
+  }
+
+  #homeChannel(): string {
+    return this.#o.fake.state.ims[this.#o.userId] ?? `D${this.#o.userId.slice(1)}`;
+  }
+
+  /** The modal on top of this user's stack, if any. */
+  topModal(): FakeView | null {
+    const stack = this.#o.fake.state.modalStacks[this.#o.userId] ?? [];
+    const id = stack[stack.length - 1];
+    return id ? (this.#o.fake.state.views[id] ?? null) : null;
+  }
+}

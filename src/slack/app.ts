@@ -1,0 +1,103 @@
+// Builds the Bolt App from its dependencies and picks the transport: Socket Mode (bot + app
+// token), HTTP (bot token + signing secret; commands, interactivity and options at /slack/events)
+// or the sandbox (HTTP against the local fake Slack). Every Web API call goes to SLACK_API_URL.
+import type { Server } from 'node:http';
+import { App, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
+import { boltLoggerAdapter } from '../logger.ts';
+import type { SlackDeps } from './deps.ts';
+import { registerActions } from './listeners/actions.ts';
+import { registerCommands } from './listeners/commands.ts';
+import { registerEvents } from './listeners/events.ts';
+import { registerOptions } from './listeners/options.ts';
+import { registerShortcuts } from './listeners/shortcuts.ts';
+import { registerViews } from './listeners/views.ts';
+
+export interface SlackAppSettings {
+  mode: 'socket' | 'http';
+  botToken: string;
+  appToken?: string | null;
+  signingSecret?: string | null;
+  apiUrl: string;
+  /** HTTP port (HTTP mode: events + health; Socket Mode: health only). 0 = any free port. */
+  port: number;
+  /** Extra HTTP routes (metrics, health details). */
+  routes?: CustomRoute[];
+}
+
+export interface SlackAppHandle {
+  app: App;
+  /** Starts listening; resolves with the bound HTTP port. */
+  start(): Promise<{ port: number }>;
+  stop(): Promise<void>;
+}
+
+export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): SlackAppHandle {
+  const logger = boltLoggerAdapter(deps.logger);
+  const routes: CustomRoute[] = [
+    {
+      path: '/healthz',
+      method: ['GET'],
+      handler: (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: 'ok' }));
+      },
+    },
+    ...(settings.routes ?? []),
+  ];
+  const clientOptions = { slackApiUrl: settings.apiUrl };
+
+  let app: App;
+  let receiver: HTTPReceiver | null = null;
+  if (settings.mode === 'http') {
+    if (!settings.signingSecret) throw new Error('HTTP mode needs a signing secret');
+    receiver = new HTTPReceiver({
+      signingSecret: settings.signingSecret,
+      endpoints: '/slack/events',
+      customRoutes: routes,
+      logger,
+      processBeforeResponse: false,
+      unhandledRequestTimeoutMillis: 2_900,
+    });
+    app = new App({ token: settings.botToken, receiver, clientOptions, logger, logLevel: LogLevel.INFO });
+  } else {
+    if (!settings.appToken) throw new Error('Socket Mode needs an app token');
+    app = new App({
+      token: settings.botToken,
+      appToken: settings.appToken,
+      socketMode: true,
+      customRoutes: routes,
+      installerOptions: { port: settings.port },
+      clientOptions,
+      logger,
+      logLevel: LogLevel.INFO,
+    });
+  }
+
+  app.error(async (error) => {
+    deps.logger.error({ err: error }, 'unhandled error in a Slack listener');
+  });
+
+  registerCommands(app, deps);
+  registerActions(app, deps);
+  registerViews(app, deps);
+  registerOptions(app, deps);
+  registerShortcuts(app, deps);
+  registerEvents(app, deps);
+
+  let server: Server | null = null;
+  return {
+    app,
+    async start() {
+      if (receiver) {
+        server = (await receiver.start(settings.port)) as Server;
+        const address = server.address();
+        return { port: typeof address === 'object' && address ? address.port : settings.port };
+      }
+      await app.start(settings.port);
+      return { port: settings.port };
+    },
+    async stop() {
+      await app.stop();
+    },
+  };
+}

@@ -1,0 +1,338 @@
+// The /runbook grammar: one table of subcommands (also the source of the help text), a tokenizer
+// that copes with what Slack clients send (smart quotes, HTML-escaped &, <, >), and a parser that
+// answers either a typed command or an error with the subcommand's help and a "did you mean".
+
+export type ListScope = 'all' | 'service' | 'custom';
+export type StatusFilter = 'succeeded' | 'failed' | 'running';
+export type LastFilter = 'month' | 'year';
+
+export type ParsedCommand =
+  | { kind: 'help'; topic: SubcommandName | null }
+  | { kind: 'list'; query: string; scope: ListScope; category: string | null }
+  | { kind: 'show'; runbook: string }
+  | { kind: 'run'; runbook: string | null }
+  | { kind: 'schedules'; runbook: string | null }
+  | { kind: 'schedule'; runbook: string | null }
+  | { kind: 'executions'; runbook: string | null; status: StatusFilter | null; last: LastFilter | null }
+  | { kind: 'status'; executionId: string };
+
+export type ParseResult =
+  | { ok: true; command: ParsedCommand }
+  | { ok: false; error: string; topic: SubcommandName | null; suggestion: string | null };
+
+interface FlagSpec {
+  name: string;
+  /** Allowed values; null → boolean flag; [] → any value. */
+  values: readonly string[] | null;
+  description: string;
+}
+
+interface SubcommandSpec {
+  usage: string;
+  description: string;
+  examples: string[];
+  flags: FlagSpec[];
+  positional: 'none' | 'optional' | 'required';
+  positionalName?: string;
+}
+
+export const SUBCOMMANDS = {
+  help: {
+    usage: 'help [subcommand]',
+    description: 'Show what each subcommand does, or the details of one.',
+    examples: ['help', 'help run'],
+    flags: [],
+    positional: 'optional',
+    positionalName: 'subcommand',
+  },
+  list: {
+    usage: 'list [words] [--service|--custom] [--category NAME]',
+    description: 'Browse and search the runbook catalog, page by page.',
+    examples: ['list', 'list kubernetes restart', 'list --custom', 'list --category sre'],
+    flags: [
+      { name: 'service', values: null, description: 'only runbooks provided by the service' },
+      { name: 'custom', values: null, description: 'only your custom runbooks' },
+      { name: 'category', values: [], description: 'only runbooks in this category' },
+    ],
+    positional: 'optional',
+    positionalName: 'words',
+  },
+  show: {
+    usage: 'show <runbook>',
+    description: 'Details of one runbook: inputs, environments, last run, approval.',
+    examples: ['show "Restart Kubernetes Deployment"', 'show rotate-iam'],
+    flags: [],
+    positional: 'required',
+    positionalName: 'runbook',
+  },
+  run: {
+    usage: 'run [runbook]',
+    description: 'Open the run form of a runbook (without a name: pick one as you type).',
+    examples: ['run', 'run "Drain Kubernetes Node"'],
+    flags: [],
+    positional: 'optional',
+    positionalName: 'runbook',
+  },
+  schedules: {
+    usage: 'schedules [runbook]',
+    description: 'List schedules, with Edit, Delete and Run now on each.',
+    examples: ['schedules', 'schedules "Postgres Vacuum Analyze"'],
+    flags: [],
+    positional: 'optional',
+    positionalName: 'runbook',
+  },
+  schedule: {
+    usage: 'schedule [runbook]',
+    description: 'Create a cron schedule for a runbook, with a preview of the next runs.',
+    examples: ['schedule "Find Unattached EBS Volumes"'],
+    flags: [],
+    positional: 'optional',
+    positionalName: 'runbook',
+  },
+  executions: {
+    usage: 'executions [runbook] [--status succeeded|failed|running] [--last month|year]',
+    description: 'Recent executions with status, who ran them, start and duration.',
+    examples: ['executions', 'executions --status failed --last month', 'executions "Drain Kubernetes Node"'],
+    flags: [
+      { name: 'status', values: ['succeeded', 'failed', 'running'], description: 'only executions in this state' },
+      { name: 'last', values: ['month', 'year'], description: 'only the last month or year' },
+    ],
+    positional: 'optional',
+    positionalName: 'runbook',
+  },
+  status: {
+    usage: 'status <executionId>',
+    description: 'One execution: inputs, status, timings, reason and output.',
+    examples: ['status 3f2b9c1e-0d4a-4c1b-9a57-8f1e2d3c4b5a'],
+    flags: [],
+    positional: 'required',
+    positionalName: 'executionId',
+  },
+} as const satisfies Record<string, SubcommandSpec>;
+
+export type SubcommandName = keyof typeof SUBCOMMANDS;
+export const SUBCOMMAND_NAMES = Object.keys(SUBCOMMANDS) as SubcommandName[];
+
+const MAX_COMMAND_LENGTH = 2000;
+
+/** Slack sends &, <, > escaped in command text; clients turn quotes into smart quotes. */
+export function normalizeCommandText(text: string): string {
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(/[\u201C\u201D\u201E\u00AB\u00BB]/g, '"')
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[\u2013\u2014]/g, '--')
+    .trim();
+}
+
+/** Splits on whitespace, honouring "double" and 'single' quotes. */
+export function tokenize(text: string): string[] {
+  return scan(text).tokens;
+}
+
+function scan(text: string): { tokens: string[]; unclosedQuote: boolean } {
+  const tokens: string[] = [];
+  let current = '';
+  let quote: '"' | "'" | null = null;
+  let inToken = false;
+  for (const ch of text) {
+    if (quote) {
+      if (ch === quote) quote = null;
+      else current += ch;
+      continue;
+    }
+    // A quote opens only at the start of a word (or after `--flag=`), so "alice's" stays one word.
+    if ((ch === '"' || ch === "'") && (!inToken || current.endsWith('='))) {
+      quote = ch;
+      inToken = true;
+      continue;
+    }
+    if (/\s/.test(ch)) {
+      if (inToken) tokens.push(current);
+      current = '';
+      inToken = false;
+      continue;
+    }
+    current += ch;
+    inToken = true;
+  }
+  if (inToken) tokens.push(current);
+  return { tokens, unclosedQuote: quote !== null };
+}
+
+export function levenshtein(a: string, b: string): number {
+  if (a === b) return 0;
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}
+
+/** The closest candidate within a small edit distance (or sharing a prefix), else null. */
+export function didYouMean(input: string, candidates: readonly string[]): string | null {
+  const word = input.toLowerCase();
+  let best: string | null = null;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    const c = candidate.toLowerCase();
+    const score = c.startsWith(word) && word.length >= 2 ? 0.5 : levenshtein(word, c);
+    if (score < bestScore) {
+      bestScore = score;
+      best = candidate;
+    }
+  }
+  const threshold = Math.max(2, Math.floor(word.length / 3));
+  return best !== null && bestScore <= threshold ? best : null;
+}
+
+export function parseCommand(rawText: string): ParseResult {
+  if (rawText.length > MAX_COMMAND_LENGTH) {
+    return {
+      ok: false,
+      error: `That command is ${rawText.length} characters long; the limit is ${MAX_COMMAND_LENGTH}.`,
+      topic: null,
+      suggestion: null,
+    };
+  }
+  const text = normalizeCommandText(rawText);
+  const { tokens, unclosedQuote } = scan(text);
+  if (unclosedQuote) {
+    return { ok: false, error: 'That command has a quote that is never closed.', topic: null, suggestion: null };
+  }
+  if (tokens.length === 0) return { ok: true, command: { kind: 'help', topic: null } };
+
+  const name = tokens[0]!.toLowerCase();
+  if (!(name in SUBCOMMANDS)) {
+    const suggestion = didYouMean(name, SUBCOMMAND_NAMES);
+    return {
+      ok: false,
+      error: `\`${name}\` is not a /runbook subcommand.`,
+      topic: suggestion as SubcommandName | null,
+      suggestion,
+    };
+  }
+  const sub = name as SubcommandName;
+  const spec: SubcommandSpec = SUBCOMMANDS[sub];
+
+  const positional: string[] = [];
+  const flags = new Map<string, string | true>();
+  const rest = tokens.slice(1);
+  for (let i = 0; i < rest.length; i++) {
+    const token = rest[i]!;
+    if (!token.startsWith('--') || token === '--') {
+      positional.push(token);
+      continue;
+    }
+    const [flagName, inlineValue] = splitFlag(token.slice(2));
+    const flag = spec.flags.find((f) => f.name === flagName.toLowerCase());
+    if (!flag) {
+      const suggestion = didYouMean(
+        flagName,
+        spec.flags.map((f) => f.name),
+      );
+      return {
+        ok: false,
+        error:
+          spec.flags.length === 0
+            ? `\`${sub}\` takes no options, but got \`--${flagName}\`.`
+            : `\`--${flagName}\` is not an option of \`${sub}\`.`,
+        topic: sub,
+        suggestion: suggestion ? `--${suggestion}` : null,
+      };
+    }
+    if (flag.values === null) {
+      if (inlineValue !== null) {
+        return { ok: false, error: `\`--${flag.name}\` takes no value.`, topic: sub, suggestion: null };
+      }
+      flags.set(flag.name, true);
+      continue;
+    }
+    const value = inlineValue ?? rest[++i];
+    if (value === undefined || value === '' || value.startsWith('--')) {
+      return { ok: false, error: `\`--${flag.name}\` needs a value.`, topic: sub, suggestion: null };
+    }
+    if (flag.values.length > 0 && !flag.values.includes(value.toLowerCase())) {
+      const suggestion = didYouMean(value, flag.values);
+      return {
+        ok: false,
+        error: `\`--${flag.name}\` must be one of ${flag.values.map((v) => `\`${v}\``).join(', ')}, not \`${value}\`.`,
+        topic: sub,
+        suggestion: suggestion ? `--${flag.name} ${suggestion}` : null,
+      };
+    }
+    flags.set(flag.name, flag.values.length > 0 ? value.toLowerCase() : value);
+  }
+
+  const joined = positional.join(' ').trim();
+  if (spec.positional === 'required' && joined === '') {
+    return { ok: false, error: `\`${sub}\` needs a ${spec.positionalName}.`, topic: sub, suggestion: null };
+  }
+  if (spec.positional === 'none' && joined !== '') {
+    return { ok: false, error: `\`${sub}\` takes no arguments.`, topic: sub, suggestion: null };
+  }
+  return buildCommand(sub, joined, flags);
+}
+
+function splitFlag(body: string): [string, string | null] {
+  const eq = body.indexOf('=');
+  return eq === -1 ? [body, null] : [body.slice(0, eq), body.slice(eq + 1)];
+}
+
+function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, string | true>): ParseResult {
+  const orNull = (v: string) => (v === '' ? null : v);
+  switch (sub) {
+    case 'help': {
+      if (arg === '') return { ok: true, command: { kind: 'help', topic: null } };
+      const topic = arg.toLowerCase();
+      if (topic in SUBCOMMANDS) return { ok: true, command: { kind: 'help', topic: topic as SubcommandName } };
+      const suggestion = didYouMean(topic, SUBCOMMAND_NAMES);
+      return { ok: false, error: `There is no help topic \`${arg}\`.`, topic: null, suggestion };
+    }
+    case 'list': {
+      if (flags.has('service') && flags.has('custom')) {
+        return { ok: false, error: 'Use either `--service` or `--custom`, not both.', topic: 'list', suggestion: null };
+      }
+      const scope: ListScope = flags.has('service') ? 'service' : flags.has('custom') ? 'custom' : 'all';
+      const category = flags.get('category');
+      return {
+        ok: true,
+        command: { kind: 'list', query: arg, scope, category: typeof category === 'string' ? category : null },
+      };
+    }
+    case 'show':
+      return { ok: true, command: { kind: 'show', runbook: arg } };
+    case 'run':
+      return { ok: true, command: { kind: 'run', runbook: orNull(arg) } };
+    case 'schedules':
+      return { ok: true, command: { kind: 'schedules', runbook: orNull(arg) } };
+    case 'schedule':
+      return { ok: true, command: { kind: 'schedule', runbook: orNull(arg) } };
+    case 'executions': {
+      const status = flags.get('status');
+      const last = flags.get('last');
+      return {
+        ok: true,
+        command: {
+          kind: 'executions',
+          runbook: orNull(arg),
+          status: typeof status === 'string' ? (status as StatusFilter) : null,
+          last: typeof last === 'string' ? (last as LastFilter) : null,
+        },
+      };
+    }
+    case 'status':
+      if (/\s/.test(arg)) {
+        return { ok: false, error: '`status` takes one execution id.', topic: 'status', suggestion: null };
+      }
+      return { ok: true, command: { kind: 'status', executionId: arg } };
+  }
+}

@@ -1,0 +1,74 @@
+// Every action_id, callback_id and fixed block_id the app uses, in one place, so listeners and
+// builders cannot disagree. Form fields generated from a runbook's schema use block ids that
+// start with `field_` (see src/forms); fixed blocks of our modals start with `meta_`.
+
+export const COMMAND = '/runbook';
+
+export const ACTIONS = {
+  // runbook browser
+  listPage: 'list_page', // value: JSON {q, kind, category, page}
+  listCategory: 'list_category', // static select of categories
+  runbookRun: 'runbook_run', // value: runbook id
+  runbookSchedule: 'runbook_schedule', // value: runbook id
+  runbookDetails: 'runbook_details', // value: runbook id
+  pickRunbook: 'pick_runbook', // value: JSON {id, then: 'show' | 'run' | 'schedule' | 'schedules' | 'executions'}
+  // schedules
+  scheduleEdit: 'schedule_edit', // value: schedule id
+  scheduleDelete: 'schedule_delete', // value: schedule id (button with a confirm dialog)
+  scheduleRunNow: 'schedule_run_now', // value: schedule id
+  schedulesPage: 'schedules_page', // value: JSON {runbookId, token}
+  // executions
+  executionsPage: 'executions_page', // value: JSON {runbook, status, last, token}
+  executionStatus: 'execution_status', // value: execution id
+  executionOutput: 'execution_output', // value: execution id
+  executionRerun: 'execution_rerun', // value: execution id
+  // modal internals
+  runbookPicker: 'runbook_picker', // external select in run/schedule modals (dispatches to reload the form)
+  proxySelect: 'proxy_select',
+  channelSelect: 'channel_select',
+  presetSelect: 'preset_select',
+  cronInput: 'cron_input',
+  presetMinutes: 'preset_minutes',
+  presetTime: 'preset_time',
+  presetWeekday: 'preset_weekday',
+  presetMonthDay: 'preset_month_day',
+  // home / shortcuts
+  homeRun: 'home_run',
+  homeNewSchedule: 'home_new_schedule',
+  homeRefresh: 'home_refresh',
+  retryRun: 'retry_run', // value: JSON of a saved run draft id
+  executionRefresh: 'execution_refresh', // value: execution id (reloads the status message in place)
+  // schedules (appended by the schedules UI)
+  presetHourMinute: 'preset_hour_minute', // minute past the hour of the "Every hour" preset
+  scheduleRetry: 'schedule_retry', // value: id of a saved schedule draft ("Try again" after a failed save)
+} as const;
+
+export const VIEWS = {
+  loading: 'loading_modal',
+  run: 'run_modal',
+  schedule: 'schedule_modal',
+  output: 'output_modal',
+  info: 'info_modal',
+} as const;
+
+export const BLOCKS = {
+  runbookPicker: 'meta_runbook',
+  proxy: 'meta_proxy',
+  channel: 'meta_channel',
+  preset: 'meta_preset',
+  presetMinutes: 'meta_preset_minutes',
+  presetTime: 'meta_preset_time',
+  presetWeekday: 'meta_preset_weekday',
+  presetMonthDay: 'meta_preset_month_day',
+  cron: 'meta_cron',
+  cronPreview: 'meta_cron_preview',
+  notice: 'meta_notice',
+  // schedules (appended by the schedules UI)
+  presetHourMinute: 'meta_preset_hour_minute',
+  scheduleSummary: 'meta_schedule_summary',
+  scheduleHeader: 'meta_schedule_header',
+} as const;
+
+export const SHORTCUTS = {
+  runRunbook: 'run_runbook',
+} as const;

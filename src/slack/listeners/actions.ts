@@ -1,0 +1,140 @@
+// Buttons and selects in our messages and modals: the runbook browser, pick lists, Run/Schedule/
+// Details on a runbook, "Try again" after a failed run, and the run modal's runbook picker.
+import type { App, BlockAction, ButtonAction, StaticSelectAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { describeApiError } from '../../api/errors.ts';
+import { errorModal } from '../blocks/common.ts';
+import { decodePick } from '../blocks/runbook-choice.ts';
+import { decodeListState } from '../blocks/runbook-list.ts';
+import { decodeRunMetadata } from '../blocks/run-modal.ts';
+import { showList, showRunbook } from '../commands/browse.ts';
+import type { HandlerContext } from '../commands/context.ts';
+import { showExecutions } from '../commands/executions.ts';
+import { openRunModal, runModalView } from '../commands/run.ts';
+import { openScheduleModal, showSchedules } from '../commands/schedules.ts';
+import type { SlackDeps } from '../deps.ts';
+import { ACTIONS, VIEWS } from '../ids.ts';
+import { interactionContext } from './interaction-context.ts';
+import { reportFailure } from './report-failure.ts';
+
+type Respond = Parameters<typeof interactionContext>[3];
+
+function buttonValue(body: BlockAction): string {
+  const action = body.actions[0] as ButtonAction | undefined;
+  return action?.value ?? '';
+}
+
+export function registerActions(app: App, deps: SlackDeps): void {
+  const on = (
+    actionId: string | RegExp,
+    what: string,
+    handler: (ctx: HandlerContext, body: BlockAction, client: WebClient) => Promise<void>,
+  ) => {
+    app.action<BlockAction>({ action_id: actionId }, async ({ ack, body, client, respond }) => {
+      await ack();
+      const ctx = interactionContext(deps, client, body, respond as Respond);
+      try {
+        await handler(ctx, body, client);
+      } catch (err) {
+        await reportFailure(ctx, err, what);
+      }
+    });
+  };
+
+  on(new RegExp(`^${ACTIONS.listPage}_`), 'Paging the runbook list', (ctx, body) =>
+    showList(ctx, decodeListState(buttonValue(body)), true),
+  );
+
+  on(ACTIONS.listCategory, 'Filtering the runbook list', (ctx, body) => {
+    const action = body.actions[0] as StaticSelectAction;
+    const blockState = action.block_id.startsWith('list_filters:') ? action.block_id.slice('list_filters:'.length) : '';
+    const state = decodeListState(blockState);
+    const chosen = action.selected_option?.value;
+    return showList(ctx, { ...state, c: chosen && chosen !== '*' ? chosen : null, p: 0 }, true);
+  });
+
+  on(ACTIONS.runbookRun, 'Opening the run form', (ctx, body) => openRunModal(ctx, { runbookId: buttonValue(body) }));
+  on(ACTIONS.runbookSchedule, 'Opening the schedule form', (ctx, body) =>
+    openScheduleModal(ctx, { runbookId: buttonValue(body) }),
+  );
+  on(ACTIONS.runbookDetails, 'Showing the runbook', (ctx, body) => showRunbook(ctx, { id: buttonValue(body) }));
+
+  on(new RegExp(`^${ACTIONS.pickRunbook}_`), 'Opening the runbook', async (ctx, body, client) => {
+    const pick = decodePick(buttonValue(body));
+    if (!pick) return;
+    // A pick list inside a modal (from `run <name>` with several matches) continues in that modal.
+    if (body.view?.id && (pick.then === 'run' || pick.then === 'schedule')) {
+      if (pick.then === 'run') {
+        const view = await runModalView(deps, { runbookId: pick.id }, ctx.channelId, 'run');
+        await client.views.update({ view_id: body.view.id, view });
+      } else {
+        await openScheduleModal(ctx, { runbookId: pick.id });
+      }
+      return;
+    }
+    switch (pick.then) {
+      case 'show':
+        return showRunbook(ctx, { id: pick.id });
+      case 'run':
+        return openRunModal(ctx, { runbookId: pick.id });
+      case 'schedule':
+        return openScheduleModal(ctx, { runbookId: pick.id });
+      case 'schedules':
+        return showSchedules(ctx, { runbookId: pick.id });
+      case 'executions': {
+        const runbook = await deps.catalog.get(pick.id);
+        return showExecutions(ctx, {
+          runbookQuery: runbook?.name ?? pick.id,
+          status: null,
+          last: null,
+          tokens: [],
+        });
+      }
+    }
+  });
+
+  on(ACTIONS.retryRun, 'Reopening the run form', async (ctx, body) => {
+    const draft = deps.drafts.take(buttonValue(body));
+    if (!draft) {
+      await ctx.respond({
+        text: 'That form has expired.',
+        blocks: [
+          {
+            type: 'section',
+            text: { type: 'mrkdwn', text: ':hourglass: That form has expired. Start again with `/runbook run`.' },
+          },
+        ],
+      });
+      return;
+    }
+    await openRunModal(ctx, {
+      runbookId: draft.runbookId,
+      prefill: draft.params,
+      proxyId: draft.proxyId,
+      channel: draft.channel,
+    });
+  });
+
+  // The run modal's typeahead picker dispatches on select: swap the form for the chosen runbook.
+  app.action<BlockAction>({ action_id: ACTIONS.runbookPicker }, async ({ ack, body, client }) => {
+    if (body.view?.callback_id !== VIEWS.run) return; // the schedule modal has its own listener
+    await ack();
+    const view = body.view;
+    const selected = (body.actions[0] as { selected_option?: { value?: string } }).selected_option?.value ?? null;
+    const meta = decodeRunMetadata(view.private_metadata);
+    try {
+      const next = await runModalView(
+        deps,
+        { runbookId: selected, channel: meta.c, withPicker: true },
+        meta.c,
+        'run',
+      );
+      await client.views.update({ view_id: view.id, hash: view.hash, view: next });
+    } catch (err) {
+      deps.logger.warn({ err }, 'could not load the picked runbook');
+      await client.views
+        .update({ view_id: view.id, view: errorModal('Run a runbook', describeApiError(err)) })
+        .catch(() => {});
+    }
+  });
+}

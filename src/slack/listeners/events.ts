@@ -1,0 +1,56 @@
+// App Home: recent executions, schedules and quick buttons, published when the tab is opened and
+// when the person presses Refresh.
+import type { App, BlockAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Execution, Schedule } from '../../api/schemas.ts';
+import { buildAppHome } from '../blocks/app-home.ts';
+import { openRunModal } from '../commands/run.ts';
+import { openScheduleModal } from '../commands/schedules.ts';
+import type { SlackDeps } from '../deps.ts';
+import { ACTIONS } from '../ids.ts';
+import { interactionContext } from './interaction-context.ts';
+import { reportFailure } from './report-failure.ts';
+
+export async function publishHome(deps: SlackDeps, client: WebClient, userId: string): Promise<void> {
+  // Each half degrades on its own: a failing list shows a note instead of blanking the tab.
+  const [executions, schedules] = await Promise.all([
+    deps.api.executions
+      .list({ pageSize: 8, orderBy: 'descending' }, { timeoutMs: deps.interactiveTimeoutMs })
+      .then((p) => p.items as Execution[])
+      .catch((err: unknown) => err),
+    deps.api.schedules
+      .list({ pageSize: 8 }, { timeoutMs: deps.interactiveTimeoutMs })
+      .then((p) => p.items as Schedule[])
+      .catch((err: unknown) => err),
+  ]);
+  await client.views.publish({
+    user_id: userId,
+    view: buildAppHome({ executions, schedules, now: deps.now() }),
+  });
+}
+
+export function registerEvents(app: App, deps: SlackDeps): void {
+  app.event('app_home_opened', async ({ event, client }) => {
+    if (event.tab && event.tab !== 'home') return;
+    try {
+      await publishHome(deps, client, event.user);
+    } catch (err) {
+      deps.logger.warn({ err }, 'could not publish App Home');
+    }
+  });
+
+  app.action<BlockAction>({ action_id: ACTIONS.homeRefresh }, async ({ ack, body, client }) => {
+    await ack();
+    await publishHome(deps, client, body.user.id).catch((err: unknown) => deps.logger.warn({ err }, 'App Home refresh failed'));
+  });
+  app.action<BlockAction>({ action_id: ACTIONS.homeRun }, async ({ ack, body, client }) => {
+    await ack();
+    const ctx = interactionContext(deps, client, body, undefined);
+    await openRunModal(ctx, {}).catch((err) => reportFailure(ctx, err, 'Opening the run form'));
+  });
+  app.action<BlockAction>({ action_id: ACTIONS.homeNewSchedule }, async ({ ack, body, client }) => {
+    await ack();
+    const ctx = interactionContext(deps, client, body, undefined);
+    await openScheduleModal(ctx, {}).catch((err) => reportFailure(ctx, err, 'Opening the schedule form'));
+  });
+}

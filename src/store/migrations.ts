@@ -1,0 +1,165 @@
+// Versioned schema migrations, one list for both databases so they cannot drift. A migration is
+// never edited once released: add a new one. Both databases run them inside one transaction that
+// first takes a lock (Postgres: a transaction-scoped advisory lock; SQLite: BEGIN IMMEDIATE), so two
+// replicas starting at once apply each migration exactly once.
+
+import type { SqlDialect, SqlDriver } from './sql-driver.ts';
+import type { MigrationResult } from './store.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  up(dialect: SqlDialect): string;
+}
+
+/**
+ * Epoch milliseconds are BIGINT (an INTEGER in SQLite). Booleans are BOOLEAN (stored 0/1 by
+ * SQLite). Ids are TEXT.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial',
+    up: (dialect) => `
+      CREATE TABLE watches (
+        execution_id     TEXT PRIMARY KEY,
+        runbook_id       TEXT NOT NULL,
+        runbook_name     TEXT NOT NULL,
+        channel          TEXT NOT NULL,
+        message_ts       TEXT,
+        thread_ts        TEXT,
+        started_by       TEXT,
+        team_id          TEXT,
+        proxy_id         TEXT NOT NULL,
+        inputs_summary   TEXT NOT NULL,
+        origin           TEXT NOT NULL,
+        state            TEXT NOT NULL,
+        next_check_at    BIGINT NOT NULL,
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        created_at       BIGINT NOT NULL,
+        updated_at       BIGINT NOT NULL,
+        lease_owner      TEXT,
+        lease_until      BIGINT,
+        final_status     TEXT,
+        result_posted_at BIGINT,
+        reply_posted_at  BIGINT
+      );
+      CREATE INDEX watches_due ON watches (state, next_check_at);
+      CREATE INDEX watches_active_created ON watches (state, created_at);
+
+      CREATE TABLE notifications (
+        key        TEXT PRIMARY KEY,
+        claimed_at BIGINT NOT NULL
+      );
+
+      CREATE TABLE subscriptions (
+        channel       TEXT NOT NULL,
+        runbook_id    TEXT NOT NULL,
+        runbook_name  TEXT NOT NULL,
+        failures_only BOOLEAN NOT NULL,
+        created_by    TEXT NOT NULL,
+        team_id       TEXT,
+        created_at    BIGINT NOT NULL,
+        updated_at    BIGINT NOT NULL,
+        PRIMARY KEY (channel, runbook_id)
+      );
+      CREATE INDEX subscriptions_runbook ON subscriptions (runbook_id);
+
+      CREATE TABLE cursors (
+        name       TEXT PRIMARY KEY,
+        value      TEXT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+
+      CREATE TABLE schedule_owners (
+        schedule_id TEXT PRIMARY KEY,
+        user_id     TEXT NOT NULL,
+        team_id     TEXT,
+        user_name   TEXT,
+        created_at  BIGINT NOT NULL,
+        updated_at  BIGINT NOT NULL
+      );
+
+      CREATE TABLE approvals (
+        id                TEXT PRIMARY KEY,
+        runbook_id        TEXT NOT NULL,
+        runbook_name      TEXT NOT NULL,
+        proxy_id          TEXT NOT NULL,
+        params            TEXT NOT NULL,
+        params_masked     TEXT NOT NULL,
+        requester_id      TEXT NOT NULL,
+        requester_team    TEXT,
+        channel           TEXT NOT NULL,
+        state             TEXT NOT NULL,
+        decided_by        TEXT,
+        reason            TEXT,
+        created_at        BIGINT NOT NULL,
+        expires_at        BIGINT NOT NULL,
+        decided_at        BIGINT,
+        execution_ids     TEXT NOT NULL DEFAULT '[]',
+        error             TEXT,
+        ran_at            BIGINT,
+        approvers_channel TEXT,
+        approvers_ts      TEXT,
+        requester_channel TEXT,
+        requester_ts      TEXT
+      );
+      CREATE INDEX approvals_pending_expiry ON approvals (state, expires_at);
+
+      CREATE TABLE audit (
+        id      ${dialect === 'postgres' ? 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY' : 'INTEGER PRIMARY KEY AUTOINCREMENT'},
+        at      BIGINT NOT NULL,
+        user_id TEXT,
+        team_id TEXT,
+        channel TEXT,
+        action  TEXT NOT NULL,
+        target  TEXT,
+        outcome TEXT NOT NULL,
+        detail  TEXT,
+        tid     TEXT
+      );
+      CREATE INDEX audit_at ON audit (at);
+    `,
+  },
+];
+
+export interface MigrateOptions {
+  /** Postgres schema to create (if missing) before migrating; it is already the search_path. */
+  schema?: string;
+  migrations?: readonly Migration[];
+  /** Stamped into schema_migrations; not part of any logic. */
+  now?: () => number;
+}
+
+export async function runMigrations(driver: SqlDriver, options: MigrateOptions = {}): Promise<MigrationResult> {
+  const migrations = [...(options.migrations ?? MIGRATIONS)].sort((a, b) => a.version - b.version);
+  const now = options.now ?? Date.now;
+  return driver.transaction(async (tx) => {
+    if (driver.dialect === 'postgres') {
+      // Serialises replicas migrating the same schema; released at commit/rollback.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`runbook-bot:migrate:${options.schema ?? ''}`]);
+      if (options.schema) await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+    }
+    await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version    INTEGER PRIMARY KEY,
+      name       TEXT NOT NULL,
+      applied_at BIGINT NOT NULL
+    )`);
+    const { rows } = await tx.query('SELECT MAX(version) AS version FROM schema_migrations');
+    const current = Number(rows[0]?.version ?? 0);
+    let applied = 0;
+    let version = current;
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      await tx.exec(migration.up(driver.dialect));
+      await tx.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+        migration.version,
+        migration.name,
+        now(),
+      ]);
+      applied += 1;
+      version = migration.version;
+    }
+    return { version, applied };
+  });
+}

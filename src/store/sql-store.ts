@@ -1,0 +1,415 @@
+// The Store, written once over a SqlDriver. Every "exactly once" guarantee is a single conditional
+// write whose affected-row count says who won: an INSERT ... ON CONFLICT DO NOTHING (notifications,
+// watches), an UPDATE ... WHERE <still in the expected state> (replies, approvals, leases). Both
+// databases serialise conflicting writes on the same row, so only one caller sees rowCount = 1.
+import { randomUUID } from 'node:crypto';
+import { runMigrations } from './migrations.ts';
+import { toApproval, toAuditEntry, toScheduleOwner, toSubscription, toWatch } from './row-mappers.ts';
+import type { SqlDialect, SqlDriver } from './sql-driver.ts';
+import type {
+  ApprovalStore,
+  AuditStore,
+  CursorStore,
+  NotificationStore,
+  ScheduleOwner,
+  ScheduleOwnerStore,
+  Store,
+  SubscriptionStore,
+  Watch,
+  WatchState,
+  WatchStore,
+} from './store.ts';
+
+export interface SqlStoreOptions {
+  /** Postgres schema this store lives in (created by migrate()). */
+  schema?: string;
+}
+
+/** `column` is one of the ids bound as an array parameter `$n`. */
+function inList(dialect: SqlDialect, column: string, n: number): string {
+  return dialect === 'postgres'
+    ? `${column} = ANY($${n}::text[])`
+    : `${column} IN (SELECT value FROM json_each($${n}))`;
+}
+
+function unique(ids: string[]): string[] {
+  return [...new Set(ids)];
+}
+
+function byNextCheck(a: Watch, b: Watch): number {
+  return a.nextCheckAt - b.nextCheckAt || (a.executionId < b.executionId ? -1 : a.executionId > b.executionId ? 1 : 0);
+}
+
+function watchStore(db: SqlDriver): WatchStore {
+  const { dialect } = db;
+  return {
+    async insert(w, now) {
+      const result = await db.query(
+        `INSERT INTO watches (execution_id, runbook_id, runbook_name, channel, message_ts, thread_ts, started_by,
+           team_id, proxy_id, inputs_summary, origin, state, next_check_at, attempts, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, 0, $13, $13)
+         ON CONFLICT (execution_id) DO NOTHING`,
+        [
+          w.executionId,
+          w.runbookId,
+          w.runbookName,
+          w.channel,
+          w.messageTs ?? null,
+          w.threadTs ?? null,
+          w.startedBy ?? null,
+          w.teamId ?? null,
+          w.proxyId,
+          w.inputsSummary,
+          w.origin,
+          w.nextCheckAt ?? now,
+          now,
+        ],
+      );
+      return result.rowCount === 1;
+    },
+
+    async get(executionId) {
+      const { rows } = await db.query('SELECT * FROM watches WHERE execution_id = $1', [executionId]);
+      return rows[0] ? toWatch(rows[0]) : null;
+    },
+
+    async setMessage(executionId, channel, ts, now) {
+      await db.query('UPDATE watches SET channel = $2, message_ts = $3, updated_at = $4 WHERE execution_id = $1', [
+        executionId,
+        channel,
+        ts,
+        now,
+      ]);
+    },
+
+    async claimDue(owner, now, leaseMs, limit) {
+      if (limit <= 0) return [];
+      // Postgres: rows another replica is claiming right now are skipped, not waited for.
+      // SQLite: the transaction holds the write lock (BEGIN IMMEDIATE), so the select and the
+      // update see no other writer in between.
+      const sql = `UPDATE watches SET lease_owner = $1, lease_until = $2
+        WHERE execution_id IN (
+          SELECT execution_id FROM watches
+          WHERE state = 'active' AND next_check_at <= $3 AND (lease_owner IS NULL OR lease_until <= $3)
+          ORDER BY next_check_at, execution_id
+          LIMIT $4${dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''})
+        RETURNING *`;
+      const params = [owner, now + leaseMs, now, Math.trunc(limit)];
+      const { rows } =
+        dialect === 'sqlite' ? await db.transaction((tx) => tx.query(sql, params)) : await db.query(sql, params);
+      // RETURNING gives no order guarantee.
+      return rows.map(toWatch).sort(byNextCheck);
+    },
+
+    async renewLeases(owner, executionIds, until) {
+      if (executionIds.length === 0) return 0;
+      const result = await db.query(
+        `UPDATE watches SET lease_until = $3
+         WHERE ${inList(dialect, 'execution_id', 1)} AND lease_owner = $2 AND state = 'active'`,
+        [unique(executionIds), owner, until],
+      );
+      return result.rowCount;
+    },
+
+    async reschedule(executionId, owner, nextCheckAt, attempts, now) {
+      const result = await db.query(
+        `UPDATE watches SET next_check_at = $3, attempts = $4, updated_at = $5, lease_owner = NULL, lease_until = NULL
+         WHERE execution_id = $1 AND lease_owner = $2 AND state = 'active'`,
+        [executionId, owner, nextCheckAt, attempts, now],
+      );
+      return result.rowCount === 1;
+    },
+
+    async complete(executionId, owner, state, finalStatus, now) {
+      const result = await db.query(
+        `UPDATE watches SET state = $3, final_status = $4, updated_at = $5, lease_owner = NULL, lease_until = NULL
+         WHERE execution_id = $1 AND lease_owner = $2 AND state = 'active'`,
+        [executionId, owner, state, finalStatus, now],
+      );
+      return result.rowCount === 1;
+    },
+
+    async markResultPosted(executionId, now) {
+      await db.query(
+        `UPDATE watches SET result_posted_at = $2, updated_at = $2
+         WHERE execution_id = $1 AND result_posted_at IS NULL`,
+        [executionId, now],
+      );
+    },
+
+    async claimReply(executionId, now) {
+      const result = await db.query(
+        `UPDATE watches SET reply_posted_at = $2, updated_at = $2
+         WHERE execution_id = $1 AND reply_posted_at IS NULL`,
+        [executionId, now],
+      );
+      return result.rowCount === 1;
+    },
+
+    async releaseAll(owner) {
+      const result = await db.query(
+        'UPDATE watches SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',
+        [owner],
+      );
+      return result.rowCount;
+    },
+
+    async countByState() {
+      const counts: Record<WatchState, number> = { active: 0, finished: 0, stale: 0 };
+      const { rows } = await db.query('SELECT state, COUNT(*) AS n FROM watches GROUP BY state');
+      for (const row of rows) {
+        const state = String(row.state);
+        if (state === 'active' || state === 'finished' || state === 'stale') counts[state] = Number(row.n);
+      }
+      return counts;
+    },
+
+    async listActive(limit) {
+      const { rows } = await db.query(
+        `SELECT * FROM watches WHERE state = 'active' ORDER BY created_at, execution_id LIMIT $1`,
+        [Math.max(0, Math.trunc(limit))],
+      );
+      return rows.map(toWatch);
+    },
+
+    async oldestActiveCreatedAt() {
+      const { rows } = await db.query(`SELECT MIN(created_at) AS oldest FROM watches WHERE state = 'active'`);
+      const oldest = rows[0]?.oldest;
+      return oldest === null || oldest === undefined ? null : Number(oldest);
+    },
+
+    async expedite(executionIds, now) {
+      if (executionIds.length === 0) return;
+      await db.query(
+        `UPDATE watches SET next_check_at = $2
+         WHERE ${inList(dialect, 'execution_id', 1)} AND state = 'active' AND next_check_at > $2`,
+        [unique(executionIds), now],
+      );
+    },
+
+    async listUnposted(limit) {
+      const { rows } = await db.query(
+        `SELECT * FROM watches WHERE state = 'active' AND message_ts IS NULL
+         ORDER BY created_at, execution_id LIMIT $1`,
+        [Math.max(0, Math.trunc(limit))],
+      );
+      return rows.map(toWatch);
+    },
+  };
+}
+
+function notificationStore(db: SqlDriver): NotificationStore {
+  return {
+    async claim(key, now) {
+      const result = await db.query(
+        'INSERT INTO notifications (key, claimed_at) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING',
+        [key, now],
+      );
+      return result.rowCount === 1;
+    },
+    async has(key) {
+      const { rows } = await db.query('SELECT 1 AS found FROM notifications WHERE key = $1', [key]);
+      return rows.length > 0;
+    },
+    async release(key) {
+      await db.query('DELETE FROM notifications WHERE key = $1', [key]);
+    },
+  };
+}
+
+function subscriptionStore(db: SqlDriver): SubscriptionStore {
+  return {
+    async add(s, now) {
+      // Insert-or-update without a dialect-specific "was it inserted?" trick; a concurrent remove
+      // between the two statements just means we try the insert again.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const inserted = await db.query(
+          `INSERT INTO subscriptions (channel, runbook_id, runbook_name, failures_only, created_by, team_id, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+           ON CONFLICT (channel, runbook_id) DO NOTHING`,
+          [s.channel, s.runbookId, s.runbookName, s.failuresOnly, s.createdBy, s.teamId, now],
+        );
+        if (inserted.rowCount === 1) return 'added';
+        const updated = await db.query(
+          `UPDATE subscriptions SET runbook_name = $3, failures_only = $4, updated_at = $5
+           WHERE channel = $1 AND runbook_id = $2`,
+          [s.channel, s.runbookId, s.runbookName, s.failuresOnly, now],
+        );
+        if (updated.rowCount === 1) return 'updated';
+      }
+      throw new Error('subscription kept changing concurrently; try again');
+    },
+    async remove(channel, runbookId) {
+      const result = await db.query('DELETE FROM subscriptions WHERE channel = $1 AND runbook_id = $2', [
+        channel,
+        runbookId,
+      ]);
+      return result.rowCount === 1;
+    },
+    async listForChannel(channel) {
+      const { rows } = await db.query(
+        'SELECT * FROM subscriptions WHERE channel = $1 ORDER BY created_at, runbook_id',
+        [channel],
+      );
+      return rows.map(toSubscription);
+    },
+    async listAll() {
+      const { rows } = await db.query('SELECT * FROM subscriptions ORDER BY channel, created_at, runbook_id');
+      return rows.map(toSubscription);
+    },
+  };
+}
+
+function cursorStore(db: SqlDriver): CursorStore {
+  return {
+    async get(name) {
+      const { rows } = await db.query('SELECT value FROM cursors WHERE name = $1', [name]);
+      return rows[0] ? String(rows[0].value) : null;
+    },
+    async set(name, value, now) {
+      await db.query(
+        `INSERT INTO cursors (name, value, updated_at) VALUES ($1, $2, $3)
+         ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+        [name, value, now],
+      );
+    },
+  };
+}
+
+function scheduleOwnerStore(db: SqlDriver): ScheduleOwnerStore {
+  return {
+    async set(scheduleId, o, now) {
+      // Re-setting the same user without a name keeps the name we already had.
+      await db.query(
+        `INSERT INTO schedule_owners (schedule_id, user_id, team_id, user_name, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $5)
+         ON CONFLICT (schedule_id) DO UPDATE SET
+           user_id = excluded.user_id,
+           team_id = excluded.team_id,
+           user_name = CASE WHEN excluded.user_id = schedule_owners.user_id
+                            THEN COALESCE(excluded.user_name, schedule_owners.user_name)
+                            ELSE excluded.user_name END,
+           updated_at = excluded.updated_at`,
+        [scheduleId, o.userId, o.teamId, o.userName ?? null, now],
+      );
+    },
+    async get(scheduleId) {
+      const { rows } = await db.query('SELECT * FROM schedule_owners WHERE schedule_id = $1', [scheduleId]);
+      return rows[0] ? toScheduleOwner(rows[0]) : null;
+    },
+    async getMany(ids) {
+      const owners = new Map<string, ScheduleOwner>();
+      if (ids.length === 0) return owners;
+      const { rows } = await db.query(`SELECT * FROM schedule_owners WHERE ${inList(db.dialect, 'schedule_id', 1)}`, [
+        unique(ids),
+      ]);
+      for (const row of rows) {
+        const owner = toScheduleOwner(row);
+        owners.set(owner.scheduleId, owner);
+      }
+      return owners;
+    },
+    async remove(scheduleId) {
+      await db.query('DELETE FROM schedule_owners WHERE schedule_id = $1', [scheduleId]);
+    },
+  };
+}
+
+function approvalStore(db: SqlDriver): ApprovalStore {
+  return {
+    async create(a, now) {
+      const { rows } = await db.query(
+        `INSERT INTO approvals (id, runbook_id, runbook_name, proxy_id, params, params_masked, requester_id,
+           requester_team, channel, state, created_at, expires_at, execution_ids)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, '[]')
+         RETURNING *`,
+        [
+          randomUUID(),
+          a.runbookId,
+          a.runbookName,
+          a.proxyId,
+          a.params,
+          a.paramsMasked,
+          a.requesterId,
+          a.requesterTeam,
+          a.channel,
+          now,
+          a.expiresAt,
+        ],
+      );
+      return toApproval(rows[0]!);
+    },
+    async get(id) {
+      const { rows } = await db.query('SELECT * FROM approvals WHERE id = $1', [id]);
+      return rows[0] ? toApproval(rows[0]) : null;
+    },
+    async decide(id, to, by, reason, now) {
+      const unexpired = to === 'expired' ? '' : ' AND expires_at > $5';
+      const result = await db.query(
+        `UPDATE approvals SET state = $2, decided_by = $3, reason = $4, decided_at = $5
+         WHERE id = $1 AND state = 'pending'${unexpired}`,
+        [id, to, by, reason, now],
+      );
+      return result.rowCount === 1;
+    },
+    async setRunResult(id, executionIds, error, now) {
+      await db.query('UPDATE approvals SET execution_ids = $2, error = $3, ran_at = $4 WHERE id = $1', [
+        id,
+        JSON.stringify(executionIds),
+        error,
+        now,
+      ]);
+    },
+    async setMessages(id, m) {
+      await db.query(
+        `UPDATE approvals SET
+           approvers_channel = COALESCE($2, approvers_channel),
+           approvers_ts = COALESCE($3, approvers_ts),
+           requester_channel = COALESCE($4, requester_channel),
+           requester_ts = COALESCE($5, requester_ts)
+         WHERE id = $1`,
+        [id, m.approversChannel ?? null, m.approversTs ?? null, m.requesterChannel ?? null, m.requesterTs ?? null],
+      );
+    },
+    async listExpired(now, limit) {
+      const { rows } = await db.query(
+        `SELECT * FROM approvals WHERE state = 'pending' AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2`,
+        [now, Math.max(0, Math.trunc(limit))],
+      );
+      return rows.map(toApproval);
+    },
+  };
+}
+
+function auditStore(db: SqlDriver): AuditStore {
+  return {
+    async append(e) {
+      await db.query(
+        `INSERT INTO audit (at, user_id, team_id, channel, action, target, outcome, detail, tid)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [e.at, e.userId, e.teamId, e.channel, e.action, e.target, e.outcome, e.detail, e.tid],
+      );
+    },
+    async recent(limit) {
+      const { rows } = await db.query('SELECT * FROM audit ORDER BY at DESC, id DESC LIMIT $1', [
+        Math.max(0, Math.trunc(limit)),
+      ]);
+      return rows.map(toAuditEntry);
+    },
+  };
+}
+
+export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): Store {
+  return {
+    kind: db.dialect,
+    migrate: () => runMigrations(db, { schema: options.schema }),
+    close: () => db.close(),
+    watches: watchStore(db),
+    notifications: notificationStore(db),
+    subscriptions: subscriptionStore(db),
+    cursors: cursorStore(db),
+    scheduleOwners: scheduleOwnerStore(db),
+    approvals: approvalStore(db),
+    audit: auditStore(db),
+  };
+}

@@ -1,0 +1,274 @@
+// The one interface behind which everything the bot must not forget lives. The watcher, the
+// subscriptions and the approvals talk to this; only src/store knows there is SQL underneath.
+// Times are epoch milliseconds and every method that compares or stamps a time takes `now` from
+// the caller, so tests (and replicas) control the clock.
+
+export type WatchState = 'active' | 'finished' | 'stale';
+export type WatchOrigin = 'slack' | 'adopted' | 'subscription';
+
+export interface Watch {
+  executionId: string;
+  runbookId: string;
+  runbookName: string;
+  channel: string;
+  messageTs: string | null;
+  threadTs: string | null;
+  /** Slack user id of whoever started the run. */
+  startedBy: string | null;
+  teamId: string | null;
+  proxyId: string;
+  /** Already masked by the caller: the store never sees secret inputs. */
+  inputsSummary: string;
+  origin: WatchOrigin;
+  state: WatchState;
+  nextCheckAt: number;
+  attempts: number;
+  createdAt: number;
+  updatedAt: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  /** e.g. EXECUTION_STATUS_SUCCEEDED once terminal. */
+  finalStatus: string | null;
+  /** When the result card was edited in place. */
+  resultPostedAt: number | null;
+  /** When the thread reply was sent (set once, by claimReply). */
+  replyPostedAt: number | null;
+}
+
+export interface NewWatch {
+  executionId: string;
+  runbookId: string;
+  runbookName: string;
+  channel: string;
+  messageTs?: string | null;
+  threadTs?: string | null;
+  startedBy?: string | null;
+  teamId?: string | null;
+  proxyId: string;
+  inputsSummary: string;
+  origin: WatchOrigin;
+  /** Defaults to `now` (check at once). */
+  nextCheckAt?: number;
+}
+
+export interface Subscription {
+  channel: string;
+  /** '*' subscribes the channel to every runbook. */
+  runbookId: string;
+  runbookName: string;
+  failuresOnly: boolean;
+  createdBy: string;
+  teamId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NewSubscription {
+  channel: string;
+  runbookId: string;
+  runbookName: string;
+  failuresOnly: boolean;
+  createdBy: string;
+  teamId: string | null;
+}
+
+export interface ScheduleOwner {
+  scheduleId: string;
+  userId: string;
+  teamId: string | null;
+  userName: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type ApprovalState = 'pending' | 'approved' | 'rejected' | 'expired';
+
+export interface Approval {
+  id: string;
+  runbookId: string;
+  runbookName: string;
+  proxyId: string;
+  /** JSON object string with the REAL values needed to run later. Stored, never logged. */
+  params: string;
+  /** JSON object string safe to show and log. */
+  paramsMasked: string;
+  requesterId: string;
+  requesterTeam: string | null;
+  /** Where the result goes. */
+  channel: string;
+  state: ApprovalState;
+  decidedBy: string | null;
+  reason: string | null;
+  createdAt: number;
+  expiresAt: number;
+  decidedAt: number | null;
+  executionIds: string[];
+  error: string | null;
+  /** When setRunResult recorded the outcome of running it. */
+  ranAt: number | null;
+  approversChannel: string | null;
+  approversTs: string | null;
+  requesterChannel: string | null;
+  requesterTs: string | null;
+}
+
+export interface NewApproval {
+  runbookId: string;
+  runbookName: string;
+  proxyId: string;
+  params: string;
+  paramsMasked: string;
+  requesterId: string;
+  requesterTeam: string | null;
+  channel: string;
+  expiresAt: number;
+}
+
+export interface ApprovalMessages {
+  approversChannel?: string;
+  approversTs?: string;
+  requesterChannel?: string;
+  requesterTs?: string;
+}
+
+export type AuditOutcome = 'ok' | 'denied' | 'error';
+
+export interface AuditEntry {
+  at: number;
+  userId: string | null;
+  teamId: string | null;
+  channel: string | null;
+  action: string;
+  target: string | null;
+  outcome: AuditOutcome;
+  /** Already masked by the caller. */
+  detail: string | null;
+  /** Runbook API transaction id, for support. */
+  tid: string | null;
+}
+
+export interface MigrationResult {
+  /** Schema version after migrating. */
+  version: number;
+  /** Migrations applied by this call (0 when already up to date). */
+  applied: number;
+}
+
+export interface WatchStore {
+  /** False if the execution is already watched (idempotent). */
+  insert(w: NewWatch, now: number): Promise<boolean>;
+  get(executionId: string): Promise<Watch | null>;
+  setMessage(executionId: string, channel: string, ts: string, now: number): Promise<void>;
+  /**
+   * Claim up to `limit` active watches with nextCheckAt <= now whose lease is free or expired
+   * (leaseUntil <= now), ordered by nextCheckAt. Sets leaseOwner = owner, leaseUntil = now + leaseMs
+   * atomically: two replicas never get the same watch.
+   */
+  claimDue(owner: string, now: number, leaseMs: number, limit: number): Promise<Watch[]>;
+  /** Extends the leases `owner` still holds on active watches; returns how many. */
+  renewLeases(owner: string, executionIds: string[], until: number): Promise<number>;
+  /**
+   * Reschedule a claimed watch and release its lease, only if `owner` still holds it (an expired
+   * lease nobody took over still counts as held). False if the lease was lost.
+   */
+  reschedule(executionId: string, owner: string, nextCheckAt: number, attempts: number, now: number): Promise<boolean>;
+  /** Mark terminal with the final status and release the lease, only if `owner` holds it. */
+  complete(
+    executionId: string,
+    owner: string,
+    state: 'finished' | 'stale',
+    finalStatus: string | null,
+    now: number,
+  ): Promise<boolean>;
+  /** Records that the result card was edited in place (first time wins). */
+  markResultPosted(executionId: string, now: number): Promise<void>;
+  /** Sets replyPostedAt if still null; true only for the one caller that set it (exactly-once reply). */
+  claimReply(executionId: string, now: number): Promise<boolean>;
+  /** Releases every lease `owner` holds (graceful shutdown); returns how many. */
+  releaseAll(owner: string): Promise<number>;
+  countByState(): Promise<Record<WatchState, number>>;
+  /** Active watches, oldest createdAt first. */
+  listActive(limit: number): Promise<Watch[]>;
+  oldestActiveCreatedAt(): Promise<number | null>;
+  /** Brings nextCheckAt forward to `now` for the given active watches (bulk discovery saw them finish). */
+  expedite(executionIds: string[], now: number): Promise<void>;
+  /** Active watches whose running message was never posted (messageTs null), oldest first. */
+  listUnposted(limit: number): Promise<Watch[]>;
+}
+
+export interface NotificationStore {
+  /** Dedupe record: inserts the key if absent; true only for the first caller, across replicas. */
+  claim(key: string, now: number): Promise<boolean>;
+  has(key: string): Promise<boolean>;
+  /** Undo a claim when the post definitely failed, so a later attempt may send it. */
+  release(key: string): Promise<void>;
+}
+
+export interface SubscriptionStore {
+  /** Upsert on (channel, runbookId); an update keeps createdBy/createdAt and changes name and filter. */
+  add(s: NewSubscription, now: number): Promise<'added' | 'updated'>;
+  remove(channel: string, runbookId: string): Promise<boolean>;
+  listForChannel(channel: string): Promise<Subscription[]>;
+  listAll(): Promise<Subscription[]>;
+}
+
+export interface CursorStore {
+  get(name: string): Promise<string | null>;
+  set(name: string, value: string, now: number): Promise<void>;
+}
+
+/** Who created a schedule in Slack (the API only knows the API key's user). */
+export interface ScheduleOwnerStore {
+  set(scheduleId: string, o: { userId: string; teamId: string | null; userName?: string }, now: number): Promise<void>;
+  get(scheduleId: string): Promise<ScheduleOwner | null>;
+  getMany(ids: string[]): Promise<Map<string, ScheduleOwner>>;
+  remove(scheduleId: string): Promise<void>;
+}
+
+export interface ApprovalStore {
+  /** New pending approval with a fresh uuid. */
+  create(a: NewApproval, now: number): Promise<Approval>;
+  get(id: string): Promise<Approval | null>;
+  /**
+   * Compare-and-set from 'pending'; true only for the one caller that won (two approvers clicking
+   * at once, two replicas). 'approved' and 'rejected' only win while now < expiresAt, so a click
+   * after expiry loses even if the sweeper has not run yet; 'expired' may be set at any time.
+   */
+  decide(
+    id: string,
+    to: 'approved' | 'rejected' | 'expired',
+    by: string | null,
+    reason: string | null,
+    now: number,
+  ): Promise<boolean>;
+  setRunResult(id: string, executionIds: string[], error: string | null, now: number): Promise<void>;
+  /** Sets only the refs given. */
+  setMessages(id: string, m: ApprovalMessages): Promise<void>;
+  /** Pending approvals with expiresAt <= now, soonest first. */
+  listExpired(now: number, limit: number): Promise<Approval[]>;
+}
+
+export interface AuditStore {
+  append(e: AuditEntry): Promise<void>;
+  /** Newest first. */
+  recent(limit: number): Promise<AuditEntry[]>;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Idempotent, versioned; safe when two replicas start at once. */
+  migrate(): Promise<MigrationResult>;
+  close(): Promise<void>;
+  watches: WatchStore;
+  notifications: NotificationStore;
+  subscriptions: SubscriptionStore;
+  cursors: CursorStore;
+  scheduleOwners: ScheduleOwnerStore;
+  approvals: ApprovalStore;
+  audit: AuditStore;
+}
+
+export type StoreConfig =
+  | { kind: 'sqlite'; path: string }
+  /** `schema` isolates a run (tests); it is created if missing and used as search_path. */
+  | { kind: 'postgres'; url: string; schema?: string };

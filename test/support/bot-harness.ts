@@ -1,0 +1,100 @@
+// The whole bot in-process for integration tests: the Runbook API emulator, the fake Slack Web
+// API, and the real runtime (Bolt in HTTP mode) wired exactly as main.ts wires it. People are
+// simulated with SlackUser, which sends signed requests shaped like Slack's.
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../src/config.ts';
+import { type Emulator, ManualClock, startEmulator } from '../../src/emulator/server.ts';
+import { createLogger } from '../../src/logger.ts';
+import { type Runtime, type RuntimeOptions, startRuntime } from '../../src/runtime.ts';
+import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
+import type { FakeEphemeral, FakeView } from '../../src/sandbox/fake-slack-state.ts';
+import { SlackUser } from '../../src/sandbox/slack-user.ts';
+
+export const API_KEY = 'test-api-key-0123456789';
+export const BOT_TOKEN = 'xoxb-test-token-abcdef';
+export const SIGNING_SECRET = 'test-signing-secret-0123456789';
+export const START = Date.parse('2026-11-21T08:00:00Z');
+
+export interface Harness {
+  emulator: Emulator;
+  clock: ManualClock;
+  fake: FakeSlack;
+  runtime: Runtime;
+  botUrl: string;
+  logs: string[];
+  user(id?: string): SlackUser;
+  stop(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  /** Point the bot at this API URL instead of the emulator. */
+  apiUrl?: string;
+  runtime?: Partial<RuntimeOptions>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const clock = new ManualClock(START);
+  const emulator = await startEmulator({ port: 0, apiKey: API_KEY, clock });
+  const fake = await startFakeSlack({ port: 0, botToken: BOT_TOKEN });
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const config = loadConfig({
+    RUNBOOK_API_URL: options.apiUrl ?? emulator.url,
+    RUNBOOK_API_KEY: API_KEY,
+    RUNBOOK_API_MAX_RETRIES: '1',
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: fake.url,
+    RUNBOOK_PROXIES: 'proxy-dev=Dev proxy,proxy-prod=Prod proxy',
+    PORT: '0',
+    LOG_LEVEL: 'debug',
+    ...options.env,
+  });
+  const logger = createLogger({ level: 'debug', secrets: [API_KEY, BOT_TOKEN, SIGNING_SECRET], destination });
+  const runtime = await startRuntime(config, { logger, ...options.runtime });
+  const botUrl = `http://127.0.0.1:${runtime.slackPort}/slack/events`;
+  return {
+    emulator,
+    clock,
+    fake,
+    runtime,
+    botUrl,
+    logs,
+    user: (id = 'U01ALICE') => new SlackUser({ fake, botUrl, signingSecret: SIGNING_SECRET, userId: id }),
+    async stop() {
+      await runtime.stop();
+      await fake.close();
+      await emulator.close();
+    },
+  };
+}
+
+/** Polls until `probe` returns a value (not undefined/null/false), or fails after `timeoutMs`. */
+export async function waitFor<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== null && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 15));
+  }
+}
+
+/** The latest response_url answer or ephemeral to `user` whose text or blocks contain `needle`. */
+export function ephemeralContaining(fake: FakeSlack, needle: string, user = 'U01ALICE'): FakeEphemeral | undefined {
+  return [...fake.state.ephemerals]
+    .reverse()
+    .find((e) => e.user === user && !e.deleted && JSON.stringify([e.text, e.blocks]).includes(needle));
+}
+
+/** The modal a user currently sees, once its content includes `needle`. */
+export function modalContaining(h: Harness, needle: string, user = 'U01ALICE'): FakeView | undefined {
+  const top = h.user(user).topModal();
+  return top && JSON.stringify(top.view).includes(needle) ? top : undefined;
+}

@@ -1,0 +1,614 @@
+// The behaviour every Store implementation must have. Each implementation's test file calls
+// runStoreContract with a harness that can open several stores on ONE database (replicas, restarts).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NewApproval, NewWatch, Store } from '../../../src/store/store.ts';
+
+export interface StoreHarness {
+  /** Opens (and migrates) another store on the same database: a second replica, or a restart. */
+  open(): Promise<Store>;
+  /** Closes every store it opened and removes the database. */
+  destroy(): Promise<void>;
+}
+
+const T0 = 1_700_000_000_000;
+const LEASE = 60_000;
+
+export function newWatch(executionId: string, overrides: Partial<NewWatch> = {}): NewWatch {
+  return {
+    executionId,
+    runbookId: 'rb-1',
+    runbookName: 'Restart pods',
+    channel: 'C100',
+    messageTs: null,
+    threadTs: null,
+    startedBy: 'U1',
+    teamId: 'T1',
+    proxyId: 'proxy-a',
+    inputsSummary: 'region=us-west-2, token=••••',
+    origin: 'slack',
+    ...overrides,
+  };
+}
+
+function newApproval(overrides: Partial<NewApproval> = {}): NewApproval {
+  return {
+    runbookId: 'rb-9',
+    runbookName: 'Drop caches',
+    proxyId: 'proxy-a',
+    params: '{"password":"hunter2"}',
+    paramsMasked: '{"password":"••••"}',
+    requesterId: 'U7',
+    requesterTeam: 'T1',
+    channel: 'C200',
+    expiresAt: T0 + 3_600_000,
+    ...overrides,
+  };
+}
+
+function ids(watches: Array<{ executionId: string }>): string[] {
+  return watches.map((w) => w.executionId);
+}
+
+export function runStoreContract(name: string, createHarness: () => Promise<StoreHarness>): void {
+  describe(`${name} store contract`, () => {
+    let harness: StoreHarness;
+    let store: Store;
+
+    beforeEach(async () => {
+      harness = await createHarness();
+      store = await harness.open();
+    });
+
+    afterEach(async () => {
+      await harness.destroy();
+    });
+
+    describe('migrations', () => {
+      it('migrating again is a no-op that keeps the data', async () => {
+        await store.cursors.set('c', 'v1', T0);
+        const first = await store.migrate();
+        const second = await store.migrate();
+        expect(first.applied).toBe(0);
+        expect(second).toEqual({ version: first.version, applied: 0 });
+        expect(first.version).toBeGreaterThanOrEqual(1);
+        expect(await store.cursors.get('c')).toBe('v1');
+      });
+
+      it('a reopened store sees what an earlier one wrote', async () => {
+        await store.watches.insert(newWatch('e-1'), T0);
+        await store.approvals.create(newApproval(), T0);
+        await store.close();
+        const reopened = await harness.open();
+        expect((await reopened.watches.get('e-1'))?.runbookName).toBe('Restart pods');
+        expect(await reopened.watches.countByState()).toEqual({ active: 1, finished: 0, stale: 0 });
+      });
+    });
+
+    describe('watches', () => {
+      it('insert is idempotent per execution id and applies defaults', async () => {
+        expect(await store.watches.insert(newWatch('e-1'), T0)).toBe(true);
+        expect(await store.watches.insert(newWatch('e-1', { runbookName: 'Other' }), T0 + 5)).toBe(false);
+        expect(await store.watches.get('e-1')).toEqual({
+          executionId: 'e-1',
+          runbookId: 'rb-1',
+          runbookName: 'Restart pods',
+          channel: 'C100',
+          messageTs: null,
+          threadTs: null,
+          startedBy: 'U1',
+          teamId: 'T1',
+          proxyId: 'proxy-a',
+          inputsSummary: 'region=us-west-2, token=••••',
+          origin: 'slack',
+          state: 'active',
+          nextCheckAt: T0,
+          attempts: 0,
+          createdAt: T0,
+          updatedAt: T0,
+          leaseOwner: null,
+          leaseUntil: null,
+          finalStatus: null,
+          resultPostedAt: null,
+          replyPostedAt: null,
+        });
+        expect(await store.watches.get('missing')).toBeNull();
+      });
+
+      it('keeps optional fields and an explicit first check time', async () => {
+        await store.watches.insert(
+          newWatch('e-2', {
+            messageTs: '111.222',
+            threadTs: '100.000',
+            startedBy: null,
+            teamId: null,
+            origin: 'adopted',
+            nextCheckAt: T0 + 5_000,
+          }),
+          T0,
+        );
+        const w = await store.watches.get('e-2');
+        expect(w).toMatchObject({
+          messageTs: '111.222',
+          threadTs: '100.000',
+          startedBy: null,
+          teamId: null,
+          origin: 'adopted',
+          nextCheckAt: T0 + 5_000,
+        });
+      });
+
+      it('setMessage records where the running message lives', async () => {
+        await store.watches.insert(newWatch('e-1'), T0);
+        await store.watches.setMessage('e-1', 'C999', '1700000000.000100', T0 + 10);
+        expect(await store.watches.get('e-1')).toMatchObject({
+          channel: 'C999',
+          messageTs: '1700000000.000100',
+          updatedAt: T0 + 10,
+        });
+      });
+
+      it('claimDue takes only due, active, unleased watches, ordered by nextCheckAt, up to the limit', async () => {
+        await store.watches.insert(newWatch('late', { nextCheckAt: T0 + 30 }), T0);
+        await store.watches.insert(newWatch('first', { nextCheckAt: T0 + 10 }), T0);
+        await store.watches.insert(newWatch('second', { nextCheckAt: T0 + 20 }), T0);
+        await store.watches.insert(newWatch('future', { nextCheckAt: T0 + 1_000 }), T0);
+        await store.watches.insert(newWatch('done', { nextCheckAt: T0 }), T0);
+        const [finishing] = await store.watches.claimDue('setup', T0, LEASE, 1);
+        expect(finishing?.executionId).toBe('done');
+        expect(await store.watches.complete('done', 'setup', 'finished', 'EXECUTION_STATUS_SUCCEEDED', T0)).toBe(true);
+
+        const now = T0 + 100;
+        const claimed = await store.watches.claimDue('owner-a', now, LEASE, 2);
+        expect(ids(claimed)).toEqual(['first', 'second']);
+        for (const w of claimed) {
+          expect(w.leaseOwner).toBe('owner-a');
+          expect(w.leaseUntil).toBe(now + LEASE);
+        }
+        expect((await store.watches.get('first'))?.leaseOwner).toBe('owner-a');
+
+        expect(ids(await store.watches.claimDue('owner-b', now, LEASE, 10))).toEqual(['late']);
+        expect(await store.watches.claimDue('owner-c', now, LEASE, 10)).toEqual([]);
+        expect(await store.watches.claimDue('owner-c', now, LEASE, 0)).toEqual([]);
+        expect(ids(await store.watches.claimDue('owner-c', T0 + 1_000, LEASE, 10))).toEqual(['future']);
+      });
+
+      it('an expired lease lets another owner take over, and the old owner can no longer write', async () => {
+        await store.watches.insert(newWatch('e-1'), T0);
+        expect(ids(await store.watches.claimDue('a', T0, 1_000, 10))).toEqual(['e-1']);
+        expect(await store.watches.claimDue('b', T0 + 999, 1_000, 10)).toEqual([]);
+        expect(ids(await store.watches.claimDue('b', T0 + 1_000, 1_000, 10))).toEqual(['e-1']);
+
+        expect(await store.watches.reschedule('e-1', 'a', T0 + 5_000, 1, T0 + 1_001)).toBe(false);
+        expect(await store.watches.complete('e-1', 'a', 'finished', 'EXECUTION_STATUS_FAILED', T0 + 1_001)).toBe(false);
+        expect(await store.watches.renewLeases('a', ['e-1'], T0 + 9_000)).toBe(0);
+        expect(await store.watches.get('e-1')).toMatchObject({ state: 'active', leaseOwner: 'b', attempts: 0 });
+
+        expect(await store.watches.reschedule('e-1', 'b', T0 + 5_000, 3, T0 + 1_002)).toBe(true);
+        expect(await store.watches.get('e-1')).toMatchObject({
+          nextCheckAt: T0 + 5_000,
+          attempts: 3,
+          updatedAt: T0 + 1_002,
+          leaseOwner: null,
+          leaseUntil: null,
+        });
+        // Released, so it is claimable again once due — by anyone.
+        expect(await store.watches.claimDue('a', T0 + 4_999, 1_000, 10)).toEqual([]);
+        expect(ids(await store.watches.claimDue('a', T0 + 5_000, 1_000, 10))).toEqual(['e-1']);
+      });
+
+      it('reschedule and complete refuse a watch nobody claimed', async () => {
+        await store.watches.insert(newWatch('e-1'), T0);
+        expect(await store.watches.reschedule('e-1', 'a', T0 + 10, 1, T0)).toBe(false);
+        expect(await store.watches.complete('e-1', 'a', 'stale', null, T0)).toBe(false);
+        expect(await store.watches.reschedule('missing', 'a', T0 + 10, 1, T0)).toBe(false);
+      });
+
+      it('renewLeases extends only the leases the owner holds', async () => {
+        await store.watches.insert(newWatch('e-1'), T0);
+        await store.watches.insert(newWatch('e-2'), T0);
+        await store.watches.insert(newWatch('e-3'), T0);
+        await store.watches.claimDue('a', T0, 1_000, 2);
+        await store.watches.claimDue('b', T0, 1_000, 1);
+        expect(await store.watches.renewLeases('a', ['e-1', 'e-2', 'e-3', 'e-1'], T0 + 10_000)).toBe(2);
+        expect(await store.watches.renewLeases('a', [], T0 + 10_000)).toBe(0);
+        expect((await store.watches.get('e-1'))?.leaseUntil).toBe(T0 + 10_000);
+        expect((await store.watches.get('e-3'))?.leaseUntil).toBe(T0 + 1_000);
+        // The renewed ones are not up for grabs when the original lease would have run out.
+        expect(ids(await store.watches.claimDue('c', T0 + 1_000, 1_000, 10))).toEqual(['e-3']);
+      });
+
+      it('complete marks the watch terminal and releases it for good', async () => {
+        await store.watches.insert(newWatch('e-1'), T0);
+        await store.watches.insert(newWatch('e-2'), T0);
+        await store.watches.claimDue('a', T0, LEASE, 10);
+        expect(await store.watches.complete('e-1', 'a', 'finished', 'EXECUTION_STATUS_SUCCEEDED', T0 + 5)).toBe(true);
+        expect(await store.watches.complete('e-2', 'a', 'stale', null, T0 + 6)).toBe(true);
+        expect(await store.watches.get('e-1')).toMatchObject({
+          state: 'finished',
+          finalStatus: 'EXECUTION_STATUS_SUCCEEDED',
+          leaseOwner: null,
+          leaseUntil: null,
+          updatedAt: T0 + 5,
+        });
+        expect((await store.watches.get('e-2'))?.state).toBe('stale');
+        expect(await store.watches.complete('e-1', 'a', 'stale', null, T0 + 7)).toBe(false);
+        expect(await store.watches.claimDue('a', T0 + LEASE * 10, LEASE, 10)).toEqual([]);
+        expect(await store.watches.countByState()).toEqual({ active: 0, finished: 1, stale: 1 });
+      });
+
+      it('markResultPosted keeps the first time', async () => {
+        await store.watches.insert(newWatch('e-1'), T0);
+        await store.watches.markResultPosted('e-1', T0 + 1);
+        await store.watches.markResultPosted('e-1', T0 + 2);
+        expect((await store.watches.get('e-1'))?.resultPostedAt).toBe(T0 + 1);
+      });
+
+      it('claimReply succeeds for exactly one of many concurrent callers', async () => {
+        await store.watches.insert(newWatch('e-1'), T0);
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => store.watches.claimReply('e-1', T0 + i)),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const winner = results.indexOf(true);
+        expect((await store.watches.get('e-1'))?.replyPostedAt).toBe(T0 + winner);
+        expect(await store.watches.claimReply('e-1', T0 + 100)).toBe(false);
+        expect(await store.watches.claimReply('missing', T0)).toBe(false);
+      });
+
+      it('claimReply succeeds exactly once across two replicas', async () => {
+        const replica = await harness.open();
+        await store.watches.insert(newWatch('e-1'), T0);
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? store : replica).watches.claimReply('e-1', T0)),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+      });
+
+      it('two replicas claiming concurrently never get the same watch', async () => {
+        const replica = await harness.open();
+        const total = 60;
+        for (let i = 0; i < total; i++) {
+          await store.watches.insert(newWatch(`e-${String(i).padStart(3, '0')}`, { nextCheckAt: T0 + i }), T0);
+        }
+        const claimedBy = new Map<string, string>();
+        const duplicates: string[] = [];
+        const claimLoop = async (replicaStore: Store, owner: string) => {
+          for (let round = 0; round < 40; round++) {
+            const batch = await replicaStore.watches.claimDue(owner, T0 + total, LEASE, 3);
+            for (const w of batch) {
+              if (claimedBy.has(w.executionId)) duplicates.push(w.executionId);
+              claimedBy.set(w.executionId, owner);
+            }
+            if (batch.length === 0) return;
+          }
+        };
+        await Promise.all([
+          claimLoop(store, 'a1'),
+          claimLoop(replica, 'b1'),
+          claimLoop(store, 'a2'),
+          claimLoop(replica, 'b2'),
+        ]);
+        expect(duplicates).toEqual([]);
+        expect(claimedBy.size).toBe(total);
+        for (const [executionId, owner] of claimedBy) {
+          expect((await store.watches.get(executionId))?.leaseOwner).toBe(owner);
+        }
+      });
+
+      it('releaseAll frees every lease of one owner', async () => {
+        await store.watches.insert(newWatch('e-1'), T0);
+        await store.watches.insert(newWatch('e-2'), T0);
+        await store.watches.insert(newWatch('e-3'), T0);
+        await store.watches.claimDue('a', T0, LEASE, 2);
+        await store.watches.claimDue('b', T0, LEASE, 1);
+        expect(await store.watches.releaseAll('a')).toBe(2);
+        expect(await store.watches.releaseAll('a')).toBe(0);
+        expect(ids(await store.watches.claimDue('c', T0, LEASE, 10))).toEqual(['e-1', 'e-2']);
+        expect((await store.watches.get('e-3'))?.leaseOwner).toBe('b');
+      });
+
+      it('counts by state, lists active oldest first and reports the oldest', async () => {
+        expect(await store.watches.countByState()).toEqual({ active: 0, finished: 0, stale: 0 });
+        expect(await store.watches.oldestActiveCreatedAt()).toBeNull();
+        await store.watches.insert(newWatch('old-done'), T0 - 500);
+        await store.watches.insert(newWatch('newer'), T0 + 20);
+        await store.watches.insert(newWatch('older'), T0 + 10);
+        await store.watches.insert(newWatch('newest'), T0 + 30);
+        await store.watches.claimDue('a', T0 - 500, LEASE, 1);
+        await store.watches.complete('old-done', 'a', 'finished', 'EXECUTION_STATUS_SUCCEEDED', T0);
+
+        expect(await store.watches.countByState()).toEqual({ active: 3, finished: 1, stale: 0 });
+        expect(ids(await store.watches.listActive(10))).toEqual(['older', 'newer', 'newest']);
+        expect(ids(await store.watches.listActive(2))).toEqual(['older', 'newer']);
+        expect(await store.watches.oldestActiveCreatedAt()).toBe(T0 + 10);
+      });
+
+      it('expedite brings active watches forward and leaves the rest alone', async () => {
+        await store.watches.insert(newWatch('far', { nextCheckAt: T0 + 60_000 }), T0);
+        await store.watches.insert(newWatch('near', { nextCheckAt: T0 + 10 }), T0);
+        await store.watches.insert(newWatch('other', { nextCheckAt: T0 + 60_000 }), T0);
+        const now = T0 + 100;
+        await store.watches.expedite(['far', 'near', 'missing'], now);
+        await store.watches.expedite([], now);
+        expect((await store.watches.get('far'))?.nextCheckAt).toBe(now);
+        expect((await store.watches.get('near'))?.nextCheckAt).toBe(T0 + 10);
+        expect((await store.watches.get('other'))?.nextCheckAt).toBe(T0 + 60_000);
+        expect(ids(await store.watches.claimDue('a', now, LEASE, 10))).toEqual(['near', 'far']);
+      });
+
+      it('listUnposted returns active watches without a running message', async () => {
+        await store.watches.insert(newWatch('posted', { messageTs: '1.1' }), T0);
+        await store.watches.insert(newWatch('b-unposted'), T0 + 2);
+        await store.watches.insert(newWatch('a-unposted'), T0 + 1);
+        await store.watches.insert(newWatch('later-posted'), T0 + 3);
+        await store.watches.setMessage('later-posted', 'C100', '2.2', T0 + 4);
+        expect(ids(await store.watches.listUnposted(10))).toEqual(['a-unposted', 'b-unposted']);
+        expect(ids(await store.watches.listUnposted(1))).toEqual(['a-unposted']);
+      });
+    });
+
+    describe('notifications', () => {
+      it('claim succeeds once across concurrent callers and replicas; release allows a retry', async () => {
+        const replica = await harness.open();
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 ? store : replica).notifications.claim('fail:e-1', T0)),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.notifications.has('fail:e-1')).toBe(true);
+        expect(await store.notifications.has('fail:e-2')).toBe(false);
+
+        await store.notifications.release('fail:e-1');
+        expect(await replica.notifications.has('fail:e-1')).toBe(false);
+        expect(await replica.notifications.claim('fail:e-1', T0 + 1)).toBe(true);
+        await store.notifications.release('never-claimed');
+      });
+    });
+
+    describe('subscriptions', () => {
+      const sub = {
+        channel: 'C1',
+        runbookId: 'rb-1',
+        runbookName: 'Restart pods',
+        failuresOnly: false,
+        createdBy: 'U1',
+        teamId: 'T1',
+      };
+
+      it('adds, updates, lists and removes', async () => {
+        expect(await store.subscriptions.add(sub, T0)).toBe('added');
+        expect(await store.subscriptions.add({ ...sub, runbookId: '*', runbookName: 'All runbooks' }, T0 + 1)).toBe(
+          'added',
+        );
+        expect(await store.subscriptions.add({ ...sub, channel: 'C2', teamId: null }, T0 + 2)).toBe('added');
+        expect(
+          await store.subscriptions.add(
+            { ...sub, runbookName: 'Restart pods v2', failuresOnly: true, createdBy: 'U2' },
+            T0 + 3,
+          ),
+        ).toBe('updated');
+
+        expect(await store.subscriptions.listForChannel('C1')).toEqual([
+          {
+            channel: 'C1',
+            runbookId: 'rb-1',
+            runbookName: 'Restart pods v2',
+            failuresOnly: true,
+            createdBy: 'U1',
+            teamId: 'T1',
+            createdAt: T0,
+            updatedAt: T0 + 3,
+          },
+          {
+            channel: 'C1',
+            runbookId: '*',
+            runbookName: 'All runbooks',
+            failuresOnly: false,
+            createdBy: 'U1',
+            teamId: 'T1',
+            createdAt: T0 + 1,
+            updatedAt: T0 + 1,
+          },
+        ]);
+        const all = await store.subscriptions.listAll();
+        expect(all.map((s) => `${s.channel}/${s.runbookId}`)).toEqual(['C1/rb-1', 'C1/*', 'C2/rb-1']);
+        expect(all[2]?.teamId).toBeNull();
+        expect(await store.subscriptions.listForChannel('C3')).toEqual([]);
+
+        expect(await store.subscriptions.remove('C1', 'rb-1')).toBe(true);
+        expect(await store.subscriptions.remove('C1', 'rb-1')).toBe(false);
+        expect((await store.subscriptions.listForChannel('C1')).map((s) => s.runbookId)).toEqual(['*']);
+      });
+    });
+
+    describe('cursors', () => {
+      it('gets, sets and overwrites', async () => {
+        expect(await store.cursors.get('executions')).toBeNull();
+        await store.cursors.set('executions', 'page-1', T0);
+        await store.cursors.set('other', 'x', T0);
+        await store.cursors.set('executions', 'page-2', T0 + 1);
+        expect(await store.cursors.get('executions')).toBe('page-2');
+        expect(await store.cursors.get('other')).toBe('x');
+      });
+    });
+
+    describe('scheduleOwners', () => {
+      it('sets, gets one or many, updates and removes', async () => {
+        expect(await store.scheduleOwners.get('s-1')).toBeNull();
+        await store.scheduleOwners.set('s-1', { userId: 'U1', teamId: 'T1', userName: 'ada' }, T0);
+        await store.scheduleOwners.set('s-2', { userId: 'U2', teamId: null }, T0);
+        expect(await store.scheduleOwners.get('s-1')).toEqual({
+          scheduleId: 's-1',
+          userId: 'U1',
+          teamId: 'T1',
+          userName: 'ada',
+          createdAt: T0,
+          updatedAt: T0,
+        });
+
+        // Same user without a name keeps the name; another user replaces it.
+        await store.scheduleOwners.set('s-1', { userId: 'U1', teamId: 'T1' }, T0 + 1);
+        expect(await store.scheduleOwners.get('s-1')).toMatchObject({ userName: 'ada', updatedAt: T0 + 1 });
+        await store.scheduleOwners.set('s-2', { userId: 'U3', teamId: 'T3', userName: 'grace' }, T0 + 2);
+        expect(await store.scheduleOwners.get('s-2')).toMatchObject({
+          userId: 'U3',
+          teamId: 'T3',
+          userName: 'grace',
+          createdAt: T0,
+        });
+
+        const many = await store.scheduleOwners.getMany(['s-1', 's-2', 's-missing', 's-1']);
+        expect([...many.keys()].sort()).toEqual(['s-1', 's-2']);
+        expect(many.get('s-2')?.userId).toBe('U3');
+        expect((await store.scheduleOwners.getMany([])).size).toBe(0);
+
+        await store.scheduleOwners.remove('s-1');
+        await store.scheduleOwners.remove('s-missing');
+        expect(await store.scheduleOwners.get('s-1')).toBeNull();
+      });
+    });
+
+    describe('approvals', () => {
+      it('create stores a pending approval with a fresh uuid', async () => {
+        const a = await store.approvals.create(newApproval(), T0);
+        const b = await store.approvals.create(newApproval(), T0);
+        expect(a.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(b.id).not.toBe(a.id);
+        expect(a).toEqual({
+          id: a.id,
+          runbookId: 'rb-9',
+          runbookName: 'Drop caches',
+          proxyId: 'proxy-a',
+          params: '{"password":"hunter2"}',
+          paramsMasked: '{"password":"••••"}',
+          requesterId: 'U7',
+          requesterTeam: 'T1',
+          channel: 'C200',
+          state: 'pending',
+          decidedBy: null,
+          reason: null,
+          createdAt: T0,
+          expiresAt: T0 + 3_600_000,
+          decidedAt: null,
+          executionIds: [],
+          error: null,
+          ranAt: null,
+          approversChannel: null,
+          approversTs: null,
+          requesterChannel: null,
+          requesterTs: null,
+        });
+        expect(await store.approvals.get(a.id)).toEqual(a);
+        expect(await store.approvals.get('00000000-0000-4000-8000-000000000000')).toBeNull();
+      });
+
+      it('decide lets exactly one of several concurrent deciders win, across replicas', async () => {
+        const replica = await harness.open();
+        const a = await store.approvals.create(newApproval(), T0);
+        const attempts = Array.from({ length: 12 }, (_, i) => {
+          const on = i % 2 === 0 ? store : replica;
+          const to = i % 3 === 0 ? 'rejected' : 'approved';
+          return on.approvals.decide(a.id, to, `U${i}`, to === 'rejected' ? 'no' : null, T0 + 10);
+        });
+        const results = await Promise.all(attempts);
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const winner = results.indexOf(true);
+        const decided = await store.approvals.get(a.id);
+        expect(decided).toMatchObject({
+          state: winner % 3 === 0 ? 'rejected' : 'approved',
+          decidedBy: `U${winner}`,
+          decidedAt: T0 + 10,
+        });
+        expect(await store.approvals.decide(a.id, 'expired', null, null, T0 + 20)).toBe(false);
+        expect(await store.approvals.decide('missing', 'approved', 'U1', null, T0)).toBe(false);
+      });
+
+      it('an expired request cannot be approved or rejected, only expired', async () => {
+        const a = await store.approvals.create(newApproval({ expiresAt: T0 + 100 }), T0);
+        expect(await store.approvals.decide(a.id, 'approved', 'U1', null, T0 + 100)).toBe(false);
+        expect(await store.approvals.decide(a.id, 'rejected', 'U1', 'late', T0 + 150)).toBe(false);
+        expect(await store.approvals.decide(a.id, 'expired', null, 'timed out', T0 + 150)).toBe(true);
+        expect(await store.approvals.get(a.id)).toMatchObject({
+          state: 'expired',
+          decidedBy: null,
+          reason: 'timed out',
+          decidedAt: T0 + 150,
+        });
+      });
+
+      it('listExpired returns pending approvals past their expiry, soonest first', async () => {
+        const late = await store.approvals.create(newApproval({ expiresAt: T0 + 200 }), T0);
+        const early = await store.approvals.create(newApproval({ expiresAt: T0 + 100 }), T0);
+        const future = await store.approvals.create(newApproval({ expiresAt: T0 + 10_000 }), T0);
+        const decided = await store.approvals.create(newApproval({ expiresAt: T0 + 50 }), T0);
+        await store.approvals.decide(decided.id, 'rejected', 'U1', null, T0 + 10);
+
+        expect((await store.approvals.listExpired(T0 + 200, 10)).map((a) => a.id)).toEqual([early.id, late.id]);
+        expect((await store.approvals.listExpired(T0 + 200, 1)).map((a) => a.id)).toEqual([early.id]);
+        expect((await store.approvals.listExpired(T0 + 199, 10)).map((a) => a.id)).toEqual([early.id]);
+        expect((await store.approvals.listExpired(T0 + 20_000, 10)).map((a) => a.id)).toContain(future.id);
+      });
+
+      it('records run results and message refs', async () => {
+        const a = await store.approvals.create(newApproval(), T0);
+        await store.approvals.setMessages(a.id, { approversChannel: 'C-approvers', approversTs: '1.1' });
+        await store.approvals.setMessages(a.id, { requesterChannel: 'D7', requesterTs: '2.2' });
+        await store.approvals.setRunResult(a.id, ['x-1', 'x-2'], null, T0 + 5);
+        expect(await store.approvals.get(a.id)).toMatchObject({
+          approversChannel: 'C-approvers',
+          approversTs: '1.1',
+          requesterChannel: 'D7',
+          requesterTs: '2.2',
+          executionIds: ['x-1', 'x-2'],
+          error: null,
+          ranAt: T0 + 5,
+        });
+        await store.approvals.setRunResult(a.id, [], 'proxy unavailable', T0 + 6);
+        expect(await store.approvals.get(a.id)).toMatchObject({ executionIds: [], error: 'proxy unavailable' });
+      });
+    });
+
+    describe('audit', () => {
+      it('returns the newest entries first', async () => {
+        const entry = {
+          userId: 'U1',
+          teamId: 'T1',
+          channel: 'C1',
+          target: 'rb-1',
+          outcome: 'ok' as const,
+          detail: null,
+          tid: null,
+        };
+        await store.audit.append({ ...entry, at: T0 + 10, action: 'run' });
+        await store.audit.append({ ...entry, at: T0 + 30, action: 'approve', tid: 'tid-1' });
+        await store.audit.append({ ...entry, at: T0 + 20, action: 'schedule.create', outcome: 'denied' });
+        await store.audit.append({
+          at: T0 + 30,
+          userId: null,
+          teamId: null,
+          channel: null,
+          action: 'expire',
+          target: null,
+          outcome: 'error',
+          detail: 'sweeper',
+          tid: null,
+        });
+
+        const recent = await store.audit.recent(10);
+        expect(recent.map((e) => e.action)).toEqual(['expire', 'approve', 'schedule.create', 'run']);
+        expect(recent[0]).toEqual({
+          at: T0 + 30,
+          userId: null,
+          teamId: null,
+          channel: null,
+          action: 'expire',
+          target: null,
+          outcome: 'error',
+          detail: 'sweeper',
+          tid: null,
+        });
+        expect(recent[1]).toMatchObject({ tid: 'tid-1', outcome: 'ok', userId: 'U1' });
+        expect((await store.audit.recent(2)).map((e) => e.action)).toEqual(['expire', 'approve']);
+      });
+    });
+  });
+}
