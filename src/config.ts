@@ -53,12 +53,26 @@ const StoreModel = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
   DATA_DIR: z.string().optional().default('./data'),
+  /** Postgres schema (search_path) to use; several deployments or test runs can share one database. */
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lowercase SQL identifier')
+    .optional(),
 });
 
 const WatchModel = z.object({
   WATCH_REQUESTS_PER_SECOND: numberIn(0.1, 10_000, 20),
   WATCH_CONCURRENCY: intIn(1, 1_000, 8),
   WATCH_STALE_AFTER_MINUTES: numberIn(1, 60 * 24 * 30, 24 * 60),
+  // Tuning knobs of the watcher; the defaults suit production, tests shrink them.
+  WATCH_FIRST_CHECK_MS: intIn(10, 600_000, 2_000),
+  WATCH_MAX_CHECK_MS: intIn(10, 3_600_000, 60_000),
+  WATCH_TICK_MS: intIn(5, 60_000, 250),
+  WATCH_LEASE_MS: intIn(500, 3_600_000, 30_000),
+  WATCH_UNPOSTED_GRACE_MS: intIn(0, 3_600_000, 15_000),
+  WATCH_SLACK_POST_INTERVAL_MS: intIn(0, 60_000, 1_000),
+  WATCH_SLACK_UPDATE_INTERVAL_MS: intIn(0, 60_000, 1_000),
+  WATCH_DIGEST_THRESHOLD: intIn(1, 1_000, 3),
 });
 
 export interface Proxy {
@@ -91,8 +105,20 @@ export interface Config {
     port: number;
   };
   sandbox: { port: number } | null;
-  store: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
-  watch: { requestsPerSecond: number; concurrency: number; staleAfterMs: number };
+  store: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string };
+  watch: {
+    requestsPerSecond: number;
+    concurrency: number;
+    staleAfterMs: number;
+    firstCheckMs: number;
+    maxCheckMs: number;
+    tickMs: number;
+    leaseMs: number;
+    unpostedGraceMs: number;
+    slackPostIntervalMs: number;
+    slackUpdateIntervalMs: number;
+    digestThreshold: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -192,12 +218,24 @@ export function loadConfig(rawEnv: Env): Config {
     },
     sandbox: mode === 'sandbox' ? { port: slack.SANDBOX_PORT } : null,
     store: store.DATABASE_URL
-      ? { kind: 'postgres', url: store.DATABASE_URL }
+      ? {
+          kind: 'postgres',
+          url: store.DATABASE_URL,
+          ...(store.DATABASE_SCHEMA ? { schema: store.DATABASE_SCHEMA } : {}),
+        }
       : { kind: 'sqlite', path: path.join(store.DATA_DIR, 'runbook-bot.sqlite') },
     watch: {
       requestsPerSecond: watch.WATCH_REQUESTS_PER_SECOND,
       concurrency: watch.WATCH_CONCURRENCY,
       staleAfterMs: Math.round(watch.WATCH_STALE_AFTER_MINUTES * 60_000),
+      firstCheckMs: watch.WATCH_FIRST_CHECK_MS,
+      maxCheckMs: watch.WATCH_MAX_CHECK_MS,
+      tickMs: watch.WATCH_TICK_MS,
+      leaseMs: watch.WATCH_LEASE_MS,
+      unpostedGraceMs: watch.WATCH_UNPOSTED_GRACE_MS,
+      slackPostIntervalMs: watch.WATCH_SLACK_POST_INTERVAL_MS,
+      slackUpdateIntervalMs: watch.WATCH_SLACK_UPDATE_INTERVAL_MS,
+      digestThreshold: watch.WATCH_DIGEST_THRESHOLD,
     },
   };
 }

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startRuntime } from './runtime.ts';
 import { type FakeSlack, startFakeSlack } from './sandbox/fake-slack-api.ts';
+import { type Sandbox, startSandbox } from './sandbox/sandbox-server.ts';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -31,11 +32,26 @@ async function main(): Promise<void> {
     ...(fakeSlack ? { slackApiUrl: fakeSlack.url } : {}),
   });
 
+  // The sandbox signs what it sends to the bot with the secret the runtime generated for it.
+  let sandbox: Sandbox | null = null;
+  if (fakeSlack && config.sandbox && runtime.signingSecret) {
+    sandbox = await startSandbox({
+      port: config.sandbox.port,
+      fake: fakeSlack,
+      botUrl: `http://127.0.0.1:${runtime.slackPort}/slack/events`,
+      signingSecret: runtime.signingSecret,
+      logger: logger.child({ component: 'sandbox' }),
+    });
+    const port = new URL(sandbox.url).port;
+    logger.info({ url: sandbox.url }, `Open http://localhost:${port} to try the bot`);
+  }
+
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    await sandbox?.close();
     await runtime.stop();
     await fakeSlack?.close();
     process.exit(0);

@@ -6,7 +6,13 @@ import { parseBody } from './http-io.ts';
 import { type Route, type RouteContext, type RouteResponse, route } from './router.ts';
 import { failedPrecondition } from './rpc-error.ts';
 
-const AdvanceBody = z.object({ ms: z.number().int().min(0).max(10 * 365 * 24 * 3600 * 1000) });
+const AdvanceBody = z.object({
+  ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(10 * 365 * 24 * 3600 * 1000),
+});
 
 function getFaults({ admin }: RouteContext): RouteResponse {
   return { body: admin.getFaults() };

@@ -45,7 +45,12 @@ export const SERVICE_RUNBOOKS: RunbookSeed[] = [
     connectors: ['K8S'],
     tags: ['kubernetes', 'restart', 'deployment'],
     schema: 'k8sDeployment',
-    steps: ['kubectl config use-context', 'kubectl get deployment', 'kubectl rollout restart', 'kubectl rollout status'],
+    steps: [
+      'kubectl config use-context',
+      'kubectl get deployment',
+      'kubectl rollout restart',
+      'kubectl rollout status',
+    ],
     failure: 'deployment "web" not found',
     proxyId: PROD_PROXY,
   },
@@ -273,7 +278,7 @@ export const SERVICE_RUNBOOKS: RunbookSeed[] = [
     tags: ['gcp', 'disks', 'cost'],
     schema: 'gcpProject',
     steps: ['gcloud compute disks list', 'filter users=null', 'estimate cost'],
-    failure: 'Required \'compute.disks.list\' permission for \'projects/acme-prod\'',
+    failure: "Required 'compute.disks.list' permission for 'projects/acme-prod'",
   },
   {
     name: 'Audit GCP Service Account Keys',
@@ -408,7 +413,7 @@ export const SERVICE_RUNBOOKS: RunbookSeed[] = [
     tags: ['redis', 'cache', 'cleanup'],
     schema: 'redis',
     steps: ['SCAN matching keys', 'UNLINK in batches', 'report deleted count'],
-    failure: 'READONLY You can\'t write against a read only replica.',
+    failure: "READONLY You can't write against a read only replica.",
     requiresApproval: true,
   },
   {
@@ -540,7 +545,7 @@ export const CUSTOM_RUNBOOKS: RunbookSeed[] = [
   },
   {
     name: 'Nightly Billing Reconciliation',
-    description: 'Compares yesterday\'s Stripe payouts with the ledger and reports mismatches.',
+    description: "Compares yesterday's Stripe payouts with the ledger and reports mismatches.",
     categories: ['TROUBLESHOOTING'],
     connectors: ['STRIPE', 'POSTGRESQL'],
     tags: ['billing', 'finance', 'nightly'],

@@ -122,7 +122,17 @@ const EXTRA_TEMPLATES: ExtraTemplate[] = [
   },
 ];
 
-const EXTRA_VERBS = ['Audit', 'Find Unused', 'Report', 'Clean Up', 'Tag', 'Back Up', 'Check', 'Right-Size', 'Inventory'];
+const EXTRA_VERBS = [
+  'Audit',
+  'Find Unused',
+  'Report',
+  'Clean Up',
+  'Tag',
+  'Back Up',
+  'Check',
+  'Right-Size',
+  'Inventory',
+];
 const EXTRA_SCOPES = [
   '',
   ' in Production',

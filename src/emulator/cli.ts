@@ -19,7 +19,8 @@ const USAGE = `Usage: npm run emulator -- [options]
 function numberFlag(name: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number between ${min} and ${max}`);
+  if (!Number.isFinite(n) || n < min || n > max)
+    throw new Error(`--${name} must be a number between ${min} and ${max}`);
   return n;
 }
 

@@ -13,7 +13,9 @@ export type CronSchedule = Cron;
 /** Parses a five-field expression or throws an InvalidArgument RpcError naming the field. */
 export function parseCron(expression: string, field = 'schedule'): CronSchedule {
   const fail = (why: string) =>
-    invalidArgument(`${field}: invalid cron expression "${expression}": ${why} (expected 5 fields: minute hour day-of-month month day-of-week)`);
+    invalidArgument(
+      `${field}: invalid cron expression "${expression}": ${why} (expected 5 fields: minute hour day-of-month month day-of-week)`,
+    );
   const parts = expression.trim().split(/\s+/).filter(Boolean);
   if (parts.length !== 5) throw fail(`found ${parts.length} field${parts.length === 1 ? '' : 's'}`);
   parts.forEach((part, index) => {

@@ -21,7 +21,8 @@ export function parseFilter(expression: string, fields: ReadonlyMap<string, stri
       if (end === -1) throw invalidArgument(`filter: unterminated quote in "${expression}"`);
       const value = text.slice(i + 1, end);
       i = end + 1;
-      if (i < text.length && !/\s/.test(text[i]!)) throw invalidArgument(`filter: expected a space after a quoted value`);
+      if (i < text.length && !/\s/.test(text[i]!))
+        throw invalidArgument(`filter: expected a space after a quoted value`);
       return value;
     }
     const start = i;

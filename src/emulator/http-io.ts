@@ -1,6 +1,6 @@
 // Reading requests and writing responses on node:http, in grpc-gateway's manner: JSON bodies,
 // rpcStatus errors, and (for injected proxy faults) HTML error pages.
-import { type IncomingMessage, STATUS_CODES, type ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import { invalidArgument, RpcError } from './rpc-error.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -23,7 +23,12 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const payload = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json',
@@ -47,7 +52,9 @@ export function sendHtmlError(res: ServerResponse, status: number): void {
 export { RpcError };
 
 interface SafeParser<T> {
-  safeParse(value: unknown):
+  safeParse(
+    value: unknown,
+  ):
     | { success: true; data: T }
     | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
 }

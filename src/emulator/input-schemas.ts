@@ -33,11 +33,39 @@ export const AWS_REGIONS = [
   'af-south-1',
 ];
 
-const INSTANCE_FAMILIES = ['t3', 't3a', 't4g', 'm5', 'm6i', 'm6g', 'm7i', 'm7g', 'c5', 'c6i', 'c7g', 'r5', 'r6i', 'r7g'];
-const INSTANCE_SIZES = ['nano', 'micro', 'small', 'medium', 'large', 'xlarge', '2xlarge', '4xlarge', '8xlarge', '16xlarge'];
+const INSTANCE_FAMILIES = [
+  't3',
+  't3a',
+  't4g',
+  'm5',
+  'm6i',
+  'm6g',
+  'm7i',
+  'm7g',
+  'c5',
+  'c6i',
+  'c7g',
+  'r5',
+  'r6i',
+  'r7g',
+];
+const INSTANCE_SIZES = [
+  'nano',
+  'micro',
+  'small',
+  'medium',
+  'large',
+  'xlarge',
+  '2xlarge',
+  '4xlarge',
+  '8xlarge',
+  '16xlarge',
+];
 
 /** 140 EC2 instance types: the enum with more than 100 values (beyond a static select's limit). */
-export const EC2_INSTANCE_TYPES = INSTANCE_FAMILIES.flatMap((family) => INSTANCE_SIZES.map((size) => `${family}.${size}`));
+export const EC2_INSTANCE_TYPES = INSTANCE_FAMILIES.flatMap((family) =>
+  INSTANCE_SIZES.map((size) => `${family}.${size}`),
+);
 
 export const TIME_ZONES = [
   'UTC',
@@ -78,7 +106,12 @@ const region: Property = {
   title: 'region',
   type: 'string',
 };
-const dryRun: Property = { default: true, description: 'Only report what would change', title: 'dry_run', type: 'boolean' };
+const dryRun: Property = {
+  default: true,
+  description: 'Only report what would change',
+  title: 'dry_run',
+  type: 'boolean',
+};
 
 export const INPUT_SCHEMAS = {
   none: '',
@@ -122,7 +155,12 @@ export const INPUT_SCHEMAS = {
   k8sLogs: schema(
     {
       namespace,
-      label_selector: { default: 'app=web', description: 'Pods to collect from', title: 'Label selector', type: 'string' },
+      label_selector: {
+        default: 'app=web',
+        description: 'Pods to collect from',
+        title: 'Label selector',
+        type: 'string',
+      },
       tail_lines: { default: 200, maximum: 5000, minimum: 10, title: 'Lines per pod', type: 'integer' },
       since: { description: 'Only logs newer than this time', format: 'date-time', title: 'Since', type: 'string' },
     },
@@ -221,7 +259,12 @@ export const INPUT_SCHEMAS = {
       region,
       db_instance_identifier: { title: 'DB instance', type: 'string' },
       snapshot_name: { description: 'Leave empty for a generated name', title: 'Snapshot name', type: 'string' },
-      retain_until: { description: 'Delete the snapshot after this date', format: 'date', title: 'Retain until', type: 'string' },
+      retain_until: {
+        description: 'Delete the snapshot after this date',
+        format: 'date',
+        title: 'Retain until',
+        type: 'string',
+      },
     },
     ['db_instance_identifier'],
   ),
@@ -347,7 +390,13 @@ export const INPUT_SCHEMAS = {
       },
       owner_email: { format: 'email', title: 'Owner email', type: 'string' },
       runbook_url: { format: 'uri', title: 'Runbook URL', type: 'string' },
-      expected_downtime_minutes: { default: 15, maximum: 480, minimum: 0, title: 'Expected downtime (min)', type: 'number' },
+      expected_downtime_minutes: {
+        default: 15,
+        maximum: 480,
+        minimum: 0,
+        title: 'Expected downtime (min)',
+        type: 'number',
+      },
       notify_customers: { default: false, title: 'Notify customers', type: 'boolean' },
       metadata: {
         description: 'Free-form JSON attached to the window',

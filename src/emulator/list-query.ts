@@ -41,7 +41,10 @@ export function parseOrderBy(value: string | null, fallback: OrderBy): OrderBy {
 
 export function parseTimeRange(value: string | null): TimeRange {
   if (value === null || value === '') return 'all';
-  const v = value.trim().toLowerCase().replace(/^time_range_/, '');
+  const v = value
+    .trim()
+    .toLowerCase()
+    .replace(/^time_range_/, '');
   if (v === 'last_month' || v === 'month') return 'last_month';
   if (v === 'last_year' || v === 'year') return 'last_year';
   if (v === 'all' || v === 'unspecified') return 'all';

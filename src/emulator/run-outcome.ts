@@ -21,7 +21,8 @@ export function planRun(params: Record<string, unknown>, defaultDurationMs: numb
   }
   const seconds = Number(params.simulate_duration_seconds);
   const steered = params.simulate_duration_seconds !== undefined && params.simulate_duration_seconds !== '';
-  const durationMs = steered && Number.isFinite(seconds) && seconds >= 0 ? Math.round(seconds * 1000) : defaultDurationMs;
+  const durationMs =
+    steered && Number.isFinite(seconds) && seconds >= 0 ? Math.round(seconds * 1000) : defaultDurationMs;
   return { outcome, durationMs };
 }
 

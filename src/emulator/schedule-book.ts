@@ -44,7 +44,12 @@ export class ScheduleBook {
   }
 
   /** Applies the writable fields of a PATCH (already validated by the caller). */
-  update(record: ScheduleRecord, patch: ScheduleWrite, extra: { proxyName?: string; lastUpdated: string }, nowMs: number) {
+  update(
+    record: ScheduleRecord,
+    patch: ScheduleWrite,
+    extra: { proxyName?: string; lastUpdated: string },
+    nowMs: number,
+  ) {
     for (const field of PATCHABLE_FIELDS) {
       const value = patch[field];
       if (value !== undefined) record.schedule[field] = value;
@@ -85,7 +90,11 @@ export class ScheduleBook {
     let best: ScheduleRecord | undefined;
     for (const record of this.byId.values()) {
       if (record.nextFireMs === null || record.nextFireMs > nowMs) continue;
-      if (!best || record.nextFireMs < best.nextFireMs! || (record.nextFireMs === best.nextFireMs && record.seq < best.seq)) {
+      if (
+        !best ||
+        record.nextFireMs < best.nextFireMs! ||
+        (record.nextFireMs === best.nextFireMs && record.seq < best.seq)
+      ) {
         best = record;
       }
     }
@@ -101,7 +110,9 @@ export class ScheduleBook {
   /** Filtered, in creation order (ascending) or reversed. */
   select(terms: FilterTerm[], order: 'ascending' | 'descending'): ScheduleRecord[] {
     const predicate = compileScheduleFilter(terms);
-    const records = [...this.byId.values()].filter(predicate).sort((a, b) => a.createdMs - b.createdMs || a.seq - b.seq);
+    const records = [...this.byId.values()]
+      .filter(predicate)
+      .sort((a, b) => a.createdMs - b.createdMs || a.seq - b.seq);
     return order === 'descending' ? records.reverse() : records;
   }
 }

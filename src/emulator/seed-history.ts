@@ -56,30 +56,35 @@ export function seedHistory(state: EmulatorState, nowMs: number): void {
     );
   }
 
-  const schedules: Array<{ name: string; cron: string; params: Record<string, unknown>; proxyId: string; email: string }> =
-    [
-      {
-        name: 'Postgres Vacuum Analyze',
-        cron: '0 5 * * *',
-        params: { database: 'app', tables: [], verbose: false },
-        proxyId: PROD_PROXY,
-        email: 'dba@example.com',
-      },
-      {
-        name: 'Find Unattached EBS Volumes',
-        cron: '30 8 * * MON',
-        params: { regions: ['us-east-1', 'us-west-2'], min_age_days: 7 },
-        proxyId: PROD_PROXY,
-        email: 'finops@example.com',
-      },
-      {
-        name: 'Check Kubernetes Certificate Expiry',
-        cron: '0 9 1 * *',
-        params: {},
-        proxyId: STAGING_PROXY,
-        email: 'alice@example.com',
-      },
-    ];
+  const schedules: Array<{
+    name: string;
+    cron: string;
+    params: Record<string, unknown>;
+    proxyId: string;
+    email: string;
+  }> = [
+    {
+      name: 'Postgres Vacuum Analyze',
+      cron: '0 5 * * *',
+      params: { database: 'app', tables: [], verbose: false },
+      proxyId: PROD_PROXY,
+      email: 'dba@example.com',
+    },
+    {
+      name: 'Find Unattached EBS Volumes',
+      cron: '30 8 * * MON',
+      params: { regions: ['us-east-1', 'us-west-2'], min_age_days: 7 },
+      proxyId: PROD_PROXY,
+      email: 'finops@example.com',
+    },
+    {
+      name: 'Check Kubernetes Certificate Expiry',
+      cron: '0 9 1 * *',
+      params: {},
+      proxyId: STAGING_PROXY,
+      email: 'alice@example.com',
+    },
+  ];
   schedules.forEach((s, index) => {
     const runbook = byName(s.name);
     if (!runbook) return;

@@ -2,15 +2,15 @@
 // domain operations the routes call (run, schedule CRUD, firing). Routes parse HTTP; this decides.
 import { randomUUID } from 'node:crypto';
 import type { Schedule, ScheduleWrite } from '../api/schemas.ts';
-import { KNOWN_PROXIES } from './catalog-seed.ts';
 import { buildCatalog, type WorkflowRecord } from './catalog.ts';
+import { KNOWN_PROXIES } from './catalog-seed.ts';
 import type { Clock } from './clock.ts';
 import { parseCron } from './cron.ts';
 import { type ExecutionRecord, ExecutionStore, type ReceivedRun } from './execution-store.ts';
 import { RequestStats } from './request-stats.ts';
-import { planRun } from './run-outcome.ts';
 import { failedPrecondition, invalidArgument, notFound } from './rpc-error.ts';
-import { type ScheduleRecord, ScheduleBook } from './schedule-book.ts';
+import { planRun } from './run-outcome.ts';
+import { ScheduleBook, type ScheduleRecord } from './schedule-book.ts';
 import { seedHistory } from './seed-history.ts';
 import { WorkflowCatalog } from './workflow-catalog.ts';
 
@@ -34,7 +34,9 @@ export function parseParamsObject(text: string | undefined, field: string): Reco
   try {
     value = JSON.parse(text);
   } catch {
-    throw invalidArgument(`${field}: must be a JSON object serialised as a string, e.g. "{\\"region\\":\\"us-east-1\\"}"`);
+    throw invalidArgument(
+      `${field}: must be a JSON object serialised as a string, e.g. "{\\"region\\":\\"us-east-1\\"}"`,
+    );
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw invalidArgument(`${field}: must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value}`);

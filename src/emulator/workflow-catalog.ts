@@ -35,9 +35,7 @@ export class WorkflowCatalog {
   constructor(records: WorkflowRecord[]) {
     for (const record of records) this.byId.set(record.workflow.id, record);
     this.#sorted = [...records].sort(
-      (a, b) =>
-        byName.compare(a.workflow.name, b.workflow.name) ||
-        (a.workflow.id < b.workflow.id ? -1 : 1),
+      (a, b) => byName.compare(a.workflow.name, b.workflow.name) || (a.workflow.id < b.workflow.id ? -1 : 1),
     );
   }
 

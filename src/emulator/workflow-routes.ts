@@ -34,13 +34,16 @@ function getWorkflow({ state, query, pathParams, respHdr }: RouteContext): Route
   const record = state.getWorkflow(pathParams.workflowId!);
   // With the flag set, only runbooks of that kind are found (custom runbooks: omit it).
   if (isService !== undefined && record.isService !== isService) {
-    throw notFound(`workflow ${pathParams.workflowId} not found${isService ? ' among service runbooks' : ' among custom runbooks'}`);
+    throw notFound(
+      `workflow ${pathParams.workflowId} not found${isService ? ' among service runbooks' : ' among custom runbooks'}`,
+    );
   }
   return { body: { respHdr, workflow: record.workflow, url: '' } };
 }
 
 function runWorkflow({ state, body, pathParams, respHdr }: RouteContext): RouteResponse {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidArgument('body: must be a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw invalidArgument('body: must be a JSON object');
   const proxyId = (body as { proxyId?: unknown }).proxyId;
   if (proxyId === undefined || proxyId === null || proxyId === '') throw invalidArgument('proxyId is required');
   const run = parseBody(RunWorkflowBody, body);

@@ -8,7 +8,9 @@ import type { SlackDeps } from './deps.ts';
 import { registerActions } from './listeners/actions.ts';
 import { registerCommands } from './listeners/commands.ts';
 import { registerEvents } from './listeners/events.ts';
+import { registerExecutionActions } from './listeners/execution-actions.ts';
 import { registerOptions } from './listeners/options.ts';
+import { registerScheduleActions } from './listeners/schedule-actions.ts';
 import { registerShortcuts } from './listeners/shortcuts.ts';
 import { registerViews } from './listeners/views.ts';
 
@@ -79,6 +81,8 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
 
   registerCommands(app, deps);
   registerActions(app, deps);
+  registerExecutionActions(app, deps);
+  registerScheduleActions(app, deps);
   registerViews(app, deps);
   registerOptions(app, deps);
   registerShortcuts(app, deps);

@@ -19,7 +19,7 @@ afterEach(() => {
 });
 
 function executions() {
-  return [...h.emulator.state.executions.values()];
+  return [...h.emulator.state.executions.byId.values()];
 }
 
 describe('/runbook help and parsing', () => {
@@ -48,10 +48,10 @@ describe('/runbook help and parsing', () => {
 
 describe('/runbook list and show', () => {
   it('lists runbooks in pages with Run/Schedule/Details and pages forward', async () => {
-    await h.user().command('list kubernetes', 'C01OPS');
+    await h.user().command('list', 'C01OPS');
     const reply = await waitFor(() => ephemeralContaining(h.fake, 'page 1 of'), 'list');
     const text = JSON.stringify(reply.blocks);
-    expect(text).toContain('Restart Kubernetes Deployment');
+    expect(text).toContain('Audit GCP Service Account Keys');
     expect(text).toContain(ACTIONS.runbookRun);
     expect(text).toContain(ACTIONS.runbookDetails);
     expect(checkBlocks(reply.blocks ?? [], 'message')).toEqual([]);
@@ -128,9 +128,10 @@ describe('run modal', () => {
       () => h.fake.state.messages.C02DEPLOYS?.find((m) => m.text.includes('Scale Kubernetes Deployment is running')),
       'running message',
     );
-    const run = await waitFor(() => executions().find((e) => JSON.stringify(e).includes('"replicas":4')), 'execution');
+    const run = await waitFor(() => executions().find((e) => e.params.replicas === 4), 'execution');
     expect(JSON.stringify(message.blocks)).toContain('<@U01ALICE>');
-    expect(JSON.stringify(message.blocks)).toContain(run.execution.id);
+    expect(JSON.stringify(message.blocks)).toContain(run.id);
+    expect(run.received.userId).toBe('U01ALICE');
     expect(checkBlocks(message.blocks ?? [], 'message')).toEqual([]);
   });
 
@@ -138,13 +139,21 @@ describe('run modal', () => {
     h.emulator.setFaults({ latencyMs: 5_000 });
     h.runtime.deps.catalog.invalidate();
     const started = Date.now();
-    await h.user().command('run', 'C01OPS');
+    await h.user().command('run "Postgres Vacuum Analyze"', 'C01OPS');
     // The fake Slack refuses views.open after 3 s with expired_trigger_id; a successful open proves the window held.
     const open = await waitFor(
       () => h.fake.state.calls.find((c) => c.method === 'views.open' && c.at >= started),
       'views.open',
     );
     expect(open.ok).toBe(true);
+    expect(JSON.stringify(open.args)).toContain('Loading');
+    // …and the form replaces the loading view once the slow API answers.
+    const filled = await waitFor(
+      () => h.fake.state.calls.find((c) => c.method === 'views.update' && c.at >= started && JSON.stringify(c.args).includes('meta_proxy')),
+      'the form after the slow API',
+      15_000,
+    );
+    expect(filled.ok).toBe(true);
     h.emulator.setFaults({ latencyMs: 0 });
   });
 

@@ -147,7 +147,9 @@ function emptySentence(query: ExecutionsQuery, runbookName: string | null, moreP
   const status = query.status ? ` that ${query.status === 'running' ? 'are running' : query.status}` : '';
   const period = query.last ? ` in the last ${query.last}` : '';
   const hint =
-    query.status || query.last ? ' Try without `--status` or `--last`.' : ' Runs started with `/runbook run` show up here.';
+    query.status || query.last
+      ? ' Try without `--status` or `--last`.'
+      : ' Runs started with `/runbook run` show up here.';
   return `:mag: No executions${of}${status}${period}.${hint}`;
 }
 

@@ -4,7 +4,7 @@ import type { KnownBlock, ModalView } from '@slack/types';
 import type { Execution, ExecutionType } from '../../api/schemas.ts';
 import { ACTIONS, VIEWS } from '../ids.ts';
 import { button, noticeMessage, type SlackMessage, when } from './common.ts';
-import { STATUS_EMOJI, STATUS_WORD, formatInputs } from './execution-card.ts';
+import { formatInputs, STATUS_EMOJI, STATUS_WORD } from './execution-card.ts';
 import {
   codeBlock,
   codePointLength,
@@ -158,7 +158,7 @@ export function buildExecutionNotFound(executionId: string): SlackMessage {
 /** Code points per output block, fences included (a section's text may hold 3000). */
 export const OUTPUT_CHUNK_SIZE = 2900;
 /** Output blocks per modal (Slack allows 100 blocks; a few are kept for the header and notes). */
-export const MAX_OUTPUT_CHUNKS = 90;
+export const MAX_OUTPUT_CHUNKS = 30;
 
 const FENCE_OPEN = '```\n';
 const FENCE_CLOSE = '\n```';
@@ -211,7 +211,11 @@ export interface OutputChunks {
 }
 
 /** Splits raw output into fenced blocks; when there are too many, the LAST ones are kept (the failure is at the end). */
-export function chunkOutput(output: string, maxChunks = MAX_OUTPUT_CHUNKS, chunkSize = OUTPUT_CHUNK_SIZE): OutputChunks {
+export function chunkOutput(
+  output: string,
+  maxChunks = MAX_OUTPUT_CHUNKS,
+  chunkSize = OUTPUT_CHUNK_SIZE,
+): OutputChunks {
   const lines = output.replace(/\r\n?/g, '\n').replace(/\n+$/, '').split('\n');
   const budget = Math.max(1, chunkSize - codePointLength(FENCE_OPEN) - codePointLength(FENCE_CLOSE));
   const pieces = lines.flatMap((line, i) => splitRendered(renderCodeLine(line), budget, i));

@@ -149,7 +149,8 @@ export function buildRunModal(input: RunModalInput): ModalView {
       elements: [mrkdwnText('Pick a runbook to see its form.')],
     });
   }
-  const canSubmit = Boolean(runbook && spec && isRunnable(runbook));
+  // A view with input blocks needs a submit button; submitting the bare picker answers "pick a runbook first".
+  const canSubmit = runbook ? Boolean(spec && isRunnable(runbook)) : input.withPicker;
   return {
     type: 'modal',
     callback_id: VIEWS.run,

@@ -84,7 +84,10 @@ export function nextRunOf(expression: string, now: Date): Date | null {
 }
 
 /** A short "name: value" summary of a schedule's params with secrets masked; escaped mrkdwn. */
-export function summarizeParams(schedule: Pick<Schedule, 'params' | 'inputSchema' | 'runbookId'>, schemas?: ReadonlyMap<string, string>): string {
+export function summarizeParams(
+  schedule: Pick<Schedule, 'params' | 'inputSchema' | 'runbookId'>,
+  schemas?: ReadonlyMap<string, string>,
+): string {
   const text = schedule.params.trim();
   if (text === '' || text === '{}') return '_no parameters_';
   let params: unknown;
@@ -185,10 +188,17 @@ export function buildScheduleList(input: ScheduleListInput): SlackMessage {
   const paging = pageCount > 1 ? ` · page ${page + 1} of ${pageCount}` : '';
 
   const blocks: KnownBlock[] = [
-    { type: 'header', text: plainText(input.runbook ? `Schedules of ${input.runbook.name || input.runbook.id}` : 'Schedules', 150) },
+    {
+      type: 'header',
+      text: plainText(input.runbook ? `Schedules of ${input.runbook.name || input.runbook.id}` : 'Schedules', 150),
+    },
     {
       type: 'context',
-      elements: [mrkdwnText(`${escapeMrkdwn(truncate(summary, 300))}${paging} · schedules run in GMT; dates below show in your time zone`)],
+      elements: [
+        mrkdwnText(
+          `${escapeMrkdwn(truncate(summary, 300))}${paging} · schedules run in GMT; dates below show in your time zone`,
+        ),
+      ],
     },
   ];
   if (input.notice) blocks.push({ type: 'section', text: mrkdwnText(input.notice) });
@@ -205,9 +215,12 @@ export function buildScheduleList(input: ScheduleListInput): SlackMessage {
     );
   }
   if (page + 1 < pageCount) {
-    nav.elements.push(button('Next →', `${ACTIONS.schedulesPage}_next`, encodeSchedulesPage({ runbookId, page: page + 1 })));
+    nav.elements.push(
+      button('Next →', `${ACTIONS.schedulesPage}_next`, encodeSchedulesPage({ runbookId, page: page + 1 })),
+    );
   }
-  if (input.runbook) nav.elements.push(button('New schedule', ACTIONS.runbookSchedule, input.runbook.id, { style: 'primary' }));
+  if (input.runbook)
+    nav.elements.push(button('New schedule', ACTIONS.runbookSchedule, input.runbook.id, { style: 'primary' }));
   if (nav.elements.length > 0) blocks.push({ type: 'divider' }, nav);
   return { text: truncate(`${summary}${paging}`, 3000), blocks };
 }

@@ -7,7 +7,7 @@ import type { Workflow } from '../../api/schemas.ts';
 import type { ProxyChoices } from '../../catalog/proxy-directory.ts';
 import { buildFormBlocks } from '../../forms/form-blocks.ts';
 import type { FormSpec } from '../../forms/input-schema.ts';
-import { previewCron } from '../../schedules/preview.ts';
+import { validateCron } from '../../schedules/cron.ts';
 import {
   cronToPreset,
   EVERY_N_MINUTES_CHOICES,
@@ -15,7 +15,7 @@ import {
   presetToCron,
   type SchedulePreset,
 } from '../../schedules/presets.ts';
-import { validateCron } from '../../schedules/cron.ts';
+import { previewCron } from '../../schedules/preview.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../ids.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, plainText, truncate } from './mrkdwn.ts';
 import { proxyBlock, runbookPickerBlock } from './run-modal.ts';
@@ -116,7 +116,9 @@ function parseTime(time: string | null): { hour: number; minute: number } | null
 }
 
 /** The builder as a SchedulePreset, or which input is missing. */
-function builderPreset(b: ScheduleBuilder): { ok: true; preset: SchedulePreset } | { ok: false; error: string; blockId: string } {
+function builderPreset(
+  b: ScheduleBuilder,
+): { ok: true; preset: SchedulePreset } | { ok: false; error: string; blockId: string } {
   const needTime = () => parseTime(b.time);
   switch (b.kind) {
     case 'every_n_minutes':
@@ -156,7 +158,8 @@ export function cronFromBuilder(b: ScheduleBuilder): BuilderCron {
     return { ok: false, error: (err as Error).message, blockId: detailBlockOf(b.kind) };
   }
   const check = validateCron(expression);
-  if (!check.ok) return { ok: false, error: check.error, blockId: b.kind === 'custom' ? BLOCKS.cron : detailBlockOf(b.kind) };
+  if (!check.ok)
+    return { ok: false, error: check.error, blockId: b.kind === 'custom' ? BLOCKS.cron : detailBlockOf(b.kind) };
   return { ok: true, expression: check.expression };
 }
 
@@ -234,8 +237,7 @@ export function readScheduleBuilder(values: StateValues, previous: ScheduleBuild
  * edits a working expression instead of an empty box; a detail the new preset needs but was cleared gets its default.
  */
 export function nextScheduleBuilder(values: StateValues, shownKind: PresetKind): ScheduleBuilder {
-  const before = readScheduleBuilder(values, { ...DEFAULT_BUILDER, kind: shownKind });
-  const after = readScheduleBuilder(values, before);
+  const after = readScheduleBuilder(values, { ...DEFAULT_BUILDER, kind: shownKind });
   if (after.kind === shownKind) return after;
   const filled: ScheduleBuilder = {
     ...after,
@@ -246,7 +248,8 @@ export function nextScheduleBuilder(values: StateValues, shownKind: PresetKind):
     monthDay: after.monthDay ?? DEFAULT_BUILDER.monthDay,
   };
   if (after.kind === 'custom' && !Object.hasOwn(values, BLOCKS.cron)) {
-    const shown = cronFromBuilder({ ...before, kind: shownKind });
+    // The detail values in `values` are still those of the preset that was shown.
+    const shown = cronFromBuilder({ ...after, kind: shownKind });
     filled.expression = shown.ok ? shown.expression : '';
   }
   return filled;
@@ -390,7 +393,8 @@ function detailBlocks(b: ScheduleBuilder): InputBlock[] {
 }
 
 function ordinal(n: number): string {
-  const suffix = n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th';
+  const suffix =
+    n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th';
   return `${n}${suffix}`;
 }
 
@@ -411,7 +415,9 @@ export function buildCronPreviewBlock(b: ScheduleBuilder, now: Date, timeZone: s
         ...preview.warnings.slice(0, 3).map((w) => `:warning: ${escapeMrkdwn(truncate(w, 400))}`),
         local ? `*Next runs* (GMT → your time, ${escapeMrkdwn(preview.timeZone)})` : '*Next runs* (GMT)',
         ...preview.nextRunsGmt.map((gmt, i) =>
-          local ? `• ${escapeMrkdwn(gmt)}  →  ${escapeMrkdwn(preview.nextRunsLocal[i] ?? '')}` : `• ${escapeMrkdwn(gmt)}`,
+          local
+            ? `• ${escapeMrkdwn(gmt)}  →  ${escapeMrkdwn(preview.nextRunsLocal[i] ?? '')}`
+            : `• ${escapeMrkdwn(gmt)}`,
         ),
       ];
       if (preview.nextRunsGmt.length === 0) lines.push('_This expression has no upcoming runs._');
@@ -465,14 +471,16 @@ export interface ScheduleModalInput {
   notes?: string[];
 }
 
-function shell(metadata: ScheduleModalMetadata, canSubmit: boolean, blocks: KnownBlock[]): ModalView {
+function shell(metadata: ScheduleModalMetadata, blocks: KnownBlock[]): ModalView {
   const editing = metadata.s !== null;
   return {
     type: 'modal',
     callback_id: VIEWS.schedule,
     title: plainText(editing ? 'Edit schedule' : 'New schedule', 24),
     close: plainText('Cancel', 24),
-    ...(canSubmit ? { submit: plainText(editing ? 'Save' : 'Create', 24) } : {}),
+    // Slack requires a submit button on any view with inputs; submitting before a runbook is picked is answered
+    // with an error on the picker.
+    submit: plainText(editing ? 'Save' : 'Create', 24),
     private_metadata: encodeScheduleMetadata(metadata),
     blocks,
   };
@@ -489,7 +497,7 @@ export function buildScheduleModal(input: ScheduleModalInput): ModalView {
       block_id: BLOCKS.scheduleSummary,
       elements: [mrkdwnText('Pick a runbook to see its form and choose when it runs.')],
     });
-    return shell(metadata, false, blocks);
+    return shell(metadata, blocks);
   }
   const name = escapeMrkdwn(truncate(runbook.name || runbook.id, 200));
   const description = runbook.description ? escapeMrkdwn(truncate(runbook.description, 600)) : '';
@@ -506,7 +514,7 @@ export function buildScheduleModal(input: ScheduleModalInput): ModalView {
   blocks.push(...buildFormBlocks(spec, input.prefill));
   if (spec.kind !== 'empty') blocks.push({ type: 'divider' });
   blocks.push(...buildScheduleBuilderBlocks(input.builder, input.now, input.timeZone));
-  return shell(metadata, true, blocks);
+  return shell(metadata, blocks);
 }
 
 /**
@@ -524,6 +532,6 @@ export function refreshScheduleModal(
     const id = (block as { block_id?: unknown } | null)?.block_id;
     return !(typeof id === 'string' && BUILDER_BLOCK_IDS.has(id));
   }) as KnownBlock[];
-  const canSubmit = metadata.r !== null;
-  return shell(metadata, canSubmit, canSubmit ? [...kept, ...buildScheduleBuilderBlocks(builder, now, timeZone)] : kept);
+  // Without a runbook the view is the bare picker, which has no builder to refresh.
+  return shell(metadata, metadata.r === null ? kept : [...kept, ...buildScheduleBuilderBlocks(builder, now, timeZone)]);
 }

@@ -17,7 +17,8 @@ describe('seeded catalog', () => {
     expect(service.length).toBeGreaterThanOrEqual(40);
     expect(custom).toHaveLength(10);
     for (const r of service) expect(r.workflow.id).toMatch(/^[0-9a-f]{64}$/);
-    for (const r of custom) expect(r.workflow.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const r of custom)
+      expect(r.workflow.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(new Set(catalog.map((r) => r.workflow.id)).size).toBe(catalog.length);
   });
 
@@ -35,15 +36,16 @@ describe('seeded catalog', () => {
       expect(categories).toContain(`CATEGORY_TYPE_${c}`);
     }
     const connectors = new Set(catalog.flatMap((r) => r.workflow.connectorTypes));
-    for (const c of ['AWS', 'GCP', 'K8S', 'POSTGRESQL', 'SLACK', 'SSH']) expect(connectors).toContain(`CONNECTOR_TYPE_${c}`);
+    for (const c of ['AWS', 'GCP', 'K8S', 'POSTGRESQL', 'SLACK', 'SSH'])
+      expect(connectors).toContain(`CONNECTOR_TYPE_${c}`);
     for (const r of catalog) expect(r.workflow.icon).toBe(r.workflow.connectorTypes[0]);
     expect(catalog.some((r) => r.workflow.requiresApproval)).toBe(true);
     expect(catalog.some((r) => r.workflow.runningDisabled)).toBe(true);
     expect(catalog.some((r) => r.workflow.executionDisabled)).toBe(true);
     expect(catalog.some((r) => r.workflow.proxyId !== '')).toBe(true);
-    expect(catalog.some((r) => r.workflow.environmentStatus.some((e) => e.status === 'NotReady' && e.reason.length > 0))).toBe(
-      true,
-    );
+    expect(
+      catalog.some((r) => r.workflow.environmentStatus.some((e) => e.status === 'NotReady' && e.reason.length > 0)),
+    ).toBe(true);
     expect(catalog.some((r) => /[<>&"]/.test(r.workflow.name))).toBe(true);
     expect(catalog.some((r) => r.workflow.inputSchema === '')).toBe(true);
     expect(catalog.some((r) => r.seed.longOutput)).toBe(true);

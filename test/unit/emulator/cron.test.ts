@@ -2,15 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { nextFireAfter, parseCron } from '../../../src/emulator/cron.ts';
 
 describe('parseCron', () => {
-  it.each([
-    '0 5 * * *',
-    '*/15 * * * *',
-    '0 9 * * MON-FRI',
-    '30 2 1,15 JAN,JUL *',
-    '0 0-6/2 * * 0',
-  ])('accepts %s', (expression) => {
-    expect(() => parseCron(expression)).not.toThrow();
-  });
+  it.each(['0 5 * * *', '*/15 * * * *', '0 9 * * MON-FRI', '30 2 1,15 JAN,JUL *', '0 0-6/2 * * 0'])(
+    'accepts %s',
+    (expression) => {
+      expect(() => parseCron(expression)).not.toThrow();
+    },
+  );
 
   it.each([
     ['', /found 0 fields/],

@@ -63,7 +63,8 @@ describe('GET /v1alpha1/workflows', () => {
     expect(byTag.workflows.length).toBeGreaterThan(3);
     expect(byTag.workflows.every((w: { tags: string[] }) => w.tags.includes('kubernetes'))).toBe(true);
 
-    const both = (await h.get(`/v1alpha1/workflows?filter=${encodeURIComponent('connector:aws category:cost_opt')}`)).json;
+    const both = (await h.get(`/v1alpha1/workflows?filter=${encodeURIComponent('connector:aws category:cost_opt')}`))
+      .json;
     expect(both.workflows.length).toBeGreaterThan(0);
     for (const w of both.workflows) {
       expect(w.connectorTypes).toContain('CONNECTOR_TYPE_AWS');

@@ -1,0 +1,198 @@
+// Slack mrkdwn → DOM, safely: text is parsed into a small node tree and turned into elements and
+// text nodes; bot text never goes through innerHTML. parseMrkdwn is pure (no DOM) so it can be
+// tested in Node; renderMrkdwn builds the DOM in the browser.
+
+const ENTITIES = { '&lt;': '<', '&gt;': '>', '&amp;': '&' };
+
+/** Slack escapes only these three; decode them when text is shown. */
+export function decodeEntities(text) {
+  return text.replace(/&(lt|gt|amp);/g, (m) => ENTITIES[m]);
+}
+
+const MARKS = { '*': 'bold', _: 'italic', '~': 'strike' };
+const BOUNDARY = /[\s.,;:!?()[\]{}'"/\\-]/;
+
+/**
+ * @param {string} text
+ * @returns {Array<object>} nodes: {type:'text',text} | {type:'bold'|'italic'|'strike'|'quote',children}
+ *   | {type:'code',text} | {type:'pre',text} | {type:'br'} | {type:'link',url,children}
+ *   | {type:'user',id,label} | {type:'channel',id,label} | {type:'broadcast',name} | {type:'date',text}
+ */
+export function parseMrkdwn(text) {
+  const nodes = [];
+  const parts = String(text ?? '').split('```');
+  parts.forEach((part, i) => {
+    // Odd parts sit between ``` fences (an unclosed fence stays literal text).
+    if (i % 2 === 1 && i < parts.length - 1) {
+      nodes.push({ type: 'pre', text: decodeEntities(part.replace(/^\n/, '')) });
+      return;
+    }
+    const literal = i % 2 === 1 ? '```' + part : part;
+    parseLines(literal, nodes);
+  });
+  return nodes;
+}
+
+function parseLines(text, nodes) {
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    if (i > 0) nodes.push({ type: 'br' });
+    const quote = line.match(/^(?:&gt;|>) ?(.*)$/);
+    if (quote) nodes.push({ type: 'quote', children: parseInline(quote[1]) });
+    else nodes.push(...parseInline(line));
+  });
+}
+
+function parseInline(text) {
+  const out = [];
+  let buffer = '';
+  const flush = () => {
+    if (buffer) out.push({ type: 'text', text: decodeEntities(buffer) });
+    buffer = '';
+  };
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i];
+    if (ch === '`') {
+      const end = text.indexOf('`', i + 1);
+      if (end > i + 1) {
+        flush();
+        out.push({ type: 'code', text: decodeEntities(text.slice(i + 1, end)) });
+        i = end + 1;
+        continue;
+      }
+    }
+    if (ch === '<') {
+      const end = text.indexOf('>', i + 1);
+      if (end > i + 1) {
+        flush();
+        out.push(parseAngle(text.slice(i + 1, end)));
+        i = end + 1;
+        continue;
+      }
+    }
+    if (MARKS[ch] && (i === 0 || BOUNDARY.test(text[i - 1])) && text[i + 1] && !/\s/.test(text[i + 1])) {
+      const end = findClosing(text, ch, i + 1);
+      if (end > 0) {
+        flush();
+        out.push({ type: MARKS[ch], children: parseInline(text.slice(i + 1, end)) });
+        i = end + 1;
+        continue;
+      }
+    }
+    buffer += ch;
+    i += 1;
+  }
+  flush();
+  return out;
+}
+
+function findClosing(text, mark, from) {
+  for (let j = from + 1; j < text.length; j += 1) {
+    if (text[j] === '<') {
+      // Skip over links so a mark inside a URL does not close the span.
+      const end = text.indexOf('>', j);
+      if (end > 0) j = end;
+      continue;
+    }
+    if (text[j] === mark && !/\s/.test(text[j - 1]) && (j + 1 === text.length || BOUNDARY.test(text[j + 1]))) {
+      return j;
+    }
+  }
+  return -1;
+}
+
+function parseAngle(inner) {
+  const bar = inner.indexOf('|');
+  const target = bar === -1 ? inner : inner.slice(0, bar);
+  const label = bar === -1 ? '' : inner.slice(bar + 1);
+  if (target.startsWith('@')) return { type: 'user', id: target.slice(1), label: decodeEntities(label) };
+  if (target.startsWith('#')) return { type: 'channel', id: target.slice(1), label: decodeEntities(label) };
+  if (target.startsWith('!date^')) return { type: 'date', text: decodeEntities(label || target) };
+  if (target.startsWith('!subteam^')) return { type: 'broadcast', name: decodeEntities(label || 'group') };
+  if (target.startsWith('!')) return { type: 'broadcast', name: target.slice(1).split('^')[0] };
+  const url = decodeEntities(target);
+  return { type: 'link', url, children: parseInline(label || target) };
+}
+
+/** Only web and mail links become clickable; anything else (javascript:, data:) stays text. */
+export function safeUrl(url) {
+  return /^(https?:|mailto:)/i.test(url) ? url : null;
+}
+
+/**
+ * @param {string} text mrkdwn
+ * @param {{ userName?: (id: string) => string, channelName?: (id: string) => string }} [ctx]
+ * @returns {DocumentFragment}
+ */
+export function renderMrkdwn(text, ctx = {}) {
+  const fragment = document.createDocumentFragment();
+  appendNodes(fragment, parseMrkdwn(text), ctx);
+  return fragment;
+}
+
+function appendNodes(parent, nodes, ctx) {
+  for (const node of nodes) parent.append(toDom(node, ctx));
+}
+
+function el(tag, className, children, ctx) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (children) appendNodes(e, children, ctx);
+  return e;
+}
+
+function toDom(node, ctx) {
+  switch (node.type) {
+    case 'text':
+      return document.createTextNode(node.text);
+    case 'br':
+      return document.createElement('br');
+    case 'bold':
+      return el('strong', '', node.children, ctx);
+    case 'italic':
+      return el('em', '', node.children, ctx);
+    case 'strike':
+      return el('del', '', node.children, ctx);
+    case 'quote':
+      return el('blockquote', 'md-quote', node.children, ctx);
+    case 'code': {
+      const e = el('code', 'md-code');
+      e.textContent = node.text;
+      return e;
+    }
+    case 'pre': {
+      const e = el('pre', 'md-pre');
+      e.textContent = node.text;
+      return e;
+    }
+    case 'user': {
+      const e = el('span', 'md-mention');
+      e.textContent = `@${node.label || ctx.userName?.(node.id) || node.id}`;
+      return e;
+    }
+    case 'channel': {
+      const e = el('span', 'md-mention');
+      e.textContent = `#${node.label || ctx.channelName?.(node.id) || node.id}`;
+      return e;
+    }
+    case 'broadcast': {
+      const e = el('span', 'md-mention');
+      e.textContent = `@${node.name}`;
+      return e;
+    }
+    case 'date':
+      return document.createTextNode(node.text);
+    case 'link': {
+      const href = safeUrl(node.url);
+      if (!href) return el('span', '', node.children, ctx);
+      const a = el('a', 'md-link', node.children, ctx);
+      a.href = href;
+      a.target = '_blank';
+      a.rel = 'noopener noreferrer';
+      return a;
+    }
+    default:
+      return document.createTextNode('');
+  }
+}

@@ -1,0 +1,222 @@
+// `/runbook executions` and `/runbook status`, plus the two modals their buttons open: the full
+// output of an execution, and the run form pre-filled with an execution's inputs (Re-run).
+import type { WebClient } from '@slack/web-api';
+import { describeApiError, NotFoundError } from '../../api/errors.ts';
+import type { ListExecutionsParams } from '../../api/runbook-api.ts';
+import type { Workflow } from '../../api/schemas.ts';
+import type { Resolution } from '../../catalog/runbook-catalog.ts';
+import { parseInputSchema } from '../../forms/input-schema.ts';
+import { maskSecrets, SECRET_MASK } from '../../forms/secrets.ts';
+import { errorModal, infoModal, loadingModal } from '../blocks/common.ts';
+import {
+  buildExecutionList,
+  EXECUTIONS_PAGE_SIZE,
+  type ExecutionStatusFilter,
+  type ExecutionsQuery,
+} from '../blocks/execution-list.ts';
+import {
+  buildExecutionNotFound,
+  buildExecutionStatus,
+  buildOutputModal,
+  type ExecutionInputs,
+  parseExecutionInputs,
+} from '../blocks/execution-status.ts';
+import { buildChoiceBlocks, buildRunbookChoice } from '../blocks/runbook-choice.ts';
+import type { SlackDeps } from '../deps.ts';
+import type { HandlerContext } from './context.ts';
+import { runModalView } from './run.ts';
+
+export type { ExecutionsQuery } from '../blocks/execution-list.ts';
+
+const STATUS_FILTER: Record<ExecutionStatusFilter, string> = {
+  succeeded: 'succeeded',
+  failed: 'failed',
+  running: 'in_progress',
+};
+
+const STATUS_OF_FILTER: Record<ExecutionStatusFilter, string> = {
+  succeeded: 'EXECUTION_STATUS_SUCCEEDED',
+  failed: 'EXECUTION_STATUS_FAILED',
+  running: 'EXECUTION_STATUS_IN_PROGRESS',
+};
+
+/**
+ * The list filter: `workflowName:"<name>"` (executions carry only the runbook's name) and
+ * `status:<value>`. The grammar has no escape for a quote, so a name holding one is narrowed to its
+ * longest quote-free part; rows are re-checked by exact name afterwards.
+ */
+export function executionsFilter(runbookName: string | null, status: ExecutionStatusFilter | null): string {
+  const terms: string[] = [];
+  if (runbookName) {
+    const part = runbookName.split('"').reduce((a, b) => (b.length > a.length ? b : a), '');
+    if (part.trim() !== '') terms.push(`workflowName:"${part}"`);
+  }
+  if (status) terms.push(`status:${STATUS_FILTER[status]}`);
+  return terms.join(' ');
+}
+
+function sameName(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
+export async function showExecutions(
+  ctx: HandlerContext,
+  query: ExecutionsQuery,
+  replaceOriginal = false,
+): Promise<void> {
+  let runbookName = query.runbookName ?? null;
+  if (!runbookName && query.runbookQuery) {
+    const resolution = await ctx.deps.catalog.resolve(query.runbookQuery);
+    if (resolution.kind !== 'match') {
+      await ctx.respond({ ...buildRunbookChoice(query.runbookQuery, resolution, 'executions'), replaceOriginal });
+      return;
+    }
+    runbookName = resolution.runbook.name;
+  }
+  const pageToken = query.tokens.at(-1);
+  const filter = executionsFilter(runbookName, query.status);
+  const params: ListExecutionsParams = {
+    pageSize: EXECUTIONS_PAGE_SIZE,
+    orderBy: 'descending',
+    ...(pageToken ? { pageToken } : {}),
+    ...(filter ? { filter } : {}),
+    ...(query.last ? { timeRange: query.last === 'month' ? 'last_month' : 'last_year' } : {}),
+  };
+  const page = await ctx.deps.api.executions.list(params);
+  // The filter grammar is not published, so a server may ignore it or match loosely (substrings):
+  // never show a row that does not belong to the query.
+  const items = page.items.filter(
+    (e) =>
+      (!runbookName || sameName(e.workflowName, runbookName)) &&
+      (!query.status || e.executionStatus === STATUS_OF_FILTER[query.status]),
+  );
+  const message = buildExecutionList({
+    page: { ...page, items },
+    query,
+    runbookName,
+    nowMs: ctx.deps.now(),
+  });
+  await ctx.respond({ ...message, replaceOriginal });
+}
+
+/** Key names that hold credentials even when the runbook's schema does not mark them secret. */
+const SECRET_KEY = /pass(word|wd|phrase)?$|secret|token|api[_-]?key|private[_-]?key|credential/i;
+
+/** Inputs as shown to people: schema secrets masked, and anything named like a credential too. */
+export function maskExecutionInputs(inputs: ExecutionInputs, runbook: Workflow | null): ExecutionInputs {
+  if (inputs.kind === 'text') return inputs;
+  const masked = runbook ? maskSecrets(parseInputSchema(runbook.inputSchema), inputs.values) : { ...inputs.values };
+  for (const key of Object.keys(masked)) if (SECRET_KEY.test(key)) masked[key] = SECRET_MASK;
+  return { kind: 'object', values: masked };
+}
+
+/** The catalog's runbook with exactly this name, or null (unknown, renamed, or the catalog is down). */
+async function runbookNamed(deps: SlackDeps, name: string): Promise<Workflow | null> {
+  if (!name) return null;
+  try {
+    const resolution = await deps.catalog.resolve(name);
+    if (resolution.kind === 'match') return sameName(resolution.runbook.name, name) ? resolution.runbook : null;
+    if (resolution.kind === 'several') return resolution.candidates.find((r) => sameName(r.name, name)) ?? null;
+  } catch (err) {
+    // Status must still show when the catalog cannot load; only Re-run's shortcut is lost.
+    deps.logger.warn({ err }, 'could not look up the runbook of an execution');
+  }
+  return null;
+}
+
+export async function showStatus(ctx: HandlerContext, executionId: string, replaceOriginal = false): Promise<void> {
+  const id = executionId.trim();
+  let execution: Awaited<ReturnType<SlackDeps['api']['executions']['get']>>;
+  try {
+    execution = await ctx.deps.api.executions.get(id);
+  } catch (err) {
+    if (err instanceof NotFoundError) {
+      await ctx.respond({ ...buildExecutionNotFound(id), replaceOriginal });
+      return;
+    }
+    throw err;
+  }
+  const runbook = await runbookNamed(ctx.deps, execution.workflowName);
+  const inputs = maskExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
+  const message = buildExecutionStatus({
+    execution,
+    inputs,
+    runbookId: runbook?.id ?? null,
+    nowMs: ctx.deps.now(),
+  });
+  await ctx.respond({ ...message, replaceOriginal });
+}
+
+/** Opens a modal at once (the trigger lives 3 s), then fills it; failures end up in the modal. */
+async function openFilledModal(
+  ctx: HandlerContext,
+  loading: ReturnType<typeof loadingModal>,
+  title: string,
+  fill: () => Promise<Parameters<WebClient['views']['update']>[0]['view']>,
+): Promise<void> {
+  if (!ctx.triggerId) throw new Error('opening a modal needs a trigger_id');
+  const opened = await ctx.client.views.open({ trigger_id: ctx.triggerId, view: loading });
+  const viewId = opened.view?.id;
+  if (!viewId) return;
+  let view: Parameters<WebClient['views']['update']>[0]['view'];
+  try {
+    view = await fill();
+  } catch (err) {
+    ctx.deps.logger.warn({ err }, `could not fill the ${title} modal`);
+    view = errorModal(title, notFoundSentence(err) ?? describeApiError(err));
+  }
+  await ctx.client.views.update({ view_id: viewId, view });
+}
+
+function notFoundSentence(err: unknown): string | null {
+  if (!(err instanceof NotFoundError) || !err.path.includes('/executions')) return null;
+  return 'That execution no longer exists. Check the id in /runbook executions.';
+}
+
+/** The "Full output" button: a modal with the whole output (or its last part when very long). */
+export async function openOutputModal(ctx: HandlerContext, executionId: string): Promise<void> {
+  await openFilledModal(ctx, loadingModal('Execution output', 'Loading the output…'), 'Execution output', async () =>
+    buildOutputModal(await ctx.deps.api.executions.get(executionId)),
+  );
+}
+
+export interface RerunTarget {
+  executionId: string;
+  /** Known runbook id (from the button); null → found by the execution's runbook name. */
+  runbookId: string | null;
+}
+
+/** The "Re-run" button: the run form for the same runbook, pre-filled with the execution's inputs. */
+export async function openRerunModal(ctx: HandlerContext, target: RerunTarget): Promise<void> {
+  await openFilledModal(ctx, loadingModal('Run a runbook', 'Loading the runbook…'), 'Run a runbook', async () => {
+    const execution = await ctx.deps.api.executions.get(target.executionId, { summary: true });
+    const inputs = parseExecutionInputs(execution.inputs);
+    // Values named like credentials are never carried into a new form (schema secrets are dropped by runModalView).
+    const prefill =
+      inputs.kind === 'object'
+        ? Object.fromEntries(Object.entries(inputs.values).filter(([key]) => !SECRET_KEY.test(key)))
+        : undefined;
+    let runbookId = target.runbookId;
+    if (!runbookId) {
+      const runbook = await runbookNamed(ctx.deps, execution.workflowName);
+      if (!runbook) {
+        const resolution = await closestRunbooks(ctx.deps, execution.workflowName);
+        return infoModal('Run a runbook', ' ', buildChoiceBlocks(execution.workflowName || '?', resolution, 'run'));
+      }
+      runbookId = runbook.id;
+    }
+    return runModalView(
+      ctx.deps,
+      { runbookId, channel: ctx.channelId, ...(prefill ? { prefill } : {}) },
+      ctx.channelId,
+      'run',
+    );
+  });
+}
+
+/** When the execution's runbook is not in the catalog by that exact name: the nearest names to pick from. */
+async function closestRunbooks(deps: SlackDeps, name: string): Promise<Exclude<Resolution, { kind: 'match' }>> {
+  const resolution = name ? await deps.catalog.resolve(name) : { kind: 'none' as const, suggestions: [] };
+  if (resolution.kind === 'match') return { kind: 'none', suggestions: [resolution.runbook] };
+  return resolution;
+}

@@ -1,0 +1,193 @@
+// The schedules list's buttons (Edit, Delete, Run now, paging, "Try again"), the schedule modal's live inputs
+// (runbook picker, preset, details, cron text → preview) and its submission.
+import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { describeApiError } from '../../api/errors.ts';
+import { errorModal } from '../blocks/common.ts';
+import { mrkdwnText } from '../blocks/mrkdwn.ts';
+import { decodeScheduleRef, decodeSchedulesPage } from '../blocks/schedule-list.ts';
+import {
+  decodeScheduleMetadata,
+  nextScheduleBuilder,
+  refreshScheduleModal,
+  shownPresetKind,
+} from '../blocks/schedule-modal.ts';
+import type { HandlerContext } from '../commands/context.ts';
+import {
+  deleteSchedule,
+  newScheduleView,
+  openScheduleModal,
+  readProxy,
+  readScheduleSubmission,
+  runScheduleNow,
+  saveSchedule,
+  scheduleRunbook,
+  showSchedules,
+  takeScheduleDraft,
+  userTimeZone,
+} from '../commands/schedules.ts';
+import type { SlackDeps } from '../deps.ts';
+import { ACTIONS, BLOCKS, VIEWS } from '../ids.ts';
+import { slackErrorCode } from '../post-to-conversation.ts';
+import { interactionContext } from './interaction-context.ts';
+import { reportFailure } from './report-failure.ts';
+
+type Respond = Parameters<typeof interactionContext>[3];
+
+/** Inputs of the schedule builder: each change rebuilds the preview. */
+const BUILDER_ACTIONS = [
+  ACTIONS.presetSelect,
+  ACTIONS.presetMinutes,
+  ACTIONS.presetHourMinute,
+  ACTIONS.presetTime,
+  ACTIONS.presetWeekday,
+  ACTIONS.presetMonthDay,
+  ACTIONS.cronInput,
+];
+
+function buttonValue(body: BlockAction): string {
+  return (body.actions[0] as ButtonAction | undefined)?.value ?? '';
+}
+
+export function registerScheduleActions(app: App, deps: SlackDeps): void {
+  const on = (
+    actionId: string | RegExp,
+    what: string,
+    handler: (ctx: HandlerContext, body: BlockAction) => Promise<void>,
+  ) => {
+    app.action<BlockAction>({ action_id: actionId }, async ({ ack, body, client, respond }) => {
+      await ack();
+      const ctx = interactionContext(deps, client, body, respond as Respond);
+      try {
+        await handler(ctx, body);
+      } catch (err) {
+        await reportFailure(ctx, err, what);
+      }
+    });
+  };
+
+  on(ACTIONS.scheduleEdit, 'Opening the schedule', async (ctx, body) => {
+    const ref = decodeScheduleRef(buttonValue(body));
+    if (ref) await openScheduleModal(ctx, { scheduleId: ref.id });
+  });
+
+  // The confirm dialog is shown by Slack before this arrives.
+  on(ACTIONS.scheduleDelete, 'Deleting the schedule', async (ctx, body) => {
+    const ref = decodeScheduleRef(buttonValue(body));
+    if (ref) await deleteSchedule(ctx, ref);
+  });
+
+  on(ACTIONS.scheduleRunNow, 'Running the schedule now', async (ctx, body) => {
+    const ref = decodeScheduleRef(buttonValue(body));
+    if (ref) await runScheduleNow(ctx, ref.id);
+  });
+
+  on(new RegExp(`^${ACTIONS.schedulesPage}_`), 'Paging the schedules', async (ctx, body) => {
+    const state = decodeSchedulesPage(buttonValue(body));
+    await showSchedules(ctx, { runbookId: state.runbookId, page: state.page }, true);
+  });
+
+  on(ACTIONS.scheduleRetry, 'Reopening the schedule form', async (ctx, body) => {
+    const draft = takeScheduleDraft(buttonValue(body), deps.now());
+    if (!draft) {
+      await ctx.respond({
+        text: 'That form has expired.',
+        blocks: [
+          {
+            type: 'section',
+            text: mrkdwnText(':hourglass: That form has expired. Start again with `/runbook schedule`.'),
+          },
+        ],
+      });
+      return;
+    }
+    await openScheduleModal(ctx, { draft });
+  });
+
+  // The picker is shared with the run modal, whose listener answers for VIEWS.run: ack only our own view.
+  app.action<BlockAction>({ action_id: ACTIONS.runbookPicker }, async ({ ack, body, client }) => {
+    const view = body.view;
+    if (view?.callback_id !== VIEWS.schedule) return;
+    await ack();
+    const selected =
+      (body.actions[0] as { selected_option?: { value?: string } | null }).selected_option?.value ?? null;
+    const meta = decodeScheduleMetadata(view.private_metadata);
+    const values = view.state.values;
+    const ctx = interactionContext(deps, client, body, undefined, meta.c);
+    try {
+      const timeZone = await userTimeZone(client, ctx.userId, deps.now());
+      const builder = nextScheduleBuilder(values, shownPresetKind(view.blocks));
+      const next = await newScheduleView(
+        ctx,
+        selected,
+        meta,
+        builder,
+        new Date(deps.now()),
+        timeZone,
+        readProxy(values),
+      );
+      await client.views.update({ view_id: view.id, hash: view.hash, view: next });
+    } catch (err) {
+      deps.logger.warn({ err }, 'could not load the picked runbook into the schedule form');
+      await client.views
+        .update({ view_id: view.id, view: errorModal('New schedule', describeApiError(err)) })
+        .catch(() => {});
+    }
+  });
+
+  for (const actionId of BUILDER_ACTIONS) {
+    app.action<BlockAction>({ action_id: actionId }, async ({ ack, body, client }) => {
+      await ack();
+      const view = body.view;
+      if (view?.callback_id !== VIEWS.schedule) return;
+      const timeZone = await userTimeZone(client, body.user.id, deps.now());
+      const builder = nextScheduleBuilder(view.state.values, shownPresetKind(view.blocks));
+      const next = refreshScheduleModal(view, builder, new Date(deps.now()), timeZone);
+      await updatePreview(client, deps, view.id, view.hash, next);
+    });
+  }
+
+  app.view<ViewSubmitAction>(VIEWS.schedule, async ({ ack, body, view, client }) => {
+    const meta = decodeScheduleMetadata(view.private_metadata);
+    const title = meta.s ? 'Edit schedule' : 'New schedule';
+    if (!meta.r) {
+      await ack({ response_action: 'errors', errors: { [BLOCKS.runbookPicker]: 'Pick a runbook first.' } });
+      return;
+    }
+    let runbook: Awaited<ReturnType<typeof scheduleRunbook>>;
+    try {
+      runbook = await scheduleRunbook(deps, meta.r);
+    } catch (err) {
+      await ack({ response_action: 'update', view: errorModal(title, describeApiError(err)) });
+      return;
+    }
+    const submission = readScheduleSubmission(runbook, view.state.values);
+    if (!submission.ok) {
+      await ack({ response_action: 'errors', errors: submission.errors });
+      return;
+    }
+    await ack();
+    try {
+      await saveSchedule(deps, client, body.user.id, meta, submission);
+    } catch (err) {
+      deps.logger.error({ err }, 'could not report the saved schedule');
+    }
+  });
+}
+
+/** A lost race (the person typed again while we answered) is harmless: the newer event brings its own update. */
+async function updatePreview(
+  client: WebClient,
+  deps: SlackDeps,
+  viewId: string,
+  hash: string,
+  view: Parameters<WebClient['views']['update']>[0]['view'],
+): Promise<void> {
+  try {
+    await client.views.update({ view_id: viewId, hash, view });
+  } catch (err) {
+    const code = slackErrorCode(err);
+    if (code === 'hash_conflict') deps.logger.debug({ viewId }, 'schedule preview superseded');
+    else deps.logger.warn({ err: code ?? err }, 'could not update the schedule preview');
+  }
+}

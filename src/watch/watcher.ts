@@ -1,0 +1,450 @@
+// The execution watcher: every run started from Slack becomes a watch in the store; a loop claims
+// due watches under a lease, checks their status within a shared request budget, and when a run
+// ends edits its message into the result card and pings whoever started it, exactly once.
+// Everything it needs to resume is in the store, so a restart (or another replica) carries on.
+//
+// Order on a terminal status, and why it gives exactly-once:
+//   1. one full fetch (with output);
+//   2. chat.update of the running message into the result card, skipped when resultPostedAt is
+//      already set; editing twice (crash between edit and markResultPosted) is harmless;
+//   3. the thread reply: `claimReply` BEFORE the post (inside the pacer, right before sending).
+//      Only one caller across restarts and replicas wins the claim, so the reply can never be
+//      doubled. A crash between claim and post loses that one reply rather than doubling it; the
+//      result card (the important part) is already up. Rate limits and 5xx are retried while the
+//      claim is held, so Slack hiccups do not lose replies either. (The store has no way to give a
+//      reply claim back, so a post Slack definitely refused stays unsent; it is logged.)
+//   4. complete(finished): only now does the watch stop being due. A crash anywhere before this
+//      leaves the watch active; its lease expires and the steps rerun, each one idempotent.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { WebClient } from '@slack/web-api';
+import { NotFoundError, RunbookApiError } from '../api/errors.ts';
+import type { RunbookApi } from '../api/runbook-api.ts';
+import { Execution, type ExecutionStatus } from '../api/schemas.ts';
+import type { Logger } from '../logger.ts';
+import { buildResultCard, buildRunningCard, type RunContext } from '../slack/blocks/execution-card.ts';
+import type { RunTracker, StartedRun } from '../slack/deps.ts';
+import type { Store, Watch } from '../store/store.ts';
+import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
+import { chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
+import { NO_METRICS, type WatchMetrics } from './metrics.ts';
+import { digestLine, replyText } from './result-notice.ts';
+import { type OutgoingMessage, type PacerTransport, SlackPacer } from './slack-pacer.ts';
+import { RequestBudget, realSleep } from './token-bucket.ts';
+
+export interface WatcherSettings {
+  requestsPerSecond: number;
+  concurrency: number;
+  staleAfterMs: number;
+  backoff: BackoffSettings;
+  /** Loop period. */
+  tickMs: number;
+  /** Lease on claimed watches; renewed every third of it while work is in flight. */
+  leaseMs: number;
+  /** Watches handled at once (API calls are capped separately by `concurrency`). */
+  maxInFlight: number;
+  /** A running message not posted after this long is posted by the watcher (startRun crashed or failed). */
+  unpostedGraceMs: number;
+  slackPostIntervalMs: number;
+  slackUpdateIntervalMs: number;
+  digestThreshold: number;
+  /** Minimum gap between two bulk listings. */
+  bulkIntervalMs: number;
+}
+
+export const DEFAULT_WATCHER_SETTINGS: WatcherSettings = {
+  requestsPerSecond: 20,
+  concurrency: 8,
+  staleAfterMs: 24 * 60 * 60_000,
+  backoff: DEFAULT_BACKOFF,
+  tickMs: 250,
+  leaseMs: 30_000,
+  maxInFlight: 64,
+  unpostedGraceMs: 15_000,
+  slackPostIntervalMs: 1_000,
+  slackUpdateIntervalMs: 1_000,
+  digestThreshold: 3,
+  bulkIntervalMs: 2_000,
+};
+
+export interface WatcherOptions {
+  store: Store;
+  api: RunbookApi;
+  /** A WebClient for the bot token; best created with rejectRateLimitedCalls so the pacer owns waits. */
+  slack: WebClient;
+  /** Unique per process (see newOwnerId); leases are held in this name. */
+  owner: string;
+  logger: Logger;
+  settings?: Partial<WatcherSettings>;
+  metrics?: WatchMetrics;
+  /** Epoch ms for the store's clock; injectable for tests. */
+  now?: () => number;
+}
+
+/** hostname:pid:random — unique per process, readable in the store when debugging leases. */
+export function newOwnerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+/** Slack codes after which editing or posting to that place will never work. */
+const GONE = new Set(['message_not_found', 'cant_update_message', 'channel_not_found', 'is_archived', 'not_in_channel']);
+
+interface BulkSnapshot {
+  at: number;
+  statuses: Map<string, ExecutionStatus>;
+}
+
+export class Watcher implements RunTracker {
+  readonly owner: string;
+  readonly settings: WatcherSettings;
+  readonly #store: Store;
+  readonly #api: RunbookApi;
+  readonly #slack: WebClient;
+  readonly #log: Logger;
+  readonly #metrics: WatchMetrics;
+  readonly #now: () => number;
+  readonly #budget: RequestBudget;
+  readonly #pacer: SlackPacer;
+  readonly #inFlight = new Map<string, Promise<void>>();
+  #running = false;
+  #timer: NodeJS.Timeout | null = null;
+  #renewTimer: NodeJS.Timeout | null = null;
+  #roundRunning: Promise<void> | null = null;
+  #lastHousekeeping = 0;
+  #lastBulkPages: number | null = null;
+  #bulk: BulkSnapshot | null = null;
+
+  constructor(options: WatcherOptions) {
+    this.owner = options.owner;
+    this.settings = { ...DEFAULT_WATCHER_SETTINGS, ...options.settings };
+    this.#store = options.store;
+    this.#api = options.api;
+    this.#slack = options.slack;
+    this.#log = options.logger.child({ component: 'watcher', owner: options.owner });
+    this.#metrics = options.metrics ?? NO_METRICS;
+    this.#now = options.now ?? Date.now;
+    this.#budget = new RequestBudget({
+      ratePerSecond: this.settings.requestsPerSecond,
+      concurrency: this.settings.concurrency,
+      now: Date.now,
+    });
+    const transport: PacerTransport = {
+      post: async (channel, message, threadTs) => {
+        const res = await this.#slack.chat.postMessage({
+          channel,
+          text: message.text,
+          ...(message.blocks ? { blocks: message.blocks } : {}),
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+        });
+        return { channel: res.channel ?? channel, ts: res.ts ?? '' };
+      },
+      update: async (channel, ts, message) => {
+        await this.#slack.chat.update({ channel, ts, text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) });
+      },
+    };
+    this.#pacer = new SlackPacer({
+      transport,
+      now: Date.now,
+      sleep: realSleep,
+      postIntervalMs: this.settings.slackPostIntervalMs,
+      updateIntervalMs: this.settings.slackUpdateIntervalMs,
+      digestThreshold: this.settings.digestThreshold,
+      onError: (method, code) => {
+        this.#metrics.slackError(method, code);
+        this.#log.warn({ method, code }, 'Slack call failed');
+      },
+    });
+  }
+
+  // ---- RunTracker ----------------------------------------------------------------------------
+
+  async started(run: StartedRun): Promise<void> {
+    const now = this.#now();
+    for (const executionId of run.executionIds) {
+      await this.#store.watches.insert(
+        {
+          executionId,
+          runbookId: run.runbookId,
+          runbookName: run.runbookName,
+          // '' = not known yet: the message goes to a DM, whose channel posted() records.
+          channel: run.channel ?? '',
+          startedBy: run.startedBy,
+          teamId: run.teamId,
+          proxyId: run.proxyId,
+          inputsSummary: JSON.stringify(run.inputs),
+          origin: 'slack',
+          nextCheckAt: now + nextCheckDelay(0, this.settings.backoff),
+        },
+        now,
+      );
+    }
+  }
+
+  async posted(executionIds: string[], channel: string, ts: string): Promise<void> {
+    const now = this.#now();
+    for (const id of executionIds) await this.#store.watches.setMessage(id, channel, ts, now);
+  }
+
+  // ---- lifecycle -----------------------------------------------------------------------------
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#schedule(0);
+    const every = Math.max(100, Math.floor(this.settings.leaseMs / 3));
+    this.#renewTimer = setInterval(() => void this.#renew(), every);
+    this.#renewTimer.unref();
+  }
+
+  /** Stops claiming, lets in-flight work finish, then releases every lease this owner holds. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#roundRunning;
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
+    await this.#pacer.idle();
+    if (this.#renewTimer) clearInterval(this.#renewTimer);
+    this.#renewTimer = null;
+    const released = await this.#store.watches.releaseAll(this.owner);
+    this.#log.info({ released }, 'watcher stopped');
+  }
+
+  /** Runs one claim round now (tests; also used by the loop). */
+  async runOnce(): Promise<void> {
+    await this.#round();
+  }
+
+  /** Resolves when no watch is being handled and no Slack call is queued. */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
+    await this.#pacer.idle();
+  }
+
+  #schedule(ms: number): void {
+    if (!this.#running) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#tick(), ms);
+    this.#timer.unref();
+  }
+
+  async #tick(): Promise<void> {
+    if (!this.#running) return;
+    const round = this.#round().catch((err: unknown) => this.#log.warn({ err }, 'watch round failed'));
+    this.#roundRunning = round;
+    await round;
+    this.#roundRunning = null;
+    this.#schedule(this.settings.tickMs);
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#inFlight.size === 0) return;
+    try {
+      await this.#store.watches.renewLeases(this.owner, [...this.#inFlight.keys()], this.#now() + this.settings.leaseMs);
+    } catch (err) {
+      this.#log.warn({ err }, 'could not renew leases');
+    }
+  }
+
+  // ---- one round -----------------------------------------------------------------------------
+
+  async #round(): Promise<void> {
+    const now = this.#now();
+    if (now - this.#lastHousekeeping >= 2_000) {
+      this.#lastHousekeeping = now;
+      await this.#housekeeping(now);
+    }
+    const capacity = this.settings.maxInFlight - this.#inFlight.size;
+    if (capacity <= 0) return;
+    const claimed = await this.#store.watches.claimDue(this.owner, now, this.settings.leaseMs, capacity);
+    if (claimed.length === 0) return;
+    await this.#maybeDiscoverInBulk(claimed.length, now);
+    for (const watch of claimed) {
+      const work = this.#handle(watch).finally(() => this.#inFlight.delete(watch.executionId));
+      this.#inFlight.set(watch.executionId, work);
+    }
+  }
+
+  async #housekeeping(now: number): Promise<void> {
+    const counts = await this.#store.watches.countByState();
+    this.#metrics.setPending(counts.active);
+    // Messages startRun never got up (crash, Slack down): make them due so #handle posts them.
+    const unposted = await this.#store.watches.listUnposted(100);
+    const late = unposted.filter((w) => now - w.createdAt >= this.settings.unpostedGraceMs && w.leaseOwner === null);
+    if (late.length > 0) await this.#store.watches.expedite(late.map((w) => w.executionId), now);
+  }
+
+  async #maybeDiscoverInBulk(dueCount: number, now: number): Promise<void> {
+    if (this.#bulk && now - this.#bulk.at < this.settings.bulkIntervalMs) return;
+    const active = (await this.#store.watches.countByState()).active;
+    const useBulk = chooseBulkDiscovery({
+      dueCount,
+      watchedCount: active,
+      requestsPerSecond: this.settings.requestsPerSecond,
+      lastPages: this.#lastBulkPages,
+    });
+    if (!useBulk) return;
+    const oldest = await this.#store.watches.oldestActiveCreatedAt();
+    if (oldest === null) return;
+    const watched = new Set((await this.#store.watches.listActive(100_000)).map((w) => w.executionId));
+    try {
+      const result = await discoverFinished(this.#api, {
+        watched,
+        oldestWatchCreatedAt: oldest,
+        call: (fn) => this.#budget.run(fn),
+      });
+      for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
+      this.#lastBulkPages = result.pages;
+      this.#bulk = { at: this.#now(), statuses: result.statuses };
+      if (result.finished.length > 0) await this.#store.watches.expedite(result.finished, this.#now());
+      this.#log.debug({ pages: result.pages, seen: result.statuses.size, finished: result.finished.length }, 'bulk discovery');
+    } catch (err) {
+      this.#apiError(err);
+      this.#log.warn({ err }, 'bulk discovery failed; checking one by one');
+    }
+  }
+
+  // ---- one watch -----------------------------------------------------------------------------
+
+  async #handle(watch: Watch): Promise<void> {
+    const id = watch.executionId;
+    try {
+      let w = watch;
+      const now = this.#now();
+      if (w.messageTs === null && now - w.createdAt >= this.settings.unpostedGraceMs) {
+        w = await this.#postRunningCard(w);
+      }
+      if (now - w.createdAt > this.settings.staleAfterMs) {
+        await this.#reportStale(w);
+        return;
+      }
+      const known = this.#bulk && this.#now() - this.#bulk.at < this.settings.bulkIntervalMs * 2 ? this.#bulk.statuses.get(id) : undefined;
+      let terminal: boolean;
+      if (known !== undefined && known === 'EXECUTION_STATUS_IN_PROGRESS') {
+        terminal = false;
+      } else {
+        this.#metrics.checked('single');
+        const summary = await this.#budget.run(() => this.#api.executions.get(id, { summary: true }));
+        terminal = isTerminal(summary);
+      }
+      if (!terminal) {
+        const attempts = w.attempts + 1;
+        await this.#store.watches.reschedule(id, this.owner, this.#now() + nextCheckDelay(attempts, this.settings.backoff), attempts, this.#now());
+        return;
+      }
+      const full = await this.#budget.run(() => this.#api.executions.get(id));
+      await this.#deliver(w, full, false);
+    } catch (err) {
+      if (err instanceof NotFoundError) {
+        this.#apiError(err);
+        this.#log.warn({ executionId: id }, 'execution not found; reporting it as stale');
+        await this.#reportStale(watch).catch((e: unknown) => this.#retryLater(watch, e));
+        return;
+      }
+      await this.#retryLater(watch, err);
+    }
+  }
+
+  async #retryLater(watch: Watch, err: unknown): Promise<void> {
+    this.#apiError(err);
+    this.#log.warn({ err, executionId: watch.executionId }, 'watch check failed; will retry');
+    const attempts = watch.attempts + 1;
+    const now = this.#now();
+    await this.#store.watches
+      .reschedule(watch.executionId, this.owner, now + nextCheckDelay(attempts, this.settings.backoff), attempts, now)
+      .catch((e: unknown) => this.#log.warn({ err: e }, 'could not reschedule a watch'));
+  }
+
+  #apiError(err: unknown): void {
+    if (err instanceof RunbookApiError) this.#metrics.apiError(err.status === null ? err.name : String(err.status));
+  }
+
+  async #reportStale(w: Watch): Promise<void> {
+    // Show what we know; the execution may be gone or the API down, so fall back to a bare card.
+    let execution: Execution;
+    try {
+      execution = await this.#budget.run(() => this.#api.executions.get(w.executionId, { summary: true }));
+    } catch {
+      execution = Execution.parse({ id: w.executionId, workflowName: w.runbookName });
+    }
+    await this.#deliver(w, execution, true);
+  }
+
+  #runContext(w: Watch): RunContext {
+    let inputs: Record<string, unknown> = {};
+    try {
+      const parsed: unknown = JSON.parse(w.inputsSummary);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) inputs = parsed as Record<string, unknown>;
+    } catch {
+      // A damaged summary only costs the inputs section of the card.
+    }
+    return { runbookId: w.runbookId, runbookName: w.runbookName, proxyId: w.proxyId, startedBy: w.startedBy, inputs };
+  }
+
+  /** Where a watch's messages go: its channel, or a DM with whoever started it. */
+  async #destination(w: Watch): Promise<string | null> {
+    if (w.channel) return w.channel;
+    if (!w.startedBy) return null;
+    const dm = await this.#slack.conversations.open({ users: w.startedBy });
+    return dm.channel?.id ?? null;
+  }
+
+  async #postRunningCard(w: Watch): Promise<Watch> {
+    const channel = await this.#destination(w);
+    if (!channel) return w;
+    const posted = await this.#pacer.post(channel, buildRunningCard(this.#runContext(w), [w.executionId]));
+    if (!posted.ok) {
+      if (posted.code && GONE.has(posted.code)) return w;
+      throw posted.error;
+    }
+    await this.#store.watches.setMessage(w.executionId, posted.value.channel, posted.value.ts, this.#now());
+    return { ...w, channel: posted.value.channel, messageTs: posted.value.ts };
+  }
+
+  async #deliver(w: Watch, execution: Execution, stale: boolean): Promise<void> {
+    const id = w.executionId;
+    const card: OutgoingMessage = buildResultCard(this.#runContext(w), execution, { stale });
+    let channel = await this.#destination(w);
+    let ts = w.messageTs;
+    if (channel && w.resultPostedAt === null) {
+      if (ts) {
+        const edited = await this.#pacer.update(channel, ts, card);
+        if (!edited.ok) {
+          if (!(edited.code && GONE.has(edited.code))) throw edited.error;
+          ts = null;
+        }
+      }
+      if (!ts) {
+        let posted = await this.#pacer.post(channel, card);
+        if (!posted.ok && posted.code && GONE.has(posted.code) && w.startedBy && w.channel) {
+          // The channel is out of reach: tell the person directly rather than lose the result.
+          const dm = await this.#destination({ ...w, channel: '' });
+          if (dm) posted = await this.#pacer.post(dm, card);
+        }
+        if (!posted.ok) {
+          if (!(posted.code && GONE.has(posted.code))) throw posted.error;
+        } else {
+          channel = posted.value.channel;
+          ts = posted.value.ts;
+          await this.#store.watches.setMessage(id, channel, ts, this.#now());
+        }
+      }
+      await this.#store.watches.markResultPosted(id, this.#now());
+      const ended = execution.endTime ? Date.parse(execution.endTime) : Number.NaN;
+      if (!stale && Number.isFinite(ended)) this.#metrics.reported((Date.now() - ended) / 1000);
+    }
+    if (channel && w.replyPostedAt === null) {
+      const outcome = await this.#pacer.reply({
+        channel,
+        threadTs: ts,
+        message: { text: replyText(w, execution, stale) },
+        digestLine: digestLine(w, execution, stale),
+        claim: () => this.#store.watches.claimReply(id, this.#now()),
+      });
+      if (outcome === 'failed') this.#log.warn({ executionId: id }, 'the finished-run reply could not be sent');
+    }
+    const state = stale ? 'stale' : 'finished';
+    const completed = await this.#store.watches.complete(id, this.owner, state, stale ? null : execution.executionStatus, this.#now());
+    if (completed) this.#metrics.finished(state);
+  }
+}
