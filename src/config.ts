@@ -75,7 +75,7 @@ const WatchModel = z.object({
   WATCH_DIGEST_THRESHOLD: intIn(1, 1_000, 3),
 });
 
-export interface Proxy {
+export interface RunbookProxy {
   id: string;
   name: string;
 }
@@ -94,7 +94,7 @@ export interface Config {
   };
   /** Settings of the embedded emulator; null when RUNBOOK_API_URL points at a real service. */
   emulator: { port: number } | null;
-  proxies: { list: Proxy[]; defaultId: string | null };
+  proxies: { list: RunbookProxy[]; defaultId: string | null };
   slack: {
     mode: 'socket' | 'http' | 'sandbox';
     botToken: string | null;
@@ -131,7 +131,7 @@ export class ConfigError extends Error {
 }
 
 /** `id` or `id=Name`, comma-separated. */
-export function parseProxies(value: string | undefined): Proxy[] {
+export function parseProxies(value: string | undefined): RunbookProxy[] {
   if (!value) return [];
   return value
     .split(',')

@@ -1,7 +1,9 @@
-// Wires the parts together from a parsed Config: emulator (when no API URL) → API client →
-// catalog → Slack app. One stop() path closes everything in reverse order. main.ts runs it for a
+// Wires the parts together from a parsed Config: emulator (when no API URL) → API client → store →
+// watcher → catalog → Slack app. One stop() path closes everything in reverse order. main.ts runs it for a
 // process; integration tests run it in-process with the same wiring.
 import { randomBytes } from 'node:crypto';
+import { WebClient } from '@slack/web-api';
+import type { Registry } from 'prom-client';
 import { createRunbookApi } from './api/client.ts';
 import type { RunbookApi } from './api/runbook-api.ts';
 import { ProxyDirectory } from './catalog/proxy-directory.ts';
@@ -12,6 +14,10 @@ import type { Logger } from './logger.ts';
 import { createSlackApp, type SlackAppHandle } from './slack/app.ts';
 import type { RunTracker, SlackDeps } from './slack/deps.ts';
 import { RunDrafts } from './slack/run-drafts.ts';
+import { openStore } from './store/open-store.ts';
+import type { Store } from './store/store.ts';
+import { createWatchMetrics } from './watch/metrics.ts';
+import { newOwnerId, Watcher } from './watch/watcher.ts';
 
 /** Proxies the embedded emulator knows, offered when nothing is configured. */
 const EMULATOR_PROXIES = [
@@ -27,8 +33,14 @@ export interface RuntimeOptions {
   sandboxSigningSecret?: string;
   /** Bot token to use in sandbox mode. */
   sandboxBotToken?: string;
-  /** Watcher side of runs; a no-op tracker when the app runs without a watcher. */
+  /** Watcher side of runs; replaces the built-in watcher (which is then not started). */
   runs?: RunTracker;
+  /** An already open store to use instead of opening config.store (tests); the caller closes it. */
+  store?: Store;
+  /** Where the watcher registers its metrics (the caller mounts /metrics). */
+  metricsRegistry?: Registry;
+  /** Lease owner name of the watcher (default hostname:pid:random). */
+  watcherOwner?: string;
 }
 
 export interface Runtime {
@@ -38,6 +50,9 @@ export interface Runtime {
   slackPort: number;
   signingSecret: string | null;
   deps: SlackDeps;
+  store: Store;
+  /** null when options.runs replaced it. */
+  watcher: Watcher | null;
   stop(): Promise<void>;
 }
 
@@ -56,7 +71,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       emulator = await startEmulator({ port: config.emulator?.port ?? 0, apiKey: config.api.apiKey });
       cleanups.push(() => emulator!.close());
       baseUrl = emulator.url;
-      logger.info({ url: emulator.url }, 'built-in Runbook API emulator started (set RUNBOOK_API_URL to use a real service)');
+      logger.info(
+        { url: emulator.url },
+        'built-in Runbook API emulator started (set RUNBOOK_API_URL to use a real service)',
+      );
     }
     const api = createRunbookApi({
       baseUrl,
@@ -69,6 +87,47 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     });
     cleanups.push(() => api.close());
 
+    let store = options.store;
+    if (!store) {
+      const opened = await openStore(config.store, logger);
+      cleanups.push(() => opened.close());
+      store = opened;
+    }
+
+    const sandbox = config.slack.mode === 'sandbox';
+    const botToken = sandbox ? (options.sandboxBotToken ?? 'xoxb-sandbox') : config.slack.botToken!;
+    const slackApiUrl = options.slackApiUrl ?? config.slack.apiUrl;
+    let watcher: Watcher | null = null;
+    if (!options.runs) {
+      const w = config.watch;
+      watcher = new Watcher({
+        store,
+        api,
+        // Its own client: rate-limited answers come back as errors so the pacer decides the wait,
+        // and no silent retries of postMessage (a retried post could double a reply).
+        slack: new WebClient(botToken, { slackApiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } }),
+        owner: options.watcherOwner ?? newOwnerId(),
+        logger,
+        ...(options.metricsRegistry ? { metrics: createWatchMetrics(options.metricsRegistry) } : {}),
+        settings: {
+          requestsPerSecond: w.requestsPerSecond,
+          concurrency: w.concurrency,
+          staleAfterMs: w.staleAfterMs,
+          backoff: { firstMs: w.firstCheckMs, factor: 1.5, maxMs: Math.max(w.firstCheckMs, w.maxCheckMs) },
+          tickMs: w.tickMs,
+          leaseMs: w.leaseMs,
+          unpostedGraceMs: w.unpostedGraceMs,
+          slackPostIntervalMs: w.slackPostIntervalMs,
+          slackUpdateIntervalMs: w.slackUpdateIntervalMs,
+          digestThreshold: w.digestThreshold,
+        },
+      });
+      const started = watcher;
+      started.start();
+      // Stopped after the Slack app (cleanups run in reverse) and before the store closes.
+      cleanups.push(() => started.stop());
+    }
+
     const configured = config.proxies.list.length ? config.proxies.list : emulator ? EMULATOR_PROXIES : [];
     const deps: SlackDeps = {
       api,
@@ -79,28 +138,27 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         defaultId: config.proxies.defaultId ?? (emulator ? EMULATOR_PROXIES[0]!.id : null),
       }),
       drafts: new RunDrafts(),
-      runs: options.runs ?? { started: async () => {}, posted: async () => {} },
+      runs: options.runs ?? watcher!,
       logger: logger.child({ component: 'slack' }),
       now: Date.now,
       interactiveTimeoutMs: Math.min(config.api.timeoutMs, 10_000),
     };
 
-    const sandbox = config.slack.mode === 'sandbox';
     const signingSecret = sandbox
       ? (options.sandboxSigningSecret ?? randomBytes(16).toString('hex'))
       : config.slack.signingSecret;
     const slack = createSlackApp(deps, {
       mode: config.slack.mode === 'socket' ? 'socket' : 'http',
-      botToken: sandbox ? (options.sandboxBotToken ?? 'xoxb-sandbox') : config.slack.botToken!,
+      botToken,
       appToken: config.slack.appToken,
       signingSecret,
-      apiUrl: options.slackApiUrl ?? config.slack.apiUrl,
+      apiUrl: slackApiUrl,
       port: config.slack.port,
     });
     const { port } = await slack.start();
     cleanups.push(() => slack.stop());
     logger.info({ port, mode: config.slack.mode }, 'Slack app listening');
-    return { api, emulator, slack, slackPort: port, signingSecret, deps, stop };
+    return { api, emulator, slack, slackPort: port, signingSecret, deps, store, watcher, stop };
   } catch (err) {
     await stop();
     throw err;

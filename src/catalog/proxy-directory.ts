@@ -3,16 +3,16 @@
 // own proxyId. The configured default (RUNBOOK_DEFAULT_PROXY_ID) is preselected when present.
 import type { RunbookApi } from '../api/runbook-api.ts';
 import type { Workflow } from '../api/schemas.ts';
-import type { Proxy } from '../config.ts';
+import type { RunbookProxy } from '../config.ts';
 
 export interface ProxyChoices {
-  options: Proxy[];
+  options: RunbookProxy[];
   initial: string | null;
 }
 
 export interface ProxyDirectoryOptions {
   api: RunbookApi;
-  configured: Proxy[];
+  configured: RunbookProxy[];
   defaultId: string | null;
   ttlMs?: number;
   now?: () => number;
@@ -20,7 +20,7 @@ export interface ProxyDirectoryOptions {
 
 export class ProxyDirectory {
   readonly #options: ProxyDirectoryOptions;
-  #seen: Proxy[] = [];
+  #seen: RunbookProxy[] = [];
   #seenAt = Number.NEGATIVE_INFINITY;
   #loading: Promise<void> | null = null;
 
@@ -31,8 +31,8 @@ export class ProxyDirectory {
   /** Choices for running `runbook`; never throws (schedule discovery failing only narrows the list). */
   async choicesFor(runbook: Pick<Workflow, 'proxyId'> | null): Promise<ProxyChoices> {
     await this.#refreshSeen().catch(() => {});
-    const byId = new Map<string, Proxy>();
-    const add = (p: Proxy) => {
+    const byId = new Map<string, RunbookProxy>();
+    const add = (p: RunbookProxy) => {
       if (p.id && !byId.has(p.id)) byId.set(p.id, p);
     };
     this.#options.configured.forEach(add);
@@ -48,7 +48,7 @@ export class ProxyDirectory {
   }
 
   /** Remember a proxy seen elsewhere (a schedule we just created, say). */
-  remember(proxy: Proxy): void {
+  remember(proxy: RunbookProxy): void {
     if (proxy.id && !this.#seen.some((p) => p.id === proxy.id)) this.#seen.push(proxy);
   }
 
@@ -57,7 +57,7 @@ export class ProxyDirectory {
     if (now - this.#seenAt < (this.#options.ttlMs ?? 5 * 60_000)) return;
     if (!this.#loading) {
       this.#loading = (async () => {
-        const seen = new Map<string, Proxy>();
+        const seen = new Map<string, RunbookProxy>();
         for await (const schedule of this.#options.api.schedules.iterate({ pageSize: 100 }, { timeoutMs: 2_500 })) {
           if (schedule.proxyId && !seen.has(schedule.proxyId)) {
             seen.set(schedule.proxyId, { id: schedule.proxyId, name: schedule.proxyName || schedule.proxyId });

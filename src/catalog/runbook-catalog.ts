@@ -228,7 +228,10 @@ export function normalizeCategory(input: string, known: readonly string[]): stri
 
 /** CATEGORY_TYPE_COST_OPT → "Cost opt". */
 export function categoryLabel(name: string): string {
-  const words = name.replace(/^CATEGORY_TYPE_/, '').toLowerCase().split('_');
+  const words = name
+    .replace(/^CATEGORY_TYPE_/, '')
+    .toLowerCase()
+    .split('_');
   const label = words.join(' ');
   const upper = ['sre', 'iam'];
   return upper.includes(label) ? label.toUpperCase() : label.charAt(0).toUpperCase() + label.slice(1);

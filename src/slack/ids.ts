@@ -11,7 +11,7 @@ export const ACTIONS = {
   runbookRun: 'runbook_run', // value: runbook id
   runbookSchedule: 'runbook_schedule', // value: runbook id
   runbookDetails: 'runbook_details', // value: runbook id
-  pickRunbook: 'pick_runbook', // value: JSON {id, then: 'show' | 'run' | 'schedule' | 'schedules' | 'executions'}
+  pickRunbook: 'pick_runbook', // value: JSON {id, next: 'show' | 'run' | 'schedule' | 'schedules' | 'executions'}
   // schedules
   scheduleEdit: 'schedule_edit', // value: schedule id
   scheduleDelete: 'schedule_delete', // value: schedule id (button with a confirm dialog)

@@ -42,7 +42,12 @@ export async function postToConversation(
   }
   if (channel && !message.ephemeralTo) {
     try {
-      const res = await client.chat.postMessage({ channel, text, blocks, ...(message.threadTs ? { thread_ts: message.threadTs } : {}) });
+      const res = await client.chat.postMessage({
+        channel,
+        text,
+        blocks,
+        ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+      });
       if (res.ts && res.channel) return { channel: res.channel, ts: res.ts };
     } catch (err) {
       const code = slackErrorCode(err);
@@ -68,7 +73,10 @@ export async function postToConversation(
             {
               type: 'context',
               elements: [
-                { type: 'mrkdwn', text: `I could not post in <#${channel}>, so here it is. Invite me there with \`/invite\`.` },
+                {
+                  type: 'mrkdwn',
+                  text: `I could not post in <#${channel}>, so here it is. Invite me there with \`/invite\`.`,
+                },
               ],
             },
           ]

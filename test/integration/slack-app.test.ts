@@ -105,7 +105,9 @@ describe('run modal', () => {
     const runsBefore = executions().length;
     const invalid = await h.user().submit(modal.id, {
       [BLOCKS.proxy]: { [ACTIONS.proxySelect]: { type: 'static_select', selected_option: { value: 'proxy-dev' } } },
-      [BLOCKS.channel]: { [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: 'C02DEPLOYS' } },
+      [BLOCKS.channel]: {
+        [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: 'C02DEPLOYS' },
+      },
       field_namespace: { value: { type: 'plain_text_input', value: 'web' } },
       field_deployment: { value: { type: 'plain_text_input', value: 'api' } },
       field_replicas: { value: { type: 'number_input', value: '500' } },
@@ -118,7 +120,9 @@ describe('run modal', () => {
 
     const valid = await h.user().submit(modal.id, {
       [BLOCKS.proxy]: { [ACTIONS.proxySelect]: { type: 'static_select', selected_option: { value: 'proxy-dev' } } },
-      [BLOCKS.channel]: { [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: 'C02DEPLOYS' } },
+      [BLOCKS.channel]: {
+        [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: 'C02DEPLOYS' },
+      },
       field_namespace: { value: { type: 'plain_text_input', value: 'web' } },
       field_deployment: { value: { type: 'plain_text_input', value: 'api' } },
       field_replicas: { value: { type: 'number_input', value: '4' } },
@@ -149,7 +153,10 @@ describe('run modal', () => {
     expect(JSON.stringify(open.args)).toContain('Loading');
     // …and the form replaces the loading view once the slow API answers.
     const filled = await waitFor(
-      () => h.fake.state.calls.find((c) => c.method === 'views.update' && c.at >= started && JSON.stringify(c.args).includes('meta_proxy')),
+      () =>
+        h.fake.state.calls.find(
+          (c) => c.method === 'views.update' && c.at >= started && JSON.stringify(c.args).includes('meta_proxy'),
+        ),
       'the form after the slow API',
       15_000,
     );

@@ -76,7 +76,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 }
 
 /** Polls until `probe` returns a value (not undefined/null/false), or fails after `timeoutMs`. */
-export async function waitFor<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = 5_000): Promise<T> {
+export async function waitFor<T>(
+  probe: () => T | undefined | null | false,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();

@@ -16,7 +16,10 @@ export interface AppHomeInput {
 }
 
 function failed(what: string, err: unknown): KnownBlock {
-  return { type: 'context', elements: [mrkdwnText(`:warning: ${escapeMrkdwn(`Could not load ${what}. ${describeApiError(err)}`)}`)] };
+  return {
+    type: 'context',
+    elements: [mrkdwnText(`:warning: ${escapeMrkdwn(`Could not load ${what}. ${describeApiError(err)}`)}`)],
+  };
 }
 
 function executionLines(executions: Execution[]): KnownBlock[] {
@@ -68,10 +71,14 @@ export function buildAppHome(input: AppHomeInput): HomeView {
       : [failed('executions', input.executions)]),
     { type: 'divider' },
     { type: 'header', text: plainText('Schedules', 150) },
-    ...(Array.isArray(input.schedules) ? scheduleLines(input.schedules as Schedule[]) : [failed('schedules', input.schedules)]),
+    ...(Array.isArray(input.schedules)
+      ? scheduleLines(input.schedules as Schedule[])
+      : [failed('schedules', input.schedules)]),
     {
       type: 'context',
-      elements: [mrkdwnText(`Updated ${when(new Date(input.now).toISOString())} · type \`/runbook help\` in any channel`)],
+      elements: [
+        mrkdwnText(`Updated ${when(new Date(input.now).toISOString())} · type \`/runbook help\` in any channel`),
+      ],
     },
   ];
   return { type: 'home', blocks };

@@ -85,7 +85,11 @@ function durationOf(execution: Execution): string {
 }
 
 /** The finished card. `output` is decoded text (may be long); an excerpt that fits is shown. */
-export function buildResultCard(run: RunContext, execution: Execution, options: { stale?: boolean } = {}): SlackMessage {
+export function buildResultCard(
+  run: RunContext,
+  execution: Execution,
+  options: { stale?: boolean } = {},
+): SlackMessage {
   const status = execution.executionStatus;
   const emoji = options.stale ? ':warning:' : STATUS_EMOJI[status];
   const word = options.stale ? 'stopped reporting (stale)' : STATUS_WORD[status];

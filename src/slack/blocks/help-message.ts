@@ -39,8 +39,10 @@ export function buildHelp(topic: SubcommandName | null): SlackMessage {
         type: 'context',
         elements: [
           mrkdwnText(
-            `<runbook> is an id or a name (case-insensitive; quote names with spaces). Try \`${COMMAND} list\` to start.`
-              .replace('<runbook>', '&lt;runbook&gt;'),
+            `<runbook> is an id or a name (case-insensitive; quote names with spaces). Try \`${COMMAND} list\` to start.`.replace(
+              '<runbook>',
+              '&lt;runbook&gt;',
+            ),
           ),
         ],
       },

@@ -10,14 +10,14 @@ import { escapeMrkdwn, mrkdwnText, truncate } from './mrkdwn.ts';
 export type PickThen = 'show' | 'run' | 'schedule' | 'schedules' | 'executions';
 
 export function pickValue(id: string, then: PickThen): string {
-  return JSON.stringify({ id, then });
+  return JSON.stringify({ id, next: then });
 }
 
-export function decodePick(value: string | undefined): { id: string; then: PickThen } | null {
+export function decodePick(value: string | undefined): { id: string; next: PickThen } | null {
   try {
-    const v = JSON.parse(value ?? '') as { id?: unknown; then?: unknown };
+    const v = JSON.parse(value ?? '') as { id?: unknown; next?: unknown };
     const thens: PickThen[] = ['show', 'run', 'schedule', 'schedules', 'executions'];
-    if (typeof v.id === 'string' && thens.includes(v.then as PickThen)) return { id: v.id, then: v.then as PickThen };
+    if (typeof v.id === 'string' && thens.includes(v.next as PickThen)) return { id: v.id, next: v.next as PickThen };
   } catch {
     // fall through
   }
@@ -69,7 +69,6 @@ export function buildRunbookChoice(
   resolution: Exclude<Resolution, { kind: 'match' }>,
   then: PickThen,
 ): SlackMessage {
-  const text =
-    resolution.kind === 'several' ? `Several runbooks match “${query}”` : `No runbook matches “${query}”`;
+  const text = resolution.kind === 'several' ? `Several runbooks match “${query}”` : `No runbook matches “${query}”`;
   return { text: truncate(text, 3000), blocks: buildChoiceBlocks(query, resolution, then) };
 }

@@ -7,6 +7,7 @@ import type { FieldSpec, FormSpec } from '../../forms/input-schema.ts';
 import { ACTIONS } from '../ids.ts';
 import { button, type SlackMessage, when } from './common.ts';
 import { escapeMrkdwn, mrkdwnText, plainText, truncate } from './mrkdwn.ts';
+import { pickValue } from './runbook-choice.ts';
 import { isRunnable, runbookBadges } from './runbook-list.ts';
 
 const KIND_LABEL: Record<FieldSpec['kind'], string> = {
@@ -90,7 +91,14 @@ export function buildRunbookDetails(runbook: Workflow, spec: FormSpec): SlackMes
   if (runbook.tags.length) {
     blocks.push({
       type: 'context',
-      elements: [mrkdwnText(runbook.tags.slice(0, 20).map((t) => `\`${escapeMrkdwn(truncate(t, 40))}\``).join(' '))],
+      elements: [
+        mrkdwnText(
+          runbook.tags
+            .slice(0, 20)
+            .map((t) => `\`${escapeMrkdwn(truncate(t, 40))}\``)
+            .join(' '),
+        ),
+      ],
     });
   }
   if (disabledReason) blocks.push({ type: 'context', elements: [mrkdwnText(`:no_entry: ${disabledReason}`)] });
@@ -100,8 +108,8 @@ export function buildRunbookDetails(runbook: Workflow, spec: FormSpec): SlackMes
     elements: [
       ...(isRunnable(runbook) ? [button('Run', ACTIONS.runbookRun, runbook.id, { style: 'primary' })] : []),
       button('Schedule', ACTIONS.runbookSchedule, runbook.id),
-      button('Schedules', `${ACTIONS.pickRunbook}_schedules`, JSON.stringify({ id: runbook.id, then: 'schedules' })),
-      button('Executions', `${ACTIONS.pickRunbook}_executions`, JSON.stringify({ id: runbook.id, then: 'executions' })),
+      button('Schedules', `${ACTIONS.pickRunbook}_schedules`, pickValue(runbook.id, 'schedules')),
+      button('Executions', `${ACTIONS.pickRunbook}_executions`, pickValue(runbook.id, 'executions')),
     ],
   });
   blocks.push({ type: 'context', elements: [mrkdwnText(`id \`${escapeMrkdwn(runbook.id)}\``)] });

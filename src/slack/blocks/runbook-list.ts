@@ -118,7 +118,9 @@ export function buildRunbookList(page: BrowsePage, state: ListState): SlackMessa
   });
   const nav: ActionsBlock = { type: 'actions', block_id: 'list_nav', elements: [] };
   if (page.page > 0) {
-    nav.elements.push(button('← Previous', `${ACTIONS.listPage}_prev`, encodeListState({ ...state, p: page.page - 1 })));
+    nav.elements.push(
+      button('← Previous', `${ACTIONS.listPage}_prev`, encodeListState({ ...state, p: page.page - 1 })),
+    );
   }
   if (page.page + 1 < page.pageCount) {
     nav.elements.push(button('Next →', `${ACTIONS.listPage}_next`, encodeListState({ ...state, p: page.page + 1 })));

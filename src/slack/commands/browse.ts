@@ -1,8 +1,8 @@
 // `/runbook help`, `/runbook list` and `/runbook show`: answers in the conversation, ephemeral.
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { buildHelp } from '../blocks/help-message.ts';
-import { buildRunbookDetails } from '../blocks/runbook-details.ts';
 import { buildRunbookChoice } from '../blocks/runbook-choice.ts';
+import { buildRunbookDetails } from '../blocks/runbook-details.ts';
 import { buildRunbookList, LIST_PAGE_SIZE, type ListState } from '../blocks/runbook-list.ts';
 import type { HandlerContext } from './context.ts';
 import type { SubcommandName } from './parse-command.ts';

@@ -211,7 +211,7 @@ export function parseCommand(rawText: string): ParseResult {
   if (tokens.length === 0) return { ok: true, command: { kind: 'help', topic: null } };
 
   const name = tokens[0]!.toLowerCase();
-  if (!(name in SUBCOMMANDS)) {
+  if (!Object.hasOwn(SUBCOMMANDS, name)) {
     const suggestion = didYouMean(name, SUBCOMMAND_NAMES);
     return {
       ok: false,
@@ -293,7 +293,8 @@ function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, strin
     case 'help': {
       if (arg === '') return { ok: true, command: { kind: 'help', topic: null } };
       const topic = arg.toLowerCase();
-      if (topic in SUBCOMMANDS) return { ok: true, command: { kind: 'help', topic: topic as SubcommandName } };
+      if (Object.hasOwn(SUBCOMMANDS, topic))
+        return { ok: true, command: { kind: 'help', topic: topic as SubcommandName } };
       const suggestion = didYouMean(topic, SUBCOMMAND_NAMES);
       return { ok: false, error: `There is no help topic \`${arg}\`.`, topic: null, suggestion };
     }

@@ -32,11 +32,9 @@ export interface RunModalTarget {
 /** Fetch one runbook with its input schema, the right way for service and custom runbooks. */
 export async function loadRunbook(deps: SlackDeps, id: string): Promise<Workflow> {
   const isService = deps.catalog.isService(id);
-  const { workflow } = await deps.api.workflows.get(
-    id,
-    isService === true ? { isService: true } : {},
-    { timeoutMs: deps.interactiveTimeoutMs },
-  );
+  const { workflow } = await deps.api.workflows.get(id, isService === true ? { isService: true } : {}, {
+    timeoutMs: deps.interactiveTimeoutMs,
+  });
   return workflow;
 }
 
@@ -186,7 +184,13 @@ export async function startRun(deps: SlackDeps, client: WebClient, input: StartR
   };
   // The watch is stored before anything is posted, so a crash here still gets a result later.
   await deps.runs.started({ ...run, executionIds, channel: input.channel, teamId: input.teamId });
-  const posted = await postToConversation(client, deps.logger, input.channel, input.userId, buildRunningCard(run, executionIds));
+  const posted = await postToConversation(
+    client,
+    deps.logger,
+    input.channel,
+    input.userId,
+    buildRunningCard(run, executionIds),
+  );
   if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts);
   return { ok: true, executionIds };
 }

@@ -4,9 +4,9 @@ import type { App, BlockAction, ButtonAction, StaticSelectAction } from '@slack/
 import type { WebClient } from '@slack/web-api';
 import { describeApiError } from '../../api/errors.ts';
 import { errorModal } from '../blocks/common.ts';
+import { decodeRunMetadata } from '../blocks/run-modal.ts';
 import { decodePick } from '../blocks/runbook-choice.ts';
 import { decodeListState } from '../blocks/runbook-list.ts';
-import { decodeRunMetadata } from '../blocks/run-modal.ts';
 import { showList, showRunbook } from '../commands/browse.ts';
 import type { HandlerContext } from '../commands/context.ts';
 import { showExecutions } from '../commands/executions.ts';
@@ -63,8 +63,8 @@ export function registerActions(app: App, deps: SlackDeps): void {
     const pick = decodePick(buttonValue(body));
     if (!pick) return;
     // A pick list inside a modal (from `run <name>` with several matches) continues in that modal.
-    if (body.view?.id && (pick.then === 'run' || pick.then === 'schedule')) {
-      if (pick.then === 'run') {
+    if (body.view?.id && (pick.next === 'run' || pick.next === 'schedule')) {
+      if (pick.next === 'run') {
         const view = await runModalView(deps, { runbookId: pick.id }, ctx.channelId, 'run');
         await client.views.update({ view_id: body.view.id, view });
       } else {
@@ -72,7 +72,7 @@ export function registerActions(app: App, deps: SlackDeps): void {
       }
       return;
     }
-    switch (pick.then) {
+    switch (pick.next) {
       case 'show':
         return showRunbook(ctx, { id: pick.id });
       case 'run':
@@ -123,12 +123,7 @@ export function registerActions(app: App, deps: SlackDeps): void {
     const selected = (body.actions[0] as { selected_option?: { value?: string } }).selected_option?.value ?? null;
     const meta = decodeRunMetadata(view.private_metadata);
     try {
-      const next = await runModalView(
-        deps,
-        { runbookId: selected, channel: meta.c, withPicker: true },
-        meta.c,
-        'run',
-      );
+      const next = await runModalView(deps, { runbookId: selected, channel: meta.c, withPicker: true }, meta.c, 'run');
       await client.views.update({ view_id: view.id, hash: view.hash, view: next });
     } catch (err) {
       deps.logger.warn({ err }, 'could not load the picked runbook');

@@ -2,8 +2,8 @@
 // one clear sentence for the person (never a stack trace, never silence).
 import type { App } from '@slack/bolt';
 import { buildCommandError } from '../blocks/help-message.ts';
-import { browseFromCommand } from '../commands/browse-args.ts';
 import { showHelp, showList, showRunbook } from '../commands/browse.ts';
+import { browseFromCommand } from '../commands/browse-args.ts';
 import { type HandlerContext, respondWith } from '../commands/context.ts';
 import { showExecutions, showStatus } from '../commands/executions.ts';
 import { type ParsedCommand, parseCommand } from '../commands/parse-command.ts';

@@ -41,7 +41,9 @@ export function registerEvents(app: App, deps: SlackDeps): void {
 
   app.action<BlockAction>({ action_id: ACTIONS.homeRefresh }, async ({ ack, body, client }) => {
     await ack();
-    await publishHome(deps, client, body.user.id).catch((err: unknown) => deps.logger.warn({ err }, 'App Home refresh failed'));
+    await publishHome(deps, client, body.user.id).catch((err: unknown) =>
+      deps.logger.warn({ err }, 'App Home refresh failed'),
+    );
   });
   app.action<BlockAction>({ action_id: ACTIONS.homeRun }, async ({ ack, body, client }) => {
     await ack();

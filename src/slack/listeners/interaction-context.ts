@@ -36,11 +36,17 @@ export function interactionContext(
       : async (reply) => {
           // No response_url (modals, App Home): answer privately in the channel, else by DM.
           if (channelId) {
-            await client.chat.postEphemeral({ channel: channelId, user: userId, text: reply.text, blocks: reply.blocks });
+            await client.chat.postEphemeral({
+              channel: channelId,
+              user: userId,
+              text: reply.text,
+              blocks: reply.blocks,
+            });
             return;
           }
           const dm = await client.conversations.open({ users: userId });
-          if (dm.channel?.id) await client.chat.postMessage({ channel: dm.channel.id, text: reply.text, blocks: reply.blocks });
+          if (dm.channel?.id)
+            await client.chat.postMessage({ channel: dm.channel.id, text: reply.text, blocks: reply.blocks });
         },
   };
 }

@@ -45,6 +45,21 @@ const BUILDER_ACTIONS = [
   ACTIONS.cronInput,
 ];
 
+type StateValues = Record<string, Record<string, unknown>>;
+
+/**
+ * The view state with the element that fired laid over it. Slack already includes the new value in
+ * view.state.values, but the action itself is the authoritative copy of what just changed.
+ */
+function stateWithAction(body: BlockAction): StateValues {
+  const values: StateValues = { ...(body.view?.state.values ?? {}) };
+  const action = body.actions[0] as { block_id?: string; action_id?: string } | undefined;
+  if (action?.block_id && action.action_id) {
+    values[action.block_id] = { ...(values[action.block_id] ?? {}), [action.action_id]: action };
+  }
+  return values;
+}
+
 function buttonValue(body: BlockAction): string {
   return (body.actions[0] as ButtonAction | undefined)?.value ?? '';
 }
@@ -112,7 +127,7 @@ export function registerScheduleActions(app: App, deps: SlackDeps): void {
     const selected =
       (body.actions[0] as { selected_option?: { value?: string } | null }).selected_option?.value ?? null;
     const meta = decodeScheduleMetadata(view.private_metadata);
-    const values = view.state.values;
+    const values = stateWithAction(body);
     const ctx = interactionContext(deps, client, body, undefined, meta.c);
     try {
       const timeZone = await userTimeZone(client, ctx.userId, deps.now());
@@ -141,7 +156,7 @@ export function registerScheduleActions(app: App, deps: SlackDeps): void {
       const view = body.view;
       if (view?.callback_id !== VIEWS.schedule) return;
       const timeZone = await userTimeZone(client, body.user.id, deps.now());
-      const builder = nextScheduleBuilder(view.state.values, shownPresetKind(view.blocks));
+      const builder = nextScheduleBuilder(stateWithAction(body), shownPresetKind(view.blocks));
       const next = refreshScheduleModal(view, builder, new Date(deps.now()), timeZone);
       await updatePreview(client, deps, view.id, view.hash, next);
     });

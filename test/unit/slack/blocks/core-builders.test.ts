@@ -66,7 +66,10 @@ function mrkdwnTexts(node: unknown, out: string[] = []): string[] {
 
 /** No mention, broadcast or link can come from API text: every <…> token in mrkdwn is ours. */
 function ourAngleBracketsOnly(surface: unknown) {
-  const found = mrkdwnTexts(surface).join('\n').match(/<[^>]*>/g) ?? [];
+  const found =
+    mrkdwnTexts(surface)
+      .join('\n')
+      .match(/<[^>]*>/g) ?? [];
   for (const token of found) {
     expect(token).toMatch(/^<(@U01ALICE|!date\^\d+\^[^|]*\|[^>]*|#C[A-Z0-9]+)>$/);
   }
@@ -167,7 +170,13 @@ describe('run modal', () => {
     });
     expect(JSON.stringify(view)).toContain('takes no input');
     expect(JSON.stringify(view)).not.toContain('initial_conversation');
-    const picker = buildRunModal({ runbook: null, spec: null, proxies, metadata: { r: null, c: null }, withPicker: true });
+    const picker = buildRunModal({
+      runbook: null,
+      spec: null,
+      proxies,
+      metadata: { r: null, c: null },
+      withPicker: true,
+    });
     expect(picker.submit?.text).toBe('Run');
     expect(JSON.stringify(picker)).toContain('Pick a runbook to see its form');
     expect(checkView(picker)).toEqual([]);
@@ -175,7 +184,13 @@ describe('run modal', () => {
 });
 
 describe('execution cards', () => {
-  const run = { runbookId: 'x', runbookName: 'Restart <!channel>', proxyId: 'p1', startedBy: 'U01ALICE', inputs: { token: '••••••', note: '<!here>' } };
+  const run = {
+    runbookId: 'x',
+    runbookName: 'Restart <!channel>',
+    proxyId: 'p1',
+    startedBy: 'U01ALICE',
+    inputs: { token: '••••••', note: '<!here>' },
+  };
   it('running card mentions the starter and escapes inputs', () => {
     const card = buildRunningCard(run, ['e1']);
     const text = JSON.stringify(card.blocks);
@@ -200,7 +215,11 @@ describe('execution cards', () => {
 
 describe('App Home', () => {
   it('renders lists, and a failed list as a sentence', () => {
-    const home = buildAppHome({ executions: [execution()], schedules: new Error('boom'), now: Date.parse('2026-11-21T08:00:00Z') });
+    const home = buildAppHome({
+      executions: [execution()],
+      schedules: new Error('boom'),
+      now: Date.parse('2026-11-21T08:00:00Z'),
+    });
     expect(checkView(home)).toEqual([]);
     const text = JSON.stringify(home);
     expect(text).toContain('Could not load schedules');
@@ -211,23 +230,38 @@ describe('App Home', () => {
 describe('properties over random API text', () => {
   it('no builder lets API text ping, link or break limits', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 400 }), fc.array(fc.string({ maxLength: 60 }), { maxLength: 12 }), (text, tags) => {
-        const runbook = workflow({ name: text, description: text, tags, inputSchema: text });
-        const exec = execution({ workflowName: text, reason: text, output: text, executor: text });
-        const messages = [
-          buildRunbookList({ items: [runbook, runbook], page: 0, pageCount: 1, total: 2, categories: [], category: null }, { w: text, s: 'all', c: null, p: 0 }),
-          buildRunbookDetails(runbook, parseInputSchema(runbook.inputSchema)),
-          buildRunningCard({ runbookId: runbook.id, runbookName: text, proxyId: text, startedBy: null, inputs: { [text]: text } }, [text]),
-          buildResultCard({ runbookId: runbook.id, runbookName: text, proxyId: text, startedBy: null, inputs: {} }, exec),
-          buildRunbookChoice(text, { kind: 'none', suggestions: [runbook] }, 'show'),
-        ];
-        for (const msg of messages) {
-          expect(checkBlocks(msg.blocks, 'message')).toEqual([]);
-          for (const token of mrkdwnTexts(msg.blocks).join('\n').match(/<[^>]*>/g) ?? []) {
-            expect(token).toMatch(/^<(!date\^\d+\^[^|]*\|[^>]*)>$/);
+      fc.property(
+        fc.string({ maxLength: 400 }),
+        fc.array(fc.string({ maxLength: 60 }), { maxLength: 12 }),
+        (text, tags) => {
+          const runbook = workflow({ name: text, description: text, tags, inputSchema: text });
+          const exec = execution({ workflowName: text, reason: text, output: text, executor: text });
+          const messages = [
+            buildRunbookList(
+              { items: [runbook, runbook], page: 0, pageCount: 1, total: 2, categories: [], category: null },
+              { w: text, s: 'all', c: null, p: 0 },
+            ),
+            buildRunbookDetails(runbook, parseInputSchema(runbook.inputSchema)),
+            buildRunningCard(
+              { runbookId: runbook.id, runbookName: text, proxyId: text, startedBy: null, inputs: { [text]: text } },
+              [text],
+            ),
+            buildResultCard(
+              { runbookId: runbook.id, runbookName: text, proxyId: text, startedBy: null, inputs: {} },
+              exec,
+            ),
+            buildRunbookChoice(text, { kind: 'none', suggestions: [runbook] }, 'show'),
+          ];
+          for (const msg of messages) {
+            expect(checkBlocks(msg.blocks, 'message')).toEqual([]);
+            for (const token of mrkdwnTexts(msg.blocks)
+              .join('\n')
+              .match(/<[^>]*>/g) ?? []) {
+              expect(token).toMatch(/^<(!date\^\d+\^[^|]*\|[^>]*)>$/);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { didYouMean, normalizeCommandText, parseCommand, tokenize } from '../../../../src/slack/commands/parse-command.ts';
+import {
+  didYouMean,
+  normalizeCommandText,
+  parseCommand,
+  tokenize,
+} from '../../../../src/slack/commands/parse-command.ts';
 
 function ok(text: string) {
   const r = parseCommand(text);
@@ -42,7 +47,10 @@ describe('parseCommand', () => {
   });
 
   it('runbook arguments: quoted, smart-quoted, ids, and Slack-escaped text', () => {
-    expect(ok('show "Restart Kubernetes Deployment"')).toEqual({ kind: 'show', runbook: 'Restart Kubernetes Deployment' });
+    expect(ok('show "Restart Kubernetes Deployment"')).toEqual({
+      kind: 'show',
+      runbook: 'Restart Kubernetes Deployment',
+    });
     expect(ok('show \u201CRestart Kubernetes Deployment\u201D')).toEqual({
       kind: 'show',
       runbook: 'Restart Kubernetes Deployment',
@@ -83,6 +91,10 @@ describe('parseCommand', () => {
     expect(r.suggestion).toBe('list');
     expect(r.topic).toBe('list');
     expect(fail('frobnicate').suggestion).toBeNull();
+    // inherited object keys are not subcommands
+    for (const name of ['__proto__', 'constructor', 'toString'])
+      expect(fail(name).error).toContain('not a /runbook subcommand');
+    expect(fail('help constructor').error).toContain('no help topic');
     expect(fail('sched').suggestion).toMatch(/^schedule/);
   });
 
