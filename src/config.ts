@@ -60,6 +60,16 @@ const StoreModel = z.object({
     .optional(),
 });
 
+const AccessModel = z.object({
+  POLICY_FILE: optionalString,
+  APPROVALS_CHANNEL: z
+    .string()
+    .regex(/^[CG][A-Z0-9]+$/, 'must be a channel id like C012ABC (not a #name)')
+    .optional(),
+  APPROVAL_TTL_MINUTES: numberIn(1, 60 * 24 * 14, 60),
+  RUN_RATE_LIMIT_PER_MINUTE: intIn(1, 10_000, 10),
+});
+
 const WatchModel = z.object({
   WATCH_REQUESTS_PER_SECOND: numberIn(0.1, 10_000, 20),
   WATCH_CONCURRENCY: intIn(1, 1_000, 8),
@@ -119,6 +129,14 @@ export interface Config {
     slackUpdateIntervalMs: number;
     digestThreshold: number;
   };
+  access: {
+    /** null → the built-in default policy. */
+    policyFile: string | null;
+    /** null → requests go to the channel the result goes to. */
+    approvalsChannel: string | null;
+    approvalTtlMs: number;
+    runsPerMinute: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -172,6 +190,7 @@ export function loadConfig(rawEnv: Env): Config {
   const slack = parse(SlackModel);
   const store = parse(StoreModel);
   const watch = parse(WatchModel);
+  const access = parse(AccessModel);
 
   if (api?.RUNBOOK_API_URL && !api.RUNBOOK_API_KEY) {
     problems.push('RUNBOOK_API_KEY: required when RUNBOOK_API_URL is set');
@@ -187,7 +206,7 @@ export function loadConfig(rawEnv: Env): Config {
       problems.push('SLACK_BOT_TOKEN: required when SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is set');
   }
 
-  if (problems.length > 0 || !log || !api || !proxy || !slack || !store || !watch) {
+  if (problems.length > 0 || !log || !api || !proxy || !slack || !store || !watch || !access) {
     throw new ConfigError(problems);
   }
 
@@ -236,6 +255,12 @@ export function loadConfig(rawEnv: Env): Config {
       slackPostIntervalMs: watch.WATCH_SLACK_POST_INTERVAL_MS,
       slackUpdateIntervalMs: watch.WATCH_SLACK_UPDATE_INTERVAL_MS,
       digestThreshold: watch.WATCH_DIGEST_THRESHOLD,
+    },
+    access: {
+      policyFile: access.POLICY_FILE ?? null,
+      approvalsChannel: access.APPROVALS_CHANNEL ?? null,
+      approvalTtlMs: Math.round(access.APPROVAL_TTL_MINUTES * 60_000),
+      runsPerMinute: access.RUN_RATE_LIMIT_PER_MINUTE,
     },
   };
 }

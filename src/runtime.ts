@@ -11,8 +11,14 @@ import { RunbookCatalog } from './catalog/runbook-catalog.ts';
 import type { Config } from './config.ts';
 import { type Emulator, startEmulator } from './emulator/server.ts';
 import type { Logger } from './logger.ts';
+import { AuditLog } from './policy/audit-log.ts';
+import { loadPolicy, policyGroups } from './policy/load-policy.ts';
+import { RunRateLimit } from './policy/run-rate-limit.ts';
 import { createSlackApp, type SlackAppHandle } from './slack/app.ts';
+import { expireApprovals } from './slack/commands/approvals.ts';
 import type { RunTracker, SlackDeps } from './slack/deps.ts';
+import { Identity } from './slack/identity.ts';
+import { createMetadataSeal } from './slack/metadata-seal.ts';
 import { RunDrafts } from './slack/run-drafts.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
@@ -65,6 +71,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }
   };
   try {
+    // The policy is read first: a bad file stops start-up before anything listens.
+    const policy = await loadPolicy(config.access.policyFile);
     let emulator: Emulator | null = null;
     let baseUrl = config.api.url;
     if (!baseUrl) {
@@ -139,6 +147,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       }),
       drafts: new RunDrafts(),
       runs: options.runs ?? watcher!,
+      access: {
+        policy,
+        identity: new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) }),
+        audit: new AuditLog(store, logger),
+        seal: createMetadataSeal(botToken),
+        runLimit: new RunRateLimit(config.access.runsPerMinute),
+        store,
+        approvalsChannel: config.access.approvalsChannel,
+        approvalTtlMs: config.access.approvalTtlMs,
+      },
       logger: logger.child({ component: 'slack' }),
       now: Date.now,
       interactiveTimeoutMs: Math.min(config.api.timeoutMs, 10_000),
@@ -157,6 +175,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     });
     const { port } = await slack.start();
     cleanups.push(() => slack.stop());
+    // Approval requests past their time are marked expired and their messages updated.
+    const sweeper = setInterval(() => {
+      expireApprovals(deps, slack.app.client).catch((err: unknown) => logger.warn({ err }, 'approval expiry failed'));
+    }, 30_000);
+    sweeper.unref();
+    cleanups.push(async () => clearInterval(sweeper));
     logger.info({ port, mode: config.slack.mode }, 'Slack app listening');
     return { api, emulator, slack, slackPort: port, signingSecret, deps, store, watcher, stop };
   } catch (err) {

@@ -19,6 +19,8 @@ export interface BrowseQuery {
   category: string | null;
   page: number;
   pageSize: number;
+  /** Only runbooks this says yes to (the policy's `view`); default all. */
+  visible?: (runbook: Workflow) => boolean;
 }
 
 export interface BrowsePage {
@@ -92,7 +94,8 @@ export class RunbookCatalog {
       (e) =>
         (query.scope === 'all' || e.isService === (query.scope === 'service')) &&
         (category === null || e.runbook.categories.includes(category)) &&
-        words.every((w) => e.haystack.includes(w)),
+        words.every((w) => e.haystack.includes(w)) &&
+        (query.visible?.(e.runbook) ?? true),
     );
     const pageCount = Math.max(1, Math.ceil(matches.length / query.pageSize));
     const page = Math.min(Math.max(0, query.page), pageCount - 1);

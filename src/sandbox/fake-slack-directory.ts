@@ -148,6 +148,11 @@ const usersInfo: MethodHandler = (ctx, args) => {
   return user ? { ok: true, user: toApiUser(ctx.state, user) } : fail('user_not_found');
 };
 
+const usergroupsUsersList: MethodHandler = (ctx, args) => {
+  const group = ctx.state.usergroups[str(args, 'usergroup') ?? ''];
+  return group ? { ok: true, users: [...group.users] } : fail('no_such_subteam');
+};
+
 const usersLookupByEmail: MethodHandler = (ctx, args) => {
   const email = str(args, 'email')?.toLowerCase();
   const user = ctx.state.users.find((u) => !u.is_bot && u.email.toLowerCase() === email);
@@ -287,6 +292,7 @@ export const directoryMethods: Record<string, MethodHandler> = {
   'auth.test': authTest,
   'users.info': usersInfo,
   'users.lookupByEmail': usersLookupByEmail,
+  'usergroups.users.list': usergroupsUsersList,
   'conversations.info': conversationsInfo,
   'conversations.list': conversationsList,
   'conversations.members': conversationsMembers,

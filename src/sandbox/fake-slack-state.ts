@@ -130,6 +130,8 @@ export interface FakeSlackState {
   modalStacks: Record<string, string[]>;
   responseUrlPosts: ResponseUrlPost[];
   calls: ApiCall[];
+  /** User groups (usergroups.users.list): id → handle and members. */
+  usergroups: Record<string, { handle: string; users: string[] }>;
 }
 
 export const DEFAULT_TEAM_ID = 'T0SANDBOX';
@@ -178,6 +180,11 @@ export const DEFAULT_CHANNELS: readonly FakeChannel[] = [
   { id: 'C03APPROVALS', name: 'approvals', purpose: 'Runbook approvals' },
 ];
 
+/** One user group, the approvers: Bob. */
+export const DEFAULT_USERGROUPS: Readonly<Record<string, { handle: string; users: string[] }>> = {
+  S0APPROVERS: { handle: 'approvers', users: ['U02BOB'] },
+};
+
 export function botUser(): FakeUser {
   return {
     id: BOT_USER_ID,
@@ -213,5 +220,8 @@ export function createState(options: {
     modalStacks: {},
     responseUrlPosts: [],
     calls: [],
+    usergroups: Object.fromEntries(
+      Object.entries(DEFAULT_USERGROUPS).map(([id, g]) => [id, { handle: g.handle, users: [...g.users] }]),
+    ),
   };
 }

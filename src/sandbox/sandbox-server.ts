@@ -259,7 +259,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 }
 
 /** Everything one user can see, JSON-ready for the UI. */
-export function snapshot(state: FakeSlackState, userId: string, viewErrors: ReadonlyMap<string, Record<string, string>>) {
+export function snapshot(
+  state: FakeSlackState,
+  userId: string,
+  viewErrors: ReadonlyMap<string, Record<string, string>>,
+) {
   const stack = (state.modalStacks[userId] ?? []).map((id) => state.views[id]).filter((v) => v && !v.closed);
   const homeId = state.homeViews[userId];
   const home = homeId ? state.views[homeId] : undefined;
@@ -271,8 +275,19 @@ export function snapshot(state: FakeSlackState, userId: string, viewErrors: Read
   return {
     team: state.teamId,
     botUserId: state.botUserId,
-    users: state.users.map((u) => ({ id: u.id, name: u.name, real_name: u.real_name, title: u.title ?? '', is_bot: !!u.is_bot })),
-    channels: state.channels.map((c) => ({ id: c.id, name: c.name, purpose: c.purpose ?? '', is_private: !!c.is_private })),
+    users: state.users.map((u) => ({
+      id: u.id,
+      name: u.name,
+      real_name: u.real_name,
+      title: u.title ?? '',
+      is_bot: !!u.is_bot,
+    })),
+    channels: state.channels.map((c) => ({
+      id: c.id,
+      name: c.name,
+      purpose: c.purpose ?? '',
+      is_private: !!c.is_private,
+    })),
     dm: state.ims[userId] ?? `D${userId.slice(1)}`,
     messages,
     ephemerals: state.ephemerals.filter((e) => e.user === userId && !e.deleted),

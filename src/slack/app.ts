@@ -6,11 +6,13 @@ import { App, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { boltLoggerAdapter } from '../logger.ts';
 import type { SlackDeps } from './deps.ts';
 import { registerActions } from './listeners/actions.ts';
+import { registerApprovalActions } from './listeners/approval-actions.ts';
 import { registerCommands } from './listeners/commands.ts';
 import { registerEvents } from './listeners/events.ts';
 import { registerExecutionActions } from './listeners/execution-actions.ts';
 import { registerOptions } from './listeners/options.ts';
 import { registerScheduleActions } from './listeners/schedule-actions.ts';
+import { registerMetadataSeal } from './listeners/seal-metadata.ts';
 import { registerShortcuts } from './listeners/shortcuts.ts';
 import { registerViews } from './listeners/views.ts';
 
@@ -79,10 +81,12 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
     deps.logger.error({ err: error }, 'unhandled error in a Slack listener');
   });
 
+  registerMetadataSeal(app, deps.access.seal, deps.logger);
   registerCommands(app, deps);
   registerActions(app, deps);
   registerExecutionActions(app, deps);
   registerScheduleActions(app, deps);
+  registerApprovalActions(app, deps);
   registerViews(app, deps);
   registerOptions(app, deps);
   registerShortcuts(app, deps);

@@ -4,6 +4,12 @@ import type { RunbookApi } from '../api/runbook-api.ts';
 import type { ProxyDirectory } from '../catalog/proxy-directory.ts';
 import type { RunbookCatalog } from '../catalog/runbook-catalog.ts';
 import type { Logger } from '../logger.ts';
+import type { AuditLog } from '../policy/audit-log.ts';
+import type { Policy } from '../policy/policy.ts';
+import type { RunRateLimit } from '../policy/run-rate-limit.ts';
+import type { Store } from '../store/store.ts';
+import type { Identity } from './identity.ts';
+import type { MetadataSeal } from './metadata-seal.ts';
 import type { RunDrafts } from './run-drafts.ts';
 
 /** A run started from Slack, as the watcher needs to know it. */
@@ -26,12 +32,27 @@ export interface RunTracker {
   posted(executionIds: string[], channel: string, ts: string): Promise<void>;
 }
 
+/** Who may do what, approvals, identity and the audit trail. */
+export interface AccessDeps {
+  policy: Policy;
+  identity: Identity;
+  audit: AuditLog;
+  /** Seals modal private_metadata so a crafted submission cannot switch runbook or target. */
+  seal: MetadataSeal;
+  runLimit: RunRateLimit;
+  store: Store;
+  /** Where approval requests go; null → the channel the result goes to. */
+  approvalsChannel: string | null;
+  approvalTtlMs: number;
+}
+
 export interface SlackDeps {
   api: RunbookApi;
   catalog: RunbookCatalog;
   proxies: ProxyDirectory;
   drafts: RunDrafts;
   runs: RunTracker;
+  access: AccessDeps;
   logger: Logger;
   /** Epoch ms; injectable for tests. */
   now: () => number;

@@ -41,6 +41,10 @@ export const ACTIONS = {
   // schedules (appended by the schedules UI)
   presetHourMinute: 'preset_hour_minute', // minute past the hour of the "Every hour" preset
   scheduleRetry: 'schedule_retry', // value: id of a saved schedule draft ("Try again" after a failed save)
+  // approvals
+  approvalApprove: 'approval_approve', // value: approval id
+  approvalReject: 'approval_reject', // value: approval id (opens the reason modal)
+  rejectReason: 'reject_reason',
 } as const;
 
 export const VIEWS = {
@@ -49,6 +53,7 @@ export const VIEWS = {
   schedule: 'schedule_modal',
   output: 'output_modal',
   info: 'info_modal',
+  reject: 'reject_modal',
 } as const;
 
 export const BLOCKS = {
@@ -67,6 +72,7 @@ export const BLOCKS = {
   presetHourMinute: 'meta_preset_hour_minute',
   scheduleSummary: 'meta_schedule_summary',
   scheduleHeader: 'meta_schedule_header',
+  rejectReason: 'meta_reject_reason',
 } as const;
 
 export const SHORTCUTS = {

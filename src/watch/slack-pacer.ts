@@ -52,8 +52,21 @@ export interface SlackPacerOptions {
 }
 
 type Job =
-  | { kind: 'update'; channel: string; ts: string; message: OutgoingMessage; attempts: number; done: (o: SendOutcome<void>) => void }
-  | { kind: 'post'; channel: string; message: OutgoingMessage; attempts: number; done: (o: SendOutcome<{ channel: string; ts: string }>) => void }
+  | {
+      kind: 'update';
+      channel: string;
+      ts: string;
+      message: OutgoingMessage;
+      attempts: number;
+      done: (o: SendOutcome<void>) => void;
+    }
+  | {
+      kind: 'post';
+      channel: string;
+      message: OutgoingMessage;
+      attempts: number;
+      done: (o: SendOutcome<{ channel: string; ts: string }>) => void;
+    }
   | { kind: 'reply'; request: ReplyRequest; claimed: boolean; attempts: number; done: (o: ReplyOutcome) => void };
 
 interface Lane {
@@ -119,7 +132,9 @@ export class SlackPacer {
 
   /** Sends a short notice once (see ReplyRequest.claim); may be merged into a digest. */
   reply(request: ReplyRequest): Promise<ReplyOutcome> {
-    return new Promise((done) => this.#enqueue(request.channel, { kind: 'reply', request, claimed: false, attempts: 0, done }));
+    return new Promise((done) =>
+      this.#enqueue(request.channel, { kind: 'reply', request, claimed: false, attempts: 0, done }),
+    );
   }
 
   /** Jobs waiting or in flight, per lane. */
@@ -179,9 +194,9 @@ export class SlackPacer {
       const replies = lane.queue.filter((j) => j.kind === 'reply');
       if (replies.length > this.#digestThreshold) {
         // A digest holds at most MAX_DIGEST_LINES so it always fits in one message.
-        const taken = replies.slice(0, MAX_DIGEST_LINES);
-        lane.queue = lane.queue.filter((j) => !taken.includes(j));
-        return taken;
+        const taken = new Set<Job>(replies.slice(0, MAX_DIGEST_LINES));
+        lane.queue = lane.queue.filter((j) => !taken.has(j));
+        return [...taken];
       }
     }
     lane.queue.shift();

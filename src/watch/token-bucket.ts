@@ -60,7 +60,13 @@ export class RequestBudget {
   #active = 0;
   readonly #waiting: Array<() => void> = [];
 
-  constructor(options: { ratePerSecond: number; concurrency: number; now: () => number; sleep?: Sleep; burst?: number }) {
+  constructor(options: {
+    ratePerSecond: number;
+    concurrency: number;
+    now: () => number;
+    sleep?: Sleep;
+    burst?: number;
+  }) {
     this.#bucket = new TokenBucket({ ratePerSecond: options.ratePerSecond, now: options.now, burst: options.burst });
     this.#concurrency = Math.max(1, options.concurrency);
     this.#sleep = options.sleep ?? realSleep;

@@ -15,8 +15,9 @@
 //      reply claim back, so a post Slack definitely refused stays unsent; it is logged.)
 //   4. complete(finished): only now does the watch stop being due. A crash anywhere before this
 //      leaves the watch active; its lease expires and the steps rerun, each one idempotent.
-import { hostname } from 'node:os';
+
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
 import { NotFoundError, RunbookApiError } from '../api/errors.ts';
 import type { RunbookApi } from '../api/runbook-api.ts';
@@ -87,7 +88,13 @@ export function newOwnerId(): string {
 }
 
 /** Slack codes after which editing or posting to that place will never work. */
-const GONE = new Set(['message_not_found', 'cant_update_message', 'channel_not_found', 'is_archived', 'not_in_channel']);
+const GONE = new Set([
+  'message_not_found',
+  'cant_update_message',
+  'channel_not_found',
+  'is_archived',
+  'not_in_channel',
+]);
 
 interface BulkSnapshot {
   at: number;
@@ -139,7 +146,12 @@ export class Watcher implements RunTracker {
         return { channel: res.channel ?? channel, ts: res.ts ?? '' };
       },
       update: async (channel, ts, message) => {
-        await this.#slack.chat.update({ channel, ts, text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) });
+        await this.#slack.chat.update({
+          channel,
+          ts,
+          text: message.text,
+          ...(message.blocks ? { blocks: message.blocks } : {}),
+        });
       },
     };
     this.#pacer = new SlackPacer({
@@ -240,7 +252,11 @@ export class Watcher implements RunTracker {
   async #renew(): Promise<void> {
     if (this.#inFlight.size === 0) return;
     try {
-      await this.#store.watches.renewLeases(this.owner, [...this.#inFlight.keys()], this.#now() + this.settings.leaseMs);
+      await this.#store.watches.renewLeases(
+        this.owner,
+        [...this.#inFlight.keys()],
+        this.#now() + this.settings.leaseMs,
+      );
     } catch (err) {
       this.#log.warn({ err }, 'could not renew leases');
     }
@@ -271,7 +287,11 @@ export class Watcher implements RunTracker {
     // Messages startRun never got up (crash, Slack down): make them due so #handle posts them.
     const unposted = await this.#store.watches.listUnposted(100);
     const late = unposted.filter((w) => now - w.createdAt >= this.settings.unpostedGraceMs && w.leaseOwner === null);
-    if (late.length > 0) await this.#store.watches.expedite(late.map((w) => w.executionId), now);
+    if (late.length > 0)
+      await this.#store.watches.expedite(
+        late.map((w) => w.executionId),
+        now,
+      );
   }
 
   async #maybeDiscoverInBulk(dueCount: number, now: number): Promise<void> {
@@ -297,7 +317,10 @@ export class Watcher implements RunTracker {
       this.#lastBulkPages = result.pages;
       this.#bulk = { at: this.#now(), statuses: result.statuses };
       if (result.finished.length > 0) await this.#store.watches.expedite(result.finished, this.#now());
-      this.#log.debug({ pages: result.pages, seen: result.statuses.size, finished: result.finished.length }, 'bulk discovery');
+      this.#log.debug(
+        { pages: result.pages, seen: result.statuses.size, finished: result.finished.length },
+        'bulk discovery',
+      );
     } catch (err) {
       this.#apiError(err);
       this.#log.warn({ err }, 'bulk discovery failed; checking one by one');
@@ -318,10 +341,16 @@ export class Watcher implements RunTracker {
         await this.#reportStale(w);
         return;
       }
-      const known = this.#bulk && this.#now() - this.#bulk.at < this.settings.bulkIntervalMs * 2 ? this.#bulk.statuses.get(id) : undefined;
+      const known =
+        this.#bulk && this.#now() - this.#bulk.at < this.settings.bulkIntervalMs * 2
+          ? this.#bulk.statuses.get(id)
+          : undefined;
       let terminal: boolean;
-      if (known !== undefined && known === 'EXECUTION_STATUS_IN_PROGRESS') {
+      if (known === 'EXECUTION_STATUS_IN_PROGRESS') {
         terminal = false;
+      } else if (known === 'EXECUTION_STATUS_SUCCEEDED' || known === 'EXECUTION_STATUS_FAILED') {
+        // The listing already saw it end: go straight to the one full fetch.
+        terminal = true;
       } else {
         this.#metrics.checked('single');
         const summary = await this.#budget.run(() => this.#api.executions.get(id, { summary: true }));
@@ -329,7 +358,13 @@ export class Watcher implements RunTracker {
       }
       if (!terminal) {
         const attempts = w.attempts + 1;
-        await this.#store.watches.reschedule(id, this.owner, this.#now() + nextCheckDelay(attempts, this.settings.backoff), attempts, this.#now());
+        await this.#store.watches.reschedule(
+          id,
+          this.owner,
+          this.#now() + nextCheckDelay(attempts, this.settings.backoff),
+          attempts,
+          this.#now(),
+        );
         return;
       }
       const full = await this.#budget.run(() => this.#api.executions.get(id));
@@ -401,6 +436,39 @@ export class Watcher implements RunTracker {
     return { ...w, channel: posted.value.channel, messageTs: posted.value.ts };
   }
 
+  /** Whether a reply or digest line naming this execution is in the thread or the channel since the claim. */
+  async #replySeen(channel: string, ts: string | null, w: Watch): Promise<boolean> {
+    const marker = `\`${w.executionId}\``;
+    const mentions = (messages: Array<{ text?: string }> | undefined) =>
+      (messages ?? []).some(
+        (m) => typeof m.text === 'string' && m.text.includes(marker) && !m.text.includes(' is running'),
+      );
+    try {
+      if (ts) {
+        const thread = await this.#slack.conversations.replies({ channel, ts, limit: 200 });
+        if (mentions((thread.messages ?? []).filter((m) => m.ts !== ts))) return true;
+      }
+      const since = ((w.replyPostedAt ?? this.#now()) - 60_000) / 1000;
+      let cursor: string | undefined;
+      for (let page = 0; page < 5; page++) {
+        const history = await this.#slack.conversations.history({
+          channel,
+          oldest: since.toFixed(6),
+          limit: 200,
+          ...(cursor ? { cursor } : {}),
+        });
+        if (mentions((history.messages ?? []).filter((m) => m.ts !== ts && !m.thread_ts))) return true;
+        cursor = history.response_metadata?.next_cursor || undefined;
+        if (!cursor) break;
+      }
+      return false;
+    } catch (err) {
+      // When Slack cannot tell, assume it was sent: a lost reply is better than a doubled one.
+      this.#log.warn({ err, executionId: w.executionId }, 'could not check whether the reply was sent');
+      return true;
+    }
+  }
+
   async #deliver(w: Watch, execution: Execution, stale: boolean): Promise<void> {
     const id = w.executionId;
     const card: OutgoingMessage = buildResultCard(this.#runContext(w), execution, { stale });
@@ -433,7 +501,18 @@ export class Watcher implements RunTracker {
       const ended = execution.endTime ? Date.parse(execution.endTime) : Number.NaN;
       if (!stale && Number.isFinite(ended)) this.#metrics.reported((Date.now() - ended) / 1000);
     }
-    if (channel && w.replyPostedAt === null) {
+    if (channel && w.replyPostedAt !== null && !(await this.#replySeen(channel, ts, w))) {
+      // Claimed earlier but the watch never completed: that process died (or lost its lease)
+      // between claim and complete. We hold the lease now, so nobody else is sending it; Slack
+      // itself tells whether the reply made it, and only a missing reply is sent again.
+      await this.#pacer.reply({
+        channel,
+        threadTs: ts,
+        message: { text: replyText(w, execution, stale) },
+        digestLine: digestLine(w, execution, stale),
+        claim: async () => true,
+      });
+    } else if (channel && w.replyPostedAt === null) {
       const outcome = await this.#pacer.reply({
         channel,
         threadTs: ts,
@@ -444,7 +523,13 @@ export class Watcher implements RunTracker {
       if (outcome === 'failed') this.#log.warn({ executionId: id }, 'the finished-run reply could not be sent');
     }
     const state = stale ? 'stale' : 'finished';
-    const completed = await this.#store.watches.complete(id, this.owner, state, stale ? null : execution.executionStatus, this.#now());
+    const completed = await this.#store.watches.complete(
+      id,
+      this.owner,
+      state,
+      stale ? null : execution.executionStatus,
+      this.#now(),
+    );
     if (completed) this.#metrics.finished(state);
   }
 }

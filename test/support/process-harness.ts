@@ -4,6 +4,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { WebClient } from '@slack/web-api';
+import type { RunbookApi } from '../../src/api/runbook-api.ts';
+import type { FakeSlack } from '../../src/sandbox/fake-slack-api.ts';
+import { buildRunningCard } from '../../src/slack/blocks/execution-card.ts';
+import type { Store } from '../../src/store/store.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -71,4 +76,83 @@ export async function spawnBot(env: Record<string, string>, options: { timeoutMs
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+// ---- shared scenario for the restart and replica tests ---------------------------------------
+
+export interface SeededRun {
+  executionId: string;
+  channel: string;
+  ts: string;
+}
+
+/**
+ * Starts `count` runs through the API, posts their running messages to the fake Slack (spread over
+ * `channels`) and records a watch for each in `store`, as startRun would.
+ */
+export async function seedWatchedRuns(
+  deps: { api: RunbookApi; store: Store; fake: FakeSlack; botToken: string },
+  count: number,
+  channels: string[],
+): Promise<SeededRun[]> {
+  const client = new WebClient(deps.botToken, { slackApiUrl: deps.fake.url });
+  const runbook = (await deps.api.workflows.list({ isService: true })).items[0]!;
+  const runs: SeededRun[] = [];
+  const one = async (i: number) => {
+    const channel = channels[i % channels.length]!;
+    const { executionIds } = await deps.api.workflows.run(runbook.id, { proxyId: 'proxy-dev', params: { n: i } });
+    const executionId = executionIds[0]!;
+    const context = {
+      runbookId: runbook.id,
+      runbookName: runbook.name,
+      proxyId: 'proxy-dev',
+      startedBy: 'U01ALICE',
+      inputs: { n: i },
+    };
+    const now = Date.now();
+    await deps.store.watches.insert(
+      {
+        ...context,
+        executionId,
+        channel,
+        teamId: 'T0SANDBOX',
+        inputsSummary: JSON.stringify({ n: i }),
+        origin: 'slack',
+        nextCheckAt: now,
+      },
+      now,
+    );
+    const posted = await client.chat.postMessage({ channel, ...buildRunningCard(context, [executionId]) });
+    await deps.store.watches.setMessage(executionId, channel, posted.ts!, Date.now());
+    runs.push({ executionId, channel, ts: posted.ts! });
+  };
+  for (let i = 0; i < count; i += 20) {
+    await Promise.all(Array.from({ length: Math.min(20, count - i) }, (_, k) => one(i + k)));
+  }
+  return runs;
+}
+
+export interface Reports {
+  /** Revisions of the run's message that show a result (normally 1). */
+  resultEdits: number;
+  /** Thread replies and digest lines naming the run. */
+  replies: number;
+}
+
+/** What the fake Slack shows for each run. */
+export function countReports(fake: FakeSlack, runs: SeededRun[]): Map<string, Reports> {
+  const out = new Map<string, Reports>();
+  const notices = Object.values(fake.state.messages)
+    .flat()
+    .filter((m) => (m.thread_ts && m.thread_ts !== m.ts) || /^\d+ runs finished:/.test(m.text));
+  for (const run of runs) {
+    const card = (fake.state.messages[run.channel] ?? []).find((m) => m.ts === run.ts);
+    const revisions = card ? [...card.history.map((r) => r.text), card.text] : [];
+    const marker = `\`${run.executionId}\``;
+    out.set(run.executionId, {
+      resultEdits: revisions.filter((t) => / (succeeded|failed)$/.test(t)).length,
+      replies: notices.reduce((n, m) => n + m.text.split(marker).length - 1, 0),
+    });
+  }
+  return out;
 }

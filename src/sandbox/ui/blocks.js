@@ -2,7 +2,7 @@
 // ctx.act() with the fields a block_actions payload carries for that element type; input
 // elements register a reader so collectValues() can build view.state.values the way Slack does.
 // Every bot string goes through textContent or renderMrkdwn, never innerHTML.
-import { renderMrkdwn, safeUrl } from './mrkdwn.js';
+import { emojify, renderMrkdwn, safeUrl } from './mrkdwn.js';
 
 /** element node → () => state object ({type, value | selected_* }) */
 const readers = new WeakMap();
@@ -56,7 +56,7 @@ export function renderText(text, ctx, tag = 'span') {
   const e = h(tag, 'bk-text');
   if (!text) return e;
   if (text.type === 'mrkdwn') e.append(renderMrkdwn(text.text, ctx));
-  else e.textContent = text.text ?? '';
+  else e.textContent = text.emoji === false ? (text.text ?? '') : emojify(text.text ?? '');
   return e;
 }
 
@@ -309,7 +309,8 @@ function staticSelect(element, blockId, ctx, act) {
     for (const option of group.options ?? []) addOption(g, option);
     select.append(g);
   }
-  const selected = () => [...select.selectedOptions].map((o) => options.find((x) => x.value === o.value)).filter(Boolean);
+  const selected = () =>
+    [...select.selectedOptions].map((o) => options.find((x) => x.value === o.value)).filter(Boolean);
   const read = () =>
     multi
       ? { type: element.type, selected_options: selected().map(toOption) }
@@ -405,7 +406,8 @@ function externalSelect(element, blockId, ctx, act) {
 }
 
 function conversationSelect(element, blockId, ctx, act) {
-  const kind = element.type === 'users_select' ? 'user' : element.type === 'channels_select' ? 'channel' : 'conversation';
+  const kind =
+    element.type === 'users_select' ? 'user' : element.type === 'channels_select' ? 'channel' : 'conversation';
   const field = `selected_${kind}`;
   const select = h('select', 'bk-select');
   const placeholder = h('option', '', plain(element.placeholder) || 'Select');

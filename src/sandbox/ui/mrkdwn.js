@@ -9,6 +9,44 @@ export function decodeEntities(text) {
   return text.replace(/&(lt|gt|amp);/g, (m) => ENTITIES[m]);
 }
 
+// The shortcodes the bot uses (and a few common ones); unknown ones stay as typed, like Slack.
+const EMOJI = {
+  warning: '⚠️',
+  no_entry: '⛔',
+  mag: '🔍',
+  x: '❌',
+  lock: '🔒',
+  hourglass_flowing_sand: '⏳',
+  hourglass: '⌛',
+  white_check_mark: '✅',
+  grey_question: '❔',
+  wastebasket: '🗑️',
+  speech_balloon: '💬',
+  scissors: '✂️',
+  red_circle: '🔴',
+  large_green_circle: '🟢',
+  large_yellow_circle: '🟡',
+  information_source: 'ℹ️',
+  calendar: '📆',
+  clock3: '🕒',
+  rocket: '🚀',
+  tada: '🎉',
+  eyes: '👀',
+  bell: '🔔',
+  repeat: '🔁',
+  stopwatch: '⏱️',
+};
+
+/** Known :shortcodes: as emoji (plain_text with emoji: true shows them too). */
+export function emojify(text) {
+  return text.replace(/:([a-z0-9_+-]+):/g, (m, name) => EMOJI[name] ?? m);
+}
+
+/** Text as shown: entities decoded, known shortcodes as emoji. */
+function displayText(raw) {
+  return emojify(decodeEntities(raw));
+}
+
 const MARKS = { '*': 'bold', _: 'italic', '~': 'strike' };
 const BOUNDARY = /[\s.,;:!?()[\]{}'"/\\-]/;
 
@@ -47,7 +85,7 @@ function parseInline(text) {
   const out = [];
   let buffer = '';
   const flush = () => {
-    if (buffer) out.push({ type: 'text', text: decodeEntities(buffer) });
+    if (buffer) out.push({ type: 'text', text: displayText(buffer) });
     buffer = '';
   };
   let i = 0;

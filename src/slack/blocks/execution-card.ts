@@ -14,6 +14,8 @@ export interface RunContext {
   startedBy: string | null;
   /** Inputs with secrets already masked. */
   inputs: Record<string, unknown>;
+  /** Slack user id of the approver, when the run followed an approval. */
+  approvedBy?: string;
 }
 
 export const STATUS_EMOJI: Record<ExecutionStatus, string> = {
@@ -58,7 +60,7 @@ export function buildRunningCard(run: RunContext, executionIds: string[]): Slack
     {
       type: 'section',
       fields: [
-        mrkdwnText(`*Started by*\n${who(run)}`, 2000),
+        mrkdwnText(`*Started by*\n${who(run)}${run.approvedBy ? `, approved by ${userMention(run.approvedBy)}` : ''}`, 2000),
         mrkdwnText(`*Proxy*\n${escapeMrkdwn(run.proxyId || '—')}`, 2000),
         mrkdwnText(`*Execution*\n${ids}`, 2000),
         mrkdwnText('*Status*\nrunning', 2000),

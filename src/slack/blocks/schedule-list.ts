@@ -7,7 +7,7 @@ import { maskSecrets } from '../../forms/secrets.ts';
 import { cronWarnings, describeCron, nextRuns, validateCron } from '../../schedules/cron.ts';
 import { ACTIONS, COMMAND } from '../ids.ts';
 import { button, confirmDialog, type SlackMessage, when } from './common.ts';
-import { escapeMrkdwn, inlineCode, mrkdwnText, plainText, slackDate, truncate } from './mrkdwn.ts';
+import { escapeMrkdwn, inlineCode, mrkdwnText, plainText, slackDate, truncate, userMention } from './mrkdwn.ts';
 
 /** 3 blocks per schedule: 12 of them plus header, summary, notice and navigation stay well under 50. */
 export const SCHEDULES_PAGE_SIZE = 12;
@@ -75,6 +75,8 @@ export interface ScheduleListInput {
   schemas?: ReadonlyMap<string, string>;
   /** One line (already escaped mrkdwn) shown above the list, e.g. "Deleted the schedule of …". */
   notice?: string | null;
+  /** Schedule id → Slack user id of whoever created it in Slack (the API only knows the key's user). */
+  owners?: ReadonlyMap<string, string>;
 }
 
 /** The next run of `expression` after `now`, or null when the expression is not valid five-field cron. */
@@ -118,7 +120,12 @@ export function summarizeParams(
   return `${shown.join('  ')}${more}`;
 }
 
-function scheduleLines(schedule: Schedule, now: Date, schemas?: ReadonlyMap<string, string>): string {
+function scheduleLines(
+  schedule: Schedule,
+  now: Date,
+  schemas?: ReadonlyMap<string, string>,
+  owners?: ReadonlyMap<string, string>,
+): string {
   const name = escapeMrkdwn(truncate(schedule.runbookName || schedule.runbookId || 'Unnamed runbook', 150));
   const cron = inlineCode(truncate(schedule.schedule || ' ', 100));
   const check = validateCron(schedule.schedule);
@@ -138,7 +145,12 @@ function scheduleLines(schedule: Schedule, now: Date, schemas?: ReadonlyMap<stri
     lines.push(`Last run ${when(schedule.lastRun)}`);
   }
   const proxy = schedule.proxyName || schedule.proxyId;
-  const owner = schedule.userEmail ? escapeMrkdwn(truncate(schedule.userEmail, 100)) : 'unknown';
+  const slackOwner = owners?.get(schedule.id);
+  const owner = slackOwner
+    ? userMention(slackOwner)
+    : schedule.userEmail
+      ? escapeMrkdwn(truncate(schedule.userEmail, 100))
+      : 'unknown';
   lines.push(`Proxy ${proxy ? inlineCode(truncate(proxy, 80)) : '_none_'}  ·  owner ${owner}`);
   lines.push(`Params: ${truncate(summarizeParams(schedule, schemas), 900)}`);
   return lines.join('\n');
@@ -165,7 +177,7 @@ function scheduleBlocks(schedule: Schedule, index: number, input: ScheduleListIn
   };
   return [
     { type: 'divider' },
-    { type: 'section', text: mrkdwnText(scheduleLines(schedule, input.now, input.schemas)) },
+    { type: 'section', text: mrkdwnText(scheduleLines(schedule, input.now, input.schemas, input.owners)) },
     actions,
   ];
 }

@@ -1,9 +1,11 @@
 // `/runbook help`, `/runbook list` and `/runbook show`: answers in the conversation, ephemeral.
 import { parseInputSchema } from '../../forms/input-schema.ts';
+import { errorMessage } from '../blocks/common.ts';
 import { buildHelp } from '../blocks/help-message.ts';
 import { buildRunbookChoice } from '../blocks/runbook-choice.ts';
 import { buildRunbookDetails } from '../blocks/runbook-details.ts';
 import { buildRunbookList, LIST_PAGE_SIZE, type ListState } from '../blocks/runbook-list.ts';
+import { runbookFacts, subjectOf } from './access.ts';
 import type { HandlerContext } from './context.ts';
 import type { SubcommandName } from './parse-command.ts';
 import { loadRunbook } from './run.ts';
@@ -13,7 +15,9 @@ export async function showHelp(ctx: HandlerContext, topic: SubcommandName | null
 }
 
 export async function showList(ctx: HandlerContext, state: ListState, replaceOriginal = false): Promise<void> {
+  const subject = await subjectOf(ctx.deps, ctx.client, ctx.userId, ctx.channelId);
   const page = await ctx.deps.catalog.browse({
+    visible: (runbook) => ctx.deps.access.policy.decide('view', subject, runbookFacts(ctx.deps, runbook)).allowed,
     words: state.w,
     scope: state.s,
     category: state.c,
@@ -34,5 +38,11 @@ export async function showRunbook(ctx: HandlerContext, query: { text?: string; i
     id = resolution.runbook.id;
   }
   const runbook = await loadRunbook(ctx.deps, id);
+  const subject = await subjectOf(ctx.deps, ctx.client, ctx.userId, ctx.channelId);
+  const decision = ctx.deps.access.policy.decide('view', subject, runbookFacts(ctx.deps, runbook));
+  if (!decision.allowed) {
+    await ctx.respond(errorMessage(decision.message));
+    return;
+  }
   await ctx.respond(buildRunbookDetails(runbook, parseInputSchema(runbook.inputSchema)));
 }

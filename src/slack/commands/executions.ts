@@ -210,6 +210,7 @@ export async function openRerunModal(ctx: HandlerContext, target: RerunTarget): 
       { runbookId, channel: ctx.channelId, ...(prefill ? { prefill } : {}) },
       ctx.channelId,
       'run',
+      { userId: ctx.userId, client: ctx.client },
     );
   });
 }

@@ -14,7 +14,8 @@ export type ParsedCommand =
   | { kind: 'schedules'; runbook: string | null }
   | { kind: 'schedule'; runbook: string | null }
   | { kind: 'executions'; runbook: string | null; status: StatusFilter | null; last: LastFilter | null }
-  | { kind: 'status'; executionId: string };
+  | { kind: 'status'; executionId: string }
+  | { kind: 'audit'; count: number };
 
 export type ParseResult =
   | { ok: true; command: ParsedCommand }
@@ -107,6 +108,14 @@ export const SUBCOMMANDS = {
     flags: [],
     positional: 'required',
     positionalName: 'executionId',
+  },
+  audit: {
+    usage: 'audit [n]',
+    description: 'The last n actions (default 20, at most 100): who did what, where, and how it ended.',
+    examples: ['audit', 'audit 50'],
+    flags: [],
+    positional: 'optional',
+    positionalName: 'n',
   },
 } as const satisfies Record<string, SubcommandSpec>;
 
@@ -329,6 +338,14 @@ function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, strin
           last: typeof last === 'string' ? (last as LastFilter) : null,
         },
       };
+    }
+    case 'audit': {
+      if (arg === '') return { ok: true, command: { kind: 'audit', count: 20 } };
+      const count = Number(arg);
+      if (!Number.isInteger(count) || count < 1 || count > 100) {
+        return { ok: false, error: '`audit` takes a number from 1 to 100.', topic: 'audit', suggestion: null };
+      }
+      return { ok: true, command: { kind: 'audit', count } };
     }
     case 'status':
       if (/\s/.test(arg)) {

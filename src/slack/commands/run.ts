@@ -4,6 +4,7 @@ import type { WebClient } from '@slack/web-api';
 import { describeApiError } from '../../api/errors.ts';
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
+import { describeApprovers } from '../../policy/policy.ts';
 import { maskSecrets, secretFieldNames } from '../../forms/secrets.ts';
 import { button, errorModal, infoModal, loadingModal } from '../blocks/common.ts';
 import { buildRunningCard } from '../blocks/execution-card.ts';
@@ -14,6 +15,7 @@ import { isRunnable } from '../blocks/runbook-list.ts';
 import type { SlackDeps } from '../deps.ts';
 import { ACTIONS } from '../ids.ts';
 import { postToConversation } from '../post-to-conversation.ts';
+import { runbookFacts, subjectOf } from './access.ts';
 import type { HandlerContext } from './context.ts';
 
 export interface RunModalTarget {
@@ -44,12 +46,24 @@ function disabledReason(runbook: Workflow): string {
   return 'running this runbook is disabled';
 }
 
-/** Notes shown above the form: what will happen on submit. */
-export function runNotes(runbook: Workflow): string[] {
+/** Notes shown above the form: what will happen on submit (approval, who approves, where the result goes). */
+export function runNotes(deps: SlackDeps, runbook: Workflow): string[] {
   const notes: string[] = [];
-  if (runbook.requiresApproval) notes.push(':lock: This runbook needs approval before it runs.');
+  const need = deps.access.policy.approvalFor(runbookFacts(deps, runbook));
+  if (need.required) {
+    const where = deps.access.approvalsChannel ? ` in <#${deps.access.approvalsChannel}>` : '';
+    notes.push(
+      `:lock: This run needs approval (${escapeMrkdwn(need.reasons.join('; '))}). Your request goes to the approvers${where}; ${describeApprovers(need)} can approve it.`,
+    );
+  }
   notes.push(':speech_balloon: The result is posted to the channel below and updated when the run ends.');
   return notes;
+}
+
+/** Who is looking at the form, for the policy check when it opens. */
+export interface Viewer {
+  userId: string;
+  client: WebClient;
 }
 
 /** Opens a loading view at once (inside the trigger's 3 s), then fills it when the data arrives. */
@@ -64,7 +78,7 @@ export async function openRunModal(ctx: HandlerContext, target: RunModalTarget):
   const update = (view: Parameters<WebClient['views']['update']>[0]['view']) =>
     ctx.client.views.update({ view_id: viewId, view });
   try {
-    await update(await runModalView(ctx.deps, target, ctx.channelId, 'run'));
+    await update(await runModalView(ctx.deps, target, ctx.channelId, 'run', { userId: ctx.userId, client: ctx.client }));
   } catch (err) {
     ctx.deps.logger.warn({ err }, 'could not fill the run modal');
     await update(errorModal('Run a runbook', describeApiError(err))).catch(() => {});
@@ -72,7 +86,13 @@ export async function openRunModal(ctx: HandlerContext, target: RunModalTarget):
 }
 
 /** The view to show for a run target: the form, a pick list, a refusal, or the bare picker. */
-export async function runModalView(deps: SlackDeps, target: RunModalTarget, channelId: string | null, then: PickThen) {
+export async function runModalView(
+  deps: SlackDeps,
+  target: RunModalTarget,
+  channelId: string | null,
+  then: PickThen,
+  viewer: Viewer | null = null,
+) {
   const channel = target.channel ?? channelId;
   let runbookId = target.runbookId ?? null;
   if (!runbookId && target.query) {
@@ -93,6 +113,11 @@ export async function runModalView(deps: SlackDeps, target: RunModalTarget, chan
     });
   }
   const runbook = await loadRunbook(deps, runbookId);
+  if (viewer) {
+    const subject = await subjectOf(deps, viewer.client, viewer.userId, channelId);
+    const decision = deps.access.policy.decide('run', subject, runbookFacts(deps, runbook));
+    if (!decision.allowed) return infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(decision.message)}`);
+  }
   if (!isRunnable(runbook)) {
     return infoModal(
       'Run a runbook',
@@ -110,7 +135,7 @@ export async function runModalView(deps: SlackDeps, target: RunModalTarget, chan
     withPicker,
     ...(prefill ? { prefill } : {}),
     proxyId: target.proxyId ?? null,
-    notes: runNotes(runbook),
+    notes: runNotes(deps, runbook),
   });
 }
 
@@ -129,12 +154,18 @@ export interface StartRunInput {
   userId: string;
   teamId: string | null;
   userEmail?: string;
+  /** The approval request this run follows, and who approved it. */
   requestId?: string;
+  approvedBy?: string;
 }
 
 export interface StartRunResult {
   ok: boolean;
   executionIds: string[];
+  /** One sentence when the run did not start. */
+  error?: string;
+  /** Runbook API request tid of the run call, when known. */
+  tid?: string;
 }
 
 /** Starts the run, then posts the live "running" message where the person asked for it. */
@@ -142,6 +173,18 @@ export async function startRun(deps: SlackDeps, client: WebClient, input: StartR
   const spec = parseInputSchema(input.runbook.inputSchema);
   const masked = maskSecrets(spec, input.params);
   let executionIds: string[];
+  let tid: string | undefined;
+  const audit = (outcome: 'ok' | 'error', detail: string, auditTid: string | null) =>
+    deps.access.audit.record({
+      userId: input.userId,
+      teamId: input.teamId,
+      channel: input.channel,
+      action: 'run.start',
+      target: `${input.runbook.name} (${input.runbook.id})`,
+      outcome,
+      detail,
+      tid: auditTid,
+    });
   try {
     const result = await deps.api.workflows.run(input.runbook.id, {
       proxyId: input.proxyId,
@@ -151,8 +194,16 @@ export async function startRun(deps: SlackDeps, client: WebClient, input: StartR
       ...(input.requestId ? { requestId: input.requestId } : {}),
     });
     executionIds = result.executionIds;
+    tid = result.tid;
+    await audit(
+      'ok',
+      `executions ${executionIds.join(', ')}; proxy ${input.proxyId}; inputs ${JSON.stringify(masked)}${input.approvedBy ? `; approved by ${input.approvedBy}` : ''}`,
+      tid ?? null,
+    );
   } catch (err) {
     deps.logger.warn({ err, runbookId: input.runbook.id }, 'run failed to start');
+    const errorTid = (err as { tid?: unknown }).tid;
+    await audit('error', describeApiError(err), typeof errorTid === 'string' ? errorTid : null);
     const draftId = deps.drafts.save({
       runbookId: input.runbook.id,
       proxyId: input.proxyId,
@@ -172,7 +223,7 @@ export async function startRun(deps: SlackDeps, client: WebClient, input: StartR
       ],
       ephemeralTo: input.userId,
     });
-    return { ok: false, executionIds: [] };
+    return { ok: false, executionIds: [], error: describeApiError(err) };
   }
 
   const run = {
@@ -181,6 +232,7 @@ export async function startRun(deps: SlackDeps, client: WebClient, input: StartR
     proxyId: input.proxyId,
     startedBy: input.userId,
     inputs: masked,
+    ...(input.approvedBy ? { approvedBy: input.approvedBy } : {}),
   };
   // The watch is stored before anything is posted, so a crash here still gets a result later.
   await deps.runs.started({ ...run, executionIds, channel: input.channel, teamId: input.teamId });
@@ -192,5 +244,5 @@ export async function startRun(deps: SlackDeps, client: WebClient, input: StartR
     buildRunningCard(run, executionIds),
   );
   if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts);
-  return { ok: true, executionIds };
+  return { ok: true, executionIds, ...(tid ? { tid } : {}) };
 }

@@ -9,7 +9,7 @@ import { type FormSpec, isRecord, parseInputSchema } from '../../forms/input-sch
 import { readFormValues } from '../../forms/read-form-values.ts';
 import { secretFieldNames } from '../../forms/secrets.ts';
 import { describeCron, resolveTimeZone } from '../../schedules/cron.ts';
-import { button, errorMessage, errorModal, infoModal, loadingModal } from '../blocks/common.ts';
+import { button, errorMessage, errorModal, infoModal, loadingModal, noticeMessage } from '../blocks/common.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, slackDate, truncate } from '../blocks/mrkdwn.ts';
 import { buildChoiceBlocks, buildRunbookChoice } from '../blocks/runbook-choice.ts';
 import { isRunnable } from '../blocks/runbook-list.ts';
@@ -26,6 +26,8 @@ import {
 import type { SlackDeps } from '../deps.ts';
 import { ACTIONS, BLOCKS } from '../ids.ts';
 import { postToConversation } from '../post-to-conversation.ts';
+import { runbookFacts, subjectOf } from './access.ts';
+import { requestApproval } from './approvals.ts';
 import type { HandlerContext } from './context.ts';
 import { loadRunbook, startRun } from './run.ts';
 
@@ -163,6 +165,7 @@ export async function showSchedules(
       now: new Date(deps.now()),
       schemas: await knownSchemas(deps),
       notice,
+      owners: await ownersOf(deps, schedules),
     }),
     replaceOriginal,
   });
@@ -385,11 +388,31 @@ export async function saveSchedule(
     schedule: submission.cron,
   };
   const name = escapeMrkdwn(truncate(runbook.name || runbook.id, 150));
+  const action = metadata.s ? 'schedule.update' : 'schedule.create';
+  const who = { userId, teamId: null, channelId: metadata.c };
+  const allowed = await mayChangeSchedule(deps, client, who, runbook, metadata.s, action);
+  if (!allowed.allowed) {
+    await postToConversation(client, deps.logger, metadata.c, userId, { ...errorMessage(allowed.message), ephemeralTo: userId });
+    return null;
+  }
+  const auditSave = (outcome: 'ok' | 'error', detail: string, tid: string | null, id: string | null) =>
+    deps.access.audit.record({
+      userId,
+      teamId: null,
+      channel: metadata.c,
+      action,
+      target: `${runbook.name} (${runbook.id})${id ? ` schedule ${id}` : ''}`,
+      outcome,
+      detail,
+      tid,
+    });
   let saved: Schedule;
   try {
     saved = metadata.s ? await deps.api.schedules.update(metadata.s, write) : await deps.api.schedules.create(write);
   } catch (err) {
     deps.logger.warn({ err, runbookId: runbook.id, scheduleId: metadata.s }, 'schedule was not saved');
+    const errTid = (err as { tid?: unknown }).tid;
+    await auditSave('error', describeApiError(err), typeof errTid === 'string' ? errTid : null, metadata.s);
     const draftId = saveScheduleDraft(
       {
         runbookId: runbook.id,
@@ -418,6 +441,8 @@ export async function saveSchedule(
     return null;
   }
   deps.proxies.remember({ id: submission.proxyId, name: saved.proxyName || submission.proxyId });
+  if (!metadata.s) await deps.access.store.scheduleOwners.set(saved.id, { userId, teamId: null }, deps.now());
+  await auditSave('ok', `${submission.cron} on ${submission.proxyId}`, null, saved.id);
   const next = nextRunOf(submission.cron, new Date(deps.now()));
   const nextText = next
     ? slackDate(Math.floor(next.getTime() / 1000), `${next.toISOString().replace('T', ' ').slice(0, 16)} UTC`)
@@ -439,13 +464,76 @@ export async function saveSchedule(
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Who may change a schedule
+
+async function ownersOf(deps: SlackDeps, schedules: Schedule[]): Promise<Map<string, string>> {
+  const owners = await deps.access.store.scheduleOwners.getMany(schedules.map((s) => s.id)).catch(() => new Map());
+  return new Map([...owners].map(([id, owner]) => [id, owner.userId]));
+}
+
+/** The policy's `schedule` rule, and with scheduleOwnersOnly, only the Slack creator may edit or delete. */
+export async function mayChangeSchedule(
+  deps: SlackDeps,
+  client: WebClient,
+  who: { userId: string; teamId: string | null; channelId: string | null },
+  runbook: Workflow,
+  scheduleId: string | null,
+  action: string,
+): Promise<{ allowed: true } | { allowed: false; message: string }> {
+  const subject = await subjectOf(deps, client, who.userId, who.channelId);
+  let decision = deps.access.policy.decide('schedule', subject, runbookFacts(deps, runbook));
+  if (decision.allowed && scheduleId && deps.access.policy.scheduleOwnersOnly) {
+    const owner = await deps.access.store.scheduleOwners.get(scheduleId);
+    if (owner && owner.userId !== who.userId) {
+      decision = {
+        allowed: false,
+        rule: 'scheduleOwnersOnly',
+        message: `Only the person who created this schedule (${owner.userName ?? owner.userId}) may change it. Ask them, or ${deps.access.policy.contact}.`,
+      };
+    }
+  }
+  if (decision.allowed) return { allowed: true };
+  await deps.access.audit.record({
+    userId: who.userId,
+    teamId: who.teamId,
+    channel: who.channelId,
+    action,
+    target: `${runbook.name} (${runbook.id})${scheduleId ? ` schedule ${scheduleId}` : ''}`,
+    outcome: 'denied',
+    detail: decision.message,
+    tid: null,
+  });
+  return { allowed: false, message: decision.message };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // List actions
 
 /** Deletes a schedule and redraws the list it was deleted from (a 404 means someone else was faster). */
 export async function deleteSchedule(ctx: HandlerContext, ref: ScheduleRef): Promise<void> {
   let notice: string;
   try {
+    const schedule = await ctx.deps.api.schedules.get(ref.id, { timeoutMs: ctx.deps.interactiveTimeoutMs });
+    const runbook = (await ctx.deps.catalog.get(schedule.runbookId)) ?? {
+      ...Workflow.parse({ id: schedule.runbookId, name: schedule.runbookName }),
+    };
+    const allowed = await mayChangeSchedule(ctx.deps, ctx.client, ctx, runbook, ref.id, 'schedule.delete');
+    if (!allowed.allowed) {
+      await ctx.respond(errorMessage(allowed.message));
+      return;
+    }
     await ctx.deps.api.schedules.delete(ref.id);
+    await ctx.deps.access.store.scheduleOwners.remove(ref.id);
+    await ctx.deps.access.audit.record({
+      userId: ctx.userId,
+      teamId: ctx.teamId,
+      channel: ctx.channelId,
+      action: 'schedule.delete',
+      target: `${schedule.runbookName} (${schedule.runbookId}) schedule ${ref.id}`,
+      outcome: 'ok',
+      detail: schedule.schedule,
+      tid: null,
+    });
     notice = ':wastebasket: The schedule was deleted.';
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
@@ -484,13 +572,25 @@ export async function runScheduleNow(ctx: HandlerContext, scheduleId: string): P
     );
     return;
   }
-  if (runbook.requiresApproval) {
-    // Same rule as the run form: nothing that needs approval starts from Slack without it.
-    await ctx.respond(
-      errorMessage(
-        `${name} needs approval before it runs, so Run now cannot start it; ask an approver to run it from the Runbook console.`,
-      ),
-    );
+  // Same rules as the run form: the policy decides, and what needs approval goes through it.
+  const facts = runbookFacts(deps, runbook);
+  const decision = deps.access.policy.decide('run', await subjectOf(deps, ctx.client, ctx.userId, ctx.channelId), facts);
+  if (!decision.allowed) {
+    await ctx.respond(errorMessage(decision.message));
+    return;
+  }
+  const need = deps.access.policy.approvalFor(facts);
+  if (need.required) {
+    await requestApproval(deps, ctx.client, {
+      runbook,
+      proxyId: schedule.proxyId,
+      params,
+      channel: ctx.channelId,
+      userId: ctx.userId,
+      teamId: ctx.teamId,
+      need,
+    });
+    await ctx.respond(noticeMessage(`:lock: ${escapeMrkdwn(name)} needs approval; the request went to the approvers.`, 'Approval requested'));
     return;
   }
   await startRun(deps, ctx.client, {

@@ -11,7 +11,7 @@ import { showList, showRunbook } from '../commands/browse.ts';
 import type { HandlerContext } from '../commands/context.ts';
 import { showExecutions } from '../commands/executions.ts';
 import { openRunModal, runModalView } from '../commands/run.ts';
-import { openScheduleModal, showSchedules } from '../commands/schedules.ts';
+import { openScheduleModal, scheduleModalView, showSchedules } from '../commands/schedules.ts';
 import type { SlackDeps } from '../deps.ts';
 import { ACTIONS, VIEWS } from '../ids.ts';
 import { interactionContext } from './interaction-context.ts';
@@ -65,10 +65,13 @@ export function registerActions(app: App, deps: SlackDeps): void {
     // A pick list inside a modal (from `run <name>` with several matches) continues in that modal.
     if (body.view?.id && (pick.next === 'run' || pick.next === 'schedule')) {
       if (pick.next === 'run') {
-        const view = await runModalView(deps, { runbookId: pick.id }, ctx.channelId, 'run');
+        const view = await runModalView(deps, { runbookId: pick.id }, ctx.channelId, 'run', {
+          userId: ctx.userId,
+          client,
+        });
         await client.views.update({ view_id: body.view.id, view });
       } else {
-        await openScheduleModal(ctx, { runbookId: pick.id });
+        await client.views.update({ view_id: body.view.id, view: await scheduleModalView(ctx, { runbookId: pick.id }) });
       }
       return;
     }
@@ -123,7 +126,10 @@ export function registerActions(app: App, deps: SlackDeps): void {
     const selected = (body.actions[0] as { selected_option?: { value?: string } }).selected_option?.value ?? null;
     const meta = decodeRunMetadata(view.private_metadata);
     try {
-      const next = await runModalView(deps, { runbookId: selected, channel: meta.c, withPicker: true }, meta.c, 'run');
+      const next = await runModalView(deps, { runbookId: selected, channel: meta.c, withPicker: true }, meta.c, 'run', {
+        userId: body.user.id,
+        client,
+      });
       await client.views.update({ view_id: view.id, hash: view.hash, view: next });
     } catch (err) {
       deps.logger.warn({ err }, 'could not load the picked runbook');

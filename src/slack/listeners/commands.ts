@@ -2,6 +2,7 @@
 // one clear sentence for the person (never a stack trace, never silence).
 import type { App } from '@slack/bolt';
 import { buildCommandError } from '../blocks/help-message.ts';
+import { showAudit } from '../commands/audit.ts';
 import { showHelp, showList, showRunbook } from '../commands/browse.ts';
 import { browseFromCommand } from '../commands/browse-args.ts';
 import { type HandlerContext, respondWith } from '../commands/context.ts';
@@ -36,6 +37,8 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
       });
     case 'status':
       return showStatus(ctx, command.executionId);
+    case 'audit':
+      return showAudit(ctx, command.count);
   }
 }
 

@@ -10,6 +10,8 @@ import { errorModal, infoModal } from '../blocks/common.ts';
 import { escapeMrkdwn } from '../blocks/mrkdwn.ts';
 import { decodeRunMetadata } from '../blocks/run-modal.ts';
 import { isRunnable } from '../blocks/runbook-list.ts';
+import { runbookFacts, subjectOf } from '../commands/access.ts';
+import { requestApproval } from '../commands/approvals.ts';
 import { loadRunbook, startRun } from '../commands/run.ts';
 import type { SlackDeps } from '../deps.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../ids.ts';
@@ -31,6 +33,23 @@ export function readChannel(values: StateValues): string | null {
   return element?.selected_conversation ?? null;
 }
 
+/** Any single value longer than this is refused on its field (the API takes params as one string). */
+export const MAX_FIELD_CHARS = 10_000;
+
+/** Field errors for values over the size limit, or null. */
+export function oversizedFields(values: StateValues): Record<string, string> | null {
+  const errors: Record<string, string> = {};
+  for (const [blockId, actions] of Object.entries(values)) {
+    for (const element of Object.values(actions)) {
+      const value = (element as { value?: unknown }).value;
+      if (typeof value === 'string' && value.length > MAX_FIELD_CHARS) {
+        errors[blockId] = `This is ${value.length} characters long; the limit is ${MAX_FIELD_CHARS}.`;
+      }
+    }
+  }
+  return Object.keys(errors).length ? errors : null;
+}
+
 export function registerViews(app: App, deps: SlackDeps): void {
   app.view<ViewSubmitAction>(VIEWS.run, async ({ ack, body, view, client }) => {
     const meta = decodeRunMetadata(view.private_metadata);
@@ -47,6 +66,11 @@ export function registerViews(app: App, deps: SlackDeps): void {
       return;
     }
     const values = view.state.values;
+    const tooLong = oversizedFields(values);
+    if (tooLong) {
+      await ack({ response_action: 'errors', errors: tooLong });
+      return;
+    }
     const spec = parseInputSchema(runbook.inputSchema);
     const form = spec.kind === 'empty' ? { ok: true as const, params: {} } : readFormValues(spec, values);
     const proxyId = readProxy(values);
@@ -63,24 +87,49 @@ export function registerViews(app: App, deps: SlackDeps): void {
       });
       return;
     }
-    if (runbook.requiresApproval) {
-      await ack({
-        response_action: 'update',
-        view: infoModal(
-          'Approval needed',
-          `:lock: *${escapeMrkdwn(runbook.name)}* needs approval before it runs, and this bot has no approval flow configured yet. Ask an approver to run it from the Runbook console.`,
-        ),
+    const userId = body.user.id;
+    const teamId = body.team?.id ?? body.user.team_id ?? null;
+    const channel = readChannel(values) ?? null;
+    const facts = runbookFacts(deps, runbook);
+    const decision = deps.access.policy.decide('run', await subjectOf(deps, client, userId, meta.c), facts);
+    if (!decision.allowed) {
+      await ack({ response_action: 'update', view: infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(decision.message)}`) });
+      await deps.access.audit.record({
+        userId,
+        teamId,
+        channel,
+        action: 'run.start',
+        target: `${runbook.name} (${runbook.id})`,
+        outcome: 'denied',
+        detail: decision.message,
+        tid: null,
       });
       return;
     }
+    const limit = deps.access.runLimit.take(userId);
+    if (!limit.ok) {
+      const seconds = Math.ceil(limit.retryInMs / 1000);
+      await ack({
+        response_action: 'errors',
+        errors: { [BLOCKS.proxy]: `You have started too many runs this minute; try again in ${seconds} s.` },
+      });
+      return;
+    }
+    const need = deps.access.policy.approvalFor(facts);
     await ack();
+    if (need.required) {
+      await requestApproval(deps, client, { runbook, proxyId, params: form.params, channel, userId, teamId, need });
+      return;
+    }
+    const email = await deps.access.identity.emailOf(client, userId);
     await startRun(deps, client, {
       runbook,
       proxyId,
       params: form.params,
-      channel: readChannel(values) ?? null,
-      userId: body.user.id,
-      teamId: body.team?.id ?? body.user.team_id ?? null,
+      channel,
+      userId,
+      teamId,
+      ...(email ? { userEmail: email } : {}),
     });
   });
 }

@@ -57,10 +57,10 @@ function modal(overrides: Partial<ScheduleModalInput> = {}): ModalView {
   return view;
 }
 
-const blockById = (view: { blocks: KnownBlock[] }, id: string) => view.blocks.find((b) => b.block_id === id);
-const inputById = (view: { blocks: KnownBlock[] }, id: string) => blockById(view, id) as InputBlock | undefined;
-const previewText = (view: { blocks: KnownBlock[] }) =>
-  (blockById(view, BLOCKS.cronPreview) as SectionBlock).text!.text;
+type Surface = Pick<ModalView, 'blocks'>;
+const blockById = (view: Surface, id: string) => view.blocks.find((b) => b.block_id === id) as KnownBlock | undefined;
+const inputById = (view: Surface, id: string) => blockById(view, id) as InputBlock | undefined;
+const previewText = (view: Surface) => (blockById(view, BLOCKS.cronPreview) as SectionBlock).text!.text;
 const select = (value: string) => ({ type: 'static_select', selected_option: { value } });
 
 describe('buildScheduleModal', () => {

@@ -1,0 +1,235 @@
+// Who may do what. A policy is a list of rules read top to bottom (first match wins) that allow
+// or deny an action to people (Slack users, user groups, channels) on runbooks (by id, name
+// pattern, tag, category, service/custom), plus approval requirements beyond the API's own
+// `requiresApproval`. Pure: group membership is passed in, nothing is fetched here.
+import { z } from 'zod';
+
+export const ACTIONS = ['view', 'run', 'schedule', 'approve', 'audit'] as const;
+export type PolicyAction = (typeof ACTIONS)[number];
+
+const idList = z.array(z.string().min(1)).optional();
+const userIds = z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'must be a Slack user id like U012ABC')).optional();
+const groupIds = z.array(z.string().regex(/^S[A-Z0-9]+$/, 'must be a Slack user group id like S012ABC')).optional();
+const channelIds = z.array(z.string().regex(/^[CGD][A-Z0-9]+$/, 'must be a Slack channel id like C012ABC')).optional();
+
+const RunbookSelector = z
+  .object({
+    ids: idList,
+    /** Glob patterns on the runbook name, case-insensitive: `*` any text, `?` one character. */
+    names: idList,
+    tags: idList,
+    /** CATEGORY_TYPE_SRE or sre */
+    categories: idList,
+    kind: z.enum(['service', 'custom']).optional(),
+  })
+  .strict();
+
+const People = z
+  .object({
+    users: userIds,
+    groups: groupIds,
+  })
+  .strict();
+
+const Rule = z
+  .object({
+    name: z.string().min(1),
+    effect: z.enum(['allow', 'deny']),
+    actions: z.array(z.enum(ACTIONS)).min(1),
+    users: userIds,
+    groups: groupIds,
+    channels: channelIds,
+    runbooks: RunbookSelector.optional(),
+  })
+  .strict();
+
+const ApprovalRule = z
+  .object({
+    name: z.string().min(1),
+    runbooks: RunbookSelector.optional(),
+    approvers: People.optional(),
+  })
+  .strict();
+
+export const PolicyFile = z
+  .object({
+    /** Who to ask when something is denied, shown in the message (e.g. "#platform-team"). */
+    contact: z.string().optional(),
+    /** Effect when no rule matches (default allow). */
+    default: z.enum(['allow', 'deny']).optional(),
+    rules: z.array(Rule).optional(),
+    /** Runbooks that need approval beyond the API's requiresApproval, and who approves them. */
+    approvals: z.array(ApprovalRule).optional(),
+    /** Approvers of runbooks the API marks requiresApproval (and of approval rules without their own). */
+    approvers: People.optional(),
+    /** Only the person who created a schedule in Slack may edit or delete it. */
+    scheduleOwnersOnly: z.boolean().optional(),
+  })
+  .strict();
+export type PolicyFile = z.output<typeof PolicyFile>;
+type RuleT = z.output<typeof Rule>;
+type Selector = z.output<typeof RunbookSelector>;
+
+/** The person acting and where. */
+export interface Subject {
+  userId: string;
+  /** User group ids the person belongs to (resolved by the caller). */
+  groups: readonly string[];
+  channelId: string | null;
+}
+
+/** What the policy needs to know about a runbook. */
+export interface RunbookFacts {
+  id: string;
+  name: string;
+  tags: readonly string[];
+  categories: readonly string[];
+  isService: boolean | null;
+  requiresApproval: boolean;
+}
+
+export type Decision =
+  | { allowed: true; rule: string | null }
+  | { allowed: false; rule: string | null; message: string };
+
+export interface ApprovalNeed {
+  required: boolean;
+  /** Why, for the modal: "the runbook requires approval" / rule names. */
+  reasons: string[];
+  /** Empty lists = anyone allowed to approve (except the requester). */
+  approverUsers: string[];
+  approverGroups: string[];
+}
+
+function globToRegExp(glob: string): RegExp {
+  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${escaped}$`, 'i');
+}
+
+function normCategory(c: string): string {
+  return c.toUpperCase().replace(/^CATEGORY_TYPE_/, '').replace(/[\s-]+/g, '_');
+}
+
+function matchesRunbook(selector: Selector | undefined, runbook: RunbookFacts | null): boolean {
+  if (!selector) return true;
+  if (!runbook) return false; // a rule about certain runbooks never matches an action on no runbook
+  if (selector.ids && !selector.ids.includes(runbook.id)) return false;
+  if (selector.names && !selector.names.some((g) => globToRegExp(g).test(runbook.name))) return false;
+  if (selector.tags && !selector.tags.some((t) => runbook.tags.some((rt) => rt.toLowerCase() === t.toLowerCase()))) {
+    return false;
+  }
+  if (
+    selector.categories &&
+    !selector.categories.some((c) => runbook.categories.some((rc) => normCategory(rc) === normCategory(c)))
+  ) {
+    return false;
+  }
+  if (selector.kind && runbook.isService !== (selector.kind === 'service')) return false;
+  return true;
+}
+
+function matchesSubject(rule: RuleT, subject: Subject): boolean {
+  if (rule.users && !rule.users.includes(subject.userId)) return false;
+  if (rule.groups && !rule.groups.some((g) => subject.groups.includes(g))) return false;
+  if (rule.channels && !(subject.channelId && rule.channels.includes(subject.channelId))) return false;
+  return true;
+}
+
+const VERB: Record<PolicyAction, string> = {
+  view: 'view',
+  run: 'run',
+  schedule: 'schedule',
+  approve: 'approve runs of',
+  audit: 'read the audit trail of',
+};
+
+export class Policy {
+  readonly file: PolicyFile;
+  readonly source: string;
+
+  constructor(file: PolicyFile, source: string) {
+    this.file = file;
+    this.source = source;
+  }
+
+  /** No policy file: everyone may view, run, schedule, approve (never their own request) and read the audit trail. */
+  static permissive(): Policy {
+    return new Policy({}, 'the built-in default policy');
+  }
+
+  get contact(): string {
+    return this.file.contact ?? 'the bot admins';
+  }
+
+  get scheduleOwnersOnly(): boolean {
+    return this.file.scheduleOwnersOnly ?? false;
+  }
+
+  decide(action: PolicyAction, subject: Subject, runbook: RunbookFacts | null): Decision {
+    for (const rule of this.file.rules ?? []) {
+      if (!rule.actions.includes(action)) continue;
+      if (!matchesSubject(rule, subject) || !matchesRunbook(rule.runbooks, runbook)) continue;
+      if (rule.effect === 'allow') return { allowed: true, rule: rule.name };
+      return { allowed: false, rule: rule.name, message: this.#denial(action, runbook, `rule “${rule.name}”`) };
+    }
+    if ((this.file.default ?? 'allow') === 'allow') return { allowed: true, rule: null };
+    return { allowed: false, rule: null, message: this.#denial(action, runbook, 'the default rule') };
+  }
+
+  #denial(action: PolicyAction, runbook: RunbookFacts | null, by: string): string {
+    const what = runbook ? `${VERB[action]} ${runbook.name}` : action === 'audit' ? 'read the audit trail' : action;
+    return `You may not ${what}: denied by ${by} of ${this.source}. Ask ${this.contact} if you need access.`;
+  }
+
+  /** Whether a run of `runbook` needs approval, and who may give it. */
+  approvalFor(runbook: RunbookFacts): ApprovalNeed {
+    const reasons: string[] = [];
+    const users = new Set<string>();
+    const groups = new Set<string>();
+    const addPeople = (p: { users?: string[] | undefined; groups?: string[] | undefined } | undefined) => {
+      p?.users?.forEach((u) => users.add(u));
+      p?.groups?.forEach((g) => groups.add(g));
+    };
+    if (runbook.requiresApproval) {
+      reasons.push('the runbook requires approval');
+      addPeople(this.file.approvers);
+    }
+    for (const rule of this.file.approvals ?? []) {
+      if (!matchesRunbook(rule.runbooks, runbook)) continue;
+      reasons.push(`rule “${rule.name}”`);
+      addPeople(rule.approvers ?? this.file.approvers);
+    }
+    return { required: reasons.length > 0, reasons, approverUsers: [...users], approverGroups: [...groups] };
+  }
+
+  /** May `subject` approve the request of `requesterId` to run `runbook`? Never their own. */
+  canApprove(subject: Subject, runbook: RunbookFacts, requesterId: string): Decision {
+    if (subject.userId === requesterId) {
+      return { allowed: false, rule: null, message: 'You cannot approve your own request; another approver has to.' };
+    }
+    const need = this.approvalFor(runbook);
+    const listed = need.approverUsers.length > 0 || need.approverGroups.length > 0;
+    if (
+      listed &&
+      !need.approverUsers.includes(subject.userId) &&
+      !need.approverGroups.some((g) => subject.groups.includes(g))
+    ) {
+      return {
+        allowed: false,
+        rule: null,
+        message: `You are not an approver of ${runbook.name}. Approvers: ${describeApprovers(need)}.`,
+      };
+    }
+    return this.decide('approve', subject, runbook);
+  }
+}
+
+/** "<@U1>, <@U2> or members of <!subteam^S1>" — or "anyone but the requester". */
+export function describeApprovers(need: Pick<ApprovalNeed, 'approverUsers' | 'approverGroups'>): string {
+  const people = [
+    ...need.approverUsers.map((u) => `<@${u}>`),
+    ...need.approverGroups.map((g) => `members of <!subteam^${g}>`),
+  ];
+  if (people.length === 0) return 'anyone but the requester';
+  return people.length === 1 ? people[0]! : `${people.slice(0, -1).join(', ')} or ${people.at(-1)}`;
+}

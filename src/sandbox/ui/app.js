@@ -1,0 +1,440 @@
+// The sandbox page: sidebar, channel view, composer, modals and App Home, redrawn from
+// GET /api/state whenever the server pushes "changed" over SSE. Everything the person does is
+// POSTed to the sandbox server, which sends it to the bot exactly as Slack would.
+import { collectValues, renderBlocks, renderText } from './blocks.js';
+import { renderMrkdwn } from './mrkdwn.js';
+
+const HOME = 'home';
+const params = new URLSearchParams(location.search);
+const app = {
+  user: params.get('user') ?? localStorage.getItem('sandbox.user') ?? 'U01ALICE',
+  channel: params.get('channel') ?? localStorage.getItem('sandbox.channel') ?? 'C01OPS',
+  state: null,
+  /** Threads the person opened (parent ts). */
+  expanded: new Set(),
+  /** id+hash of the modal view on screen, so a refresh does not wipe what is being typed. */
+  modalKey: '',
+  homeKey: '',
+};
+
+const $ = (id) => document.getElementById(id);
+
+function h(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+async function api(path, body) {
+  const response = await fetch(`/api/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ user: app.user, ...body }),
+  });
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    toast(answer.error ?? `request failed (${response.status})`);
+    throw new Error(answer.error ?? String(response.status));
+  }
+  if (typeof answer.status === 'number' && answer.status !== 200) {
+    toast(`The bot answered HTTP ${answer.status}`);
+  }
+  scheduleRefresh();
+  return answer;
+}
+
+let toastTimer;
+function toast(text) {
+  const t = $('toast');
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => {
+    t.hidden = true;
+  }, 4000);
+}
+
+// ---- refresh loop ---------------------------------------------------------------------------
+
+let inFlight = false;
+let again = false;
+async function refresh() {
+  if (inFlight) {
+    again = true;
+    return;
+  }
+  inFlight = true;
+  try {
+    const response = await fetch(`/api/state?user=${encodeURIComponent(app.user)}`);
+    if (response.ok) {
+      app.state = await response.json();
+      render();
+    }
+  } finally {
+    inFlight = false;
+    if (again) {
+      again = false;
+      refresh();
+    }
+  }
+}
+function scheduleRefresh() {
+  refresh();
+}
+
+// ---- lookups --------------------------------------------------------------------------------
+
+function userName(id) {
+  const u = app.state?.users.find((x) => x.id === id);
+  return u ? u.real_name : id;
+}
+function channelName(id) {
+  const c = app.state?.channels.find((x) => x.id === id);
+  if (c) return c.name;
+  return id === app.state?.dm ? 'Runbook Bot' : id;
+}
+function baseContext() {
+  return {
+    userName,
+    channelName,
+    channels: app.state.channels,
+    users: app.state.users,
+    currentChannel: app.channel === HOME ? undefined : app.channel,
+    confirm: askConfirm,
+  };
+}
+
+// ---- rendering ------------------------------------------------------------------------------
+
+function render() {
+  renderSidebar();
+  if (app.channel === HOME) renderHome();
+  else renderChannel();
+  renderModal();
+}
+
+function navItem(label, key, prefix) {
+  const li = h('li');
+  const b = h('button', `nav-item${app.channel === key ? ' active' : ''}`);
+  b.type = 'button';
+  b.dataset.channel = key;
+  b.append(h('span', 'nav-prefix', prefix), h('span', '', label));
+  b.addEventListener('click', () => selectChannel(key));
+  li.append(b);
+  return li;
+}
+
+function renderSidebar() {
+  const { state } = app;
+  const switcher = $('user-switcher');
+  if (switcher.options.length === 0) {
+    for (const u of state.users.filter((x) => !x.is_bot)) {
+      const o = h('option', '', `${u.real_name}${u.title ? ` — ${u.title}` : ''}`);
+      o.value = u.id;
+      switcher.append(o);
+    }
+  }
+  switcher.value = app.user;
+  $('channel-list').replaceChildren(...state.channels.map((c) => navItem(c.name, c.id, c.is_private ? '🔒' : '#')));
+  $('dm-list').replaceChildren(navItem('Runbook Bot', state.dm, '●'));
+  $('app-list').replaceChildren(navItem('Runbook Bot — Home', HOME, '⌂'));
+}
+
+function selectChannel(key) {
+  app.channel = key;
+  localStorage.setItem('sandbox.channel', key);
+  app.homeKey = '';
+  if (key === HOME) api('home', {}).catch(() => {});
+  render();
+  $('messages').scrollTop = $('messages').scrollHeight;
+}
+
+function formatTime(ts) {
+  const d = new Date(Number.parseFloat(ts) * 1000);
+  return d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}
+
+function renderChannel() {
+  const { state } = app;
+  const channel = state.channels.find((c) => c.id === app.channel);
+  const isDm = app.channel === state.dm;
+  $('channel-title').textContent = channel ? `# ${channel.name}` : isDm ? 'Runbook Bot' : app.channel;
+  $('channel-purpose').textContent = channel?.purpose ?? (isDm ? 'Direct messages with the bot' : '');
+  $('composer').hidden = false;
+  $('composer-input').placeholder = `Message ${channel ? `#${channel.name}` : 'Runbook Bot'} — try /runbook help`;
+
+  const list = state.messages[app.channel] ?? [];
+  const replies = new Map();
+  const top = [];
+  for (const m of list) {
+    if (m.thread_ts && m.thread_ts !== m.ts) {
+      if (!replies.has(m.thread_ts)) replies.set(m.thread_ts, []);
+      replies.get(m.thread_ts).push(m);
+    } else top.push(m);
+  }
+  const items = [
+    ...top.map((m) => ({ ts: m.ts, node: () => renderMessage(m, replies.get(m.ts) ?? []) })),
+    ...state.ephemerals
+      .filter((e) => e.channel === app.channel)
+      .map((e) => ({ ts: e.ts, node: () => renderEphemeral(e) })),
+  ].sort((a, b) => Number.parseFloat(a.ts) - Number.parseFloat(b.ts));
+
+  const box = $('messages');
+  const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+  if (items.length === 0) {
+    box.replaceChildren(h('div', 'empty', 'No messages yet. Type /runbook list below to browse runbooks.'));
+  } else box.replaceChildren(...items.map((i) => i.node()));
+  if (atBottom) box.scrollTop = box.scrollHeight;
+}
+
+function author(m) {
+  if (m.bot_id || m.user === app.state.botUserId) return { name: 'Runbook Bot', bot: true };
+  return { name: userName(m.user ?? ''), bot: false };
+}
+
+function messageShell(name, bot, ts, extraClass) {
+  const e = h('article', `message${extraClass ? ` ${extraClass}` : ''}`);
+  e.dataset.ts = ts;
+  const avatar = h('div', `avatar${bot ? ' bot' : ''}`, bot ? 'RB' : name.slice(0, 1));
+  const content = h('div', 'message-content');
+  const meta = h('div', 'message-meta');
+  meta.append(h('span', 'author', name));
+  if (bot) meta.append(h('span', 'badge', 'APP'));
+  meta.append(h('span', 'time', formatTime(ts)));
+  content.append(meta);
+  e.append(avatar, content);
+  return { e, content, meta };
+}
+
+function renderBody(content, message, surface) {
+  const ctx = {
+    ...baseContext(),
+    act: (action) => api('action', { surface, ...action }).catch(() => {}),
+  };
+  if (message.blocks?.length) content.append(renderBlocks(message.blocks, ctx));
+  else if (message.text) {
+    const text = h('div', 'message-text');
+    text.append(renderMrkdwn(message.text, ctx));
+    content.append(text);
+  }
+  for (const attachment of message.attachments ?? []) {
+    const a = h('div', 'attachment');
+    if (attachment.color)
+      a.style.borderLeftColor = /^#?[0-9a-f]{3,6}$/i.test(attachment.color)
+        ? `#${attachment.color.replace('#', '')}`
+        : '';
+    if (attachment.blocks?.length) a.append(renderBlocks(attachment.blocks, ctx));
+    else a.append(renderMrkdwn(attachment.text ?? attachment.fallback ?? '', ctx));
+    content.append(a);
+  }
+}
+
+function renderMessage(m, threadReplies) {
+  const who = author(m);
+  const { e, content, meta } = messageShell(who.name, who.bot, m.ts, '');
+  if (m.edited) meta.append(h('span', 'edited', '(edited)'));
+  renderBody(content, m, { kind: 'message', channel: m.channel, ts: m.ts });
+  if (threadReplies.length > 0) {
+    const open = app.expanded.has(m.ts);
+    const toggle = h(
+      'button',
+      'thread-toggle',
+      `${threadReplies.length} ${threadReplies.length === 1 ? 'reply' : 'replies'}`,
+    );
+    toggle.type = 'button';
+    toggle.addEventListener('click', () => {
+      if (app.expanded.has(m.ts)) app.expanded.delete(m.ts);
+      else app.expanded.add(m.ts);
+      render();
+    });
+    content.append(toggle);
+    if (open) {
+      const thread = h('div', 'thread');
+      for (const r of threadReplies) thread.append(renderMessage(r, []));
+      content.append(thread);
+    }
+  }
+  return e;
+}
+
+function renderEphemeral(eph) {
+  const { e, content, meta } = messageShell('Runbook Bot', true, eph.ts, 'ephemeral');
+  meta.append(h('span', 'only-you', 'Only visible to you'));
+  renderBody(content, eph, { kind: 'ephemeral', ts: eph.ts });
+  return e;
+}
+
+function renderHome() {
+  const { state } = app;
+  $('channel-title').textContent = 'Runbook Bot';
+  $('channel-purpose').textContent = 'App Home';
+  $('composer').hidden = true;
+  const box = $('messages');
+  const home = state.home;
+  const key = home ? `${home.id}:${home.hash}` : 'none';
+  if (key === app.homeKey) return;
+  app.homeKey = key;
+  if (!home) {
+    box.replaceChildren(h('div', 'empty', 'Opening the Home tab…'));
+    return;
+  }
+  const root = h('div', 'home');
+  const ctx = {
+    ...baseContext(),
+    values: home.values,
+    act: (action) =>
+      api('action', { surface: { kind: 'view', viewId: home.id }, values: collectValues(root), ...action }).catch(
+        () => {},
+      ),
+    suggest: (actionId, blockId, query) => api('suggest', { viewId: home.id, actionId, blockId, query }),
+  };
+  root.append(renderBlocks(home.view.blocks ?? [], ctx));
+  box.replaceChildren(root);
+}
+
+// ---- modals ---------------------------------------------------------------------------------
+
+function topView() {
+  const stack = app.state?.modal ?? [];
+  return stack[stack.length - 1];
+}
+
+function renderModal() {
+  const view = topView();
+  const overlay = $('modal-overlay');
+  if (!view) {
+    overlay.hidden = true;
+    app.modalKey = '';
+    return;
+  }
+  overlay.hidden = false;
+  const key = `${view.id}:${view.hash}`;
+  if (key !== app.modalKey) {
+    app.modalKey = key;
+    buildModal(view);
+  }
+  showModalErrors(view.errors ?? {});
+}
+
+function buildModal(view) {
+  const v = view.view;
+  $('modal-title').textContent = v.title?.text ?? '';
+  $('modal-back').hidden = (app.state.modal ?? []).length < 2;
+  const close = $('modal-close');
+  close.textContent = v.close?.text ?? (v.submit ? 'Cancel' : 'Close');
+  const submit = $('modal-submit');
+  submit.hidden = !v.submit;
+  submit.textContent = v.submit?.text ?? '';
+  submit.disabled = false;
+  const body = $('modal-body');
+  const ctx = {
+    ...baseContext(),
+    values: view.values,
+    errors: view.errors,
+    act: (action) =>
+      api('action', { surface: { kind: 'view', viewId: view.id }, values: collectValues(body), ...action }).catch(
+        () => {},
+      ),
+    suggest: (actionId, blockId, query) => api('suggest', { viewId: view.id, actionId, blockId, query }),
+  };
+  body.replaceChildren(renderBlocks(v.blocks ?? [], ctx));
+}
+
+function showModalErrors(errors) {
+  for (const input of $('modal-body').querySelectorAll('.bk-input')) {
+    const message = errors[input.dataset.blockId];
+    const node = input.querySelector(':scope > .bk-error');
+    if (!node) continue;
+    node.textContent = message ?? '';
+    node.hidden = !message;
+    input.classList.toggle('has-error', Boolean(message));
+  }
+  const general = errors[''];
+  $('modal-error').textContent = general ?? '';
+  $('modal-error').hidden = !general;
+}
+
+async function submitModal() {
+  const view = topView();
+  if (!view) return;
+  const submit = $('modal-submit');
+  submit.disabled = true;
+  try {
+    await api('submit', { viewId: view.id, values: collectValues($('modal-body')) });
+  } catch {
+    // toast already shown
+  } finally {
+    submit.disabled = false;
+  }
+}
+
+async function closeModal() {
+  const view = topView();
+  if (view) await api('close', { viewId: view.id }).catch(() => {});
+}
+
+// ---- confirm dialogs --------------------------------------------------------------------------
+
+function askConfirm(dialog) {
+  const d = $('confirm-dialog');
+  $('confirm-title').textContent = dialog.title?.text ?? 'Are you sure?';
+  $('confirm-text').replaceChildren(renderText(dialog.text, { userName, channelName }, 'div'));
+  $('confirm-ok').textContent = dialog.confirm?.text ?? 'Yes';
+  $('confirm-ok').className = `bk-button ${dialog.style === 'danger' ? 'bk-danger' : 'bk-primary'}`;
+  $('confirm-deny').textContent = dialog.deny?.text ?? 'Cancel';
+  return new Promise((resolve) => {
+    const done = (answer) => {
+      d.close();
+      $('confirm-ok').onclick = null;
+      $('confirm-deny').onclick = null;
+      resolve(answer);
+    };
+    $('confirm-ok').onclick = () => done(true);
+    $('confirm-deny').onclick = () => done(false);
+    d.oncancel = () => done(false);
+    d.showModal();
+  });
+}
+
+// ---- composer and wiring --------------------------------------------------------------------
+
+async function sendComposer(event) {
+  event.preventDefault();
+  const input = $('composer-input');
+  const text = input.value.trim();
+  if (!text) return;
+  input.value = '';
+  const channel = app.channel;
+  try {
+    if (text.startsWith('/')) await api('command', { channel, text });
+    else await api('message', { channel, text });
+  } catch {
+    input.value = text;
+  }
+}
+
+function start() {
+  $('composer').addEventListener('submit', sendComposer);
+  $('modal-submit').addEventListener('click', submitModal);
+  $('modal-close').addEventListener('click', closeModal);
+  $('modal-x').addEventListener('click', closeModal);
+  $('modal-back').addEventListener('click', closeModal);
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && topView() && !$('confirm-dialog').open) closeModal();
+  });
+  $('user-switcher').addEventListener('change', (event) => {
+    app.user = event.target.value;
+    localStorage.setItem('sandbox.user', app.user);
+    app.modalKey = '';
+    app.homeKey = '';
+    if (app.channel === HOME) api('home', {}).catch(() => {});
+    refresh();
+  });
+  const events = new EventSource('/api/events');
+  events.addEventListener('changed', scheduleRefresh);
+  if (app.channel === HOME) api('home', {}).catch(() => {});
+  refresh();
+}
+
+start();

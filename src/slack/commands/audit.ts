@@ -1,0 +1,15 @@
+// /runbook audit [n]: for people the policy lets read the trail.
+import { buildAuditList } from '../blocks/audit-list.ts';
+import { errorMessage } from '../blocks/common.ts';
+import { subjectOf } from './access.ts';
+import type { HandlerContext } from './context.ts';
+
+export async function showAudit(ctx: HandlerContext, count: number): Promise<void> {
+  const { access } = ctx.deps;
+  const decision = access.policy.decide('audit', await subjectOf(ctx.deps, ctx.client, ctx.userId, ctx.channelId), null);
+  if (!decision.allowed) {
+    await ctx.respond(errorMessage(decision.message));
+    return;
+  }
+  await ctx.respond(buildAuditList(await access.audit.recent(count)));
+}

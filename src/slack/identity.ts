@@ -1,0 +1,69 @@
+// Who is asking: the Slack user's email (sent as userEmail on runs) and the user groups the policy
+// cares about. Both come from the Web API and are cached, so a busy channel does not turn into a
+// users.info call per click.
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../logger.ts';
+
+interface Cached<T> {
+  value: T;
+  at: number;
+}
+
+export interface IdentityOptions {
+  /** User groups named anywhere in the policy; only these are resolved. */
+  groups: readonly string[];
+  ttlMs?: number;
+  now?: () => number;
+  logger: Logger;
+}
+
+export class Identity {
+  readonly #o: IdentityOptions;
+  readonly #emails = new Map<string, Cached<string | null>>();
+  #members: Cached<Map<string, Set<string>>> | null = null;
+
+  constructor(options: IdentityOptions) {
+    this.#o = options;
+  }
+
+  #fresh(at: number): boolean {
+    return (this.#o.now ?? Date.now)() - at < (this.#o.ttlMs ?? 10 * 60_000);
+  }
+
+  /** The user's email (needs users:read.email); null when Slack does not say. Never throws. */
+  async emailOf(client: WebClient, userId: string): Promise<string | null> {
+    const hit = this.#emails.get(userId);
+    if (hit && this.#fresh(hit.at)) return hit.value;
+    let email: string | null = null;
+    try {
+      const res = await client.users.info({ user: userId });
+      email = res.user?.profile?.email ?? null;
+    } catch (err) {
+      this.#o.logger.warn({ err, userId }, 'users.info failed; running without the email');
+    }
+    if (this.#emails.size > 10_000) this.#emails.clear();
+    this.#emails.set(userId, { value: email, at: (this.#o.now ?? Date.now)() });
+    return email;
+  }
+
+  /** The policy's user groups this user belongs to (needs usergroups:read). Never throws. */
+  async groupsOf(client: WebClient, userId: string): Promise<string[]> {
+    if (this.#o.groups.length === 0) return [];
+    if (!this.#members || !this.#fresh(this.#members.at)) {
+      const members = new Map<string, Set<string>>();
+      for (const group of this.#o.groups) {
+        try {
+          const res = await client.usergroups.users.list({ usergroup: group });
+          members.set(group, new Set(res.users ?? []));
+        } catch (err) {
+          this.#o.logger.warn({ err, group }, 'could not read user group members');
+          // Keep what we knew before rather than silently dropping someone's rights.
+          const previous = this.#members?.value.get(group);
+          if (previous) members.set(group, previous);
+        }
+      }
+      this.#members = { value: members, at: (this.#o.now ?? Date.now)() };
+    }
+    return [...this.#members.value].filter(([, users]) => users.has(userId)).map(([group]) => group);
+  }
+}

@@ -1,0 +1,55 @@
+// Child process for the memory scenario: starts either the real bot (against an API and fake
+// Slack that live in the parent) or a bare Bolt app, lets it settle, collects garbage, and prints
+// its RSS as one JSON line. A separate process, so the figure is the app's alone.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startRuntime } from '../../src/runtime.ts';
+import { startBareBolt } from './bare-bolt.ts';
+
+const SETTLE_MS = 2_000;
+
+async function main(): Promise<void> {
+  const mode = process.argv[2];
+  const env = process.env;
+  let stop: () => Promise<void>;
+  if (mode === 'bot') {
+    const config = loadConfig({
+      RUNBOOK_API_URL: env.BENCH_API_URL,
+      RUNBOOK_API_KEY: env.BENCH_API_KEY,
+      SLACK_BOT_TOKEN: env.BENCH_BOT_TOKEN,
+      SLACK_SIGNING_SECRET: env.BENCH_SIGNING_SECRET,
+      SLACK_API_URL: env.BENCH_SLACK_URL,
+      RUNBOOK_PROXIES: 'proxy-dev=Dev proxy',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+    });
+    const runtime = await startRuntime(config, { logger: createLogger({ level: 'silent' }) });
+    stop = runtime.stop;
+  } else if (mode === 'bare') {
+    const bare = await startBareBolt(
+      env.BENCH_SIGNING_SECRET ?? 'x',
+      (app) => {
+        app.command('/runbook', async ({ ack }) => {
+          await ack();
+        });
+      },
+      { botToken: env.BENCH_BOT_TOKEN ?? 'xoxb-bare', slackApiUrl: env.BENCH_SLACK_URL ?? '' },
+    );
+    stop = bare.stop;
+  } else {
+    throw new Error(`unknown mode ${mode}`);
+  }
+  await sleep(SETTLE_MS);
+  (globalThis as { gc?: () => void }).gc?.();
+  await sleep(100);
+  const usage = process.memoryUsage();
+  process.stdout.write(`${JSON.stringify({ rss: usage.rss, heapUsed: usage.heapUsed })}\n`);
+  await stop();
+  process.exit(0);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,74 @@
+// Scenario 6: resident memory of the bot at rest, in its own process, next to a bare Bolt app in
+// its own process. The 10,000-watch figure comes from the watcher scenario when it runs.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startEmulator } from '../../../src/emulator/server.ts';
+import { startFakeSlack } from '../../../src/sandbox/fake-slack-api.ts';
+import { API_KEY, BOT_TOKEN, SIGNING_SECRET } from '../bench-stack.ts';
+import { mb, type ScenarioResult, times } from '../report.ts';
+import { ratio } from '../stats.ts';
+
+const CHILD = fileURLToPath(new URL('../idle-process.ts', import.meta.url));
+const CHILD_TIMEOUT_MS = 30_000;
+
+interface Usage {
+  rss: number;
+  heapUsed: number;
+}
+
+function measureChild(mode: 'bot' | 'bare', env: Record<string, string>): Promise<Usage> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', CHILD, mode], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${mode} child timed out`));
+    }, CHILD_TIMEOUT_MS);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d;
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d;
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const line = out.trim().split('\n').at(-1);
+      if (code !== 0 || !line) reject(new Error(`${mode} child exited ${code}: ${err.slice(0, 500)}`));
+      else resolve(JSON.parse(line) as Usage);
+    });
+  });
+}
+
+export async function memory(watch10k: { peakRss: number; baselineRss: number } | null): Promise<ScenarioResult> {
+  const emulator = await startEmulator({ port: 0, apiKey: API_KEY });
+  const fake = await startFakeSlack({ port: 0, botToken: BOT_TOKEN });
+  try {
+    const env = {
+      BENCH_API_URL: emulator.url,
+      BENCH_API_KEY: API_KEY,
+      BENCH_BOT_TOKEN: BOT_TOKEN,
+      BENCH_SIGNING_SECRET: SIGNING_SECRET,
+      BENCH_SLACK_URL: fake.url,
+    };
+    const bot = await measureChild('bot', env);
+    const bare = await measureChild('bare', env);
+    return {
+      id: 'memory',
+      rows: [
+        { scenario: '6. RSS idle (own process, after GC)', ours: mb(bot.rss), baseline: mb(bare.rss), ratio: times(ratio(bot.rss, bare.rss)) },
+        watch10k
+          ? { scenario: '6. RSS peak with 10,000 watches (bench process)', ours: mb(watch10k.peakRss), baseline: mb(watch10k.baselineRss), ratio: times(ratio(watch10k.peakRss, watch10k.baselineRss)) }
+          : { scenario: '6. RSS with 10,000 watches', ours: 'not measured', baseline: 'not measured', ratio: '—' },
+      ],
+      data: { idle: { bot, bareBolt: bare }, watch10k },
+      notes: watch10k ? [] : ['RSS with 10,000 watches not measured: the watcher scenario was skipped'],
+    };
+  } finally {
+    await fake.close();
+    await emulator.close();
+  }
+}

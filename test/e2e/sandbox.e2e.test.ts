@@ -1,0 +1,155 @@
+// The sandbox in a real browser, used as a person would: type /runbook commands, click Run, fill
+// the generated form, see field errors, submit, watch the running message turn into the result.
+// Screenshots land in test-results/ (gitignored) as artifacts.
+import { mkdirSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SandboxHarness, startSandboxHarness } from '../support/sandbox-harness.ts';
+
+const ARTIFACTS = 'test-results/e2e';
+const UI_TIMEOUT = 10_000;
+
+let s: SandboxHarness;
+let page: Page;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  s = await startSandboxHarness();
+  page = await s.open('U01ALICE', 'C01OPS');
+  page.setDefaultTimeout(UI_TIMEOUT);
+}, 60_000);
+
+afterAll(async () => {
+  await s?.stop();
+});
+
+async function type(text: string) {
+  await page.locator('#composer-input').fill(text);
+  await page.locator('#composer-input').press('Enter');
+}
+
+function modal() {
+  return page.locator('#modal');
+}
+
+function input(blockId: string) {
+  return modal().locator(`.bk-input[data-block-id="${blockId}"]`);
+}
+
+describe('sandbox in the browser', () => {
+  it('lists runbooks as an ephemeral, rendering API text literally', async () => {
+    await type('/runbook list');
+    const reply = page.locator('.message.ephemeral').filter({ hasText: 'Runbooks' }).last();
+    await expect.poll(() => reply.isVisible(), { timeout: UI_TIMEOUT }).toBe(true);
+    await expect.poll(() => reply.textContent()).toContain('Only visible to you');
+    // The API's "Check <prod> & "staging" Health" arrives escaped; it must show as text, not markup.
+    await expect.poll(() => reply.textContent()).toContain('Check <prod> & "staging" Health');
+    expect(await reply.locator('prod').count()).toBe(0);
+    expect(await reply.locator('button', { hasText: 'Run' }).count()).toBeGreaterThan(0);
+    await page.screenshot({ path: `${ARTIFACTS}/01-list.png` });
+  });
+
+  it('runs a runbook through its form: field error first, then the running message, then the result', async () => {
+    await type('/runbook run "Scale Kubernetes Deployment"');
+    await modal().waitFor({ state: 'visible' });
+    await expect.poll(() => page.locator('#modal-title').textContent()).toBe('Run a runbook');
+    await input('field_replicas').locator('input').waitFor();
+
+    await input('field_namespace').locator('input').fill('web');
+    await input('field_deployment').locator('input').fill('api');
+    await input('field_replicas').locator('input').fill('500');
+    await input('meta_channel').locator('select').selectOption('C02DEPLOYS');
+    await page.locator('#modal-submit').click();
+
+    // The bot answers response_action: errors → the modal stays, the error shows under the field.
+    const error = input('field_replicas').locator('.bk-error');
+    await error.waitFor({ state: 'visible' });
+    expect((await error.textContent())?.length).toBeGreaterThan(0);
+    expect(await modal().isVisible()).toBe(true);
+    // What was typed survives the refresh.
+    expect(await input('field_namespace').locator('input').inputValue()).toBe('web');
+    await page.screenshot({ path: `${ARTIFACTS}/02-field-error.png` });
+
+    await input('field_replicas').locator('input').fill('4');
+    await page.locator('#modal-submit').click();
+    await page.locator('#modal-overlay').waitFor({ state: 'hidden' });
+
+    await page.locator('.nav-item', { hasText: 'deploys' }).click();
+    const running = page.locator('.message').filter({ hasText: 'Scale Kubernetes Deployment' }).last();
+    await expect.poll(() => running.textContent(), { timeout: UI_TIMEOUT }).toMatch(/running/i);
+    expect(await running.textContent()).toContain('@Alice Adams');
+    const execution = [...s.bot.emulator.state.executions.byId.values()].find((e) =>
+      JSON.stringify(e).includes('"replicas":4'),
+    );
+    expect(execution).toBeDefined();
+    await page.screenshot({ path: `${ARTIFACTS}/03-running.png` });
+
+    // The watcher sees the run finish on the emulator's clock and edits the same message.
+    s.bot.clock.advance(60 * 60_000);
+    await expect.poll(() => running.textContent(), { timeout: UI_TIMEOUT }).toMatch(/succeeded/i);
+    await expect
+      .poll(() => page.locator('.thread-toggle').last().textContent(), { timeout: UI_TIMEOUT })
+      .toMatch(/1 reply/);
+    await page.locator('.thread-toggle').last().click();
+    await expect.poll(() => page.locator('.thread .message').last().textContent()).toContain('succeeded');
+    await page.screenshot({ path: `${ARTIFACTS}/04-result.png` });
+  });
+
+  it('creates a schedule through the modal (live preset preview) and deletes it after a confirm dialog', async () => {
+    const runbook = 'Find Unattached EBS Volumes';
+    const ours = () =>
+      [...s.bot.emulator.state.schedules.byId.values()].filter((r) => JSON.stringify(r).includes('1-5'));
+    expect(ours()).toHaveLength(0);
+    await page.locator('.nav-item', { hasText: 'ops' }).click();
+
+    await type(`/runbook schedule "${runbook}"`);
+    await input('meta_preset').locator('select').waitFor();
+    // The preset select dispatches block_actions; the bot updates the modal in place.
+    const before = await modal().textContent();
+    await input('meta_preset').locator('select').selectOption('weekdays');
+    await expect.poll(() => modal().textContent(), { timeout: UI_TIMEOUT }).not.toBe(before);
+    await page.screenshot({ path: `${ARTIFACTS}/05-schedule-modal.png` });
+    await page.locator('#modal-submit').click();
+    await page.locator('#modal-overlay').waitFor({ state: 'hidden' });
+    const saved = page
+      .locator('.message.ephemeral')
+      .filter({ hasText: `Scheduled ${runbook}` })
+      .last();
+    await saved.waitFor();
+    expect(await saved.textContent()).toContain('1-5');
+    expect(ours()).toHaveLength(1);
+
+    await type(`/runbook schedules "${runbook}"`);
+    const deleteButton = page
+      .locator('.message.ephemeral .bk-section:has-text("1-5") + .bk-actions')
+      .last()
+      .locator('button', { hasText: 'Delete' });
+    await deleteButton.click();
+    // The button carries a confirm object: nothing is sent until the person confirms.
+    const dialog = page.locator('#confirm-dialog');
+    await dialog.waitFor({ state: 'visible' });
+    expect(await dialog.textContent()).toContain('Delete schedule?');
+    expect(ours()).toHaveLength(1);
+    await page.screenshot({ path: `${ARTIFACTS}/06-confirm-delete.png` });
+    await page.locator('#confirm-ok').click();
+    await expect.poll(() => ours().length, { timeout: UI_TIMEOUT }).toBe(0);
+  });
+
+  it('shows the App Home a user opens, and another user sees their own view of the channel', async () => {
+    await page.locator('.nav-item', { hasText: 'Home' }).click();
+    await expect.poll(() => page.locator('.home').count(), { timeout: UI_TIMEOUT }).toBe(1);
+    expect((await page.locator('.home').textContent())?.length).toBeGreaterThan(0);
+    await page.screenshot({ path: `${ARTIFACTS}/07-home.png` });
+
+    // Bob does not see Alice's ephemerals in #ops, but does see channel messages.
+    const bob = await s.open('U02BOB', 'C01OPS');
+    try {
+      await bob.locator('#channel-title').filter({ hasText: 'ops' }).waitFor();
+      await bob.locator('#messages').waitFor();
+      expect(await bob.locator('.message.ephemeral').count()).toBe(0);
+      expect(await bob.locator('#user-switcher').inputValue()).toBe('U02BOB');
+    } finally {
+      await bob.close();
+    }
+  });
+});

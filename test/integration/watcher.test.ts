@@ -1,0 +1,173 @@
+// The watcher end to end in-process: runs started through Slack (or startRun directly) finish on
+// the emulator's manual clock, and the running message in the fake Slack becomes the result card
+// with exactly one thread reply mentioning whoever started it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { WebClient } from '@slack/web-api';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Workflow } from '../../src/api/schemas.ts';
+import type { FakeMessage } from '../../src/sandbox/fake-slack-api.ts';
+import { checkBlocks } from '../../src/slack/blocks/limits.ts';
+import { startRun } from '../../src/slack/commands/run.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { BOT_TOKEN, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
+
+let h: Harness;
+let dataDir: string;
+let client: WebClient;
+let runbook: Workflow;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'watcher-it-'));
+  h = await startHarness({
+    env: {
+      DATA_DIR: dataDir,
+      WATCH_FIRST_CHECK_MS: '30',
+      WATCH_MAX_CHECK_MS: '150',
+      WATCH_TICK_MS: '20',
+      WATCH_UNPOSTED_GRACE_MS: '300',
+      WATCH_SLACK_POST_INTERVAL_MS: '0',
+      WATCH_SLACK_UPDATE_INTERVAL_MS: '0',
+    },
+  });
+  client = new WebClient(BOT_TOKEN, { slackApiUrl: h.fake.url });
+  const page = await h.runtime.api.workflows.list({ isService: true, filter: '' });
+  runbook = page.items.find((w) => w.name === 'Find Crashlooping Pods') ?? page.items[0]!;
+});
+afterAll(async () => {
+  await h.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+afterEach(() => {
+  h.fake.setFaults({});
+});
+
+const messagesIn = (channel: string): FakeMessage[] => h.fake.state.messages[channel] ?? [];
+const repliesTo = (channel: string, ts: string) => messagesIn(channel).filter((m) => m.thread_ts === ts && m.ts !== ts);
+const cardFor = (channel: string, executionId: string) =>
+  messagesIn(channel).find((m) => !m.thread_ts && JSON.stringify(m.blocks ?? []).includes(executionId));
+
+async function waitDone(executionId: string) {
+  const deadline = Date.now() + 8_000;
+  for (;;) {
+    const watch = await h.runtime.store.watches.get(executionId);
+    if (watch && watch.state !== 'active') return watch;
+    if (Date.now() > deadline) throw new Error(`watch ${executionId} did not finish`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function start(params: Record<string, unknown>, channel: string | null, userId = 'U03CAROL') {
+  const result = await startRun(h.runtime.deps, client, {
+    runbook,
+    proxyId: 'proxy-dev',
+    params,
+    channel,
+    userId,
+    teamId: 'T0SANDBOX',
+  });
+  expect(result.ok).toBe(true);
+  return result.executionIds[0]!;
+}
+
+describe('execution watcher', () => {
+  it('turns the running message of a run submitted through the modal into the result card, with one reply', async () => {
+    await h.user().command('run "Scale Kubernetes Deployment"', 'C01OPS');
+    const modal = await waitFor(() => modalContaining(h, 'meta_proxy'), 'run modal');
+    await h.user().submit(modal.id, {
+      [BLOCKS.proxy]: { [ACTIONS.proxySelect]: { type: 'static_select', selected_option: { value: 'proxy-dev' } } },
+      [BLOCKS.channel]: {
+        [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: 'C02DEPLOYS' },
+      },
+      field_namespace: { value: { type: 'plain_text_input', value: 'web' } },
+      field_deployment: { value: { type: 'plain_text_input', value: 'api' } },
+      field_replicas: { value: { type: 'number_input', value: '3' } },
+    });
+    const running = await waitFor(
+      () => messagesIn('C02DEPLOYS').find((m) => m.text.includes('Scale Kubernetes Deployment is running')),
+      'running message',
+    );
+    const executionId = /`([^`]+)`/.exec(JSON.stringify(running.blocks))![1]!;
+    // Still running: checks happen, nothing changes.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(running.text).toContain('is running');
+
+    h.clock.advance(60 * 60_000);
+    await waitDone(executionId);
+    const card = cardFor('C02DEPLOYS', executionId)!;
+    expect(card.ts).toBe(running.ts);
+    expect(card.text).toContain('succeeded');
+    expect(JSON.stringify(card.blocks)).toContain('*Output*');
+    expect(card.history.length).toBe(1);
+    expect(checkBlocks(card.blocks as never, 'message')).toEqual([]);
+    const replies = repliesTo('C02DEPLOYS', running.ts);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.text).toContain('<@U01ALICE> your run of *Scale Kubernetes Deployment* succeeded');
+
+    // Nothing more arrives later.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(repliesTo('C02DEPLOYS', running.ts)).toHaveLength(1);
+    expect(cardFor('C02DEPLOYS', executionId)!.history.length).toBe(1);
+  });
+
+  it('shows the reason of a failed run and pings the person once', async () => {
+    const id = await start({ simulate_outcome: 'failed', simulate_duration_seconds: 5 }, 'C01OPS');
+    const running = await waitFor(() => cardFor('C01OPS', id), 'running card');
+    h.clock.advance(10_000);
+    const watch = await waitDone(id);
+    expect(watch.state).toBe('finished');
+    expect(watch.finalStatus).toBe('EXECUTION_STATUS_FAILED');
+    const card = cardFor('C01OPS', id)!;
+    expect(card.text).toContain('failed');
+    expect(JSON.stringify(card.blocks)).toContain('*Reason*');
+    const replies = repliesTo('C01OPS', running.ts);
+    expect(replies.map((r) => r.text)).toEqual([`<@U03CAROL> your run of *${runbook.name}* failed (\`${id}\`)`]);
+  });
+
+  it('still reports exactly once when Slack rate-limits the edit and the reply', async () => {
+    const id = await start({ simulate_duration_seconds: 1 }, 'C01OPS');
+    const running = await waitFor(() => cardFor('C01OPS', id), 'running card');
+    h.fake.setFaults({ ratelimitedNext: 2, retryAfterSeconds: 1, methods: ['chat.update', 'chat.postMessage'] });
+    h.clock.advance(5_000);
+    await waitDone(id);
+    const limited = h.fake.state.calls.filter((c) => c.error === 'ratelimited');
+    expect(limited.length).toBeGreaterThanOrEqual(2);
+    expect(cardFor('C01OPS', id)!.text).toContain('succeeded');
+    expect(repliesTo('C01OPS', running.ts)).toHaveLength(1);
+  });
+
+  it('sends the result to a DM when the run had no channel', async () => {
+    const id = await start({ simulate_duration_seconds: 1 }, null, 'U02BOB');
+    const running = await waitFor(() => cardFor('D02BOB', id), 'running card in the DM');
+    h.clock.advance(5_000);
+    await waitDone(id);
+    expect(cardFor('D02BOB', id)!.text).toContain('succeeded');
+    expect(repliesTo('D02BOB', running.ts)).toHaveLength(1);
+  });
+
+  it('posts the running message itself when startRun never did, then the result', async () => {
+    const { executionIds } = await h.runtime.api.workflows.run(runbook.id, {
+      proxyId: 'proxy-dev',
+      params: { simulate_duration_seconds: 30 },
+    });
+    const id = executionIds[0]!;
+    await h.runtime.watcher!.started({
+      runbookId: runbook.id,
+      runbookName: runbook.name,
+      proxyId: 'proxy-dev',
+      startedBy: 'U01ALICE',
+      teamId: 'T0SANDBOX',
+      inputs: { simulate_duration_seconds: 30 },
+      executionIds: [id],
+      channel: 'C02DEPLOYS',
+    });
+    const running = await waitFor(() => cardFor('C02DEPLOYS', id), 'running card posted by the watcher');
+    expect(running.text).toContain('is running');
+    h.clock.advance(60_000);
+    await waitDone(id);
+    expect(cardFor('C02DEPLOYS', id)!.text).toContain('succeeded');
+    expect(cardFor('C02DEPLOYS', id)!.ts).toBe(running.ts);
+    expect(repliesTo('C02DEPLOYS', running.ts)).toHaveLength(1);
+  });
+});

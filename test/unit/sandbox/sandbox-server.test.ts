@@ -1,0 +1,244 @@
+// The sandbox server against a fake bot: what it sends is signed like Slack, and what Slack does
+// with the bot's answers (response_action, failed commands) shows up in the state the UI reads.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/logger.ts';
+import { type FakeSlack, startFakeSlack } from '../../../src/sandbox/fake-slack-api.ts';
+import { type Sandbox, startSandbox } from '../../../src/sandbox/sandbox-server.ts';
+import { signSlackRequest } from '../../../src/sandbox/slack-requests.ts';
+
+const SECRET = 'unit-signing-secret';
+const TOKEN = 'xoxb-unit';
+
+interface Received {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+let fake: FakeSlack;
+let sandbox: Sandbox;
+let bot: Server;
+const received: Received[] = [];
+/** What the fake bot answers next: status and JSON body (undefined → empty 200). */
+let answer: { status: number; body?: unknown } = { status: 200 };
+
+beforeAll(async () => {
+  fake = await startFakeSlack({ port: 0, botToken: TOKEN });
+  bot = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      if (answer.body === undefined) {
+        res.writeHead(answer.status);
+        res.end();
+      } else {
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(answer.body));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => bot.listen(0, '127.0.0.1', resolve));
+  const botUrl = `http://127.0.0.1:${(bot.address() as AddressInfo).port}/slack/events`;
+  sandbox = await startSandbox({
+    port: 0,
+    fake,
+    botUrl,
+    signingSecret: SECRET,
+    logger: createLogger({ level: 'silent' }),
+  });
+});
+
+afterAll(async () => {
+  await sandbox.close();
+  await fake.close();
+  await new Promise((r) => bot.close(r));
+});
+
+afterEach(() => {
+  received.length = 0;
+  answer = { status: 200 };
+  fake.reset();
+});
+
+async function post(path: string, body: object) {
+  const res = await fetch(`${sandbox.url}/api/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+async function state(user = 'U01ALICE') {
+  const res = await fetch(`${sandbox.url}/api/state?user=${user}`);
+  return (await res.json()) as {
+    ephemerals: Array<{ text: string }>;
+    modal: Array<{ id: string; view: { title: { text: string } }; errors: Record<string, string> }>;
+    messages: Record<string, Array<{ text: string }>>;
+  };
+}
+
+/** Opens a modal for Alice through the fake Web API, as the bot would. */
+async function openModal(title: string): Promise<string> {
+  const res = await fetch(`${fake.url}views.open`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify({
+      trigger_id: fake.newTriggerId('U01ALICE'),
+      view: {
+        type: 'modal',
+        callback_id: 'test',
+        title: { type: 'plain_text', text: title },
+        submit: { type: 'plain_text', text: 'Save' },
+        blocks: [
+          {
+            type: 'input',
+            block_id: 'b1',
+            label: { type: 'plain_text', text: 'Name' },
+            element: { type: 'plain_text_input', action_id: 'a1' },
+          },
+        ],
+      },
+    }),
+  });
+  const json = (await res.json()) as { ok: boolean; view: { id: string } };
+  expect(json.ok).toBe(true);
+  return json.view.id;
+}
+
+const modalView = (title: string) => ({ type: 'modal', title: { type: 'plain_text', text: title }, blocks: [] });
+
+describe('sandbox server', () => {
+  it('serves the UI with a restrictive content security policy and nothing outside it', async () => {
+    const page = await fetch(`${sandbox.url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(await page.text()).toContain('/app.js');
+    expect((await fetch(`${sandbox.url}/app.js`)).headers.get('content-type')).toContain('javascript');
+    expect((await fetch(`${sandbox.url}/../sandbox-server.ts`)).status).toBe(404);
+    expect((await fetch(`${sandbox.url}/sandbox-server.ts`)).status).toBe(404);
+  });
+
+  it('sends a slash command signed with the bot secret, shaped like Slack', async () => {
+    const res = await post('command', { user: 'U01ALICE', channel: 'C01OPS', text: '/runbook list disk' });
+    expect(res.status).toBe(200);
+    expect(received).toHaveLength(1);
+    const [request] = received;
+    const params = new URLSearchParams(request!.body);
+    expect(params.get('command')).toBe('/runbook');
+    expect(params.get('text')).toBe('list disk');
+    expect(params.get('user_id')).toBe('U01ALICE');
+    expect(params.get('channel_id')).toBe('C01OPS');
+    const ts = Number(request!.headers['x-slack-request-timestamp']);
+    expect(request!.headers['x-slack-signature']).toBe(
+      signSlackRequest(SECRET, request!.body, ts)['x-slack-signature'],
+    );
+  });
+
+  it('shows a failed command to the person only, as Slack does', async () => {
+    answer = { status: 500 };
+    await post('command', { user: 'U01ALICE', channel: 'C01OPS', text: '/runbook list' });
+    expect((await state('U01ALICE')).ephemerals.map((e) => e.text)).toEqual([
+      '/runbook failed with the error "dispatch_failed"',
+    ]);
+    expect((await state('U02BOB')).ephemerals).toEqual([]);
+  });
+
+  it('refuses unknown users and malformed requests with 4xx', async () => {
+    expect((await post('command', { user: 'U999', channel: 'C01OPS', text: '/runbook' })).status).toBe(400);
+    expect((await post('command', { user: 'U01ALICE', channel: 'C01OPS', text: 'no slash' })).status).toBe(400);
+    expect((await post('submit', { user: 'U01ALICE', viewId: 'VNOPE' })).status).toBe(404);
+    expect(received).toHaveLength(0);
+  });
+
+  it('posts plain messages as the person', async () => {
+    await post('message', { user: 'U03CAROL', channel: 'C02DEPLOYS', text: 'hello <b>' });
+    expect((await state()).messages.C02DEPLOYS?.map((m) => m.text)).toEqual(['hello <b>']);
+  });
+
+  it('keeps the modal open with field errors on response_action errors, and sends the entered values', async () => {
+    const viewId = await openModal('Form');
+    answer = { status: 200, body: { response_action: 'errors', errors: { b1: 'Name is taken' } } };
+    const values = { b1: { a1: { type: 'plain_text_input', value: 'x' } } };
+    const res = await post('submit', { user: 'U01ALICE', viewId, values });
+    expect(res.json.outcome).toBe('errors');
+    const payload = JSON.parse(new URLSearchParams(received[0]!.body).get('payload')!);
+    expect(payload.type).toBe('view_submission');
+    expect(payload.view.state.values).toEqual(values);
+    const shown = await state();
+    expect(shown.modal.map((v) => v.id)).toEqual([viewId]);
+    expect(shown.modal[0]!.errors).toEqual({ b1: 'Name is taken' });
+  });
+
+  it('applies update, push, and an empty ack (pops a pushed view, then closes)', async () => {
+    const viewId = await openModal('First');
+    answer = { status: 200, body: { response_action: 'update', view: modalView('Updated') } };
+    expect((await post('submit', { user: 'U01ALICE', viewId })).json.outcome).toBe('updated');
+    expect((await state()).modal.map((v) => v.view.title.text)).toEqual(['Updated']);
+
+    answer = { status: 200, body: { response_action: 'push', view: modalView('Pushed') } };
+    expect((await post('submit', { user: 'U01ALICE', viewId })).json.outcome).toBe('pushed');
+    const stacked = (await state()).modal;
+    expect(stacked.map((v) => v.view.title.text)).toEqual(['Updated', 'Pushed']);
+
+    answer = { status: 200 };
+    expect((await post('submit', { user: 'U01ALICE', viewId: stacked[1]!.id })).json.outcome).toBe('closed');
+    expect((await state()).modal.map((v) => v.view.title.text)).toEqual(['Updated']);
+    await post('submit', { user: 'U01ALICE', viewId });
+    expect((await state()).modal).toEqual([]);
+  });
+
+  it('clears the whole stack on response_action clear', async () => {
+    const viewId = await openModal('First');
+    answer = { status: 200, body: { response_action: 'push', view: modalView('Pushed') } };
+    await post('submit', { user: 'U01ALICE', viewId });
+    answer = { status: 200, body: { response_action: 'clear' } };
+    const top = (await state()).modal[1]!.id;
+    expect((await post('submit', { user: 'U01ALICE', viewId: top })).json.outcome).toBe('cleared');
+    expect((await state()).modal).toEqual([]);
+  });
+
+  it('sends block_actions from a modal with the values entered so far', async () => {
+    const viewId = await openModal('Form');
+    const values = { b1: { a1: { type: 'plain_text_input', value: 'typed' } } };
+    await post('action', {
+      user: 'U01ALICE',
+      surface: { kind: 'view', viewId },
+      actionId: 'a1',
+      blockId: 'b1',
+      type: 'plain_text_input',
+      value: 'typed',
+      values,
+    });
+    const payload = JSON.parse(new URLSearchParams(received[0]!.body).get('payload')!);
+    expect(payload.type).toBe('block_actions');
+    expect(payload.actions[0]).toMatchObject({ action_id: 'a1', block_id: 'b1', value: 'typed' });
+    expect(payload.view.state.values).toEqual(values);
+  });
+
+  it('returns the options the bot offers for a typeahead', async () => {
+    const viewId = await openModal('Form');
+    answer = { status: 200, body: { options: [{ text: { type: 'plain_text', text: 'One' }, value: '1' }] } };
+    const res = await post('suggest', { user: 'U01ALICE', viewId, actionId: 'a1', blockId: 'b1', query: 'on' });
+    expect(res.json.options).toEqual([{ text: { type: 'plain_text', text: 'One' }, value: '1' }]);
+    const payload = JSON.parse(new URLSearchParams(received[0]!.body).get('payload')!);
+    expect(payload).toMatchObject({ type: 'block_suggestion', value: 'on', action_id: 'a1' });
+  });
+
+  it('pushes "changed" over SSE when the fake Slack changes', async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${sandbox.url}/api/events`, { signal: controller.signal });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value);
+    expect(text).toContain('event: changed');
+    fake.addUserMessage({ channel: 'C01OPS', user: 'U01ALICE', text: 'hi' });
+    text = decoder.decode((await reader.read()).value);
+    expect(text).toContain('event: changed');
+    controller.abort();
+  });
+});

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { type PacerTransport, type ReplyRequest, SlackPacer } from '../../../src/watch/slack-pacer.ts';
+
+interface Sent {
+  at: number;
+  method: 'post' | 'update';
+  channel: string;
+  text: string;
+  threadTs?: string;
+}
+
+/** A fake transport and a virtual clock whose sleep just moves time forward. */
+function setup(options: { failNext?: Array<{ error: unknown }> } = {}) {
+  let t = 0;
+  const sent: Sent[] = [];
+  const failures = [...(options.failNext ?? [])];
+  let seq = 0;
+  const transport: PacerTransport = {
+    async post(channel, message, threadTs) {
+      const f = failures.shift();
+      if (f) throw f.error;
+      sent.push({ at: t, method: 'post', channel, text: message.text, ...(threadTs ? { threadTs } : {}) });
+      return { channel, ts: `${++seq}.000` };
+    },
+    async update(channel, _ts, message) {
+      const f = failures.shift();
+      if (f) throw f.error;
+      sent.push({ at: t, method: 'update', channel, text: message.text });
+    },
+  };
+  const pacer = new SlackPacer({
+    transport,
+    now: () => t,
+    sleep: async (ms) => {
+      t += ms;
+    },
+    postIntervalMs: 1_000,
+    updateIntervalMs: 500,
+    digestThreshold: 3,
+  });
+  return { pacer, sent, now: () => t };
+}
+
+function reply(channel: string, n: number, claims: Set<string> = new Set()): ReplyRequest {
+  return {
+    channel,
+    threadTs: `t${n}`,
+    message: { text: `reply ${n}` },
+    digestLine: `• line ${n}`,
+    claim: async () => {
+      if (claims.has(`${n}`)) return false;
+      claims.add(`${n}`);
+      return true;
+    },
+  };
+}
+
+describe('SlackPacer', () => {
+  it('posts at most one message per second per channel, channels independently', async () => {
+    const { pacer, sent } = setup();
+    await Promise.all([
+      pacer.post('C1', { text: 'a' }),
+      pacer.post('C1', { text: 'b' }),
+      pacer.post('C2', { text: 'x' }),
+      pacer.post('C1', { text: 'c' }),
+    ]);
+    const c1 = sent.filter((s) => s.channel === 'C1').map((s) => s.at);
+    expect(c1).toEqual([0, 1_000, 2_000]);
+    expect(sent.find((s) => s.channel === 'C2')!.at).toBe(0);
+  });
+
+  it('sends up to the threshold of replies one by one, in their threads', async () => {
+    const { pacer, sent } = setup();
+    const outcomes = await Promise.all([1, 2, 3].map((n) => pacer.reply(reply('C1', n))));
+    expect(outcomes).toEqual(['sent', 'sent', 'sent']);
+    expect(sent.map((s) => [s.text, s.threadTs])).toEqual([
+      ['reply 1', 't1'],
+      ['reply 2', 't2'],
+      ['reply 3', 't3'],
+    ]);
+  });
+
+  it('coalesces a burst of replies beyond the threshold into one digest', async () => {
+    const { pacer, sent } = setup();
+    const outcomes = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => pacer.reply(reply('C1', n))));
+    expect(outcomes).toEqual(Array(6).fill('sent'));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.threadTs).toBeUndefined();
+    expect(sent[0]!.text).toBe('6 runs finished:\n• line 1\n• line 2\n• line 3\n• line 4\n• line 5\n• line 6');
+  });
+
+  it('skips replies whose claim was already taken (exactly once)', async () => {
+    const { pacer, sent } = setup();
+    const claims = new Set(['2']);
+    const outcomes = await Promise.all([1, 2].map((n) => pacer.reply(reply('C1', n, claims))));
+    expect(outcomes).toEqual(['sent', 'skipped']);
+    expect(sent.map((s) => s.text)).toEqual(['reply 1']);
+  });
+
+  it('paces edits on their own lane', async () => {
+    const { pacer, sent } = setup();
+    await Promise.all([
+      pacer.update('C1', '1', { text: 'e1' }),
+      pacer.update('C2', '2', { text: 'e2' }),
+      pacer.update('C1', '3', { text: 'e3' }),
+    ]);
+    expect(sent.map((s) => s.at)).toEqual([0, 500, 1_000]);
+  });
+
+  it('waits Retry-After when rate limited and sends once, without claiming twice', async () => {
+    const limited = Object.assign(new Error('rate limited'), {
+      code: 'slack_webapi_rate_limited_error',
+      retryAfter: 7,
+    });
+    const { pacer, sent } = setup({ failNext: [{ error: limited }] });
+    let claimsTaken = 0;
+    const outcome = await pacer.reply({
+      ...reply('C1', 1),
+      claim: async () => {
+        claimsTaken++;
+        return true;
+      },
+    });
+    expect(outcome).toBe('sent');
+    expect(claimsTaken).toBe(1);
+    expect(sent).toEqual([{ at: 7_000, method: 'post', channel: 'C1', text: 'reply 1', threadTs: 't1' }]);
+  });
+
+  it('gives up on a definite refusal and reports the Slack error code', async () => {
+    const refused = Object.assign(new Error('gone'), {
+      code: 'slack_webapi_platform_error',
+      data: { error: 'message_not_found' },
+    });
+    const { pacer, sent } = setup({ failNext: [{ error: refused }] });
+    const outcome = await pacer.update('C1', '1', { text: 'e' });
+    expect(outcome.ok).toBe(false);
+    expect(outcome.ok === false && outcome.code).toBe('message_not_found');
+    expect(sent).toEqual([]);
+  });
+
+  it('retries transient 5xx errors with backoff', async () => {
+    const http = Object.assign(new Error('503'), { code: 'slack_webapi_http_error', statusCode: 503 });
+    const { pacer, sent } = setup({ failNext: [{ error: http }, { error: http }] });
+    const outcome = await pacer.post('C1', { text: 'p' });
+    expect(outcome.ok).toBe(true);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.at).toBeGreaterThanOrEqual(1_000);
+  });
+});

@@ -1,0 +1,157 @@
+// The Watcher against the real SQLite store (in memory), the emulator on a manual clock and the
+// fake Slack: stale reporting, bulk discovery, two watchers on one store, graceful stop.
+import { Writable } from 'node:stream';
+import { WebClient } from '@slack/web-api';
+import { Registry } from 'prom-client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRunbookApi } from '../../../src/api/client.ts';
+import type { RunbookApi } from '../../../src/api/runbook-api.ts';
+import { type Emulator, ManualClock, startEmulator } from '../../../src/emulator/server.ts';
+import { createLogger } from '../../../src/logger.ts';
+import { type FakeSlack, startFakeSlack } from '../../../src/sandbox/fake-slack-api.ts';
+import { openStore } from '../../../src/store/open-store.ts';
+import type { Store } from '../../../src/store/store.ts';
+import { createWatchMetrics } from '../../../src/watch/metrics.ts';
+import { Watcher, type WatcherSettings } from '../../../src/watch/watcher.ts';
+import { countReports, seedWatchedRuns } from '../../support/process-harness.ts';
+
+const KEY = 'watcher-unit-key-0123456789';
+const TOKEN = 'xoxb-watcher-unit';
+const logger = createLogger({
+  level: 'warn',
+  secrets: [],
+  destination: new Writable({ write: (_c, _e, done) => done() }),
+});
+
+let emulator: Emulator;
+let clock: ManualClock;
+let fake: FakeSlack;
+let api: RunbookApi;
+let store: Store;
+const watchers: Watcher[] = [];
+
+const FAST: Partial<WatcherSettings> = {
+  backoff: { firstMs: 20, factor: 1.5, maxMs: 100 },
+  tickMs: 10,
+  leaseMs: 1_000,
+  slackPostIntervalMs: 0,
+  slackUpdateIntervalMs: 0,
+  unpostedGraceMs: 60_000,
+};
+
+function watcher(owner: string, settings: Partial<WatcherSettings> = {}, registry?: Registry): Watcher {
+  const w = new Watcher({
+    store,
+    api,
+    slack: new WebClient(TOKEN, { slackApiUrl: fake.url, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } }),
+    owner,
+    logger,
+    settings: { ...FAST, ...settings },
+    ...(registry ? { metrics: createWatchMetrics(registry) } : {}),
+  });
+  watchers.push(w);
+  return w;
+}
+
+async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 8_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+const allDone = async () => (await store.watches.countByState()).active === 0;
+
+beforeEach(async () => {
+  clock = new ManualClock(Date.now());
+  emulator = await startEmulator({ port: 0, apiKey: KEY, clock, defaultDurationMs: 1_000 });
+  fake = await startFakeSlack({ port: 0, botToken: TOKEN });
+  api = createRunbookApi({ baseUrl: emulator.url, apiKey: KEY, timeoutMs: 5_000, maxRetries: 0 });
+  store = await openStore({ kind: 'sqlite', path: ':memory:' });
+});
+
+afterEach(async () => {
+  for (const w of watchers.splice(0)) await w.stop();
+  await store.close();
+  await api.close();
+  await fake.close();
+  await emulator.close();
+});
+
+describe('Watcher', () => {
+  it('keeps checking a running execution and reports nothing until it ends', async () => {
+    const [run] = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 1, ['C01OPS']);
+    watcher('w1').start();
+    await until(async () => ((await store.watches.get(run!.executionId))?.attempts ?? 0) >= 3, 'a few checks');
+    expect(countReports(fake, [run!]).get(run!.executionId)).toEqual({ resultEdits: 0, replies: 0 });
+    clock.advance(5_000);
+    await until(allDone, 'the result');
+    expect(countReports(fake, [run!]).get(run!.executionId)).toEqual({ resultEdits: 1, replies: 1 });
+    expect((await store.watches.get(run!.executionId))!.finalStatus).toBe('EXECUTION_STATUS_SUCCEEDED');
+  });
+
+  it('reports a watch older than staleAfterMs once as stale and stops polling it', async () => {
+    const [run] = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 1, ['C01OPS']);
+    watcher('w1', { staleAfterMs: 1 }).start();
+    await until(allDone, 'the stale report');
+    const watch = (await store.watches.get(run!.executionId))!;
+    expect(watch.state).toBe('stale');
+    const card = fake.state.messages.C01OPS!.find((m) => m.ts === run!.ts)!;
+    expect(card.text).toContain('stopped reporting (stale)');
+    const gets = emulator.state.requests.count('GET /v1alpha1/executions/{executionId}');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(emulator.state.requests.count('GET /v1alpha1/executions/{executionId}')).toBe(gets);
+    const replies = fake.state.messages.C01OPS!.filter((m) => m.thread_ts === run!.ts && m.ts !== run!.ts);
+    expect(replies.map((m) => m.text)).toEqual([
+      `<@U01ALICE> your run of *${watch.runbookName}* stopped reporting (\`${run!.executionId}\`)`,
+    ]);
+  });
+
+  it('discovers finished runs in bulk when many are watched, with far fewer requests than one per watch', async () => {
+    const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 60, ['C01OPS', 'C02DEPLOYS']);
+    clock.advance(5_000);
+    const registry = new Registry();
+    const gets = () => emulator.state.requests.count('GET /v1alpha1/executions/{executionId}');
+    const lists = () => emulator.state.requests.count('GET /v1alpha1/executions');
+    const getsBefore = gets();
+    // 20 requests/s: 60 due status checks exceed 2 s of budget; one listing page answers them all.
+    watcher('w1', { requestsPerSecond: 20, maxInFlight: 200 }, registry).start();
+    // Each finished run still gets its one full fetch; the status checks are what the listing saves.
+    await until(allDone, 'every result', 15_000);
+    expect(lists()).toBeGreaterThanOrEqual(1);
+    expect(gets() - getsBefore).toBe(60);
+    const reports = countReports(fake, runs);
+    expect([...reports.values()].every((r) => r.resultEdits === 1 && r.replies === 1)).toBe(true);
+    const metrics = await registry.getSingleMetricAsString('runbook_watch_checks_total');
+    expect(metrics).toContain('how="bulk"');
+  });
+
+  it('two watchers on one store report every run exactly once', async () => {
+    const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 40, [
+      'C01OPS',
+      'C02DEPLOYS',
+      'C03APPROVALS',
+    ]);
+    watcher('a').start();
+    watcher('b').start();
+    clock.advance(5_000);
+    await until(allDone, 'every result');
+    const reports = countReports(fake, runs);
+    expect([...reports.values()].filter((r) => r.resultEdits !== 1 || r.replies !== 1)).toEqual([]);
+  });
+
+  it('stop() finishes in-flight work and releases its leases so another owner resumes at once', async () => {
+    const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 10, ['C01OPS']);
+    const first = watcher('first', { leaseMs: 600_000 });
+    first.start();
+    await until(async () => (await store.watches.listActive(100)).some((w) => w.attempts > 0), 'some checks');
+    await first.stop();
+    expect(
+      (await store.watches.listActive(100)).filter((w) => w.leaseOwner === 'first' && (w.leaseUntil ?? 0) > Date.now()),
+    ).toEqual([]);
+    clock.advance(5_000);
+    watcher('second').start();
+    await until(allDone, 'the rest');
+    expect([...countReports(fake, runs).values()].every((r) => r.resultEdits === 1 && r.replies === 1)).toBe(true);
+  });
+});
