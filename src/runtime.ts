@@ -3,7 +3,7 @@
 // process; integration tests run it in-process with the same wiring.
 import { randomBytes } from 'node:crypto';
 import { WebClient } from '@slack/web-api';
-import type { Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createRunbookApi } from './api/client.ts';
 import type { RunbookApi } from './api/runbook-api.ts';
 import { ProxyDirectory } from './catalog/proxy-directory.ts';
@@ -43,7 +43,7 @@ export interface RuntimeOptions {
   runs?: RunTracker;
   /** An already open store to use instead of opening config.store (tests); the caller closes it. */
   store?: Store;
-  /** Where the watcher registers its metrics (the caller mounts /metrics). */
+  /** Where metrics are registered (default: a fresh registry with process metrics), served at /metrics. */
   metricsRegistry?: Registry;
   /** Lease owner name of the watcher (default hostname:pid:random). */
   watcherOwner?: string;
@@ -105,6 +105,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const sandbox = config.slack.mode === 'sandbox';
     const botToken = sandbox ? (options.sandboxBotToken ?? 'xoxb-sandbox') : config.slack.botToken!;
     const slackApiUrl = options.slackApiUrl ?? config.slack.apiUrl;
+    const registry = options.metricsRegistry ?? new Registry();
+    if (!options.metricsRegistry) collectDefaultMetrics({ register: registry });
     let watcher: Watcher | null = null;
     if (!options.runs) {
       const w = config.watch;
@@ -116,7 +118,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         slack: new WebClient(botToken, { slackApiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } }),
         owner: options.watcherOwner ?? newOwnerId(),
         logger,
-        ...(options.metricsRegistry ? { metrics: createWatchMetrics(options.metricsRegistry) } : {}),
+        metrics: createWatchMetrics(registry),
         settings: {
           requestsPerSecond: w.requestsPerSecond,
           concurrency: w.concurrency,
@@ -172,6 +174,24 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       signingSecret,
       apiUrl: slackApiUrl,
       port: config.slack.port,
+      routes: [
+        {
+          path: '/metrics',
+          method: ['GET'],
+          handler: (_req, res) => {
+            registry
+              .metrics()
+              .then((text) => {
+                res.writeHead(200, { 'content-type': registry.contentType });
+                res.end(text);
+              })
+              .catch(() => {
+                res.writeHead(500);
+                res.end();
+              });
+          },
+        },
+      ],
     });
     const { port } = await slack.start();
     cleanups.push(() => slack.stop());

@@ -4,7 +4,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkBlocks, checkView } from '../../src/slack/blocks/limits.ts';
 import { ACTIONS, BLOCKS, SHORTCUTS } from '../../src/slack/ids.ts';
-import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
+import { formRequest, sendToBot, slashCommandBody } from '../../src/sandbox/slack-requests.ts';
+import {
+  ephemeralContaining,
+  type Harness,
+  modalContaining,
+  SIGNING_SECRET,
+  startHarness,
+  waitFor,
+} from '../support/bot-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -43,6 +51,27 @@ describe('/runbook help and parsing', () => {
     await h.user().command('executions --status broken', 'C01OPS');
     const reply = await waitFor(() => ephemeralContaining(h.fake, 'must be one of'), 'flag error');
     expect(JSON.stringify(reply.blocks)).toContain('/runbook executions [runbook]');
+  });
+});
+
+describe('request signatures', () => {
+  it('rejects tampered and stale requests; accepts fresh signed ones', async () => {
+    const body = formRequest(
+      slashCommandBody({
+        command: '/runbook',
+        text: 'help',
+        userId: 'U01ALICE',
+        channelId: 'C01OPS',
+        teamId: 'T0SANDBOX',
+        triggerId: h.fake.newTriggerId('U01ALICE'),
+        responseUrl: h.fake.newResponseUrl({ channel: 'C01OPS', user: 'U01ALICE' }),
+      }),
+    );
+    expect((await sendToBot(h.botUrl, SIGNING_SECRET, body, { tamper: true })).status).toBe(401);
+    const sixMinutesAgo = Math.floor(Date.now() / 1000) - 6 * 60;
+    expect((await sendToBot(h.botUrl, SIGNING_SECRET, body, { timestampSeconds: sixMinutesAgo })).status).toBe(401);
+    expect((await sendToBot(h.botUrl, 'wrong-secret', body)).status).toBe(401);
+    expect((await sendToBot(h.botUrl, SIGNING_SECRET, body)).status).toBe(200);
   });
 });
 

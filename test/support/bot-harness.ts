@@ -1,6 +1,9 @@
 // The whole bot in-process for integration tests: the Runbook API emulator, the fake Slack Web
 // API, and the real runtime (Bolt in HTTP mode) wired exactly as main.ts wires it. People are
 // simulated with SlackUser, which sends signed requests shaped like Slack's.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
 import { type Emulator, ManualClock, startEmulator } from '../../src/emulator/server.ts';
@@ -53,6 +56,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     SLACK_API_URL: fake.url,
     RUNBOOK_PROXIES: 'proxy-dev=Dev proxy,proxy-prod=Prod proxy',
     PORT: '0',
+    // Each harness gets its own SQLite file, never ./data in the repo.
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'runbook-bot-test-')),
     LOG_LEVEL: 'debug',
     ...options.env,
   });

@@ -116,7 +116,19 @@ export async function runModalView(
   if (viewer) {
     const subject = await subjectOf(deps, viewer.client, viewer.userId, channelId);
     const decision = deps.access.policy.decide('run', subject, runbookFacts(deps, runbook));
-    if (!decision.allowed) return infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(decision.message)}`);
+    if (!decision.allowed) {
+      await deps.access.audit.record({
+        userId: viewer.userId,
+        teamId: null,
+        channel: channelId,
+        action: 'run.open',
+        target: `${runbook.name} (${runbook.id})`,
+        outcome: 'denied',
+        detail: decision.message,
+        tid: null,
+      });
+      return infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(decision.message)}`);
+    }
   }
   if (!isRunnable(runbook)) {
     return infoModal(

@@ -12,7 +12,7 @@ import { buildRunModal } from '../../../../src/slack/blocks/run-modal.ts';
 import { buildRunbookChoice } from '../../../../src/slack/blocks/runbook-choice.ts';
 import { buildRunbookDetails } from '../../../../src/slack/blocks/runbook-details.ts';
 import { buildRunbookList, decodeListState, encodeListState } from '../../../../src/slack/blocks/runbook-list.ts';
-import { SUBCOMMAND_NAMES } from '../../../../src/slack/commands/parse-command.ts';
+import { parseCommand, SUBCOMMAND_NAMES } from '../../../../src/slack/commands/parse-command.ts';
 
 const SCHEMA = JSON.stringify({
   type: 'object',
@@ -224,6 +224,21 @@ describe('App Home', () => {
     const text = JSON.stringify(home);
     expect(text).toContain('Could not load schedules');
     expect(text).toContain('home_run');
+  });
+});
+
+describe('properties over random command text', () => {
+  it('whatever is typed, the answer to a malformed command cannot ping or link', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), fc.constantFrom('', 'list ', 'show ', 'executions --status ', 'zz'), (text, prefix) => {
+        const parsed = parseCommand(prefix + text);
+        if (parsed.ok) return;
+        const msg = buildCommandError(parsed);
+        expect(checkBlocks(msg.blocks, 'message')).toEqual([]);
+        for (const t of mrkdwnTexts(msg.blocks)) expect(t).not.toMatch(/<[!@#]|<https?:/);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
