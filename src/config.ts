@@ -83,6 +83,8 @@ const WatchModel = z.object({
   WATCH_SLACK_POST_INTERVAL_MS: intIn(0, 60_000, 1_000),
   WATCH_SLACK_UPDATE_INTERVAL_MS: intIn(0, 60_000, 1_000),
   WATCH_DIGEST_THRESHOLD: intIn(1, 1_000, 3),
+  // Subscription discovery: how often the execution history is scanned for subscribed channels.
+  SUBSCRIPTIONS_POLL_SECONDS: numberIn(0.01, 3_600, 15),
 });
 
 export interface RunbookProxy {
@@ -128,6 +130,8 @@ export interface Config {
     slackPostIntervalMs: number;
     slackUpdateIntervalMs: number;
     digestThreshold: number;
+    /** Period of the subscription scan (ms). */
+    subscriptionsPollMs: number;
   };
   access: {
     /** null → the built-in default policy. */
@@ -255,6 +259,7 @@ export function loadConfig(rawEnv: Env): Config {
       slackPostIntervalMs: watch.WATCH_SLACK_POST_INTERVAL_MS,
       slackUpdateIntervalMs: watch.WATCH_SLACK_UPDATE_INTERVAL_MS,
       digestThreshold: watch.WATCH_DIGEST_THRESHOLD,
+      subscriptionsPollMs: Math.round(watch.SUBSCRIPTIONS_POLL_SECONDS * 1000),
     },
     access: {
       policyFile: access.POLICY_FILE ?? null,

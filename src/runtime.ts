@@ -23,6 +23,7 @@ import { RunDrafts } from './slack/run-drafts.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 import { createWatchMetrics } from './watch/metrics.ts';
+import { catalogLookup, SubscriptionScanner, slackPostTransport } from './watch/subscriptions.ts';
 import { newOwnerId, Watcher } from './watch/watcher.ts';
 
 /** Proxies the embedded emulator knows, offered when nothing is configured. */
@@ -59,6 +60,7 @@ export interface Runtime {
   store: Store;
   /** null when options.runs replaced it. */
   watcher: Watcher | null;
+  subscriptions: SubscriptionScanner;
   stop(): Promise<void>;
 }
 
@@ -164,6 +166,27 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       interactiveTimeoutMs: Math.min(config.api.timeoutMs, 10_000),
     };
 
+    // Subscription discovery: after the watcher (cleanups run in reverse, so it stops first and
+    // before the store closes). Its own client for the same reasons as the watcher's.
+    const scanner = new SubscriptionScanner({
+      store,
+      api,
+      transport: slackPostTransport(
+        new WebClient(botToken, { slackApiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } }),
+      ),
+      logger,
+      runbooks: catalogLookup(deps.catalog),
+      settings: {
+        intervalMs: config.watch.subscriptionsPollMs,
+        requestsPerSecond: Math.max(0.1, config.watch.requestsPerSecond / 4),
+        concurrency: Math.max(1, Math.floor(config.watch.concurrency / 4)),
+        slackPostIntervalMs: config.watch.slackPostIntervalMs,
+        digestThreshold: config.watch.digestThreshold,
+      },
+    });
+    scanner.start();
+    cleanups.push(() => scanner.stop());
+
     const signingSecret = sandbox
       ? (options.sandboxSigningSecret ?? randomBytes(16).toString('hex'))
       : config.slack.signingSecret;
@@ -202,7 +225,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     sweeper.unref();
     cleanups.push(async () => clearInterval(sweeper));
     logger.info({ port, mode: config.slack.mode }, 'Slack app listening');
-    return { api, emulator, slack, slackPort: port, signingSecret, deps, store, watcher, stop };
+    return { api, emulator, slack, slackPort: port, signingSecret, deps, store, watcher, subscriptions: scanner, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -47,8 +47,11 @@ export async function loadPolicy(file: string | null): Promise<Policy> {
 export function policyGroups(policy: Policy): string[] {
   const f = policy.file;
   const groups = new Set<string>();
-  for (const rule of f.rules ?? []) rule.groups?.forEach((g) => groups.add(g));
-  for (const rule of f.approvals ?? []) rule.approvers?.groups?.forEach((g) => groups.add(g));
-  f.approvers?.groups?.forEach((g) => groups.add(g));
+  const lists = [
+    ...(f.rules ?? []).map((rule) => rule.groups),
+    ...(f.approvals ?? []).map((rule) => rule.approvers?.groups),
+    f.approvers?.groups,
+  ];
+  for (const list of lists) for (const group of list ?? []) groups.add(group);
   return [...groups];
 }

@@ -102,12 +102,18 @@ export interface ApprovalNeed {
 }
 
 function globToRegExp(glob: string): RegExp {
-  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const escaped = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${escaped}$`, 'i');
 }
 
 function normCategory(c: string): string {
-  return c.toUpperCase().replace(/^CATEGORY_TYPE_/, '').replace(/[\s-]+/g, '_');
+  return c
+    .toUpperCase()
+    .replace(/^CATEGORY_TYPE_/, '')
+    .replace(/[\s-]+/g, '_');
 }
 
 function matchesRunbook(selector: Selector | undefined, runbook: RunbookFacts | null): boolean {
@@ -187,8 +193,8 @@ export class Policy {
     const users = new Set<string>();
     const groups = new Set<string>();
     const addPeople = (p: { users?: string[] | undefined; groups?: string[] | undefined } | undefined) => {
-      p?.users?.forEach((u) => users.add(u));
-      p?.groups?.forEach((g) => groups.add(g));
+      for (const u of p?.users ?? []) users.add(u);
+      for (const g of p?.groups ?? []) groups.add(g);
     };
     if (runbook.requiresApproval) {
       reasons.push('the runbook requires approval');

@@ -14,6 +14,7 @@ import { registerOptions } from './listeners/options.ts';
 import { registerScheduleActions } from './listeners/schedule-actions.ts';
 import { registerMetadataSeal } from './listeners/seal-metadata.ts';
 import { registerShortcuts } from './listeners/shortcuts.ts';
+import { registerSubscriptionActions } from './listeners/subscription-actions.ts';
 import { registerViews } from './listeners/views.ts';
 
 export interface SlackAppSettings {
@@ -87,6 +88,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerExecutionActions(app, deps);
   registerScheduleActions(app, deps);
   registerApprovalActions(app, deps);
+  registerSubscriptionActions(app, deps);
   registerViews(app, deps);
   registerOptions(app, deps);
   registerShortcuts(app, deps);

@@ -45,6 +45,9 @@ export const ACTIONS = {
   approvalApprove: 'approval_approve', // value: approval id
   approvalReject: 'approval_reject', // value: approval id (opens the reason modal)
   rejectReason: 'reject_reason',
+  // subscriptions
+  subscriptionRemove: 'subscription_remove', // value: runbook id or '*' (the channel is where the button is)
+  subscriptionPick: 'subscription_pick', // prefix, + `_${i}`; value: JSON {id, f: failures only}
 } as const;
 
 export const VIEWS = {

@@ -173,7 +173,9 @@ describe('hardening', () => {
     const modal = await waitFor(() => modalContaining(h, 'field_replicas'), 'run modal');
     const view = h.fake.state.views[modal.id]!;
     const sealed = String(view.view.private_metadata);
-    const other = [...h.emulator.state.workflows.byId.values()].find((w) => w.workflow.name === 'Postgres Vacuum Analyze')!;
+    const other = [...h.emulator.state.workflows.byId.values()].find(
+      (w) => w.workflow.name === 'Postgres Vacuum Analyze',
+    )!;
     view.view.private_metadata = sealed.replace(/"r":"[^"]+"/, `"r":"${other.workflow.id}"`);
     const before = h.emulator.state.executions.byId.size;
     const res = await h.user('U01ALICE').submit(modal.id, {});

@@ -2,9 +2,9 @@
 // (to the fake Slack), Runbook API calls to the emulator. Assertions are on what Slack was asked
 // to show and on the emulator's state.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { formRequest, sendToBot, slashCommandBody } from '../../src/sandbox/slack-requests.ts';
 import { checkBlocks, checkView } from '../../src/slack/blocks/limits.ts';
 import { ACTIONS, BLOCKS, SHORTCUTS } from '../../src/slack/ids.ts';
-import { formRequest, sendToBot, slashCommandBody } from '../../src/sandbox/slack-requests.ts';
 import {
   ephemeralContaining,
   type Harness,

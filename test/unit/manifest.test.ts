@@ -37,7 +37,8 @@ function sourceFiles(dir: string): string[] {
 
 function methodsCalled(): Set<string> {
   const methods = new Set<string>();
-  const pattern = /(?:client|slack)\s*\.(chat|views|users|usergroups|conversations|auth)\s*\.\s*([a-zA-Z]+(?:\s*\.\s*[a-zA-Z]+)?)\s*\(/g;
+  const pattern =
+    /(?:client|slack)\s*\.(chat|views|users|usergroups|conversations|auth)\s*\.\s*([a-zA-Z]+(?:\s*\.\s*[a-zA-Z]+)?)\s*\(/g;
   for (const file of sourceFiles(path.join(root, 'src'))) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(pattern)) methods.add(`${m[1]}.${m[2]!.replace(/\s+/g, '')}`);
@@ -66,7 +67,9 @@ describe('Slack app manifests', () => {
 
     it(`${name} declares the command, shortcut, interactivity, App Home and its event`, () => {
       expect(json.features.slash_commands.map((c: { command: string }) => c.command)).toEqual([COMMAND]);
-      expect(json.features.shortcuts.map((s: { callback_id: string }) => s.callback_id)).toEqual([SHORTCUTS.runRunbook]);
+      expect(json.features.shortcuts.map((s: { callback_id: string }) => s.callback_id)).toEqual([
+        SHORTCUTS.runRunbook,
+      ]);
       expect(json.features.app_home.home_tab_enabled).toBe(true);
       expect(json.settings.event_subscriptions.bot_events).toEqual(['app_home_opened']);
       expect(json.settings.interactivity.is_enabled).toBe(true);

@@ -60,7 +60,10 @@ export function buildRunningCard(run: RunContext, executionIds: string[]): Slack
     {
       type: 'section',
       fields: [
-        mrkdwnText(`*Started by*\n${who(run)}${run.approvedBy ? `, approved by ${userMention(run.approvedBy)}` : ''}`, 2000),
+        mrkdwnText(
+          `*Started by*\n${who(run)}${run.approvedBy ? `, approved by ${userMention(run.approvedBy)}` : ''}`,
+          2000,
+        ),
         mrkdwnText(`*Proxy*\n${escapeMrkdwn(run.proxyId || '—')}`, 2000),
         mrkdwnText(`*Execution*\n${ids}`, 2000),
         mrkdwnText('*Status*\nrunning', 2000),

@@ -15,6 +15,11 @@ export function runbookFacts(deps: SlackDeps, runbook: Workflow): RunbookFacts {
   };
 }
 
-export async function subjectOf(deps: SlackDeps, client: WebClient, userId: string, channelId: string | null): Promise<Subject> {
+export async function subjectOf(
+  deps: SlackDeps,
+  client: WebClient,
+  userId: string,
+  channelId: string | null,
+): Promise<Subject> {
   return { userId, channelId, groups: await deps.access.identity.groupsOf(client, userId) };
 }

@@ -27,7 +27,11 @@ export interface ApprovalRequestInput {
 }
 
 /** Stores the request, posts it to the approvers and tells the requester. */
-export async function requestApproval(deps: SlackDeps, client: WebClient, input: ApprovalRequestInput): Promise<Approval> {
+export async function requestApproval(
+  deps: SlackDeps,
+  client: WebClient,
+  input: ApprovalRequestInput,
+): Promise<Approval> {
   const { access } = deps;
   const now = deps.now();
   const masked = maskSecrets(parseInputSchema(input.runbook.inputSchema), input.params);
@@ -48,7 +52,13 @@ export async function requestApproval(deps: SlackDeps, client: WebClient, input:
   const approvers = describeApprovers(input.need);
   // Approvers' channel: APPROVALS_CHANNEL, else the channel the result goes to, else the requester's DM.
   const target = access.approvalsChannel ?? input.channel;
-  const posted = await postToConversation(client, deps.logger, target, input.userId, buildApprovalRequest(approval, approvers));
+  const posted = await postToConversation(
+    client,
+    deps.logger,
+    target,
+    input.userId,
+    buildApprovalRequest(approval, approvers),
+  );
   const dm = await client.conversations.open({ users: input.userId }).catch(() => null);
   const notice = dm?.channel?.id
     ? await client.chat
@@ -91,7 +101,9 @@ export async function refreshApprovalMessages(deps: SlackDeps, client: WebClient
     if (!channel || !ts) continue;
     await client.chat
       .update({ channel, ts, text: message.text, blocks: message.blocks })
-      .catch((err: unknown) => deps.logger.warn({ err: slackErrorCode(err) ?? err }, 'could not update an approval message'));
+      .catch((err: unknown) =>
+        deps.logger.warn({ err: slackErrorCode(err) ?? err }, 'could not update an approval message'),
+      );
   }
 }
 

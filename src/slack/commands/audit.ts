@@ -6,7 +6,11 @@ import type { HandlerContext } from './context.ts';
 
 export async function showAudit(ctx: HandlerContext, count: number): Promise<void> {
   const { access } = ctx.deps;
-  const decision = access.policy.decide('audit', await subjectOf(ctx.deps, ctx.client, ctx.userId, ctx.channelId), null);
+  const decision = access.policy.decide(
+    'audit',
+    await subjectOf(ctx.deps, ctx.client, ctx.userId, ctx.channelId),
+    null,
+  );
   if (!decision.allowed) {
     await ctx.respond(errorMessage(decision.message));
     return;

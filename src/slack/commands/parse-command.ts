@@ -15,7 +15,11 @@ export type ParsedCommand =
   | { kind: 'schedule'; runbook: string | null }
   | { kind: 'executions'; runbook: string | null; status: StatusFilter | null; last: LastFilter | null }
   | { kind: 'status'; executionId: string }
-  | { kind: 'audit'; count: number };
+  | { kind: 'audit'; count: number }
+  | { kind: 'subscribe'; runbook: string; failuresOnly: boolean }
+  | { kind: 'unsubscribe'; runbook: string }
+  | { kind: 'subscriptions' }
+  | { kind: 'watch'; executionId: string };
 
 export type ParseResult =
   | { ok: true; command: ParsedCommand }
@@ -116,6 +120,37 @@ export const SUBCOMMANDS = {
     flags: [],
     positional: 'optional',
     positionalName: 'n',
+  },
+  subscribe: {
+    usage: 'subscribe <runbook|all> [--failures]',
+    description: 'Post the result of every run of a runbook (or of all runbooks) in this channel, scheduled ones too.',
+    examples: ['subscribe "Postgres Vacuum Analyze"', 'subscribe all --failures'],
+    flags: [{ name: 'failures', values: null, description: 'only failed runs' }],
+    positional: 'required',
+    positionalName: 'runbook',
+  },
+  unsubscribe: {
+    usage: 'unsubscribe <runbook|all>',
+    description: 'Stop posting results of a runbook (or of all runbooks) in this channel.',
+    examples: ['unsubscribe "Postgres Vacuum Analyze"', 'unsubscribe all'],
+    flags: [],
+    positional: 'required',
+    positionalName: 'runbook',
+  },
+  subscriptions: {
+    usage: 'subscriptions',
+    description: "This channel's subscriptions, with an Unsubscribe button on each.",
+    examples: ['subscriptions'],
+    flags: [],
+    positional: 'none',
+  },
+  watch: {
+    usage: 'watch <executionId>',
+    description: 'Follow an execution started elsewhere: a live message here that turns into its result.',
+    examples: ['watch 3f2b9c1e-0d4a-4c1b-9a57-8f1e2d3c4b5a'],
+    flags: [],
+    positional: 'required',
+    positionalName: 'executionId',
   },
 } as const satisfies Record<string, SubcommandSpec>;
 
@@ -352,5 +387,16 @@ function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, strin
         return { ok: false, error: '`status` takes one execution id.', topic: 'status', suggestion: null };
       }
       return { ok: true, command: { kind: 'status', executionId: arg } };
+    case 'subscribe':
+      return { ok: true, command: { kind: 'subscribe', runbook: arg, failuresOnly: flags.has('failures') } };
+    case 'unsubscribe':
+      return { ok: true, command: { kind: 'unsubscribe', runbook: arg } };
+    case 'subscriptions':
+      return { ok: true, command: { kind: 'subscriptions' } };
+    case 'watch':
+      if (/\s/.test(arg)) {
+        return { ok: false, error: '`watch` takes one execution id.', topic: 'watch', suggestion: null };
+      }
+      return { ok: true, command: { kind: 'watch', executionId: arg } };
   }
 }

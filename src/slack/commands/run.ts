@@ -4,8 +4,8 @@ import type { WebClient } from '@slack/web-api';
 import { describeApiError } from '../../api/errors.ts';
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
-import { describeApprovers } from '../../policy/policy.ts';
 import { maskSecrets, secretFieldNames } from '../../forms/secrets.ts';
+import { describeApprovers } from '../../policy/policy.ts';
 import { button, errorModal, infoModal, loadingModal } from '../blocks/common.ts';
 import { buildRunningCard } from '../blocks/execution-card.ts';
 import { escapeMrkdwn, mrkdwnText } from '../blocks/mrkdwn.ts';
@@ -78,7 +78,9 @@ export async function openRunModal(ctx: HandlerContext, target: RunModalTarget):
   const update = (view: Parameters<WebClient['views']['update']>[0]['view']) =>
     ctx.client.views.update({ view_id: viewId, view });
   try {
-    await update(await runModalView(ctx.deps, target, ctx.channelId, 'run', { userId: ctx.userId, client: ctx.client }));
+    await update(
+      await runModalView(ctx.deps, target, ctx.channelId, 'run', { userId: ctx.userId, client: ctx.client }),
+    );
   } catch (err) {
     ctx.deps.logger.warn({ err }, 'could not fill the run modal');
     await update(errorModal('Run a runbook', describeApiError(err))).catch(() => {});

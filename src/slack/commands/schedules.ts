@@ -392,7 +392,10 @@ export async function saveSchedule(
   const who = { userId, teamId: null, channelId: metadata.c };
   const allowed = await mayChangeSchedule(deps, client, who, runbook, metadata.s, action);
   if (!allowed.allowed) {
-    await postToConversation(client, deps.logger, metadata.c, userId, { ...errorMessage(allowed.message), ephemeralTo: userId });
+    await postToConversation(client, deps.logger, metadata.c, userId, {
+      ...errorMessage(allowed.message),
+      ephemeralTo: userId,
+    });
     return null;
   }
   const auditSave = (outcome: 'ok' | 'error', detail: string, tid: string | null, id: string | null) =>
@@ -574,7 +577,11 @@ export async function runScheduleNow(ctx: HandlerContext, scheduleId: string): P
   }
   // Same rules as the run form: the policy decides, and what needs approval goes through it.
   const facts = runbookFacts(deps, runbook);
-  const decision = deps.access.policy.decide('run', await subjectOf(deps, ctx.client, ctx.userId, ctx.channelId), facts);
+  const decision = deps.access.policy.decide(
+    'run',
+    await subjectOf(deps, ctx.client, ctx.userId, ctx.channelId),
+    facts,
+  );
   if (!decision.allowed) {
     await ctx.respond(errorMessage(decision.message));
     return;
@@ -590,7 +597,12 @@ export async function runScheduleNow(ctx: HandlerContext, scheduleId: string): P
       teamId: ctx.teamId,
       need,
     });
-    await ctx.respond(noticeMessage(`:lock: ${escapeMrkdwn(name)} needs approval; the request went to the approvers.`, 'Approval requested'));
+    await ctx.respond(
+      noticeMessage(
+        `:lock: ${escapeMrkdwn(name)} needs approval; the request went to the approvers.`,
+        'Approval requested',
+      ),
+    );
     return;
   }
   await startRun(deps, ctx.client, {

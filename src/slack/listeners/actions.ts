@@ -71,7 +71,10 @@ export function registerActions(app: App, deps: SlackDeps): void {
         });
         await client.views.update({ view_id: body.view.id, view });
       } else {
-        await client.views.update({ view_id: body.view.id, view: await scheduleModalView(ctx, { runbookId: pick.id }) });
+        await client.views.update({
+          view_id: body.view.id,
+          view: await scheduleModalView(ctx, { runbookId: pick.id }),
+        });
       }
       return;
     }

@@ -1,7 +1,7 @@
 // Approve / Reject buttons on approval requests, and the reason modal a rejection asks for.
 import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
-import { errorModal } from '../blocks/common.ts';
 import { buildRejectModal } from '../blocks/approval.ts';
+import { errorModal } from '../blocks/common.ts';
 import { approveRequest, rejectRequest } from '../commands/approvals.ts';
 import type { SlackDeps } from '../deps.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../ids.ts';
@@ -46,7 +46,10 @@ export function registerApprovalActions(app: App, deps: SlackDeps): void {
       meta = null;
     }
     if (!meta?.a) {
-      await ack({ response_action: 'update', view: errorModal('Reject run', 'This form could not be verified; open it again.') });
+      await ack({
+        response_action: 'update',
+        view: errorModal('Reject run', 'This form could not be verified; open it again.'),
+      });
       return;
     }
     const reason = (view.state.values[BLOCKS.rejectReason]?.[ACTIONS.rejectReason]?.value ?? '').trim();

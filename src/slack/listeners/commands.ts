@@ -10,6 +10,7 @@ import { showExecutions, showStatus } from '../commands/executions.ts';
 import { type ParsedCommand, parseCommand } from '../commands/parse-command.ts';
 import { openRunModal } from '../commands/run.ts';
 import { openScheduleModal, showSchedules } from '../commands/schedules.ts';
+import { showSubscriptions, subscribe, unsubscribe, watchExecution } from '../commands/subscriptions.ts';
 import type { SlackDeps } from '../deps.ts';
 import { COMMAND } from '../ids.ts';
 import { reportFailure } from './report-failure.ts';
@@ -39,6 +40,14 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
       return showStatus(ctx, command.executionId);
     case 'audit':
       return showAudit(ctx, command.count);
+    case 'subscribe':
+      return subscribe(ctx, { runbook: command.runbook, failuresOnly: command.failuresOnly });
+    case 'unsubscribe':
+      return unsubscribe(ctx, command.runbook);
+    case 'subscriptions':
+      return showSubscriptions(ctx);
+    case 'watch':
+      return watchExecution(ctx, command.executionId);
   }
 }
 

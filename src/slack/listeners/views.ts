@@ -93,7 +93,10 @@ export function registerViews(app: App, deps: SlackDeps): void {
     const facts = runbookFacts(deps, runbook);
     const decision = deps.access.policy.decide('run', await subjectOf(deps, client, userId, meta.c), facts);
     if (!decision.allowed) {
-      await ack({ response_action: 'update', view: infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(decision.message)}`) });
+      await ack({
+        response_action: 'update',
+        view: infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(decision.message)}`),
+      });
       await deps.access.audit.record({
         userId,
         teamId,

@@ -87,7 +87,10 @@ describe('Policy rules', () => {
   });
 
   it('tags and categories must both match when both are given', () => {
-    expect(policy.decide('schedule', alice, vacuum)).toMatchObject({ allowed: false, rule: 'devops by tag and category' });
+    expect(policy.decide('schedule', alice, vacuum)).toMatchObject({
+      allowed: false,
+      rule: 'devops by tag and category',
+    });
     expect(policy.decide('schedule', alice, { ...vacuum, categories: ['CATEGORY_TYPE_SRE'] })).toMatchObject({
       allowed: true,
     });

@@ -230,13 +230,17 @@ describe('App Home', () => {
 describe('properties over random command text', () => {
   it('whatever is typed, the answer to a malformed command cannot ping or link', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 200 }), fc.constantFrom('', 'list ', 'show ', 'executions --status ', 'zz'), (text, prefix) => {
-        const parsed = parseCommand(prefix + text);
-        if (parsed.ok) return;
-        const msg = buildCommandError(parsed);
-        expect(checkBlocks(msg.blocks, 'message')).toEqual([]);
-        for (const t of mrkdwnTexts(msg.blocks)) expect(t).not.toMatch(/<[!@#]|<https?:/);
-      }),
+      fc.property(
+        fc.string({ maxLength: 200 }),
+        fc.constantFrom('', 'list ', 'show ', 'executions --status ', 'zz'),
+        (text, prefix) => {
+          const parsed = parseCommand(prefix + text);
+          if (parsed.ok) return;
+          const msg = buildCommandError(parsed);
+          expect(checkBlocks(msg.blocks, 'message')).toEqual([]);
+          for (const t of mrkdwnTexts(msg.blocks)) expect(t).not.toMatch(/<[!@#]|<https?:/);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -1,0 +1,373 @@
+// Subscription discovery: channels subscribed to a runbook (or to all) hear about every finished
+// execution of it, including scheduled runs and runs started outside Slack, which no watch covers.
+// A periodic scan lists executions newest-first back to the stored cursor (subscription-cursor.ts)
+// and sends each subscribed channel ONE result card per execution, through a SlackPacer (pacing,
+// Retry-After, digests) and with every API call inside a RequestBudget.
+//
+// Exactly once per (channel, execution), across restarts and replicas: the notification key
+// `sub:<channel>:<executionId>` is claimed in the store BEFORE the post (inside the pacer, right
+// before sending). Only one claimer ever wins, so two replicas scanning the same window, or a rescan
+// of an overlap, never double a message. A crash between claim and post loses that one message
+// rather than doubling it. When Slack definitely refused the post (it answered with an error, or
+// rate-limited us past every retry), nothing was posted, so the claim is released and the execution
+// goes back to `pending` for the next scan to try again, unless the channel is gone for good. When
+// the outcome is unknown (network error, 5xx), the claim is kept: lost beats doubled.
+// The cursor is written only after the scan's notices are settled, so a crash mid-scan rereads the
+// same window and the claims skip what was already sent.
+import type { WebClient } from '@slack/web-api';
+import type { RunbookApi } from '../api/runbook-api.ts';
+import type { Execution, Workflow } from '../api/schemas.ts';
+import type { RunbookCatalog } from '../catalog/runbook-catalog.ts';
+import type { Logger } from '../logger.ts';
+import { parseExecutionInputs } from '../slack/blocks/execution-status.ts';
+import { maskExecutionInputs } from '../slack/commands/executions.ts';
+import type { Store, Subscription } from '../store/store.ts';
+import { BULK_PAGE_SIZE } from './bulk-discovery.ts';
+import { type OutgoingMessage, type PacerTransport, SlackPacer, slackCallCode } from './slack-pacer.ts';
+import {
+  type CursorSettings,
+  DEFAULT_CURSOR_SETTINGS,
+  decodeCursor,
+  encodeCursor,
+  ScanWindow,
+} from './subscription-cursor.ts';
+import {
+  ALL_RUNBOOKS,
+  buildSubscriptionNotice,
+  channelsFor,
+  sameRunbookName,
+  subscriptionDigestLine,
+  subscriptionNoticeKey,
+} from './subscription-notice.ts';
+import { RequestBudget, realSleep, type Sleep } from './token-bucket.ts';
+
+/** Name of the scan position in the store's cursors. */
+export const SUBSCRIPTIONS_CURSOR = 'subscriptions';
+
+export interface SubscriptionSettings {
+  /** Time between scans. */
+  intervalMs: number;
+  /** Pages read per scan at most; a busier history is read over several scans. */
+  maxPages: number;
+  requestsPerSecond: number;
+  concurrency: number;
+  slackPostIntervalMs: number;
+  digestThreshold: number;
+  cursor: CursorSettings;
+}
+
+export const DEFAULT_SUBSCRIPTION_SETTINGS: SubscriptionSettings = {
+  intervalMs: 15_000,
+  maxPages: 20,
+  requestsPerSecond: 5,
+  concurrency: 2,
+  slackPostIntervalMs: 1_000,
+  digestThreshold: 3,
+  cursor: DEFAULT_CURSOR_SETTINGS,
+};
+
+/** How the scanner finds a runbook for names and input masking; the catalog in production. */
+export interface RunbookLookup {
+  get(id: string): Promise<Workflow | null>;
+  /** The runbook with exactly this name (case-insensitive), or null. */
+  named(name: string): Promise<Workflow | null>;
+}
+
+export function catalogLookup(catalog: Pick<RunbookCatalog, 'get' | 'resolve'>): RunbookLookup {
+  return {
+    get: (id) => catalog.get(id),
+    async named(name) {
+      if (!name) return null;
+      const r = await catalog.resolve(name);
+      if (r.kind === 'match') return sameRunbookName(r.runbook.name, name) ? r.runbook : null;
+      if (r.kind === 'several') return r.candidates.find((c) => sameRunbookName(c.name, name)) ?? null;
+      return null;
+    },
+  };
+}
+
+/** Posting through a WebClient (best made with rejectRateLimitedCalls, so the pacer owns the waits). */
+export function slackPostTransport(client: WebClient): PacerTransport {
+  return {
+    post: async (channel, message, threadTs) => {
+      const res = await client.chat.postMessage({
+        channel,
+        text: message.text,
+        ...(message.blocks ? { blocks: message.blocks } : {}),
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+      });
+      return { channel: res.channel ?? channel, ts: res.ts ?? '' };
+    },
+    update: async (channel, ts, message) => {
+      await client.chat.update({
+        channel,
+        ts,
+        text: message.text,
+        ...(message.blocks ? { blocks: message.blocks } : {}),
+      });
+    },
+  };
+}
+
+export interface SubscriptionScannerOptions {
+  store: Store;
+  api: Pick<RunbookApi, 'executions'>;
+  /** Slack posting (chat.postMessage); best backed by a WebClient with rejectRateLimitedCalls. */
+  transport: PacerTransport;
+  logger: Logger;
+  runbooks?: RunbookLookup;
+  settings?: Partial<SubscriptionSettings>;
+  /** Epoch ms for the store's timestamps. */
+  now?: () => number;
+  sleep?: Sleep;
+}
+
+export interface ScanResult {
+  /** False when there were no subscriptions (nothing was listed). */
+  scanned: boolean;
+  baseline: boolean;
+  pages: number;
+  /** Messages sent (a digest counts each execution it holds). */
+  sent: number;
+  /** Notices already sent by someone else (claim lost). */
+  skipped: number;
+  /** Notices Slack refused or that could not be sent. */
+  failed: number;
+}
+
+type NoticeOutcome = 'sent' | 'skipped' | 'failed' | 'refused' | 'gone';
+
+/** Slack answers after which posting to that channel will never work. */
+const GONE = new Set(['channel_not_found', 'is_archived', 'not_in_channel', 'account_inactive', 'team_not_found']);
+
+interface Failure {
+  /** Slack answered, so nothing was posted. */
+  definite: boolean;
+  gone: boolean;
+}
+
+function classify(err: unknown): Failure {
+  const code = (err as { code?: unknown } | null)?.code;
+  const definite = code === 'slack_webapi_platform_error' || code === 'slack_webapi_rate_limited_error';
+  return { definite, gone: definite && GONE.has(slackCallCode(err) ?? '') };
+}
+
+export class SubscriptionScanner {
+  readonly settings: SubscriptionSettings;
+  readonly #store: Store;
+  readonly #api: Pick<RunbookApi, 'executions'>;
+  readonly #log: Logger;
+  readonly #runbooks: RunbookLookup | null;
+  readonly #now: () => number;
+  readonly #budget: RequestBudget;
+  readonly #pacer: SlackPacer;
+  /**
+   * The last post failure per channel. A channel's posts leave one at a time (the pacer's lane), and
+   * a reply's 'failed' outcome is read right after that post failed, so this names its cause.
+   */
+  readonly #lastFailure = new Map<string, Failure>();
+  #running = false;
+  #timer: NodeJS.Timeout | null = null;
+  #scan: Promise<ScanResult> | null = null;
+
+  constructor(options: SubscriptionScannerOptions) {
+    this.settings = {
+      ...DEFAULT_SUBSCRIPTION_SETTINGS,
+      ...options.settings,
+      cursor: { ...DEFAULT_CURSOR_SETTINGS, ...options.settings?.cursor },
+    };
+    this.#store = options.store;
+    this.#api = options.api;
+    this.#log = options.logger.child({ component: 'subscriptions' });
+    this.#runbooks = options.runbooks ?? null;
+    this.#now = options.now ?? Date.now;
+    const sleep = options.sleep ?? realSleep;
+    this.#budget = new RequestBudget({
+      ratePerSecond: this.settings.requestsPerSecond,
+      concurrency: this.settings.concurrency,
+      now: Date.now,
+      sleep,
+    });
+    const inner = options.transport;
+    const transport: PacerTransport = {
+      post: async (channel, message, threadTs) => {
+        try {
+          const posted = await inner.post(channel, message, threadTs);
+          this.#lastFailure.delete(channel);
+          return posted;
+        } catch (err) {
+          this.#lastFailure.set(channel, classify(err));
+          throw err;
+        }
+      },
+      update: (channel, ts, message) => inner.update(channel, ts, message),
+    };
+    this.#pacer = new SlackPacer({
+      transport,
+      now: Date.now,
+      sleep,
+      postIntervalMs: this.settings.slackPostIntervalMs,
+      digestThreshold: this.settings.digestThreshold,
+      onError: (method, code) => this.#log.warn({ method, code }, 'Slack call failed'),
+    });
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#schedule(0);
+  }
+
+  /** Stops scanning; waits for a scan in progress and for its messages to leave. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#scan?.catch(() => undefined);
+    await this.#pacer.idle();
+  }
+
+  /** One scan now (the loop uses it; tests call it). Concurrent calls in one process share a scan. */
+  scanOnce(): Promise<ScanResult> {
+    if (!this.#scan) {
+      this.#scan = this.#runScan().finally(() => {
+        this.#scan = null;
+      });
+    }
+    return this.#scan;
+  }
+
+  #schedule(ms: number): void {
+    if (!this.#running) return;
+    this.#timer = setTimeout(() => void this.#tick(), ms);
+    this.#timer.unref();
+  }
+
+  async #tick(): Promise<void> {
+    try {
+      await this.scanOnce();
+    } catch (err) {
+      this.#log.warn({ err }, 'subscription scan failed; will retry');
+    }
+    this.#schedule(this.settings.intervalMs);
+  }
+
+  async #runScan(): Promise<ScanResult> {
+    const result: ScanResult = { scanned: false, baseline: false, pages: 0, sent: 0, skipped: 0, failed: 0 };
+    const subscriptions = await this.#store.subscriptions.listAll();
+    const raw = await this.#store.cursors.get(SUBSCRIPTIONS_CURSOR);
+    if (subscriptions.length === 0) {
+      // Nobody listens: forget the position, so a later first subscription starts from "now"
+      // instead of replaying everything that happened in between.
+      if (raw) await this.#store.cursors.set(SUBSCRIPTIONS_CURSOR, '', this.#now());
+      return result;
+    }
+    result.scanned = true;
+    const window = new ScanWindow(decodeCursor(raw), this.settings.cursor);
+    result.baseline = window.baseline;
+    const owed: Execution[] = [];
+    let complete = false;
+    let pageToken: string | undefined;
+    for (;;) {
+      const token = pageToken;
+      const page = await this.#budget.run(() =>
+        this.#api.executions.list({
+          orderBy: 'descending',
+          pageSize: BULK_PAGE_SIZE,
+          ...(token ? { pageToken: token } : {}),
+        }),
+      );
+      result.pages++;
+      for (const execution of page.items) if (window.consider(execution)) owed.push(execution);
+      if (page.items.length === 0 || !page.nextPageToken || window.reachedBoundary()) {
+        complete = true;
+        break;
+      }
+      if (result.pages >= this.settings.maxPages) {
+        this.#log.warn({ pages: result.pages }, 'subscription scan cut short; the rest is read next time');
+        break;
+      }
+      pageToken = page.nextPageToken;
+    }
+
+    if (owed.length > 0) {
+      const names = await this.#currentNames(subscriptions);
+      const jobs: Array<Promise<void>> = [];
+      for (const execution of owed) {
+        const channels = channelsFor(subscriptions, execution, (id) => names.get(id) ?? null);
+        if (channels.length === 0) continue;
+        const message = await this.#notice(execution);
+        for (const channel of channels) {
+          jobs.push(
+            this.#notify(channel, execution, message).then((outcome) => {
+              if (outcome === 'sent') result.sent++;
+              else if (outcome === 'skipped') result.skipped++;
+              else result.failed++;
+              if (outcome === 'refused') window.retryLater(execution);
+            }),
+          );
+        }
+      }
+      await Promise.all(jobs);
+    }
+    const { state, abandoned } = window.finish(complete);
+    if (abandoned.length > 0) this.#log.info({ count: abandoned.length }, 'stopped waiting for unfinished executions');
+    await this.#store.cursors.set(SUBSCRIPTIONS_CURSOR, encodeCursor(state), this.#now());
+    return result;
+  }
+
+  /** Current catalog names of subscribed runbook ids (a renamed runbook keeps its subscribers). */
+  async #currentNames(subscriptions: Subscription[]): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    if (!this.#runbooks) return names;
+    for (const s of subscriptions) {
+      if (s.runbookId === ALL_RUNBOOKS || names.has(s.runbookId)) continue;
+      try {
+        const runbook = await this.#runbooks.get(s.runbookId);
+        if (runbook) names.set(s.runbookId, runbook.name);
+      } catch (err) {
+        this.#log.warn({ err }, 'could not look up a subscribed runbook; using the stored name');
+        return names;
+      }
+    }
+    return names;
+  }
+
+  async #notice(execution: Execution): Promise<OutgoingMessage> {
+    let runbook: Workflow | null = null;
+    try {
+      runbook = (await this.#runbooks?.named(execution.workflowName)) ?? null;
+    } catch (err) {
+      // Without the schema, masking falls back to credential-like key names.
+      this.#log.warn({ err }, 'could not look up the runbook of an execution');
+    }
+    const inputs = maskExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
+    // Inputs that are not a JSON object are not shown: nothing says which part is secret.
+    return buildSubscriptionNotice(execution, runbook, inputs.kind === 'object' ? inputs.values : {});
+  }
+
+  async #notify(channel: string, execution: Execution, message: OutgoingMessage): Promise<NoticeOutcome> {
+    const key = subscriptionNoticeKey(channel, execution.id);
+    // A rescanned overlap: already sent, no need to queue it (and inflate a digest).
+    if (await this.#store.notifications.has(key)) return 'skipped';
+    const outcome = await this.#pacer.reply({
+      channel,
+      threadTs: null,
+      message,
+      digestLine: subscriptionDigestLine(execution),
+      claim: () => this.#store.notifications.claim(key, this.#now()),
+    });
+    if (outcome !== 'failed') return outcome;
+    const failure = this.#lastFailure.get(channel);
+    if (!failure?.definite) {
+      this.#log.warn(
+        { channel, executionId: execution.id },
+        'subscription notice may not have been sent; not retrying',
+      );
+      return 'failed';
+    }
+    await this.#store.notifications.release(key);
+    this.#log.warn({ channel, executionId: execution.id, gone: failure.gone }, 'Slack refused a subscription notice');
+    return failure.gone ? 'gone' : 'refused';
+  }
+}
