@@ -1,10 +1,11 @@
 // Builds the Bolt App from its dependencies and picks the transport: Socket Mode (bot + app
 // token), HTTP (bot token + signing secret; commands, interactivity and options at /slack/events)
 // or the sandbox (HTTP against the local fake Slack). Every Web API call goes to SLACK_API_URL.
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { App, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { boltLoggerAdapter } from '../logger.ts';
 import type { SlackDeps } from './deps.ts';
+import { guardSlackRequests } from './guard-request.ts';
 import { registerActions } from './listeners/actions.ts';
 import { registerApprovalActions } from './listeners/approval-actions.ts';
 import { registerCommands } from './listeners/commands.ts';
@@ -99,14 +100,27 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
     app,
     async start() {
       if (receiver) {
-        server = (await receiver.start(settings.port)) as Server;
-        const address = server.address();
+        // Our own server so every request passes the guard before Bolt parses it.
+        const listening = createServer(guardSlackRequests(receiver.requestListener));
+        server = listening;
+        await new Promise<void>((resolve, reject) => {
+          listening.once('error', reject);
+          listening.listen(settings.port, () => resolve());
+        });
+        const address = listening.address();
         return { port: typeof address === 'object' && address ? address.port : settings.port };
       }
       await app.start(settings.port);
       return { port: settings.port };
     },
     async stop() {
+      if (server) {
+        const closing = server;
+        server = null;
+        closing.closeAllConnections();
+        await new Promise<void>((resolve) => closing.close(() => resolve()));
+        return;
+      }
       await app.stop();
     },
   };

@@ -19,7 +19,9 @@ export async function startBareBolt(
     signingSecret,
     endpoints: '/slack/events',
     processBeforeResponse: false,
-    ...(options.unhandledRequestTimeoutMillis ? { unhandledRequestTimeoutMillis: options.unhandledRequestTimeoutMillis } : {}),
+    ...(options.unhandledRequestTimeoutMillis
+      ? { unhandledRequestTimeoutMillis: options.unhandledRequestTimeoutMillis }
+      : {}),
   });
   const app = new App({
     token: options.botToken ?? 'xoxb-bare',

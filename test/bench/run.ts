@@ -54,13 +54,20 @@ async function main(): Promise<void> {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       process.stderr.write(`bench: ${id} FAILED: ${message}\n`);
-      results.push({ id, rows: [{ scenario: id, ours: `failed: ${message.slice(0, 60)}`, baseline: '—', ratio: '—' }], data: { error: message }, notes: [] });
+      results.push({
+        id,
+        rows: [{ scenario: id, ours: `failed: ${message.slice(0, 60)}`, baseline: '—', ratio: '—' }],
+        data: { error: message },
+        notes: [],
+      });
     }
   }
   const totalSeconds = (performance.now() - startedAt) / 1000;
   const rows = results.flatMap((r) => r.rows);
   const notes = results.flatMap((r) => r.notes.map((n) => `- ${r.id}: ${n}`));
-  process.stdout.write(`\n${renderTable(rows)}\n\n${notes.join('\n')}\n\nratio = ours / baseline; total ${totalSeconds.toFixed(0)} s\n`);
+  process.stdout.write(
+    `\n${renderTable(rows)}\n\n${notes.join('\n')}\n\nratio = ours / baseline; total ${totalSeconds.toFixed(0)} s\n`,
+  );
   writeFileSync(
     RESULTS,
     `${JSON.stringify(

@@ -1,7 +1,7 @@
 // Sends signed Slack requests the way sendToBot does, but over one undici keep-alive pool so the
 // benchmark measures the app, not TCP handshakes. Returns the response and the time to it.
 import { Agent, request } from 'undici';
-import { signSlackRequest, type SlackRequestBody } from '../../src/sandbox/slack-requests.ts';
+import { type SlackRequestBody, signSlackRequest } from '../../src/sandbox/slack-requests.ts';
 
 export interface SignedResponse {
   status: number;

@@ -21,7 +21,15 @@ export function percentile(samples: readonly number[], p: number): number {
 
 export function summarize(samples: readonly number[]): Summary {
   if (samples.length === 0) {
-    return { count: 0, min: Number.NaN, p50: Number.NaN, p90: Number.NaN, p99: Number.NaN, max: Number.NaN, mean: Number.NaN };
+    return {
+      count: 0,
+      min: Number.NaN,
+      p50: Number.NaN,
+      p90: Number.NaN,
+      p99: Number.NaN,
+      max: Number.NaN,
+      mean: Number.NaN,
+    };
   }
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;

@@ -1,13 +1,14 @@
 // Scenario 1: how fast a slash command is acknowledged under load (50 in flight), next to a bare
 // Bolt app with an empty handler. Slack gives an app 3 s to answer; the ack is what it waits for.
-import { SignedSender } from '../signed-sender.ts';
+
 import { startBareBolt } from '../bare-bolt.ts';
 import { BOT_TOKEN, SIGNING_SECRET, startBenchStack } from '../bench-stack.ts';
 import { ms, type ScenarioResult, times } from '../report.ts';
 import { runConcurrent } from '../run-concurrent.ts';
+import { SignedSender } from '../signed-sender.ts';
 import { slashCommand } from '../slack-bodies.ts';
-import { waitUntil } from '../wait-until.ts';
 import { ratio, summarize } from '../stats.ts';
+import { waitUntil } from '../wait-until.ts';
 
 const TOTAL = 500;
 const IN_FLIGHT = 50;
@@ -58,8 +59,18 @@ export async function ackLatency(): Promise<ScenarioResult> {
     return {
       id: 'ack-latency',
       rows: [
-        { scenario: `1. /runbook help ack p50 (${TOTAL}, ${IN_FLIGHT} in flight)`, ours: ms(o.p50), baseline: ms(b.p50), ratio: times(ratio(o.p50, b.p50)) },
-        { scenario: '1. /runbook help ack p99', ours: ms(o.p99), baseline: ms(b.p99), ratio: times(ratio(o.p99, b.p99)) },
+        {
+          scenario: `1. /runbook help ack p50 (${TOTAL}, ${IN_FLIGHT} in flight)`,
+          ours: ms(o.p50),
+          baseline: ms(b.p50),
+          ratio: times(ratio(o.p50, b.p50)),
+        },
+        {
+          scenario: '1. /runbook help ack p99',
+          ours: ms(o.p99),
+          baseline: ms(b.p99),
+          ratio: times(ratio(o.p99, b.p99)),
+        },
       ],
       data: { ours: o, baseline: b, helpRepliesDelivered: helpReplies },
       notes: [`help replies delivered through response_url: ${helpReplies} of ${TOTAL + WARM_UP}`],

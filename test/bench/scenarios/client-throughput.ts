@@ -60,7 +60,12 @@ export async function clientThroughput(): Promise<ScenarioResult> {
     const oursList = await drive(LISTS, runs.ours.list);
     const fetchList = await drive(LISTS, runs.fetch.list);
     const row = (label: string, o: Throughput, b: Throughput) => [
-      { scenario: `4. ${label} req/s (${IN_FLIGHT} in flight)`, ours: num(o.perSecond, 0), baseline: num(b.perSecond, 0), ratio: times(ratio(o.perSecond, b.perSecond)) },
+      {
+        scenario: `4. ${label} req/s (${IN_FLIGHT} in flight)`,
+        ours: num(o.perSecond, 0),
+        baseline: num(b.perSecond, 0),
+        ratio: times(ratio(o.perSecond, b.perSecond)),
+      },
       { scenario: `4. ${label} p99`, ours: ms(o.p99), baseline: ms(b.p99), ratio: times(ratio(o.p99, b.p99)) },
     ];
     return {

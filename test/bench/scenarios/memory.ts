@@ -59,9 +59,19 @@ export async function memory(watch10k: { peakRss: number; baselineRss: number } 
     return {
       id: 'memory',
       rows: [
-        { scenario: '6. RSS idle (own process, after GC)', ours: mb(bot.rss), baseline: mb(bare.rss), ratio: times(ratio(bot.rss, bare.rss)) },
+        {
+          scenario: '6. RSS idle (own process, after GC)',
+          ours: mb(bot.rss),
+          baseline: mb(bare.rss),
+          ratio: times(ratio(bot.rss, bare.rss)),
+        },
         watch10k
-          ? { scenario: '6. RSS peak with 10,000 watches (bench process)', ours: mb(watch10k.peakRss), baseline: mb(watch10k.baselineRss), ratio: times(ratio(watch10k.peakRss, watch10k.baselineRss)) }
+          ? {
+              scenario: '6. RSS peak with 10,000 watches (bench process)',
+              ours: mb(watch10k.peakRss),
+              baseline: mb(watch10k.baselineRss),
+              ratio: times(ratio(watch10k.peakRss, watch10k.baselineRss)),
+            }
           : { scenario: '6. RSS with 10,000 watches', ours: 'not measured', baseline: 'not measured', ratio: '—' },
       ],
       data: { idle: { bot, bareBolt: bare }, watch10k },

@@ -103,12 +103,36 @@ export async function modalOpen(): Promise<ScenarioResult> {
   return {
     id: 'modal-open',
     rows: [
-      { scenario: `2. run → views.open p50 (API 50 ms, ${FAST_TOTAL}, ${FAST_IN_FLIGHT} in flight)`, ours: ms(f.p50), baseline: ms(b.p50), ratio: times(ratio(f.p50, b.p50)) },
-      { scenario: '2. run → views.open p99 (API 50 ms)', ours: ms(f.p99), baseline: ms(b.p99), ratio: times(ratio(f.p99, b.p99)) },
-      { scenario: `2. run → views.open p50 (API 10 s, ${SLOW_TOTAL} concurrent)`, ours: ms(s.p50), baseline: ms(b.p50), ratio: times(ratio(s.p50, b.p50)) },
-      { scenario: '2. run → views.open p99 / max (API 10 s; must be < 3 s)', ours: `${ms(s.p99)} / ${ms(s.max)}`, baseline: ms(b.p99), ratio: times(ratio(s.max, b.p99)) },
+      {
+        scenario: `2. run → views.open p50 (API 50 ms, ${FAST_TOTAL}, ${FAST_IN_FLIGHT} in flight)`,
+        ours: ms(f.p50),
+        baseline: ms(b.p50),
+        ratio: times(ratio(f.p50, b.p50)),
+      },
+      {
+        scenario: '2. run → views.open p99 (API 50 ms)',
+        ours: ms(f.p99),
+        baseline: ms(b.p99),
+        ratio: times(ratio(f.p99, b.p99)),
+      },
+      {
+        scenario: `2. run → views.open p50 (API 10 s, ${SLOW_TOTAL} concurrent)`,
+        ours: ms(s.p50),
+        baseline: ms(b.p50),
+        ratio: times(ratio(s.p50, b.p50)),
+      },
+      {
+        scenario: '2. run → views.open p99 / max (API 10 s; must be < 3 s)',
+        ours: `${ms(s.p99)} / ${ms(s.max)}`,
+        baseline: ms(b.p99),
+        ratio: times(ratio(s.max, b.p99)),
+      },
     ],
-    data: { api50ms: { ...f, failed: fast.failed }, api10s: { ...s, failed: slow.failed }, baseline: { ...b, failed: base.failed } },
+    data: {
+      api50ms: { ...f, failed: fast.failed },
+      api10s: { ...s, failed: slow.failed },
+      baseline: { ...b, failed: base.failed },
+    },
     notes: [
       `views.open failures: ours(50 ms) ${fast.failed}, ours(10 s) ${slow.failed}, baseline ${base.failed}`,
       `10 s API: max ${ms(s.max)} — ${s.max < 3000 && slow.failed === 0 ? 'inside' : 'OUTSIDE'} the 3 s trigger window`,

@@ -2,8 +2,9 @@
 // in-memory catalog; the baseline is what a naive app does: list every workflow from the API on
 // each keystroke and filter. Both are measured end to end as Slack sees them (signed
 // block_suggestion → options JSON), after warm-up.
-import type { Workflow } from '../../../src/api/schemas.ts';
+
 import { createRunbookApi } from '../../../src/api/client.ts';
+import type { Workflow } from '../../../src/api/schemas.ts';
 import { runbookOption } from '../../../src/slack/blocks/run-modal.ts';
 import { ACTIONS } from '../../../src/slack/ids.ts';
 import { startBareBolt } from '../bare-bolt.ts';
@@ -22,7 +23,10 @@ const IN_FLIGHT = 4;
 const WORDS = ['restart kubernetes', 'disk', 'aws ec2', 'postgres', 'rotate', 'zzz-none'];
 const KEYSTROKES = WORDS.flatMap((w) => Array.from({ length: w.length }, (_, i) => w.slice(0, i + 1)));
 
-async function timeSuggestions(url: string, total: number): Promise<{ samples: number[]; empty: number; failed: number }> {
+async function timeSuggestions(
+  url: string,
+  total: number,
+): Promise<{ samples: number[]; empty: number; failed: number }> {
   const sender = new SignedSender(url, SIGNING_SECRET, IN_FLIGHT);
   const samples: number[] = [];
   let empty = 0;
@@ -78,11 +82,26 @@ export async function typeahead(): Promise<ScenarioResult> {
     return {
       id: 'typeahead',
       rows: [
-        { scenario: `3. typeahead p50 (${catalogSize} runbooks, ${OURS_TOTAL} vs ${BASELINE_TOTAL} keystrokes)`, ours: ms(o.p50), baseline: ms(b.p50), ratio: times(ratio(o.p50, b.p50)) },
+        {
+          scenario: `3. typeahead p50 (${catalogSize} runbooks, ${OURS_TOTAL} vs ${BASELINE_TOTAL} keystrokes)`,
+          ours: ms(o.p50),
+          baseline: ms(b.p50),
+          ratio: times(ratio(o.p50, b.p50)),
+        },
         { scenario: '3. typeahead p99', ours: ms(o.p99), baseline: ms(b.p99), ratio: times(ratio(o.p99, b.p99)) },
-        { scenario: '3. catalog load (once, then background refresh)', ours: ms(catalogLoadMs), baseline: 'every keystroke', ratio: '—' },
+        {
+          scenario: '3. catalog load (once, then background refresh)',
+          ours: ms(catalogLoadMs),
+          baseline: 'every keystroke',
+          ratio: '—',
+        },
       ],
-      data: { ours: { ...o, empty: ours.empty, failed: ours.failed }, baseline: { ...b, empty: base.empty, failed: base.failed }, catalogSize, catalogLoadMs },
+      data: {
+        ours: { ...o, empty: ours.empty, failed: ours.failed },
+        baseline: { ...b, empty: base.empty, failed: base.failed },
+        catalogSize,
+        catalogLoadMs,
+      },
       notes: [
         `typeahead failures: ours ${ours.failed}, baseline ${base.failed}; answers over Slack's 3 s: baseline ${base.samples.filter((s) => s > 3000).length} of ${base.samples.length}`,
       ],

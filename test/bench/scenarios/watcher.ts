@@ -232,7 +232,10 @@ export function watcherPresent(): boolean {
   return existsSync(fileURLToPath(new URL('../../../src/watch/watcher.ts', import.meta.url)));
 }
 
-export async function watcherScenario(): Promise<{ result: ScenarioResult; watch10k: { peakRss: number; baselineRss: number } | null }> {
+export async function watcherScenario(): Promise<{
+  result: ScenarioResult;
+  watch10k: { peakRss: number; baselineRss: number } | null;
+}> {
   const label = `5. watcher, ${WATCHES} executions, ${REQUESTS_PER_SECOND} req/s, ${WINDOW_MS / 1000} s window`;
   let ours: WatchFigures | null = null;
   let skipped: string | null = null;
@@ -259,17 +262,57 @@ export async function watcherScenario(): Promise<{ result: ScenarioResult; watch
   const o = ours;
   const rows = o
     ? [
-        { scenario: `${label}: runs reported`, ours: String(o.reported), baseline: String(naive.reported), ratio: times(ratio(o.reported, naive.reported)) },
-        { scenario: '5. runs finished by the API in the window', ours: String(o.finishedByApi), baseline: String(naive.finishedByApi), ratio: '—' },
-        { scenario: '5. API requests per reported run', ours: num(o.requestsPerReported, 2), baseline: num(naive.requestsPerReported, 2), ratio: times(ratio(o.requestsPerReported, naive.requestsPerReported)) },
-        { scenario: '5. completion → chat.update p50', ours: ms(o.delay.p50), baseline: ms(naive.delay.p50), ratio: times(ratio(o.delay.p50, naive.delay.p50)) },
-        { scenario: '5. completion → chat.update p99', ours: ms(o.delay.p99), baseline: ms(naive.delay.p99), ratio: times(ratio(o.delay.p99, naive.delay.p99)) },
-        { scenario: '5. peak RSS (bench process)', ours: mb(o.peakRss), baseline: mb(naive.peakRss), ratio: times(ratio(o.peakRss, naive.peakRss)) },
+        {
+          scenario: `${label}: runs reported`,
+          ours: String(o.reported),
+          baseline: String(naive.reported),
+          ratio: times(ratio(o.reported, naive.reported)),
+        },
+        {
+          scenario: '5. runs finished by the API in the window',
+          ours: String(o.finishedByApi),
+          baseline: String(naive.finishedByApi),
+          ratio: '—',
+        },
+        {
+          scenario: '5. API requests per reported run',
+          ours: num(o.requestsPerReported, 2),
+          baseline: num(naive.requestsPerReported, 2),
+          ratio: times(ratio(o.requestsPerReported, naive.requestsPerReported)),
+        },
+        {
+          scenario: '5. completion → chat.update p50',
+          ours: ms(o.delay.p50),
+          baseline: ms(naive.delay.p50),
+          ratio: times(ratio(o.delay.p50, naive.delay.p50)),
+        },
+        {
+          scenario: '5. completion → chat.update p99',
+          ours: ms(o.delay.p99),
+          baseline: ms(naive.delay.p99),
+          ratio: times(ratio(o.delay.p99, naive.delay.p99)),
+        },
+        {
+          scenario: '5. peak RSS (bench process)',
+          ours: mb(o.peakRss),
+          baseline: mb(naive.peakRss),
+          ratio: times(ratio(o.peakRss, naive.peakRss)),
+        },
       ]
     : [
         { scenario: `${label}`, ours: skipped ?? 'skipped', baseline: `naive: ${naive.reported} reported`, ratio: '—' },
-        { scenario: '5. naive: API requests per reported run', ours: '—', baseline: num(naive.requestsPerReported, 2), ratio: '—' },
-        { scenario: '5. naive: completion → chat.update p50 / p99', ours: '—', baseline: `${ms(naive.delay.p50)} / ${ms(naive.delay.p99)}`, ratio: '—' },
+        {
+          scenario: '5. naive: API requests per reported run',
+          ours: '—',
+          baseline: num(naive.requestsPerReported, 2),
+          ratio: '—',
+        },
+        {
+          scenario: '5. naive: completion → chat.update p50 / p99',
+          ours: '—',
+          baseline: `${ms(naive.delay.p50)} / ${ms(naive.delay.p99)}`,
+          ratio: '—',
+        },
       ];
   return {
     result: {
