@@ -50,7 +50,12 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
     },
     ...(settings.routes ?? []),
   ];
-  const clientOptions = { slackApiUrl: settings.apiUrl };
+  // Interactive answers must arrive while the person is still looking: a few quick retries (Slack's
+  // Retry-After is always honoured) instead of the Web API client's default of ten over 30 minutes.
+  const clientOptions = {
+    slackApiUrl: settings.apiUrl,
+    retryConfig: { retries: 4, factor: 1.8, minTimeout: 250, maxTimeout: 3_000, randomize: true },
+  };
 
   let app: App;
   let receiver: HTTPReceiver | null = null;

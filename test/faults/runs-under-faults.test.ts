@@ -1,0 +1,122 @@
+// Runs submitted while the Runbook API injects 30% 5xx, 429 storms with Retry-After, slow answers
+// and dropped connections, and the fake Slack answers `ratelimited` and 5xx. Every submission must
+// end in exactly one of: the run started exactly once, or the person was told clearly that it did
+// not start. Never a duplicate run, never a crash.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
+
+const SCALE = Math.max(0.1, Number(process.env.TEST_FAULTS_SCALE ?? 1));
+const SUBMISSIONS = Math.max(4, Math.round(20 * SCALE));
+const RUNBOOK = 'Scale Kubernetes Deployment';
+
+let h: Harness;
+beforeAll(async () => {
+  // The per-person run limit is not what this suite is about: let every submission reach the API.
+  h = await startHarness({
+    env: { RUNBOOK_API_MAX_RETRIES: '2', LOG_LEVEL: 'warn', RUN_RATE_LIMIT_PER_MINUTE: '1000' },
+  });
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+const marker = (i: number) => `faults-${i}`;
+
+function values(i: number) {
+  return {
+    [BLOCKS.proxy]: { [ACTIONS.proxySelect]: { type: 'static_select', selected_option: { value: 'proxy-dev' } } },
+    [BLOCKS.channel]: {
+      [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: 'C02DEPLOYS' },
+    },
+    field_namespace: { value: { type: 'plain_text_input', value: marker(i) } },
+    field_deployment: { value: { type: 'plain_text_input', value: 'api' } },
+    field_replicas: { value: { type: 'number_input', value: '2' } },
+  };
+}
+
+function executionsFor(i: number) {
+  return [...h.emulator.state.executions.byId.values()].filter((e) => e.params.namespace === marker(i));
+}
+
+/** Every place a person can read a "did not start" notice. */
+function notStartedNotices(): number {
+  const texts = [
+    ...Object.values(h.fake.state.messages)
+      .flat()
+      .map((m) => m.text),
+    ...h.fake.state.ephemerals.map((e) => e.text),
+  ];
+  return texts.filter((t) => t.includes(`${RUNBOOK} did not start`)).length;
+}
+
+it('never starts a run twice and tells the person about every run that did not start', async () => {
+  // Forms are opened before the storm; the submissions (the runs) happen inside it.
+  const views: string[] = [];
+  for (let i = 0; i < SUBMISSIONS; i++) {
+    const before = h.user().topModal()?.id;
+    await h.user().command(`run "${RUNBOOK}"`, 'C01OPS');
+    const modal = await waitFor(() => {
+      const m = modalContaining(h, 'meta_proxy');
+      return m && m.id !== before ? m : undefined;
+    }, 'run modal');
+    views.push(modal.id);
+  }
+
+  h.emulator.setFaults({
+    errorRate: 0.3,
+    rateLimitRate: 0.15,
+    retryAfterSeconds: 1,
+    dropRate: 0.1,
+    latencyMs: 50,
+    latencyJitterMs: 400,
+    htmlErrors: true,
+  });
+  h.fake.setFaults({
+    ratelimitedRate: 0.15,
+    serverErrorRate: 0.1,
+    retryAfterSeconds: 1,
+    methods: ['chat.postMessage', 'chat.postEphemeral', 'views.update', 'conversations.open'],
+  });
+
+  const answers = await Promise.all(views.map((id, i) => h.user().submit(id, values(i))));
+  for (const a of answers) expect(a.status).toBeLessThan(500);
+
+  // Each submission settles: started (a running message with its id) or refused (a notice).
+  const outcome = () => {
+    let started = 0;
+    let refused = 0;
+    for (let i = 0; i < SUBMISSIONS; i++) {
+      const runs = executionsFor(i);
+      expect(runs.length, `submission ${i} started ${runs.length} runs`).toBeLessThanOrEqual(1);
+      if (runs.length === 1) started++;
+      else refused++;
+    }
+    return { started, refused };
+  };
+  const snapshot = () => {
+    const { started, refused } = outcome();
+    const running = Object.values(h.fake.state.messages)
+      .flat()
+      .filter((m) => m.text.includes(`${RUNBOOK} is running`)).length;
+    return { started, refused, running, notices: notStartedNotices() };
+  };
+  let settled = snapshot();
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    settled = snapshot();
+    if (settled.running >= settled.started && settled.notices >= settled.refused) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  // Each submission settled: started (its running message is up) or refused (the person was told).
+  expect(settled.notices, JSON.stringify(settled)).toBe(settled.refused);
+  expect(settled.running, JSON.stringify(settled)).toBe(settled.started);
+  expect(settled.started + settled.refused).toBe(SUBMISSIONS);
+  // The storm really happened.
+  expect(h.emulator.state.requests.snapshot().total).toBeGreaterThan(0);
+
+  h.emulator.setFaults({ errorRate: 0, rateLimitRate: 0, dropRate: 0, latencyMs: 0, latencyJitterMs: 0 });
+  h.fake.setFaults({});
+  const help = await h.user().command('help', 'C01OPS');
+  expect(help.status).toBe(200);
+  await waitFor(() => ephemeralContaining(h.fake, '/runbook list'), 'help after the storm');
+});
