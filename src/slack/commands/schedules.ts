@@ -517,9 +517,10 @@ export async function deleteSchedule(ctx: HandlerContext, ref: ScheduleRef): Pro
   let notice: string;
   try {
     const schedule = await ctx.deps.api.schedules.get(ref.id, { timeoutMs: ctx.deps.interactiveTimeoutMs });
-    const runbook = (await ctx.deps.catalog.get(schedule.runbookId)) ?? {
-      ...Workflow.parse({ id: schedule.runbookId, name: schedule.runbookName }),
-    };
+    // A schedule can outlive its runbook; the policy then judges it by the id and name it names.
+    const runbook =
+      (await ctx.deps.catalog.get(schedule.runbookId)) ??
+      Workflow.parse({ id: schedule.runbookId, name: schedule.runbookName });
     const allowed = await mayChangeSchedule(ctx.deps, ctx.client, ctx, runbook, ref.id, 'schedule.delete');
     if (!allowed.allowed) {
       await ctx.respond(errorMessage(allowed.message));
