@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startRuntime } from './runtime.ts';
 import { type FakeSlack, startFakeSlack } from './sandbox/fake-slack-api.ts';
+import { SANDBOX_APPROVALS_CHANNEL, sandboxPolicy } from './sandbox/sandbox-defaults.ts';
 import { type Sandbox, startSandbox } from './sandbox/sandbox-server.ts';
 
 async function main(): Promise<void> {
@@ -29,7 +30,13 @@ async function main(): Promise<void> {
   }
   const runtime = await startRuntime(config, {
     logger,
-    ...(fakeSlack ? { slackApiUrl: fakeSlack.url } : {}),
+    ...(fakeSlack
+      ? {
+          slackApiUrl: fakeSlack.url,
+          defaultPolicy: sandboxPolicy(),
+          defaultApprovalsChannel: SANDBOX_APPROVALS_CHANNEL,
+        }
+      : {}),
   });
 
   // The sandbox signs what it sends to the bot with the secret the runtime generated for it.

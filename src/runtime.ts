@@ -13,6 +13,7 @@ import { type Emulator, startEmulator } from './emulator/server.ts';
 import type { Logger } from './logger.ts';
 import { AuditLog } from './policy/audit-log.ts';
 import { loadPolicy, policyGroups } from './policy/load-policy.ts';
+import type { Policy } from './policy/policy.ts';
 import { RunRateLimit } from './policy/run-rate-limit.ts';
 import { createSlackApp, type SlackAppHandle } from './slack/app.ts';
 import { expireApprovals } from './slack/commands/approvals.ts';
@@ -46,6 +47,10 @@ export interface RuntimeOptions {
   store?: Store;
   /** Where metrics are registered (default: a fresh registry with process metrics), served at /metrics. */
   metricsRegistry?: Registry;
+  /** Policy to use when POLICY_FILE is unset (the sandbox's demo policy); default: the built-in default. */
+  defaultPolicy?: Policy;
+  /** Approvals channel to use when APPROVALS_CHANNEL is unset. */
+  defaultApprovalsChannel?: string;
   /** Lease owner name of the watcher (default hostname:pid:random). */
   watcherOwner?: string;
 }
@@ -74,7 +79,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   };
   try {
     // The policy is read first: a bad file stops start-up before anything listens.
-    const policy = await loadPolicy(config.access.policyFile);
+    const policy =
+      !config.access.policyFile && options.defaultPolicy
+        ? options.defaultPolicy
+        : await loadPolicy(config.access.policyFile);
     let emulator: Emulator | null = null;
     let baseUrl = config.api.url;
     if (!baseUrl) {
@@ -158,7 +166,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         seal: createMetadataSeal(botToken),
         runLimit: new RunRateLimit(config.access.runsPerMinute),
         store,
-        approvalsChannel: config.access.approvalsChannel,
+        approvalsChannel: config.access.approvalsChannel ?? options.defaultApprovalsChannel ?? null,
         approvalTtlMs: config.access.approvalTtlMs,
       },
       logger: logger.child({ component: 'slack' }),

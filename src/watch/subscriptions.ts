@@ -291,24 +291,32 @@ export class SubscriptionScanner {
     }
 
     if (owed.length > 0) {
+      // Read again after listing: someone who unsubscribed while the pages were read gets nothing
+      // that the listing found (the listing saw those runs after the unsubscribe).
+      const subscriptions = await this.#store.subscriptions.listAll();
       const names = await this.#currentNames(subscriptions);
-      const jobs: Array<Promise<void>> = [];
+      const notices: Array<{ channel: string; execution: Execution; message: OutgoingMessage }> = [];
       for (const execution of owed) {
         const channels = channelsFor(subscriptions, execution, (id) => names.get(id) ?? null);
         if (channels.length === 0) continue;
         const message = await this.#notice(execution);
         for (const channel of channels) {
-          jobs.push(
-            this.#notify(channel, execution, message).then((outcome) => {
-              if (outcome === 'sent') result.sent++;
-              else if (outcome === 'skipped') result.skipped++;
-              else result.failed++;
-              if (outcome === 'refused') window.retryLater(execution);
-            }),
-          );
+          // A rescanned overlap: already sent, no need to queue it (and inflate a digest).
+          if (await this.#store.notifications.has(subscriptionNoticeKey(channel, execution.id))) result.skipped++;
+          else notices.push({ channel, execution, message });
         }
       }
-      await Promise.all(jobs);
+      // Queued in one turn, so the pacer sees a burst as a burst (and may send a digest).
+      await Promise.all(
+        notices.map(({ channel, execution, message }) =>
+          this.#notify(channel, execution, message).then((outcome) => {
+            if (outcome === 'sent') result.sent++;
+            else if (outcome === 'skipped') result.skipped++;
+            else result.failed++;
+            if (outcome === 'refused') window.retryLater(execution);
+          }),
+        ),
+      );
     }
     const { state, abandoned } = window.finish(complete);
     if (abandoned.length > 0) this.#log.info({ count: abandoned.length }, 'stopped waiting for unfinished executions');
@@ -348,8 +356,6 @@ export class SubscriptionScanner {
 
   async #notify(channel: string, execution: Execution, message: OutgoingMessage): Promise<NoticeOutcome> {
     const key = subscriptionNoticeKey(channel, execution.id);
-    // A rescanned overlap: already sent, no need to queue it (and inflate a digest).
-    if (await this.#store.notifications.has(key)) return 'skipped';
     const outcome = await this.#pacer.reply({
       channel,
       threadTs: null,

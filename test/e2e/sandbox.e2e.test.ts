@@ -119,9 +119,25 @@ describe('sandbox in the browser', () => {
     expect(await saved.textContent()).toContain('1-5');
     expect(ours()).toHaveLength(1);
 
+    const created = ours()[0]!.schedule;
+
+    // Edit: the modal opens prefilled with the weekdays preset; switch to daily and save (PATCH).
+    await type(`/runbook schedules "${runbook}"`);
+    const row = () => page.locator('.message.ephemeral .bk-section:has-text("1-5") + .bk-actions').last();
+    await row().locator('button', { hasText: 'Edit' }).click();
+    await expect.poll(() => page.locator('#modal-title').textContent(), { timeout: UI_TIMEOUT }).toBe('Edit schedule');
+    await expect.poll(() => input('meta_preset').locator('select').inputValue()).toBe('weekdays');
+    const beforeEdit = await modal().textContent();
+    await input('meta_preset').locator('select').selectOption('daily');
+    await expect.poll(() => modal().textContent(), { timeout: UI_TIMEOUT }).not.toBe(beforeEdit);
+    await page.locator('#modal-submit').click();
+    await page.locator('#modal-overlay').waitFor({ state: 'hidden' });
+    const edited = () => s.bot.emulator.state.schedules.byId.get(created.id)?.schedule.schedule;
+    await expect.poll(edited, { timeout: UI_TIMEOUT }).toMatch(/^\d+ \d+ \* \* \*$/);
+
     await type(`/runbook schedules "${runbook}"`);
     const deleteButton = page
-      .locator('.message.ephemeral .bk-section:has-text("1-5") + .bk-actions')
+      .locator(`.message.ephemeral .bk-section:has-text("${edited()}") + .bk-actions`)
       .last()
       .locator('button', { hasText: 'Delete' });
     await deleteButton.click();
@@ -129,10 +145,38 @@ describe('sandbox in the browser', () => {
     const dialog = page.locator('#confirm-dialog');
     await dialog.waitFor({ state: 'visible' });
     expect(await dialog.textContent()).toContain('Delete schedule?');
-    expect(ours()).toHaveLength(1);
+    expect(s.bot.emulator.state.schedules.byId.has(created.id)).toBe(true);
     await page.screenshot({ path: `${ARTIFACTS}/06-confirm-delete.png` });
     await page.locator('#confirm-ok').click();
-    await expect.poll(() => ours().length, { timeout: UI_TIMEOUT }).toBe(0);
+    await expect.poll(() => s.bot.emulator.state.schedules.byId.has(created.id), { timeout: UI_TIMEOUT }).toBe(false);
+  });
+
+  it('asks for approval, and a second user (the approver) approves the run', async () => {
+    await page.locator('.nav-item', { hasText: 'ops' }).click();
+    await type('/runbook run "Drain Kubernetes Node"');
+    await input('field_node_name').locator('input').waitFor();
+    expect(await modal().textContent()).toContain('needs approval');
+    await input('field_node_name').locator('input').fill('ip-10-0-12-34');
+    await page.locator('#modal-submit').click();
+    await page.locator('#modal-overlay').waitFor({ state: 'hidden' });
+    const drains = () =>
+      [...s.bot.emulator.state.executions.byId.values()].filter((e) => e.params.node_name === 'ip-10-0-12-34');
+    expect(drains()).toHaveLength(0);
+
+    const bob = await s.open('U02BOB', 'C03APPROVALS');
+    bob.setDefaultTimeout(UI_TIMEOUT);
+    const request = bob.locator('.message').filter({ hasText: 'Approval requested' }).last();
+    await expect.poll(() => request.textContent(), { timeout: UI_TIMEOUT }).toContain('ip-10-0-12-34');
+    await bob.screenshot({ path: `${ARTIFACTS}/07-approval-request.png` });
+    await request.locator('button', { hasText: 'Approve' }).click();
+    await expect.poll(() => request.textContent(), { timeout: UI_TIMEOUT }).toContain('Approved by');
+    await expect.poll(() => drains().length, { timeout: UI_TIMEOUT }).toBe(1);
+    expect(drains()[0]!.received.requestId).toBeTruthy();
+    await bob.screenshot({ path: `${ARTIFACTS}/08-approved.png` });
+    await bob.close();
+
+    const running = page.locator('.message').filter({ hasText: 'Drain Kubernetes Node' }).last();
+    await expect.poll(() => running.textContent(), { timeout: UI_TIMEOUT }).toMatch(/running|succeeded/i);
   });
 
   it('shows the App Home a user opens, and another user sees their own view of the channel', async () => {

@@ -92,7 +92,10 @@ describe('schedules', () => {
         { kind: 'ephemeral', ephemeral: list },
         (el) => byId(target.id)(el) && el.action_id === ACTIONS.scheduleEdit,
       );
-    const edit = await waitFor(() => modalContaining(h, 'Edit schedule'), 'edit modal');
+    const edit = await waitFor(() => {
+      const m = modalContaining(h, 'Edit schedule');
+      return m && JSON.stringify(m.view.blocks).includes('field_database') ? m : undefined;
+    }, 'edit modal');
     expect(JSON.stringify(edit.view.blocks)).toContain('billing');
     await h.user().submit(edit.id, scheduleValues('30 6 * * 1-5', 'billing'));
     await waitFor(

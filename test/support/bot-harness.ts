@@ -84,7 +84,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 export async function waitFor<T>(
   probe: () => T | undefined | null | false,
   what: string,
-  timeoutMs = 5_000,
+  timeoutMs = 10_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

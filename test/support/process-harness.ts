@@ -90,24 +90,34 @@ export interface SeededRun {
  * Starts `count` runs through the API, posts their running messages to the fake Slack (spread over
  * `channels`) and records a watch for each in `store`, as startRun would.
  */
+export interface SeedOptions {
+  /**
+   * Inputs of run `i` (default `{ n: i }`); the emulator reads `simulate_duration_seconds` and
+   * `simulate_outcome` from them, so a test can spread when runs end and how.
+   */
+  params?: (i: number) => Record<string, unknown>;
+}
+
 export async function seedWatchedRuns(
   deps: { api: RunbookApi; store: Store; fake: FakeSlack; botToken: string },
   count: number,
   channels: string[],
+  options: SeedOptions = {},
 ): Promise<SeededRun[]> {
   const client = new WebClient(deps.botToken, { slackApiUrl: deps.fake.url });
   const runbook = (await deps.api.workflows.list({ isService: true })).items[0]!;
   const runs: SeededRun[] = [];
   const one = async (i: number) => {
     const channel = channels[i % channels.length]!;
-    const { executionIds } = await deps.api.workflows.run(runbook.id, { proxyId: 'proxy-dev', params: { n: i } });
+    const params = options.params?.(i) ?? { n: i };
+    const { executionIds } = await deps.api.workflows.run(runbook.id, { proxyId: 'proxy-dev', params });
     const executionId = executionIds[0]!;
     const context = {
       runbookId: runbook.id,
       runbookName: runbook.name,
       proxyId: 'proxy-dev',
       startedBy: 'U01ALICE',
-      inputs: { n: i },
+      inputs: params,
     };
     const now = Date.now();
     await deps.store.watches.insert(
@@ -116,7 +126,7 @@ export async function seedWatchedRuns(
         executionId,
         channel,
         teamId: 'T0SANDBOX',
-        inputsSummary: JSON.stringify({ n: i }),
+        inputsSummary: JSON.stringify(params),
         origin: 'slack',
         nextCheckAt: now,
       },
@@ -155,4 +165,27 @@ export function countReports(fake: FakeSlack, runs: SeededRun[]): Map<string, Re
     });
   }
   return out;
+}
+
+/**
+ * The running message the bot posted for each execution (found on the fake Slack by the id its
+ * card names, not by what the bot recorded), shaped like a seeded run for countReports. Ids whose
+ * running message is not up are left out.
+ */
+export function findRunMessages(fake: FakeSlack, executionIds: string[]): SeededRun[] {
+  const cards = Object.values(fake.state.messages)
+    .flat()
+    .filter((m) => !(m.thread_ts && m.thread_ts !== m.ts))
+    .map((m) => {
+      const first = m.history[0] ?? m;
+      return { message: m, running: first.text.endsWith(' is running'), blocks: JSON.stringify(first.blocks ?? []) };
+    })
+    .filter((c) => c.running);
+  const runs: SeededRun[] = [];
+  for (const executionId of executionIds) {
+    const marker = JSON.stringify(`\`${executionId}\``).slice(1, -1);
+    const card = cards.find((c) => c.blocks.includes(marker));
+    if (card) runs.push({ executionId, channel: card.message.channel, ts: card.message.ts });
+  }
+  return runs;
 }

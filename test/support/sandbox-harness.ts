@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { createLogger } from '../../src/logger.ts';
+import { SANDBOX_APPROVALS_CHANNEL, sandboxPolicy } from '../../src/sandbox/sandbox-defaults.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { type Harness, SIGNING_SECRET, startHarness } from './bot-harness.ts';
 
@@ -48,6 +49,8 @@ export async function startSandboxHarness(): Promise<SandboxHarness> {
       WATCH_SLACK_POST_INTERVAL_MS: '0',
       WATCH_SLACK_UPDATE_INTERVAL_MS: '0',
     },
+    // The same demo setup as `npm start` in sandbox mode: Bob approves, requests go to #approvals.
+    runtime: { defaultPolicy: sandboxPolicy(), defaultApprovalsChannel: SANDBOX_APPROVALS_CHANNEL },
   });
   let sandbox: Sandbox | undefined;
   let browser: Browser | undefined;

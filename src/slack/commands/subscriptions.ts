@@ -126,7 +126,8 @@ export async function subscribe(
   const verb = request.failuresOnly ? 'fails' : 'finishes';
   const prefix = added === 'updated' ? ':bell: Updated: this channel' : ':bell: This channel';
   const line = `${prefix} gets a message whenever a run of ${what} ${verb}, scheduled runs and runs started outside Slack included. \`/runbook subscriptions\` lists this channel's subscriptions.`;
-  await ctx.respond({ ...noticeMessage(line, line.replace(/[*`:]/g, '')), replaceOriginal });
+  const fallback = `This channel now gets results of ${runbook ? runbook.name : 'all runbooks'}${request.failuresOnly ? ' (failures only)' : ''}.`;
+  await ctx.respond({ ...noticeMessage(line, fallback), replaceOriginal });
 }
 
 // ---- unsubscribe ---------------------------------------------------------------------------------

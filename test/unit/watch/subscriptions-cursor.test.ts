@@ -173,9 +173,13 @@ describe('matching subscriptions', () => {
   });
 
   it('builds a result card within Block Kit limits, with the executor as who started it', () => {
-    const message = buildSubscriptionNotice(exec('e1', 0, 'fail'), { id: 'id1', name: 'Postgres Vacuum Analyze' }, {
-      db: 'main',
-    });
+    const message = buildSubscriptionNotice(
+      exec('e1', 0, 'fail'),
+      { id: 'id1', name: 'Postgres Vacuum Analyze' },
+      {
+        db: 'main',
+      },
+    );
     expect(checkBlocks(message.blocks ?? [], 'message')).toEqual([]);
     const json = JSON.stringify(message.blocks);
     expect(json).toContain('ops@example.com');

@@ -125,3 +125,43 @@ describe('helpers', () => {
     expect(didYouMean('zzz', ['executions', 'list'])).toBeNull();
   });
 });
+
+describe('subscriptions and watch', () => {
+  it('parses subscribe with a quoted name, all, and --failures', () => {
+    expect(ok('subscribe "Postgres Vacuum Analyze"')).toEqual({
+      kind: 'subscribe',
+      runbook: 'Postgres Vacuum Analyze',
+      failuresOnly: false,
+    });
+    expect(ok('subscribe all --failures')).toEqual({ kind: 'subscribe', runbook: 'all', failuresOnly: true });
+    expect(ok('subscribe --failures drain node')).toEqual({
+      kind: 'subscribe',
+      runbook: 'drain node',
+      failuresOnly: true,
+    });
+  });
+  it('needs a runbook for subscribe and unsubscribe, and refuses unknown flags', () => {
+    expect(fail('subscribe').error).toContain('needs a runbook');
+    expect(fail('unsubscribe').error).toContain('needs a runbook');
+    const typo = fail('subscribe all --failure');
+    expect(typo.suggestion).toBe('--failures');
+    expect(fail('subscribe all --failures=yes').error).toContain('takes no value');
+  });
+  it('parses unsubscribe and subscriptions', () => {
+    expect(ok('unsubscribe all')).toEqual({ kind: 'unsubscribe', runbook: 'all' });
+    expect(ok('subscriptions')).toEqual({ kind: 'subscriptions' });
+    expect(fail('subscriptions extra').error).toContain('takes no arguments');
+  });
+  it('parses watch with exactly one execution id', () => {
+    expect(ok('watch 3f2b9c1e-0d4a-4c1b-9a57-8f1e2d3c4b5a')).toEqual({
+      kind: 'watch',
+      executionId: '3f2b9c1e-0d4a-4c1b-9a57-8f1e2d3c4b5a',
+    });
+    expect(fail('watch').error).toContain('needs a executionId');
+    expect(fail('watch a b').error).toContain('one execution id');
+  });
+  it('suggests the new subcommands for typos', () => {
+    expect(fail('subscirbe all').suggestion).toBe('subscribe');
+    expect(fail('wtach 1').suggestion).toBe('watch');
+  });
+});
