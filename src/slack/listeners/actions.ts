@@ -1,45 +1,22 @@
 // Buttons and selects in our messages and modals: the runbook browser, pick lists, Run/Schedule/
 // Details on a runbook, "Try again" after a failed run, and the run modal's runbook picker.
-import type { App, BlockAction, ButtonAction, StaticSelectAction } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
+import type { App, BlockAction, StaticSelectAction } from '@slack/bolt';
 import { describeApiError } from '../../api/errors.ts';
 import { errorModal } from '../blocks/common.ts';
 import { decodeRunMetadata } from '../blocks/run-modal.ts';
 import { decodePick } from '../blocks/runbook-choice.ts';
 import { decodeListState } from '../blocks/runbook-list.ts';
 import { showList, showRunbook } from '../commands/browse.ts';
-import type { HandlerContext } from '../commands/context.ts';
 import { showExecutions } from '../commands/executions.ts';
 import { openRunModal, runModalView } from '../commands/run.ts';
 import { openScheduleModal, scheduleModalView, showSchedules } from '../commands/schedules.ts';
 import type { SlackDeps } from '../deps.ts';
 import { ACTIONS, VIEWS } from '../ids.ts';
-import { interactionContext } from './interaction-context.ts';
-import { reportFailure } from './report-failure.ts';
-
-type Respond = Parameters<typeof interactionContext>[3];
-
-function buttonValue(body: BlockAction): string {
-  const action = body.actions[0] as ButtonAction | undefined;
-  return action?.value ?? '';
-}
+import { type ActionHandler, buttonValue, onAction } from './on-action.ts';
 
 export function registerActions(app: App, deps: SlackDeps): void {
-  const on = (
-    actionId: string | RegExp,
-    what: string,
-    handler: (ctx: HandlerContext, body: BlockAction, client: WebClient) => Promise<void>,
-  ) => {
-    app.action<BlockAction>({ action_id: actionId }, async ({ ack, body, client, respond }) => {
-      await ack();
-      const ctx = interactionContext(deps, client, body, respond as Respond);
-      try {
-        await handler(ctx, body, client);
-      } catch (err) {
-        await reportFailure(ctx, err, what);
-      }
-    });
-  };
+  const on = (actionId: string | RegExp, what: string, handler: ActionHandler) =>
+    onAction(app, deps, actionId, what, handler);
 
   on(new RegExp(`^${ACTIONS.listPage}_`), 'Paging the runbook list', (ctx, body) =>
     showList(ctx, decodeListState(buttonValue(body)), true),

@@ -1,6 +1,6 @@
 // The schedules list's buttons (Edit, Delete, Run now, paging, "Try again"), the schedule modal's live inputs
 // (runbook picker, preset, details, cron text → preview) and its submission.
-import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import type { App, BlockAction, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { describeApiError } from '../../api/errors.ts';
 import { errorModal } from '../blocks/common.ts';
@@ -12,7 +12,6 @@ import {
   refreshScheduleModal,
   shownPresetKind,
 } from '../blocks/schedule-modal.ts';
-import type { HandlerContext } from '../commands/context.ts';
 import {
   deleteSchedule,
   newScheduleView,
@@ -30,9 +29,7 @@ import type { SlackDeps } from '../deps.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../ids.ts';
 import { slackErrorCode } from '../post-to-conversation.ts';
 import { interactionContext } from './interaction-context.ts';
-import { reportFailure } from './report-failure.ts';
-
-type Respond = Parameters<typeof interactionContext>[3];
+import { type ActionHandler, buttonValue, onAction } from './on-action.ts';
 
 /** Inputs of the schedule builder: each change rebuilds the preview. */
 const BUILDER_ACTIONS = [
@@ -60,26 +57,9 @@ function stateWithAction(body: BlockAction): StateValues {
   return values;
 }
 
-function buttonValue(body: BlockAction): string {
-  return (body.actions[0] as ButtonAction | undefined)?.value ?? '';
-}
-
 export function registerScheduleActions(app: App, deps: SlackDeps): void {
-  const on = (
-    actionId: string | RegExp,
-    what: string,
-    handler: (ctx: HandlerContext, body: BlockAction) => Promise<void>,
-  ) => {
-    app.action<BlockAction>({ action_id: actionId }, async ({ ack, body, client, respond }) => {
-      await ack();
-      const ctx = interactionContext(deps, client, body, respond as Respond);
-      try {
-        await handler(ctx, body);
-      } catch (err) {
-        await reportFailure(ctx, err, what);
-      }
-    });
-  };
+  const on = (actionId: string | RegExp, what: string, handler: ActionHandler) =>
+    onAction(app, deps, actionId, what, handler);
 
   on(ACTIONS.scheduleEdit, 'Opening the schedule', async (ctx, body) => {
     const ref = decodeScheduleRef(buttonValue(body));
