@@ -30,6 +30,24 @@ export interface StartedRun {
 export interface RunTracker {
   started(run: StartedRun): Promise<void>;
   posted(executionIds: string[], channel: string, ts: string): Promise<void>;
+  /**
+   * Follows an execution started elsewhere (`/runbook watch`). False when it is already watched.
+   * A finished one is due at once, so its result goes out through the normal exactly-once path.
+   */
+  adopt(run: AdoptedRun): Promise<boolean>;
+}
+
+/** An existing execution someone asked to follow. */
+export interface AdoptedRun {
+  executionId: string;
+  runbookId: string;
+  runbookName: string;
+  channel: string | null;
+  adoptedBy: string;
+  teamId: string | null;
+  /** Inputs with secrets masked. */
+  inputs: Record<string, unknown>;
+  finished: boolean;
 }
 
 /** Who may do what, approvals, identity and the audit trail. */

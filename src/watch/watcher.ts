@@ -24,7 +24,7 @@ import type { RunbookApi } from '../api/runbook-api.ts';
 import { Execution, type ExecutionStatus } from '../api/schemas.ts';
 import type { Logger } from '../logger.ts';
 import { buildResultCard, buildRunningCard, type RunContext } from '../slack/blocks/execution-card.ts';
-import type { RunTracker, StartedRun } from '../slack/deps.ts';
+import type { AdoptedRun, RunTracker, StartedRun } from '../slack/deps.ts';
 import type { Store, Watch } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
 import { chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
@@ -190,6 +190,25 @@ export class Watcher implements RunTracker {
         now,
       );
     }
+  }
+
+  async adopt(run: AdoptedRun): Promise<boolean> {
+    const now = this.#now();
+    return this.#store.watches.insert(
+      {
+        executionId: run.executionId,
+        runbookId: run.runbookId,
+        runbookName: run.runbookName,
+        channel: run.channel ?? '',
+        startedBy: run.adoptedBy,
+        teamId: run.teamId,
+        proxyId: '',
+        inputsSummary: JSON.stringify(run.inputs),
+        origin: 'adopted',
+        nextCheckAt: run.finished ? now : now + nextCheckDelay(0, this.settings.backoff),
+      },
+      now,
+    );
   }
 
   async posted(executionIds: string[], channel: string, ts: string): Promise<void> {

@@ -17,9 +17,6 @@ import { runbookFacts, subjectOf } from './access.ts';
 import type { HandlerContext } from './context.ts';
 import { maskExecutionInputs } from './executions.ts';
 
-/** How soon the watcher first checks an adopted execution that is still running (its card is posted first). */
-const ADOPTED_FIRST_CHECK_MS = 2_000;
-
 /** `all` (or `*`) means every runbook. A runbook literally named "all" is reached by its id. */
 function isAll(text: string): boolean {
   const t = text.trim().toLowerCase();
@@ -262,23 +259,17 @@ export async function watchExecution(ctx: HandlerContext, executionId: string): 
   const inputs = maskExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
   const shownInputs = inputs.kind === 'object' ? inputs.values : {};
   const finished = isTerminal(execution);
-  const now = deps.now();
-  const inserted = await deps.access.store.watches.insert(
-    {
-      executionId: id,
-      runbookId: runbook?.id ?? '',
-      runbookName: name,
-      // '' → the watcher DMs the person (no channel known).
-      channel: ctx.channelId ?? '',
-      startedBy: ctx.userId,
-      teamId: ctx.teamId,
-      proxyId: '',
-      inputsSummary: JSON.stringify(shownInputs),
-      origin: 'adopted',
-      nextCheckAt: finished ? now : now + ADOPTED_FIRST_CHECK_MS,
-    },
-    now,
-  );
+  const inserted = await deps.runs.adopt({
+    executionId: id,
+    runbookId: runbook?.id ?? '',
+    runbookName: name,
+    // null → the watcher DMs the person (no channel known).
+    channel: ctx.channelId,
+    adoptedBy: ctx.userId,
+    teamId: ctx.teamId,
+    inputs: shownInputs,
+    finished,
+  });
   if (!inserted) {
     // Someone adopted it between our check and our insert.
     await ctx.respond(
