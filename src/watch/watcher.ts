@@ -386,6 +386,19 @@ export class Watcher implements RunTracker {
         );
         return;
       }
+      if (w.messageTs === null && w.origin === 'slack') {
+        // The claim's copy may be older than the running message: startRun can still be posting it
+        // (Slack retries) when the run ends. Read again; while it is not up yet and the grace period
+        // runs, wait for it instead of posting a second card and leaving the first at "running".
+        const fresh = await this.#store.watches.get(id);
+        if (fresh?.messageTs) {
+          w = { ...w, channel: fresh.channel, messageTs: fresh.messageTs };
+        } else {
+          const wait = Math.max(50, Math.min(1_000, w.createdAt + this.settings.unpostedGraceMs - this.#now()));
+          await this.#store.watches.reschedule(id, this.owner, this.#now() + wait, w.attempts, this.#now());
+          return;
+        }
+      }
       const full = await this.#budget.run(() => this.#api.executions.get(id));
       await this.#deliver(w, full, false);
     } catch (err) {
@@ -532,13 +545,24 @@ export class Watcher implements RunTracker {
         claim: async () => true,
       });
     } else if (channel && w.replyPostedAt === null) {
+      // A claim that failed in the store (say, Postgres restarting) may still have committed: then
+      // the watch must stay active, so the next attempt asks Slack whether the reply exists.
+      let claimError: unknown = null;
       const outcome = await this.#pacer.reply({
         channel,
         threadTs: ts,
         message: { text: replyText(w, execution, stale) },
         digestLine: digestLine(w, execution, stale),
-        claim: () => this.#store.watches.claimReply(id, this.#now()),
+        claim: async () => {
+          try {
+            return await this.#store.watches.claimReply(id, this.#now());
+          } catch (err) {
+            claimError = err;
+            throw err;
+          }
+        },
       });
+      if (claimError) throw claimError;
       if (outcome === 'failed') this.#log.warn({ executionId: id }, 'the finished-run reply could not be sent');
     }
     const state = stale ? 'stale' : 'finished';

@@ -8,5 +8,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // chaos-processes restarts the Postgres cluster and SIGKILLs bot processes: nothing else of
+    // this suite may run beside it.
+    fileParallelism: false,
   },
 });

@@ -155,3 +155,36 @@ describe('Watcher', () => {
     expect([...countReports(fake, runs).values()].every((r) => r.resultEdits === 1 && r.replies === 1)).toBe(true);
   });
 });
+
+describe('a run whose running message is still being posted when it ends', () => {
+  it('waits for that message and edits it, instead of posting a second card', async () => {
+    const runbook = [...emulator.state.workflows.byId.values()].find((r) => r.workflow.inputSchema === '')!.workflow;
+    const { executionIds } = await api.workflows.run(runbook.id, { proxyId: 'p1' });
+    const id = executionIds[0]!;
+    const w = watcher('only');
+    // startRun stored the watch; its chat.postMessage is still retrying when the run finishes.
+    await w.started({
+      runbookId: runbook.id,
+      runbookName: runbook.name,
+      proxyId: 'p1',
+      startedBy: 'U01ALICE',
+      teamId: null,
+      inputs: {},
+      executionIds: [id],
+      channel: 'C01OPS',
+    });
+    clock.advance(60 * 60_000);
+    w.start();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(fake.state.messages.C01OPS ?? []).toHaveLength(0);
+    // The running message lands late; the watcher turns exactly that message into the result.
+    const slack = new WebClient(TOKEN, { slackApiUrl: fake.url });
+    const running = await slack.chat.postMessage({ channel: 'C01OPS', text: `${runbook.name} is running` });
+    await w.posted([id], 'C01OPS', running.ts!);
+    await until(allDone, 'the result');
+    const top = (fake.state.messages.C01OPS ?? []).filter((m) => !m.thread_ts || m.thread_ts === m.ts);
+    expect(top).toHaveLength(1);
+    expect(top[0]!.ts).toBe(running.ts);
+    expect(top[0]!.text).toMatch(/succeeded|failed/);
+  });
+});
