@@ -164,6 +164,14 @@ function watchStore(db: SqlDriver): WatchStore {
       return counts;
     },
 
+    async countDue(now) {
+      const { rows } = await db.query(
+        `SELECT COUNT(*) AS n FROM watches WHERE state = 'active' AND next_check_at <= $1`,
+        [now],
+      );
+      return Number(rows[0]?.n ?? 0);
+    },
+
     async listActive(limit) {
       const { rows } = await db.query(
         `SELECT * FROM watches WHERE state = 'active' ORDER BY created_at, execution_id LIMIT $1`,

@@ -187,6 +187,8 @@ export interface WatchStore {
   /** Releases every lease `owner` holds (graceful shutdown); returns how many. */
   releaseAll(owner: string): Promise<number>;
   countByState(): Promise<Record<WatchState, number>>;
+  /** Active watches whose next check is due at `now` (the watcher's cost estimate). */
+  countDue(now: number): Promise<number>;
   /** Active watches, oldest createdAt first. */
   listActive(limit: number): Promise<Watch[]>;
   oldestActiveCreatedAt(): Promise<number | null>;

@@ -57,6 +57,8 @@ export interface DiscoveryResult {
   statuses: Map<string, ExecutionStatus>;
   /** Watched ids seen finished. */
   finished: string[];
+  /** The finished ones as listed (with output when the list carries it). */
+  finishedExecutions: Map<string, Execution>;
   pages: number;
 }
 
@@ -72,9 +74,11 @@ export interface DiscoverOptions {
 
 export async function discoverFinished(api: RunbookApi, options: DiscoverOptions): Promise<DiscoveryResult> {
   const skewMs = options.skewMs ?? 10 * 60_000;
-  const maxPages = options.maxPages ?? 50;
+  // Enough pages to reach back past every watched execution, plus a few for runs started meanwhile.
+  const maxPages = options.maxPages ?? Math.max(50, Math.ceil(options.watched.size / BULK_PAGE_SIZE) + 5);
   const statuses = new Map<string, ExecutionStatus>();
   const finished: string[] = [];
+  const finishedExecutions = new Map<string, Execution>();
   let pageToken: string | undefined;
   let pages = 0;
   for (;;) {
@@ -91,11 +95,14 @@ export async function discoverFinished(api: RunbookApi, options: DiscoverOptions
       }
       if (!options.watched.has(execution.id)) continue;
       statuses.set(execution.id, execution.executionStatus);
-      if (isTerminal(execution)) finished.push(execution.id);
+      if (isTerminal(execution)) {
+        finished.push(execution.id);
+        finishedExecutions.set(execution.id, execution);
+      }
     }
     const allSeen = statuses.size >= options.watched.size;
     if (past || allSeen || !page.nextPageToken || pages >= maxPages) break;
     pageToken = page.nextPageToken;
   }
-  return { statuses, finished, pages };
+  return { statuses, finished, finishedExecutions, pages };
 }

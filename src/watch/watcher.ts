@@ -99,6 +99,8 @@ const GONE = new Set([
 interface BulkSnapshot {
   at: number;
   statuses: Map<string, ExecutionStatus>;
+  /** Finished executions as the listing returned them. */
+  finished: Map<string, Execution>;
 }
 
 export class Watcher implements RunTracker {
@@ -293,7 +295,9 @@ export class Watcher implements RunTracker {
     if (capacity <= 0) return;
     const claimed = await this.#store.watches.claimDue(this.owner, now, this.settings.leaseMs, capacity);
     if (claimed.length === 0) return;
-    await this.#maybeDiscoverInBulk(claimed.length, now);
+    // What is due in all, not just what this round could claim, decides whether listing pays off.
+    const due = claimed.length < capacity ? claimed.length : await this.#store.watches.countDue(now);
+    await this.#maybeDiscoverInBulk(due, now);
     for (const watch of claimed) {
       const work = this.#handle(watch).finally(() => this.#inFlight.delete(watch.executionId));
       this.#inFlight.set(watch.executionId, work);
@@ -334,7 +338,7 @@ export class Watcher implements RunTracker {
       });
       for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
       this.#lastBulkPages = result.pages;
-      this.#bulk = { at: this.#now(), statuses: result.statuses };
+      this.#bulk = { at: this.#now(), statuses: result.statuses, finished: result.finishedExecutions };
       if (result.finished.length > 0) await this.#store.watches.expedite(result.finished, this.#now());
       this.#log.debug(
         { pages: result.pages, seen: result.statuses.size, finished: result.finished.length },
@@ -360,15 +364,13 @@ export class Watcher implements RunTracker {
         await this.#reportStale(w);
         return;
       }
-      const known =
-        this.#bulk && this.#now() - this.#bulk.at < this.settings.bulkIntervalMs * 2
-          ? this.#bulk.statuses.get(id)
-          : undefined;
+      const snapshot = this.#bulk && this.#now() - this.#bulk.at < this.settings.bulkIntervalMs * 2 ? this.#bulk : null;
+      const known = snapshot?.statuses.get(id);
       let terminal: boolean;
       if (known === 'EXECUTION_STATUS_IN_PROGRESS') {
         terminal = false;
       } else if (known === 'EXECUTION_STATUS_SUCCEEDED' || known === 'EXECUTION_STATUS_FAILED') {
-        // The listing already saw it end: go straight to the one full fetch.
+        // The listing already saw it end: no status check (and no fetch at all if it carried the output).
         terminal = true;
       } else {
         this.#metrics.checked('single');
@@ -399,7 +401,9 @@ export class Watcher implements RunTracker {
           return;
         }
       }
-      const full = await this.#budget.run(() => this.#api.executions.get(id));
+      // A listing that carried the output already is the full record: no second request for it.
+      const listed = snapshot?.finished.get(id);
+      const full = listed?.output ? listed : await this.#budget.run(() => this.#api.executions.get(id));
       await this.#deliver(w, full, false);
     } catch (err) {
       if (err instanceof NotFoundError) {

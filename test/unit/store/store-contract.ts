@@ -236,6 +236,17 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await store.watches.countByState()).toEqual({ active: 0, finished: 1, stale: 1 });
       });
 
+      it('countDue counts active watches whose check is due, leased or not', async () => {
+        await store.watches.insert(newWatch('e-1', { nextCheckAt: T0 }), T0);
+        await store.watches.insert(newWatch('e-2', { nextCheckAt: T0 + 100 }), T0);
+        await store.watches.insert(newWatch('e-3', { nextCheckAt: T0 + 200 }), T0);
+        expect(await store.watches.countDue(T0 - 1)).toBe(0);
+        expect(await store.watches.countDue(T0 + 100)).toBe(2);
+        await store.watches.claimDue('a', T0 + 100, LEASE, 1);
+        expect(await store.watches.complete('e-1', 'a', 'finished', null, T0 + 150)).toBe(true);
+        expect(await store.watches.countDue(T0 + 1_000)).toBe(2);
+      });
+
       it('markResultPosted keeps the first time', async () => {
         await store.watches.insert(newWatch('e-1'), T0);
         await store.watches.markResultPosted('e-1', T0 + 1);

@@ -116,10 +116,10 @@ describe('Watcher', () => {
     const getsBefore = gets();
     // 20 requests/s: 60 due status checks exceed 2 s of budget; one listing page answers them all.
     watcher('w1', { requestsPerSecond: 20, maxInFlight: 200 }, registry).start();
-    // Each finished run still gets its one full fetch; the status checks are what the listing saves.
+    // The listing carries status and output: neither status checks nor full fetches are needed.
     await until(allDone, 'every result', 15_000);
     expect(lists()).toBeGreaterThanOrEqual(1);
-    expect(gets() - getsBefore).toBe(60);
+    expect(gets() - getsBefore).toBe(0);
     const reports = countReports(fake, runs);
     expect([...reports.values()].every((r) => r.resultEdits === 1 && r.replies === 1)).toBe(true);
     const metrics = await registry.getSingleMetricAsString('runbook_watch_checks_total');
