@@ -19,16 +19,7 @@ import { buildScheduleList } from '../../../../src/slack/blocks/schedule-list.ts
 import { buildScheduleModal, DEFAULT_BUILDER } from '../../../../src/slack/blocks/schedule-modal.ts';
 import { buildSubscriptionList } from '../../../../src/slack/blocks/subscription-list.ts';
 import type { Approval } from '../../../../src/store/store.ts';
-
-function mrkdwnTexts(node: unknown, out: string[] = []): string[] {
-  if (Array.isArray(node)) for (const n of node) mrkdwnTexts(n, out);
-  else if (node && typeof node === 'object') {
-    const o = node as Record<string, unknown>;
-    if (o.type === 'mrkdwn' && typeof o.text === 'string') out.push(o.text);
-    for (const v of Object.values(o)) mrkdwnTexts(v, out);
-  }
-  return out;
-}
+import { mrkdwnTexts } from '../../../support/block-texts.ts';
 
 /** Every <…> token in mrkdwn must be one we made: a date, a mention of a real id, a channel link. */
 function onlyOurTokens(surface: unknown) {

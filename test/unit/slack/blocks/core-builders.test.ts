@@ -13,6 +13,7 @@ import { buildRunbookChoice } from '../../../../src/slack/blocks/runbook-choice.
 import { buildRunbookDetails } from '../../../../src/slack/blocks/runbook-details.ts';
 import { buildRunbookList, decodeListState, encodeListState } from '../../../../src/slack/blocks/runbook-list.ts';
 import { parseCommand, SUBCOMMAND_NAMES } from '../../../../src/slack/commands/parse-command.ts';
+import { mrkdwnTexts } from '../../../support/block-texts.ts';
 
 const SCHEMA = JSON.stringify({
   type: 'object',
@@ -51,17 +52,6 @@ function execution(over: Record<string, unknown> = {}) {
     executor: 'alice@example.com',
     ...over,
   });
-}
-
-/** Every mrkdwn text in a surface (the only place Slack reads <…> as mentions and links). */
-function mrkdwnTexts(node: unknown, out: string[] = []): string[] {
-  if (Array.isArray(node)) for (const n of node) mrkdwnTexts(n, out);
-  else if (node && typeof node === 'object') {
-    const o = node as Record<string, unknown>;
-    if (o.type === 'mrkdwn' && typeof o.text === 'string') out.push(o.text);
-    for (const v of Object.values(o)) mrkdwnTexts(v, out);
-  }
-  return out;
 }
 
 /** No mention, broadcast or link can come from API text: every <…> token in mrkdwn is ours. */
