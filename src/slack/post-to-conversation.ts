@@ -4,6 +4,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.ts';
+import { channelMention } from './blocks/mrkdwn.ts';
 
 export interface Postable {
   text: string;
@@ -75,7 +76,7 @@ export async function postToConversation(
               elements: [
                 {
                   type: 'mrkdwn',
-                  text: `I could not post in <#${channel}>, so here it is. Invite me there with \`/invite\`.`,
+                  text: `I could not post in ${channelMention(channel)}, so here it is. Invite me there with \`/invite\`.`,
                 },
               ],
             },

@@ -5,7 +5,7 @@ import type { Approval } from '../../store/store.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../ids.ts';
 import { button, type SlackMessage, when } from './common.ts';
 import { formatInputs } from './execution-card.ts';
-import { escapeMrkdwn, mrkdwnText, plainText, truncate, userMention } from './mrkdwn.ts';
+import { channelMention, escapeMrkdwn, mrkdwnText, plainText, truncate, userMention } from './mrkdwn.ts';
 
 function inputsOf(approval: Approval): Record<string, unknown> {
   try {
@@ -42,7 +42,10 @@ function details(approval: Approval, approvers: string): KnownBlock[] {
       fields: [
         mrkdwnText(`*Requested by*\n${userMention(approval.requesterId)}`, 2000),
         mrkdwnText(`*Proxy*\n${escapeMrkdwn(approval.proxyId)}`, 2000),
-        mrkdwnText(`*Result goes to*\n${approval.channel ? `<#${approval.channel}>` : 'a DM to the requester'}`, 2000),
+        mrkdwnText(
+          `*Result goes to*\n${approval.channel ? channelMention(approval.channel) : 'a DM to the requester'}`,
+          2000,
+        ),
         mrkdwnText(`*Approvers*\n${approvers}`, 2000),
       ],
     },

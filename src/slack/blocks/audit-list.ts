@@ -2,7 +2,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { AuditEntry } from '../../store/store.ts';
 import type { SlackMessage } from './common.ts';
-import { escapeMrkdwn, mrkdwnText, plainText, slackDate, truncate, userMention } from './mrkdwn.ts';
+import { channelMention, escapeMrkdwn, mrkdwnText, plainText, slackDate, truncate, userMention } from './mrkdwn.ts';
 
 const OUTCOME: Record<AuditEntry['outcome'], string> = { ok: ':white_check_mark:', denied: ':no_entry:', error: ':x:' };
 
@@ -13,7 +13,7 @@ export function buildAuditList(entries: AuditEntry[]): SlackMessage {
   // Several entries per section keep long trails inside the 50-block limit.
   const lines = entries.map((e) => {
     const who = e.userId ? userMention(e.userId) : 'the bot';
-    const where = e.channel && /^[CGD][A-Z0-9]+$/.test(e.channel) ? ` in <#${e.channel}>` : '';
+    const where = e.channel ? ` in ${channelMention(e.channel)}` : '';
     const target = e.target ? ` · ${escapeMrkdwn(truncate(e.target, 120))}` : '';
     const detail = e.detail ? `\n      _${escapeMrkdwn(truncate(e.detail, 200))}_` : '';
     const tid = e.tid ? ` · request \`${escapeMrkdwn(e.tid)}\`` : '';

@@ -124,6 +124,11 @@ export function userMention(userId: string): string {
   return /^[UW][A-Z0-9]+$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);
 }
 
+/** A link to a channel for a real Slack channel id; anything else is shown as escaped text so it can never ping. */
+export function channelMention(channelId: string): string {
+  return /^[CGD][A-Z0-9]+$/.test(channelId) ? `<#${channelId}>` : escapeMrkdwn(channelId);
+}
+
 /** A short human duration: "45s", "3m 12s", "2h 5m", "1d 3h". Sub-second durations read "<1s". */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms <= 0) return '0s';

@@ -8,7 +8,7 @@ import { maskSecrets, secretFieldNames } from '../../forms/secrets.ts';
 import { describeApprovers } from '../../policy/policy.ts';
 import { button, errorModal, infoModal, loadingModal } from '../blocks/common.ts';
 import { buildRunningCard } from '../blocks/execution-card.ts';
-import { escapeMrkdwn, mrkdwnText } from '../blocks/mrkdwn.ts';
+import { channelMention, escapeMrkdwn, mrkdwnText } from '../blocks/mrkdwn.ts';
 import { buildRunModal } from '../blocks/run-modal.ts';
 import { buildChoiceBlocks, type PickThen } from '../blocks/runbook-choice.ts';
 import { isRunnable } from '../blocks/runbook-list.ts';
@@ -51,7 +51,7 @@ export function runNotes(deps: SlackDeps, runbook: Workflow): string[] {
   const notes: string[] = [];
   const need = deps.access.policy.approvalFor(runbookFacts(deps, runbook));
   if (need.required) {
-    const where = deps.access.approvalsChannel ? ` in <#${deps.access.approvalsChannel}>` : '';
+    const where = deps.access.approvalsChannel ? ` in ${channelMention(deps.access.approvalsChannel)}` : '';
     notes.push(
       `:lock: This run needs approval (${escapeMrkdwn(need.reasons.join('; '))}). Your request goes to the approvers${where}; ${describeApprovers(need)} can approve it.`,
     );

@@ -9,7 +9,7 @@ import { ALL_RUNBOOKS, sameRunbookName } from '../../watch/subscription-notice.t
 import { errorMessage, noticeMessage } from '../blocks/common.ts';
 import { buildRunningCard } from '../blocks/execution-card.ts';
 import { buildExecutionNotFound, parseExecutionInputs } from '../blocks/execution-status.ts';
-import { escapeMrkdwn, inlineCode, truncate } from '../blocks/mrkdwn.ts';
+import { channelMention, escapeMrkdwn, inlineCode, truncate } from '../blocks/mrkdwn.ts';
 import { buildSubscribeChoice, buildSubscriptionList, subscriptionTarget } from '../blocks/subscription-list.ts';
 import type { SlackDeps } from '../deps.ts';
 import { postToConversation } from '../post-to-conversation.ts';
@@ -250,7 +250,7 @@ export async function watchExecution(ctx: HandlerContext, executionId: string): 
 
   const existing = await deps.access.store.watches.get(id);
   if (existing) {
-    const where = existing.channel ? ` in <#${existing.channel}>` : '';
+    const where = existing.channel ? ` in ${channelMention(existing.channel)}` : '';
     const state = existing.state === 'active' ? 'is already being watched' : 'was already reported';
     await ctx.respond(noticeMessage(`:eyes: ${inlineCode(id, 120)} ${state}${where}.`, `${id} ${state}.`));
     return;

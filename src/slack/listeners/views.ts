@@ -30,7 +30,9 @@ export function readChannel(values: StateValues): string | null {
   const element = values[BLOCKS.channel]?.[ACTIONS.channelSelect] as
     | { selected_conversation?: string | null }
     | undefined;
-  return element?.selected_conversation ?? null;
+  const id = element?.selected_conversation ?? null;
+  // Only a conversation id is accepted: the value comes from the client.
+  return id && /^[CGD][A-Z0-9]+$/.test(id) ? id : null;
 }
 
 /** Any single value longer than this is refused on its field (the API takes params as one string). */

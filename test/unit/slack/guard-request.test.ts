@@ -16,3 +16,14 @@ describe('parsesToNonObject', () => {
     expect(parsesToNonObject('{broken', 'application/json')).toBe(false);
   });
 });
+
+describe('readChannel', () => {
+  it('takes only a conversation id from the submitted state', async () => {
+    const { readChannel } = await import('../../../src/slack/listeners/views.ts');
+    const state = (value: string) => ({
+      meta_channel: { channel_select: { type: 'conversations_select', selected_conversation: value } },
+    });
+    expect(readChannel(state('C02DEPLOYS') as never)).toBe('C02DEPLOYS');
+    expect(readChannel(state('C1> <!channel') as never)).toBeNull();
+  });
+});

@@ -238,3 +238,11 @@ describe('slackDate', () => {
     expect(slackDate(0, 'then', '{time}')).toBe('<!date^0^{time}|then>');
   });
 });
+
+describe('channelMention', () => {
+  it('links real channel ids and shows anything else as inert text', async () => {
+    const { channelMention } = await import('../../../../src/slack/blocks/mrkdwn.ts');
+    expect(channelMention('C01OPS')).toBe('<#C01OPS>');
+    expect(channelMention('C1> <!channel')).toBe('C1&gt; &lt;!channel');
+  });
+});
