@@ -3,6 +3,7 @@
 // users.info call per click.
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.ts';
+import { UserFacingError } from './user-facing-error.ts';
 
 interface Cached<T> {
   value: T;
@@ -46,21 +47,31 @@ export class Identity {
     return email;
   }
 
-  /** The policy's user groups this user belongs to (needs usergroups:read). Never throws. */
+  /**
+   * The policy's user groups this user belongs to (needs usergroups:read). Fails closed: when Slack
+   * cannot say who is in a group and nothing is known from before, it throws rather than answer "no
+   * groups", which would let a deny-by-group rule lapse. Failures are not cached.
+   */
   async groupsOf(client: WebClient, userId: string): Promise<string[]> {
     if (this.#o.groups.length === 0) return [];
     if (!this.#members || !this.#fresh(this.#members.at)) {
       const members = new Map<string, Set<string>>();
+      const unknown: string[] = [];
       for (const group of this.#o.groups) {
         try {
           const res = await client.usergroups.users.list({ usergroup: group });
           members.set(group, new Set(res.users ?? []));
         } catch (err) {
           this.#o.logger.warn({ err, group }, 'could not read user group members');
-          // Keep what we knew before rather than silently dropping someone's rights.
           const previous = this.#members?.value.get(group);
           if (previous) members.set(group, previous);
+          else unknown.push(group);
         }
+      }
+      if (unknown.length > 0) {
+        throw new UserFacingError(
+          'Slack could not tell which user groups you are in, so your access cannot be checked; try again in a minute.',
+        );
       }
       this.#members = { value: members, at: (this.#o.now ?? Date.now)() };
     }

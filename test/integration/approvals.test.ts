@@ -27,6 +27,14 @@ rules:
     effect: deny
     actions: [run]
     users: [U03CAROL]
+  - name: nothing runs into deploys
+    effect: deny
+    actions: [run]
+    channels: [C02DEPLOYS]
+  - name: vacuum is private
+    effect: deny
+    actions: [view]
+    runbooks: { names: ["Postgres Vacuum*"] }
 `;
 
 let h: Harness;
@@ -82,6 +90,50 @@ describe('policy denials', () => {
     expect(modal.view.submit).toBeUndefined();
     const entries = await h.runtime.deps.access.audit.recent(10);
     expect(entries.find((e) => e.userId === 'U03CAROL')).toMatchObject({ action: 'run.open', outcome: 'denied' });
+  });
+});
+
+describe('policy on where results go and what may be seen', () => {
+  it('a run whose result would go to a channel the policy closes is refused, though opened elsewhere', async () => {
+    await h.user('U01ALICE').command('run "Scale Kubernetes Deployment"', 'C01OPS');
+    const modal = await waitFor(() => modalContaining(h, 'field_replicas'), 'run modal');
+    const before = h.emulator.state.executions.byId.size;
+    const res = await h.user('U01ALICE').submit(modal.id, {
+      [BLOCKS.proxy]: { [ACTIONS.proxySelect]: { type: 'static_select', selected_option: { value: 'proxy-dev' } } },
+      [BLOCKS.channel]: {
+        [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: 'C02DEPLOYS' },
+      },
+      field_namespace: { value: { type: 'plain_text_input', value: 'web' } },
+      field_deployment: { value: { type: 'plain_text_input', value: 'api' } },
+      field_replicas: { value: { type: 'number_input', value: '2' } },
+    });
+    expect(JSON.stringify(res.json)).toContain('nothing runs into deploys');
+    expect(h.emulator.state.executions.byId.size).toBe(before);
+  });
+
+  it('a proxy the form did not offer is refused on its field', async () => {
+    await h.user('U01ALICE').command('run "Scale Kubernetes Deployment"', 'C01OPS');
+    const modal = await waitFor(() => modalContaining(h, 'field_replicas'), 'run modal');
+    const res = await h.user('U01ALICE').submit(modal.id, {
+      [BLOCKS.proxy]: {
+        [ACTIONS.proxySelect]: { type: 'static_select', selected_option: { value: 'proxy-elsewhere' } },
+      },
+      field_namespace: { value: { type: 'plain_text_input', value: 'web' } },
+      field_deployment: { value: { type: 'plain_text_input', value: 'api' } },
+      field_replicas: { value: { type: 'number_input', value: '2' } },
+    });
+    expect((res.json as { errors: Record<string, string> }).errors[BLOCKS.proxy]).toContain('offered proxies');
+  });
+
+  it('executions of a runbook the policy hides are left out of lists and refused in status', async () => {
+    const hidden = [...h.emulator.state.executions.byId.values()].find(
+      (e) => e.workflowName === 'Postgres Vacuum Analyze',
+    )!;
+    await h.user('U01ALICE').command(`status ${hidden.id}`, 'C01OPS');
+    await waitFor(() => ephemeralContaining(h.fake, 'vacuum is private'), 'status refused');
+    await h.user('U01ALICE').command('executions --last year', 'C01OPS');
+    const list = await waitFor(() => ephemeralContaining(h.fake, 'Executions'), 'executions');
+    expect(JSON.stringify(list.blocks)).not.toContain('Postgres Vacuum Analyze');
   });
 });
 

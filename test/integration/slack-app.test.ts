@@ -5,7 +5,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { formRequest, sendToBot, slashCommandBody } from '../../src/sandbox/slack-requests.ts';
 import { checkBlocks, checkView } from '../../src/slack/blocks/limits.ts';
 import { ACTIONS, BLOCKS, SHORTCUTS } from '../../src/slack/ids.ts';
+import { createMetadataSeal } from '../../src/slack/metadata-seal.ts';
 import {
+  BOT_TOKEN,
   ephemeralContaining,
   type Harness,
   modalContaining,
@@ -191,6 +193,32 @@ describe('run modal', () => {
     );
     expect(filled.ok).toBe(true);
     h.emulator.setFaults({ latencyMs: 0 });
+  });
+
+  it("a submission that cannot be checked within Slack's 3 s starts nothing and says so", async () => {
+    await h.user().command('run "Scale Kubernetes Deployment"', 'C01OPS');
+    const modal = await waitFor(() => modalContaining(h, 'field_replicas'), 'run modal');
+    // A runbook the catalog has not seen yet must be fetched, and the API now takes 5 s.
+    const unknown = [...h.emulator.state.workflows.byId.values()].find(
+      (w) => w.workflow.name === 'Restart ECS Service',
+    )!;
+    const seal = createMetadataSeal(BOT_TOKEN);
+    h.fake.state.views[modal.id]!.view.private_metadata = seal.seal(
+      JSON.stringify({ r: `${unknown.workflow.id}`, c: 'C01OPS' }),
+    );
+    const catalogGet = h.runtime.deps.catalog.get.bind(h.runtime.deps.catalog);
+    h.runtime.deps.catalog.get = async () => null;
+    h.emulator.setFaults({ latencyMs: 5_000 });
+    const before = h.emulator.state.executions.byId.size;
+    try {
+      const res = await h.user().submit(modal.id, {});
+      expect(JSON.stringify(res.json)).toContain('took too long, so nothing was started');
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(h.emulator.state.executions.byId.size).toBe(before);
+    } finally {
+      h.runtime.deps.catalog.get = catalogGet;
+      h.emulator.setFaults({ latencyMs: 0 });
+    }
   });
 
   it('the runbook picker offers matches as you type', async () => {

@@ -23,6 +23,9 @@ import {
 } from '../blocks/execution-status.ts';
 import { buildChoiceBlocks, buildRunbookChoice } from '../blocks/runbook-choice.ts';
 import type { SlackDeps } from '../deps.ts';
+import { describeFailure } from '../describe-failure.ts';
+import { UserFacingError } from '../user-facing-error.ts';
+import { visibilityFor } from './access.ts';
 import type { HandlerContext } from './context.ts';
 import { runModalView } from './run.ts';
 
@@ -85,10 +88,12 @@ export async function showExecutions(
   const page = await ctx.deps.api.executions.list(params);
   // The filter grammar is not published, so a server may ignore it or match loosely (substrings):
   // never show a row that does not belong to the query.
+  const visible = await visibilityFor(ctx.deps, ctx.client, ctx.userId, ctx.channelId);
   const items = page.items.filter(
     (e) =>
       (!runbookName || sameName(e.workflowName, runbookName)) &&
-      (!query.status || e.executionStatus === STATUS_OF_FILTER[query.status]),
+      (!query.status || e.executionStatus === STATUS_OF_FILTER[query.status]) &&
+      visible.runbook({ name: e.workflowName }),
   );
   const message = buildExecutionList({
     page: { ...page, items },
@@ -137,6 +142,7 @@ export async function showStatus(ctx: HandlerContext, executionId: string, repla
     throw err;
   }
   const runbook = await runbookNamed(ctx.deps, execution.workflowName);
+  await assertVisible(ctx, execution.workflowName, runbook?.id ?? null);
   const inputs = maskExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
   const message = buildExecutionStatus({
     execution,
@@ -163,9 +169,21 @@ async function openFilledModal(
     view = await fill();
   } catch (err) {
     ctx.deps.logger.warn({ err }, `could not fill the ${title} modal`);
-    view = errorModal(title, notFoundSentence(err) ?? describeApiError(err));
+    view = errorModal(title, notFoundSentence(err) ?? describeFailure(err));
   }
-  await ctx.client.views.update({ view_id: viewId, view });
+  try {
+    await ctx.client.views.update({ view_id: viewId, view });
+  } catch (err) {
+    // Never leave the person looking at "Loading…".
+    ctx.deps.logger.warn({ err }, `could not show the ${title} modal`);
+    await ctx.client.views.update({ view_id: viewId, view: errorModal(title, describeFailure(err)) }).catch(() => {});
+  }
+}
+
+/** The policy's `view` rule for one execution's runbook; refuses with the rule's sentence. */
+async function assertVisible(ctx: HandlerContext, name: string, id: string | null): Promise<void> {
+  const decision = (await visibilityFor(ctx.deps, ctx.client, ctx.userId, ctx.channelId)).decide({ id, name });
+  if (!decision.allowed) throw new UserFacingError(decision.message);
 }
 
 function notFoundSentence(err: unknown): string | null {
@@ -175,9 +193,11 @@ function notFoundSentence(err: unknown): string | null {
 
 /** The "Full output" button: a modal with the whole output (or its last part when very long). */
 export async function openOutputModal(ctx: HandlerContext, executionId: string): Promise<void> {
-  await openFilledModal(ctx, loadingModal('Execution output', 'Loading the output…'), 'Execution output', async () =>
-    buildOutputModal(await ctx.deps.api.executions.get(executionId)),
-  );
+  await openFilledModal(ctx, loadingModal('Execution output', 'Loading the output…'), 'Execution output', async () => {
+    const execution = await ctx.deps.api.executions.get(executionId);
+    await assertVisible(ctx, execution.workflowName, null);
+    return buildOutputModal(execution);
+  });
 }
 
 export interface RerunTarget {

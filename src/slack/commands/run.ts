@@ -4,7 +4,7 @@ import type { WebClient } from '@slack/web-api';
 import { describeApiError } from '../../api/errors.ts';
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
-import { maskSecrets, secretFieldNames } from '../../forms/secrets.ts';
+import { maskSecrets, stripSecrets } from '../../forms/secrets.ts';
 import { describeApprovers } from '../../policy/policy.ts';
 import { button, errorModal, infoModal, loadingModal } from '../blocks/common.ts';
 import { buildRunningCard } from '../blocks/execution-card.ts';
@@ -140,7 +140,7 @@ export async function runModalView(
   }
   const spec = parseInputSchema(runbook.inputSchema);
   // Secret values are never carried over into a new form.
-  const prefill = target.prefill ? withoutSecrets(target.prefill, secretFieldNames(spec)) : undefined;
+  const prefill = target.prefill ? stripSecrets(spec, target.prefill) : undefined;
   return buildRunModal({
     runbook,
     spec,
@@ -151,12 +151,6 @@ export async function runModalView(
     proxyId: target.proxyId ?? null,
     notes: runNotes(deps, runbook),
   });
-}
-
-function withoutSecrets(values: Record<string, unknown>, secrets: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(values)) if (!secrets.includes(k)) out[k] = v;
-  return out;
 }
 
 export interface StartRunInput {
@@ -222,7 +216,7 @@ export async function startRun(deps: SlackDeps, client: WebClient, input: StartR
       runbookId: input.runbook.id,
       proxyId: input.proxyId,
       channel: input.channel,
-      params: withoutSecrets(input.params, secretFieldNames(spec)),
+      params: stripSecrets(spec, input.params),
     });
     const sentence = `${input.runbook.name} did not start. ${describeApiError(err)}`;
     await postToConversation(client, deps.logger, input.channel, input.userId, {
@@ -248,8 +242,13 @@ export async function startRun(deps: SlackDeps, client: WebClient, input: StartR
     inputs: masked,
     ...(input.approvedBy ? { approvedBy: input.approvedBy } : {}),
   };
-  // The watch is stored before anything is posted, so a crash here still gets a result later.
-  await deps.runs.started({ ...run, executionIds, channel: input.channel, teamId: input.teamId });
+  // The watch is stored before anything is posted, so a crash here still gets a result later. If the
+  // store fails, the run is still going: the person must at least get its message and id.
+  await deps.runs
+    .started({ ...run, executionIds, channel: input.channel, teamId: input.teamId })
+    .catch((err: unknown) =>
+      deps.logger.error({ err, executionIds }, 'could not store the watch; the result will not be followed'),
+    );
   const posted = await postToConversation(
     client,
     deps.logger,

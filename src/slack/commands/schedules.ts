@@ -7,7 +7,7 @@ import { describeApiError, NotFoundError } from '../../api/errors.ts';
 import { type Schedule, type ScheduleWrite, Workflow } from '../../api/schemas.ts';
 import { type FormSpec, isRecord, parseInputSchema } from '../../forms/input-schema.ts';
 import { readFormValues } from '../../forms/read-form-values.ts';
-import { secretFieldNames } from '../../forms/secrets.ts';
+import { stripSecrets } from '../../forms/secrets.ts';
 import { describeCron, resolveTimeZone } from '../../schedules/cron.ts';
 import { button, errorMessage, errorModal, infoModal, loadingModal, noticeMessage } from '../blocks/common.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, slackDate, truncate } from '../blocks/mrkdwn.ts';
@@ -26,7 +26,7 @@ import {
 import type { SlackDeps } from '../deps.ts';
 import { ACTIONS, BLOCKS } from '../ids.ts';
 import { postToConversation } from '../post-to-conversation.ts';
-import { runbookFacts, subjectOf } from './access.ts';
+import { runbookFacts, subjectOf, visibilityFor } from './access.ts';
 import { requestApproval } from './approvals.ts';
 import type { HandlerContext } from './context.ts';
 import { loadRunbook, startRun } from './run.ts';
@@ -150,9 +150,11 @@ export async function showSchedules(
     }
     runbook = { id: resolution.runbook.id, name: resolution.runbook.name };
   }
+  const visible = await visibilityFor(deps, ctx.client, ctx.userId, ctx.channelId);
   const schedules: Schedule[] = [];
   for await (const schedule of deps.api.schedules.iterate({ pageSize: 100 })) {
-    if (!runbook || schedule.runbookId === runbook.id) schedules.push(schedule);
+    if (runbook && schedule.runbookId !== runbook.id) continue;
+    if (visible.runbook({ id: schedule.runbookId, name: schedule.runbookName })) schedules.push(schedule);
     if (schedules.length >= MAX_LISTED) break;
   }
   // A runbook the catalog no longer knows still has a name on its schedules.
@@ -224,11 +226,6 @@ function parseParams(text: string): Record<string, unknown> | null {
   }
 }
 
-function withoutSecrets(values: Record<string, unknown>, spec: FormSpec): Record<string, unknown> {
-  const secrets = secretFieldNames(spec);
-  return Object.fromEntries(Object.entries(values).filter(([k]) => !secrets.includes(k)));
-}
-
 /** The view for a target: the form (create, edit or draft), a pick list, or the bare picker. */
 export async function scheduleModalView(ctx: HandlerContext, target: ScheduleModalTarget) {
   const { deps } = ctx;
@@ -257,6 +254,11 @@ export async function scheduleModalView(ctx: HandlerContext, target: ScheduleMod
       remember(runbookCache, runbookId, { runbook, at: deps.now() });
       notes.push(':warning: The Runbook API no longer knows this runbook; runs of this schedule will probably fail.');
     }
+    if (schedule) {
+      // Whoever may not change this schedule does not get its form (nor its stored parameters).
+      const allowed = await mayChangeSchedule(deps, ctx.client, ctx, runbook, schedule.id, 'schedule.open');
+      if (!allowed.allowed) return errorModal('Edit schedule', allowed.message);
+    }
     if (!isRunnable(runbook))
       notes.push(':no_entry: Running this runbook is disabled, so scheduled runs will not start.');
     const spec = parseInputSchema(runbook.inputSchema);
@@ -268,7 +270,7 @@ export async function scheduleModalView(ctx: HandlerContext, target: ScheduleMod
       proxies: await deps.proxies.choicesFor(runbook),
       proxyId: schedule ? schedule.proxyId || null : draft!.proxyId,
       // Secret values are never shown again: they stay empty and must be re-entered on save.
-      prefill: withoutSecrets(storedParams ?? {}, spec),
+      prefill: stripSecrets(spec, storedParams ?? {}),
       builder: schedule ? builderFromCron(schedule.schedule) : draft!.builder,
       metadata: { r: runbook.id, s: schedule?.id ?? draft!.scheduleId, c: draft?.channel ?? ctx.channelId },
       now,
@@ -422,7 +424,7 @@ export async function saveSchedule(
         scheduleId: metadata.s,
         proxyId: submission.proxyId,
         channel: metadata.c,
-        params: withoutSecrets(submission.params, submission.spec),
+        params: stripSecrets(submission.spec, submission.params),
         builder: submission.builder,
       },
       deps.now(),
@@ -606,6 +608,14 @@ export async function runScheduleNow(ctx: HandlerContext, scheduleId: string): P
     );
     return;
   }
+  const limit = deps.access.runLimit.take(ctx.userId);
+  if (!limit.ok) {
+    await ctx.respond(
+      errorMessage(`You have started too many runs this minute; try again in ${Math.ceil(limit.retryInMs / 1000)} s.`),
+    );
+    return;
+  }
+  const email = await deps.access.identity.emailOf(ctx.client, ctx.userId);
   await startRun(deps, ctx.client, {
     runbook,
     proxyId: schedule.proxyId,
@@ -613,5 +623,6 @@ export async function runScheduleNow(ctx: HandlerContext, scheduleId: string): P
     channel: ctx.channelId,
     userId: ctx.userId,
     teamId: ctx.teamId,
+    ...(email ? { userEmail: email } : {}),
   });
 }

@@ -3,7 +3,7 @@
 import type { App, BlockAction, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { describeApiError } from '../../api/errors.ts';
-import { errorModal } from '../blocks/common.ts';
+import { errorMessage, errorModal } from '../blocks/common.ts';
 import { mrkdwnText } from '../blocks/mrkdwn.ts';
 import { decodeScheduleRef, decodeSchedulesPage } from '../blocks/schedule-list.ts';
 import {
@@ -26,8 +26,10 @@ import {
   userTimeZone,
 } from '../commands/schedules.ts';
 import type { SlackDeps } from '../deps.ts';
+import { describeFailure } from '../describe-failure.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../ids.ts';
-import { slackErrorCode } from '../post-to-conversation.ts';
+import { postToConversation, slackErrorCode } from '../post-to-conversation.ts';
+import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from './deadline.ts';
 import { interactionContext } from './interaction-context.ts';
 import { type ActionHandler, buttonValue, onAction } from './on-action.ts';
 
@@ -151,9 +153,14 @@ export function registerScheduleActions(app: App, deps: SlackDeps): void {
     }
     let runbook: Awaited<ReturnType<typeof scheduleRunbook>>;
     try {
-      runbook = await scheduleRunbook(deps, meta.r);
+      // Before the ack, within Slack's 3 s: past the deadline nothing is saved and the person is told.
+      runbook = await withDeadline(scheduleRunbook(deps, meta.r), SUBMIT_DEADLINE_MS);
     } catch (err) {
-      await ack({ response_action: 'update', view: errorModal(title, describeApiError(err)) });
+      const sentence =
+        err instanceof DeadlineError
+          ? 'Loading the runbook took too long, so nothing was saved. Try again in a moment.'
+          : `Nothing was saved. ${describeFailure(err)}`;
+      await ack({ response_action: 'update', view: errorModal(title, sentence) });
       return;
     }
     const submission = readScheduleSubmission(runbook, view.state.values);
@@ -161,11 +168,22 @@ export function registerScheduleActions(app: App, deps: SlackDeps): void {
       await ack({ response_action: 'errors', errors: submission.errors });
       return;
     }
+    // The proxy select only offers listed proxies; a value outside them did not come from our form.
+    const choices = await withDeadline(deps.proxies.choicesFor(runbook), 500).catch(() => null);
+    if (choices && choices.options.length > 0 && !choices.options.some((p) => p.id === submission.proxyId)) {
+      await ack({ response_action: 'errors', errors: { [BLOCKS.proxy]: 'Choose one of the offered proxies.' } });
+      return;
+    }
     await ack();
     try {
       await saveSchedule(deps, client, body.user.id, meta, submission);
     } catch (err) {
-      deps.logger.error({ err }, 'could not report the saved schedule');
+      deps.logger.error({ err }, 'schedule submission failed after the form closed');
+      const sentence = `Saving the schedule failed after the form closed. ${describeFailure(err)} Check /runbook schedules before trying again.`;
+      await postToConversation(client, deps.logger, meta.c, body.user.id, {
+        ...errorMessage(sentence),
+        ephemeralTo: body.user.id,
+      });
     }
   });
 }

@@ -2,11 +2,11 @@
 // errors on the exact fields (nothing runs until the input is valid); then close the modal and
 // start the run, posting the live message where the person asked.
 import type { App, ViewSubmitAction } from '@slack/bolt';
-import { describeApiError } from '../../api/errors.ts';
+import type { WebClient } from '@slack/web-api';
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { readFormValues } from '../../forms/read-form-values.ts';
-import { errorModal, infoModal } from '../blocks/common.ts';
+import { errorMessage, errorModal, infoModal } from '../blocks/common.ts';
 import { escapeMrkdwn } from '../blocks/mrkdwn.ts';
 import { decodeRunMetadata } from '../blocks/run-modal.ts';
 import { isRunnable } from '../blocks/runbook-list.ts';
@@ -14,7 +14,10 @@ import { runbookFacts, subjectOf } from '../commands/access.ts';
 import { requestApproval } from '../commands/approvals.ts';
 import { loadRunbook, startRun } from '../commands/run.ts';
 import type { SlackDeps } from '../deps.ts';
+import { describeFailure } from '../describe-failure.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../ids.ts';
+import { postToConversation } from '../post-to-conversation.ts';
+import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from './deadline.ts';
 
 type StateValues = ViewSubmitAction['view']['state']['values'];
 
@@ -52,89 +55,124 @@ export function oversizedFields(values: StateValues): Record<string, string> | n
   return Object.keys(errors).length ? errors : null;
 }
 
+type Prepared =
+  | { kind: 'errors'; errors: Record<string, string> }
+  | { kind: 'refused'; view: ReturnType<typeof infoModal> }
+  | { kind: 'ready'; runbook: Workflow; proxyId: string; params: Record<string, unknown>; channel: string | null };
+
+/** Everything that decides whether a submission may run, answered before the ack. Starts nothing. */
+async function prepareRun(deps: SlackDeps, body: ViewSubmitAction, client: WebClient): Promise<Prepared> {
+  const view = body.view;
+  const meta = decodeRunMetadata(view.private_metadata);
+  if (!meta.r) return { kind: 'errors', errors: { [BLOCKS.runbookPicker]: 'Pick a runbook first.' } };
+  // The catalog answers from memory; the API is the fallback for a runbook it has not seen yet.
+  const runbook = (await deps.catalog.get(meta.r)) ?? (await loadRunbook(deps, meta.r));
+  const values = view.state.values;
+  const tooLong = oversizedFields(values);
+  if (tooLong) return { kind: 'errors', errors: tooLong };
+  const spec = parseInputSchema(runbook.inputSchema);
+  const form = spec.kind === 'empty' ? { ok: true as const, params: {} } : readFormValues(spec, values);
+  const proxyId = readProxy(values);
+  const errors: Record<string, string> = form.ok ? {} : { ...form.errors };
+  if (!proxyId) errors[BLOCKS.proxy] = 'Choose the proxy that should run it.';
+  else {
+    // A select only offers listed proxies; a value outside them did not come from our form.
+    const choices = await deps.proxies.choicesFor(runbook);
+    if (choices.options.length > 0 && !choices.options.some((p) => p.id === proxyId)) {
+      errors[BLOCKS.proxy] = 'Choose one of the offered proxies.';
+    }
+  }
+  if (Object.keys(errors).length > 0 || !form.ok || !proxyId) return { kind: 'errors', errors };
+  if (!isRunnable(runbook)) {
+    return {
+      kind: 'refused',
+      view: infoModal('Run a runbook', `:no_entry: *${escapeMrkdwn(runbook.name)}* is disabled and cannot be run.`),
+    };
+  }
+  const userId = body.user.id;
+  const channel = readChannel(values);
+  const facts = runbookFacts(deps, runbook);
+  // The rule is checked where the form was opened and where the result will go.
+  for (const where of new Set([meta.c, channel])) {
+    const decision = deps.access.policy.decide('run', await subjectOf(deps, client, userId, where), facts);
+    if (decision.allowed) continue;
+    await deps.access.audit.record({
+      userId,
+      teamId: body.team?.id ?? body.user.team_id ?? null,
+      channel: where,
+      action: 'run.start',
+      target: `${runbook.name} (${runbook.id})`,
+      outcome: 'denied',
+      detail: decision.message,
+      tid: null,
+    });
+    return { kind: 'refused', view: infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(decision.message)}`) };
+  }
+  const limit = deps.access.runLimit.take(userId);
+  if (!limit.ok) {
+    const seconds = Math.ceil(limit.retryInMs / 1000);
+    return {
+      kind: 'errors',
+      errors: { [BLOCKS.proxy]: `You have started too many runs this minute; try again in ${seconds} s.` },
+    };
+  }
+  return { kind: 'ready', runbook, proxyId, params: form.params, channel };
+}
+
 export function registerViews(app: App, deps: SlackDeps): void {
-  app.view<ViewSubmitAction>(VIEWS.run, async ({ ack, body, view, client }) => {
-    const meta = decodeRunMetadata(view.private_metadata);
-    if (!meta.r) {
-      await ack({ response_action: 'errors', errors: { [BLOCKS.runbookPicker]: 'Pick a runbook first.' } });
-      return;
-    }
-    let runbook: Workflow | null;
+  app.view<ViewSubmitAction>(VIEWS.run, async ({ ack, body, client }) => {
+    let prepared: Prepared;
     try {
-      // The catalog answers from memory; the API is the fallback for a runbook it has not seen yet.
-      runbook = (await deps.catalog.get(meta.r)) ?? (await loadRunbook(deps, meta.r));
+      prepared = await withDeadline(prepareRun(deps, body, client), SUBMIT_DEADLINE_MS);
     } catch (err) {
-      await ack({ response_action: 'update', view: errorModal('Run a runbook', describeApiError(err)) });
+      deps.logger.warn({ err }, 'run submission could not be checked in time');
+      const sentence =
+        err instanceof DeadlineError
+          ? 'Checking this took too long, so nothing was started. Try again in a moment.'
+          : `Nothing was started. ${describeFailure(err)}`;
+      await ack({ response_action: 'update', view: errorModal('Run a runbook', sentence) });
       return;
     }
-    const values = view.state.values;
-    const tooLong = oversizedFields(values);
-    if (tooLong) {
-      await ack({ response_action: 'errors', errors: tooLong });
+    if (prepared.kind === 'errors') {
+      await ack({ response_action: 'errors', errors: prepared.errors });
       return;
     }
-    const spec = parseInputSchema(runbook.inputSchema);
-    const form = spec.kind === 'empty' ? { ok: true as const, params: {} } : readFormValues(spec, values);
-    const proxyId = readProxy(values);
-    const errors: Record<string, string> = form.ok ? {} : { ...form.errors };
-    if (!proxyId) errors[BLOCKS.proxy] = 'Choose the proxy that should run it.';
-    if (Object.keys(errors).length > 0 || !form.ok || !proxyId) {
-      await ack({ response_action: 'errors', errors });
+    if (prepared.kind === 'refused') {
+      await ack({ response_action: 'update', view: prepared.view });
       return;
     }
-    if (!isRunnable(runbook)) {
-      await ack({
-        response_action: 'update',
-        view: infoModal('Run a runbook', `:no_entry: *${escapeMrkdwn(runbook.name)}* is disabled and cannot be run.`),
-      });
-      return;
-    }
+    await ack();
+    const { proxyId, params, channel } = prepared;
     const userId = body.user.id;
     const teamId = body.team?.id ?? body.user.team_id ?? null;
-    const channel = readChannel(values) ?? null;
-    const facts = runbookFacts(deps, runbook);
-    const decision = deps.access.policy.decide('run', await subjectOf(deps, client, userId, meta.c), facts);
-    if (!decision.allowed) {
-      await ack({
-        response_action: 'update',
-        view: infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(decision.message)}`),
+    try {
+      // The catalog copy may be a minute old: whether approval is needed is decided on a fresh one.
+      const runbook = await loadRunbook(deps, prepared.runbook.id).catch(() => prepared.runbook);
+      const need = deps.access.policy.approvalFor({
+        ...runbookFacts(deps, runbook),
+        requiresApproval: runbook.requiresApproval || prepared.runbook.requiresApproval,
       });
-      await deps.access.audit.record({
+      if (need.required) {
+        await requestApproval(deps, client, { runbook, proxyId, params, channel, userId, teamId, need });
+        return;
+      }
+      const email = await deps.access.identity.emailOf(client, userId);
+      await startRun(deps, client, {
+        runbook,
+        proxyId,
+        params,
+        channel,
         userId,
         teamId,
-        channel,
-        action: 'run.start',
-        target: `${runbook.name} (${runbook.id})`,
-        outcome: 'denied',
-        detail: decision.message,
-        tid: null,
+        ...(email ? { userEmail: email } : {}),
       });
-      return;
-    }
-    const limit = deps.access.runLimit.take(userId);
-    if (!limit.ok) {
-      const seconds = Math.ceil(limit.retryInMs / 1000);
-      await ack({
-        response_action: 'errors',
-        errors: { [BLOCKS.proxy]: `You have started too many runs this minute; try again in ${seconds} s.` },
+    } catch (err) {
+      deps.logger.error({ err }, 'run submission failed after the form closed');
+      const sentence = `${prepared.runbook.name}: something failed after the form closed. ${describeFailure(err)} Check /runbook executions before trying again.`;
+      await postToConversation(client, deps.logger, channel, userId, {
+        ...errorMessage(sentence),
+        ephemeralTo: userId,
       });
-      return;
     }
-    const need = deps.access.policy.approvalFor(facts);
-    await ack();
-    if (need.required) {
-      await requestApproval(deps, client, { runbook, proxyId, params: form.params, channel, userId, teamId, need });
-      return;
-    }
-    const email = await deps.access.identity.emailOf(client, userId);
-    await startRun(deps, client, {
-      runbook,
-      proxyId,
-      params: form.params,
-      channel,
-      userId,
-      teamId,
-      ...(email ? { userEmail: email } : {}),
-    });
   });
 }

@@ -55,3 +55,26 @@ describe('secrets', () => {
     expect(maskSecrets(parseInputSchema('{bad'), { a: 1 })).toEqual({ a: 1 });
   });
 });
+
+describe('stripSecrets', () => {
+  it('removes secret values at every depth, for drafts, re-runs and edit forms', async () => {
+    const { stripSecrets } = await import('../../../src/forms/secrets.ts');
+    const { parseInputSchema } = await import('../../../src/forms/input-schema.ts');
+    const spec = parseInputSchema(
+      JSON.stringify({
+        type: 'object',
+        properties: {
+          token: { type: 'secret' },
+          db: {
+            type: 'object',
+            properties: { user: { type: 'string' }, password: { type: 'string', format: 'password' } },
+          },
+          region: { type: 'string' },
+        },
+      }),
+    );
+    const stripped = stripSecrets(spec, { token: 't0p', db: { user: 'u', password: 'hunter2' }, region: 'eu' });
+    expect(stripped).toEqual({ db: { user: 'u' }, region: 'eu' });
+    expect(JSON.stringify(stripped)).not.toContain('hunter2');
+  });
+});

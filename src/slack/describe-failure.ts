@@ -1,0 +1,12 @@
+import { describeApiError, RunbookApiError } from '../api/errors.ts';
+import { slackErrorCode } from './post-to-conversation.ts';
+import { UserFacingError } from './user-facing-error.ts';
+
+/** One sentence for a failure from anywhere: our own words, the Runbook API, or Slack. */
+export function describeFailure(err: unknown): string {
+  if (err instanceof UserFacingError) return err.message;
+  if (err instanceof RunbookApiError) return describeApiError(err);
+  const code = slackErrorCode(err);
+  if (code) return `Slack refused the request (${code}); try again, and tell the bot admins if it keeps happening.`;
+  return describeApiError(err);
+}
