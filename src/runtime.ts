@@ -125,7 +125,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         api,
         // Its own client: rate-limited answers come back as errors so the pacer decides the wait,
         // and no silent retries of postMessage (a retried post could double a reply).
-        slack: new WebClient(botToken, { slackApiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } }),
+        slack: new WebClient(botToken, {
+          slackApiUrl,
+          rejectRateLimitedCalls: true,
+          retryConfig: { retries: 0 },
+          // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
+          timeout: 10_000,
+        }),
         owner: options.watcherOwner ?? newOwnerId(),
         logger,
         metrics: createWatchMetrics(registry),
@@ -180,7 +186,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       store,
       api,
       transport: slackPostTransport(
-        new WebClient(botToken, { slackApiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } }),
+        new WebClient(botToken, {
+          slackApiUrl,
+          rejectRateLimitedCalls: true,
+          retryConfig: { retries: 0 },
+          // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
+          timeout: 10_000,
+        }),
       ),
       logger,
       runbooks: catalogLookup(deps.catalog),

@@ -23,16 +23,19 @@ export async function* paginate<T>(
   const { tid: _ignored, ...call } = options.call ?? {};
   const seen = new Set<string>();
   let token = '';
+  // The last page's transaction id: support can look up where the listing stopped.
+  let lastTid = '';
   for (let pages = 0; ; pages++) {
     if (pages >= options.maxPages) {
       throw new PaginationError({
-        tid: '',
+        tid: lastTid,
         method: 'GET',
         path: options.path,
         message: `stopped after ${options.maxPages} pages; the list did not end`,
       });
     }
     const page = await fetchPage(token, call);
+    lastTid = page.tid;
     yield* page.items;
     if (page.nextPageToken === '') return;
     if (seen.has(page.nextPageToken) || page.nextPageToken === token) {

@@ -6,7 +6,14 @@
 // - when more than `digestThreshold` replies wait in a channel's lane, they leave as ONE digest
 //   message instead of N thread replies;
 // - a rate-limited answer (WebClient with rejectRateLimitedCalls) pauses that lane for Retry-After and
-//   the job is tried again; 5xx/network errors back off and retry a few times.
+//   the job is tried again (Slack refused it, so nothing was posted);
+// - a 5xx/network error on an edit backs off and retries (an edit is idempotent). On a POST the
+//   outcome is unknown: Slack may have stored the message. A post or reply is sent again only when
+//   its job can say what it looks like (`sentCheck`) and the transport can read the channel back
+//   (`recent`): before each new attempt the pacer asks Slack whether it arrived, and a message that
+//   did arrive is never sent twice. Without that check an unknown outcome is final (lost beats doubled);
+// - a claim that throws (the store is down) fails only that job ('claim_error'); the rest of a
+//   digest still goes out.
 // The clock and sleep are injected: unit tests run whole bursts in virtual time.
 
 export interface OutgoingMessage {
@@ -15,9 +22,31 @@ export interface OutgoingMessage {
   blocks?: any[];
 }
 
+/** A message as read back from Slack. */
+export interface SeenMessage {
+  ts: string;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: Block Kit blocks pass through untouched
+  blocks?: any[];
+}
+
 export interface PacerTransport {
   post(channel: string, message: OutgoingMessage, threadTs?: string): Promise<{ channel: string; ts: string }>;
   update(channel: string, ts: string, message: OutgoingMessage): Promise<void>;
+  /**
+   * Reads back what is in a thread (its replies, not the parent) or, with threadTs null, the
+   * channel's top-level messages since `oldestMs`. Lets the pacer check whether a post whose
+   * outcome was unknown arrived before sending it again; without it such posts are not retried.
+   */
+  recent?(channel: string, threadTs: string | null, oldestMs: number): Promise<SeenMessage[]>;
+}
+
+/** Whether a message read back from Slack is this job's message (or a digest holding it). */
+export type SentCheck = (message: SeenMessage) => boolean;
+
+export interface PostOptions {
+  /** Makes a post safe to retry after a 5xx/network error (see PacerTransport.recent). */
+  sentCheck?: SentCheck;
 }
 
 export interface ReplyRequest {
@@ -33,9 +62,15 @@ export interface ReplyRequest {
    * sent it, skip. The claim is taken once: a retried send does not claim again.
    */
   claim(): Promise<boolean>;
+  /** Recognises the reply or a digest line of it (see PostOptions.sentCheck). */
+  sentCheck?: SentCheck;
 }
 
-export type ReplyOutcome = 'sent' | 'skipped' | 'failed';
+/**
+ * 'claim_error': the claim threw (store down); nothing was sent for this job, but the claim may have
+ * committed, so the caller must not treat the notice as settled.
+ */
+export type ReplyOutcome = 'sent' | 'skipped' | 'failed' | 'claim_error';
 export type SendOutcome<T> = { ok: true; value: T } | { ok: false; code: string | null; error: unknown };
 
 export interface SlackPacerOptions {
@@ -47,8 +82,20 @@ export interface SlackPacerOptions {
   digestThreshold?: number;
   /** Attempts per job for rate limits and transient errors (default 5). */
   maxAttempts?: number;
+  /**
+   * A claimed reply is not tried again once this long has passed since its claim (default 60 s):
+   * someone taking the work over waits this long before asking Slack whether it arrived.
+   */
+  claimedRetryWindowMs?: number;
   /** Observes every failed Slack call (metrics, logs). */
   onError?: (method: string, code: string, error: unknown) => void;
+}
+
+/** Set on post and reply jobs once a send's outcome was unknown: check Slack before sending again. */
+interface Unsure {
+  /** When the first send was tried (the read-back starts a minute before). */
+  firstSentAt: number | null;
+  unsure: boolean;
 }
 
 type Job =
@@ -60,14 +107,33 @@ type Job =
       attempts: number;
       done: (o: SendOutcome<void>) => void;
     }
-  | {
+  | ({
       kind: 'post';
       channel: string;
       message: OutgoingMessage;
+      sentCheck: SentCheck | null;
       attempts: number;
       done: (o: SendOutcome<{ channel: string; ts: string }>) => void;
-    }
-  | { kind: 'reply'; request: ReplyRequest; claimed: boolean; attempts: number; done: (o: ReplyOutcome) => void };
+    } & Unsure)
+  | ({
+      kind: 'reply';
+      request: ReplyRequest;
+      claimed: boolean;
+      claimedAt: number;
+      /** done() was called (skipped, claim error, found already sent). */
+      settled: boolean;
+      attempts: number;
+      done: (o: ReplyOutcome) => void;
+    } & Unsure);
+
+type ReplyJob = Extract<Job, { kind: 'reply' }>;
+
+/** Reading Slack back failed: the job's outcome is still unknown, and reading is safe to retry. */
+class ReadBackError extends Error {
+  constructor(cause: unknown) {
+    super('could not read Slack back', { cause });
+  }
+}
 
 interface Lane {
   queue: Job[];
@@ -92,10 +158,13 @@ function retryAfterMs(err: unknown): number | null {
   return null;
 }
 
-function isTransient(err: unknown): boolean {
+/** 5xx or network/timeout: Slack may or may not have acted on the call. */
+function isUnknownOutcome(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === 'slack_webapi_http_error' || code === 'slack_webapi_request_error';
 }
+
+const READ_BACK_MARGIN_MS = 60_000;
 
 export class SlackPacer {
   readonly #transport: PacerTransport;
@@ -105,6 +174,7 @@ export class SlackPacer {
   readonly #updateIntervalMs: number;
   readonly #digestThreshold: number;
   readonly #maxAttempts: number;
+  readonly #claimedRetryWindowMs: number;
   readonly #onError: SlackPacerOptions['onError'];
   readonly #lanes = new Map<string, Lane>();
   readonly #pumps = new Set<Promise<void>>();
@@ -117,6 +187,7 @@ export class SlackPacer {
     this.#updateIntervalMs = options.updateIntervalMs ?? 1_000;
     this.#digestThreshold = options.digestThreshold ?? 3;
     this.#maxAttempts = options.maxAttempts ?? 5;
+    this.#claimedRetryWindowMs = options.claimedRetryWindowMs ?? 60_000;
     this.#onError = options.onError;
   }
 
@@ -125,16 +196,48 @@ export class SlackPacer {
     return new Promise((done) => this.#enqueue(UPDATES, { kind: 'update', channel, ts, message, attempts: 0, done }));
   }
 
-  /** Posts a new top-level message (never coalesced: the caller needs its ts). */
-  post(channel: string, message: OutgoingMessage): Promise<SendOutcome<{ channel: string; ts: string }>> {
-    return new Promise((done) => this.#enqueue(channel, { kind: 'post', channel, message, attempts: 0, done }));
+  /**
+   * Posts a new top-level message (never coalesced: the caller needs its ts). With a sentCheck, a post
+   * that already arrived is found and its ts returned instead of posting again.
+   */
+  post(
+    channel: string,
+    message: OutgoingMessage,
+    options: PostOptions = {},
+  ): Promise<SendOutcome<{ channel: string; ts: string }>> {
+    return new Promise((done) =>
+      this.#enqueue(channel, {
+        kind: 'post',
+        channel,
+        message,
+        sentCheck: options.sentCheck ?? null,
+        attempts: 0,
+        firstSentAt: null,
+        unsure: false,
+        done,
+      }),
+    );
   }
 
   /** Sends a short notice once (see ReplyRequest.claim); may be merged into a digest. */
   reply(request: ReplyRequest): Promise<ReplyOutcome> {
-    return new Promise((done) =>
-      this.#enqueue(request.channel, { kind: 'reply', request, claimed: false, attempts: 0, done }),
-    );
+    return new Promise((resolve) => {
+      const job: ReplyJob = {
+        kind: 'reply',
+        request,
+        claimed: false,
+        claimedAt: 0,
+        settled: false,
+        attempts: 0,
+        firstSentAt: null,
+        unsure: false,
+        done: (o) => {
+          job.settled = true;
+          resolve(o);
+        },
+      };
+      this.#enqueue(request.channel, job);
+    });
   }
 
   /** Jobs waiting or in flight, per lane. */
@@ -207,41 +310,123 @@ export class SlackPacer {
   async #run(batch: Job[]): Promise<{ jobs: Job[]; waitMs: number } | null> {
     const first = batch[0]!;
     const method = first.kind === 'update' ? 'chat.update' : 'chat.postMessage';
+    let live: Job[] = batch;
     try {
       if (first.kind === 'update') {
         await this.#transport.update(first.channel, first.ts, first.message);
         first.done({ ok: true, value: undefined });
       } else if (first.kind === 'post') {
+        const found = first.unsure
+          ? await this.#readBack(first.channel, null, null, first.firstSentAt, first.sentCheck)
+          : null;
+        if (found) {
+          first.done({ ok: true, value: { channel: first.channel, ts: found } });
+          return null;
+        }
+        first.firstSentAt ??= this.#now();
         first.done({ ok: true, value: await this.#transport.post(first.channel, first.message) });
       } else {
-        await this.#sendReplies(batch as Array<Extract<Job, { kind: 'reply' }>>);
+        const toSend = await this.#claimReplies(batch as ReplyJob[]);
+        live = toSend;
+        await this.#sendReplies(toSend);
       }
       return null;
     } catch (err) {
-      const code = slackCallCode(err) ?? 'unknown_error';
-      this.#onError?.(method, code, err);
-      const limited = retryAfterMs(err);
-      const waiting = batch.filter((j) => j.kind !== 'reply' || j.claimed);
-      const again = waiting.filter((j) => ++j.attempts < this.#maxAttempts);
-      if ((limited !== null || isTransient(err)) && again.length > 0) {
-        for (const j of batch) if (!again.includes(j)) this.#fail(j, err);
-        const waitMs = limited ?? Math.min(30_000, 500 * 2 ** (again[0]!.attempts - 1));
-        return { jobs: again, waitMs };
-      }
-      for (const j of batch) this.#fail(j, err);
-      return null;
+      const readBack = err instanceof ReadBackError;
+      const cause = readBack ? err.cause : err;
+      const code = slackCallCode(cause) ?? 'unknown_error';
+      this.#onError?.(readBack ? 'conversations.history' : method, code, cause);
+      const limited = readBack ? null : retryAfterMs(cause);
+      const unknown = readBack || isUnknownOutcome(cause);
+      // Replies already settled while claiming (skipped, claim error, found) are out of it.
+      live = live.filter((j) => j.kind !== 'reply' || (j.claimed && !j.settled));
+      if (unknown) for (const j of live) if (j.kind !== 'update' && j.firstSentAt !== null) j.unsure = true;
+      const again = live.filter((j) => {
+        if (++j.attempts >= this.#maxAttempts) return false;
+        if (j.kind === 'reply' && this.#now() - j.claimedAt > this.#claimedRetryWindowMs) return false;
+        if (limited !== null) return true;
+        if (!unknown) return false;
+        // An edit is idempotent; a post only when Slack can be asked first whether it arrived.
+        return j.kind === 'update' || this.#canReadBack(j);
+      });
+      for (const j of live) if (!again.includes(j)) this.#fail(j, cause);
+      if (again.length === 0) return null;
+      const waitMs = limited ?? Math.min(30_000, 500 * 2 ** (again[0]!.attempts - 1));
+      return { jobs: again, waitMs };
     }
   }
 
-  async #sendReplies(batch: Array<Extract<Job, { kind: 'reply' }>>): Promise<void> {
+  #canReadBack(job: Job): boolean {
+    if (!this.#transport.recent) return false;
+    if (job.kind === 'post') return job.sentCheck !== null;
+    return job.kind === 'reply' && job.request.sentCheck !== undefined;
+  }
+
+  /**
+   * The ts of a message matching `check` in the thread (or top level), or null; `exclude` is the
+   * message the reply belongs to (its card names the execution too). Throws ReadBackError.
+   */
+  async #readBack(
+    channel: string,
+    threadTs: string | null,
+    exclude: string | null,
+    firstSentAt: number | null,
+    check: SentCheck | null,
+  ): Promise<string | null> {
+    if (!check || !this.#transport.recent) return null;
+    const oldest = (firstSentAt ?? this.#now()) - READ_BACK_MARGIN_MS;
+    let messages: SeenMessage[];
+    try {
+      messages = await this.#transport.recent(channel, threadTs, oldest);
+    } catch (err) {
+      throw new ReadBackError(err);
+    }
+    return messages.find((m) => m.ts !== threadTs && m.ts !== exclude && check(m))?.ts ?? null;
+  }
+
+  /**
+   * Claims every unclaimed reply (each claim on its own: one that throws fails only its job), then
+   * settles the claimed ones whose earlier send may have arrived by reading Slack back. Returns the
+   * jobs still to send.
+   */
+  async #claimReplies(batch: ReplyJob[]): Promise<ReplyJob[]> {
     for (const job of batch) {
       if (job.claimed) continue;
       // The claim is the exactly-once gate: taken before the post, never twice for one job.
-      if (await job.request.claim()) job.claimed = true;
-      else job.done('skipped');
+      let won: boolean;
+      try {
+        won = await job.request.claim();
+      } catch {
+        job.done('claim_error');
+        continue;
+      }
+      if (won) {
+        job.claimed = true;
+        job.claimedAt = this.#now();
+      } else job.done('skipped');
     }
-    const claimed = batch.filter((j) => j.claimed);
+    const toSend: ReplyJob[] = [];
+    for (const job of batch.filter((j) => j.claimed)) {
+      if (job.unsure) {
+        const { channel, threadTs, sentCheck } = job.request;
+        // It may have left as a thread reply or as a digest line at the top level.
+        const found =
+          (threadTs ? await this.#readBack(channel, threadTs, null, job.firstSentAt, sentCheck ?? null) : null) ??
+          (await this.#readBack(channel, null, threadTs, job.firstSentAt, sentCheck ?? null));
+        if (found) {
+          job.done('sent');
+          continue;
+        }
+      }
+      toSend.push(job);
+    }
+    return toSend;
+  }
+
+  async #sendReplies(claimed: ReplyJob[]): Promise<void> {
     if (claimed.length === 0) return;
+    const at = this.#now();
+    for (const job of claimed) job.firstSentAt ??= at;
     if (claimed.length === 1) {
       const { channel, threadTs, message } = claimed[0]!.request;
       await this.#transport.post(channel, message, threadTs ?? undefined);

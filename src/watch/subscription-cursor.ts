@@ -8,6 +8,11 @@
 //     horizon trails the newest createTime by `skewMs`, so a late-listed execution is not missed);
 //   - `pending`: examined while still running; re-checked every scan until they finish (then
 //     reported once), vanish from the listing, or are older than `maxPendingAgeMs`.
+//   - `gap`: when a scan was cut short (page limit), the part it did not read: createTimes between
+//     `bottom` and `top`, continued from the page `token`. The horizon still moves up to the newest
+//     run, so the next scan reads the (short) top of the history first and then carries on in the gap
+//     where the last one stopped: a backlog bigger than one scan is worked off, never re-read from
+//     the top, and `seen` only ever holds the last few minutes.
 // Every scan lists back to min(horizon, oldest pending createTime). Reports are deduplicated by the
 // notification claims, so re-reading an overlap (or a replica writing an older cursor) is harmless;
 // the cursor only has to guarantee nothing is skipped.
@@ -17,11 +22,21 @@ import { isTerminal } from './bulk-discovery.ts';
 /** [executionId, createTime in epoch ms] */
 export type TimedId = [string, number];
 
+export interface CursorGap {
+  /** createTime of the oldest execution read before the cut: everything above it was read. */
+  top: number;
+  /** Down to here (the boundary the cut scan was heading for) still has to be read. */
+  bottom: number;
+  /** The listing's page token where the cut scan stopped. */
+  token: string;
+}
+
 export interface CursorState {
   v: 1;
   horizon: number;
   seen: TimedId[];
   pending: TimedId[];
+  gap?: CursorGap;
 }
 
 export interface CursorSettings {
@@ -52,7 +67,18 @@ export function decodeCursor(raw: string | null): CursorState | null {
   try {
     const v = JSON.parse(raw) as Partial<CursorState>;
     if (v.v !== 1 || typeof v.horizon !== 'number' || !Array.isArray(v.seen) || !Array.isArray(v.pending)) return null;
-    return { v: 1, horizon: v.horizon, seen: v.seen.filter(isTimedId), pending: v.pending.filter(isTimedId) };
+    const g = v.gap;
+    const gap =
+      g && typeof g.top === 'number' && typeof g.bottom === 'number' && typeof g.token === 'string' && g.token
+        ? { top: g.top, bottom: g.bottom, token: g.token }
+        : null;
+    return {
+      v: 1,
+      horizon: v.horizon,
+      seen: v.seen.filter(isTimedId),
+      pending: v.pending.filter(isTimedId),
+      ...(gap ? { gap } : {}),
+    };
   } catch {
     return null;
   }
@@ -70,8 +96,14 @@ export class ScanWindow {
   readonly #seen: Map<string, number>;
   readonly #pending: Map<string, number>;
   readonly #found = new Set<string>();
+  /** Pending runs this scan found finished (owed again; already known to be owed before). */
+  readonly #resumed = new Set<string>();
+  readonly #gap: CursorGap | null;
   #newest = Number.NEGATIVE_INFINITY;
   #oldest = Number.POSITIVE_INFINITY;
+  /** Which part is being listed: from the top, or continuing the previous scan's gap. */
+  #segment: 'top' | 'gap' = 'top';
+  #segmentOldest = Number.POSITIVE_INFINITY;
 
   constructor(previous: CursorState | null, settings: CursorSettings = DEFAULT_CURSOR_SETTINGS) {
     this.#settings = settings;
@@ -79,6 +111,18 @@ export class ScanWindow {
     this.#horizon = previous?.horizon ?? Number.NaN;
     this.#seen = new Map(previous?.seen ?? []);
     this.#pending = new Map(previous?.pending ?? []);
+    this.#gap = previous?.gap ?? null;
+  }
+
+  /** The previous scan's unread part, if it was cut short. */
+  get gap(): CursorGap | null {
+    return this.#gap;
+  }
+
+  /** Listing continues in the gap from its token (after the top segment reached its boundary). */
+  enterGap(): void {
+    this.#segment = 'gap';
+    this.#segmentOldest = Number.POSITIVE_INFINITY;
   }
 
   get baseline(): boolean {
@@ -99,6 +143,7 @@ export class ScanWindow {
     const t = Number.isFinite(parsed) ? parsed : Number.isFinite(this.#newest) ? this.#newest : Date.now();
     this.#newest = Math.max(this.#newest, t);
     this.#oldest = Math.min(this.#oldest, t);
+    this.#segmentOldest = Math.min(this.#segmentOldest, t);
     if (Number.isNaN(this.#horizon)) this.#horizon = t - this.#settings.skewMs;
     const id = execution.id;
     const finished = isTerminal(execution);
@@ -106,9 +151,11 @@ export class ScanWindow {
       this.#found.add(id);
       if (!finished) return false;
       this.#pending.delete(id);
+      this.#resumed.add(id);
       return true;
     }
-    if (t < this.#horizon || this.#seen.has(id)) return false;
+    const inGap = this.#gap !== null && t >= this.#gap.bottom && t <= this.#gap.top + this.#settings.skewMs;
+    if ((t < this.#horizon && !inGap) || this.#seen.has(id)) return false;
     this.#seen.set(id, t);
     if (!finished) {
       this.#pending.set(id, t);
@@ -118,9 +165,35 @@ export class ScanWindow {
     return !this.#baseline;
   }
 
-  /** Whether the listing has gone past everything this scan must look at. */
+  /**
+   * Whether the listing has gone past everything this segment must look at: from the top, down to
+   * the boundary but not into the gap (that is read from its token); in the gap, down to its bottom
+   * (or an older pending run).
+   */
   reachedBoundary(): boolean {
-    return Number.isFinite(this.#oldest) && this.#oldest < this.boundary;
+    if (!Number.isFinite(this.#segmentOldest)) return false;
+    const gap = this.#gap;
+    if (!gap) return this.#segmentOldest < this.boundary;
+    if (this.#segment === 'top') {
+      // Pending runs inside or below the gap are met when the gap is read.
+      let above = this.#horizon;
+      for (const t of this.#pending.values()) if (t > gap.top) above = Math.min(above, t);
+      return this.#segmentOldest < Math.max(gap.top, above);
+    }
+    return this.#segmentOldest < Math.min(gap.bottom, this.boundary);
+  }
+
+  /** Whether this execution came back from `pending` in this scan (rather than being new). */
+  wasPending(executionId: string): boolean {
+    return this.#resumed.has(executionId);
+  }
+
+  /**
+   * Pending runs another replica's cursor holds: a cursor written later must not drop them (that
+   * replica may have released a refused notice and be counting on the next scan to retry it).
+   */
+  adoptPending(others: TimedId[]): void {
+    for (const [id, t] of others) if (!this.#pending.has(id) && !this.#resumed.has(id)) this.#pending.set(id, t);
   }
 
   /** A report that could not be delivered (Slack refused it): look at it again next scan. */
@@ -134,11 +207,24 @@ export class ScanWindow {
    * The cursor to store. `complete` = the listing reached the boundary (or its end); when it was cut
    * short, the horizon stays where it was so the unread part is read next time.
    */
-  finish(complete: boolean): { state: CursorState; abandoned: string[] } {
+  finish(complete: boolean, resumeToken: string | null = null): { state: CursorState; abandoned: string[] } {
     const abandoned: string[] = [];
     let horizon = this.#horizon;
     if (Number.isNaN(horizon)) horizon = 0; // empty history: everything from now on is new
-    if (complete && Number.isFinite(this.#newest)) horizon = Math.max(horizon, this.#newest - this.#settings.skewMs);
+    // What the listing did not reach: the rest of the old gap, or a new one below where it stopped.
+    let gap: CursorGap | null = null;
+    if (!complete) {
+      const bottom = Math.min(this.#gap?.bottom ?? Number.POSITIVE_INFINITY, this.boundary);
+      if (resumeToken && Number.isFinite(this.#segmentOldest) && Number.isFinite(bottom)) {
+        gap = { top: this.#segmentOldest, bottom, token: resumeToken };
+      } else if (this.#gap) {
+        gap = this.#gap; // nothing read in it this time
+      }
+    }
+    // Everything above the gap (or the whole window) was read: the horizon follows the newest run.
+    if ((complete || gap) && Number.isFinite(this.#newest)) {
+      horizon = Math.max(horizon, this.#newest - this.#settings.skewMs);
+    }
     const seen: TimedId[] = [...this.#seen].filter(([, t]) => t >= horizon);
     let pending: TimedId[] = [];
     for (const [id, t] of this.#pending) {
@@ -153,6 +239,6 @@ export class ScanWindow {
       for (const [id] of pending.slice(this.#settings.maxPending)) abandoned.push(id);
       pending = pending.slice(0, this.#settings.maxPending);
     }
-    return { state: { v: 1, horizon, seen, pending }, abandoned };
+    return { state: { v: 1, horizon, seen, pending, ...(gap ? { gap } : {}) }, abandoned };
   }
 }

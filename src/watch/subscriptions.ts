@@ -11,11 +11,12 @@
 // rather than doubling it. When Slack definitely refused the post (it answered with an error, or
 // rate-limited us past every retry), nothing was posted, so the claim is released and the execution
 // goes back to `pending` for the next scan to try again, unless the channel is gone for good. When
-// the outcome is unknown (network error, 5xx), the claim is kept: lost beats doubled.
+// the outcome is unknown (network error, 5xx), the pacer reads the channel back and re-posts only a
+// notice that is not there; if that cannot be settled the claim is kept: lost beats doubled.
 // The cursor is written only after the scan's notices are settled, so a crash mid-scan rereads the
 // same window and the claims skip what was already sent.
 import type { WebClient } from '@slack/web-api';
-import type { RunbookApi } from '../api/runbook-api.ts';
+import type { ExecutionPage, RunbookApi } from '../api/runbook-api.ts';
 import type { Execution, Workflow } from '../api/schemas.ts';
 import type { RunbookCatalog } from '../catalog/runbook-catalog.ts';
 import type { Logger } from '../logger.ts';
@@ -24,6 +25,7 @@ import { maskExecutionInputs } from '../slack/commands/executions.ts';
 import type { Store, Subscription } from '../store/store.ts';
 import { BULK_PAGE_SIZE } from './bulk-discovery.ts';
 import { type OutgoingMessage, type PacerTransport, SlackPacer, slackCallCode } from './slack-pacer.ts';
+import { namesFinished, readBackMessages } from './slack-read-back.ts';
 import {
   type CursorSettings,
   DEFAULT_CURSOR_SETTINGS,
@@ -106,6 +108,7 @@ export function slackPostTransport(client: WebClient): PacerTransport {
         ...(message.blocks ? { blocks: message.blocks } : {}),
       });
     },
+    recent: (channel, threadTs, oldestMs) => readBackMessages(client, channel, threadTs, oldestMs),
   };
 }
 
@@ -135,7 +138,7 @@ export interface ScanResult {
   failed: number;
 }
 
-type NoticeOutcome = 'sent' | 'skipped' | 'failed' | 'refused' | 'gone';
+type NoticeOutcome = 'sent' | 'skipped' | 'failed' | 'refused' | 'gone' | 'claim_error';
 
 /** Slack answers after which posting to that channel will never work. */
 const GONE = new Set(['channel_not_found', 'is_archived', 'not_in_channel', 'account_inactive', 'team_not_found']);
@@ -201,6 +204,7 @@ export class SubscriptionScanner {
         }
       },
       update: (channel, ts, message) => inner.update(channel, ts, message),
+      ...(inner.recent ? { recent: inner.recent.bind(inner) } : {}),
     };
     this.#pacer = new SlackPacer({
       transport,
@@ -266,25 +270,46 @@ export class SubscriptionScanner {
     const window = new ScanWindow(decodeCursor(raw), this.settings.cursor);
     result.baseline = window.baseline;
     const owed: Execution[] = [];
+    // From the top down to the boundary; then, if the last scan was cut short, on in its gap from
+    // where it stopped. A page limit cuts the scan; the cursor records where to carry on.
     let complete = false;
+    let resumeToken: string | null = null;
+    let segment: 'top' | 'gap' = 'top';
+    /** Where the top segment would have gone on: the way into the gap if its token is refused. */
+    let fallbackToken: string | null = null;
     let pageToken: string | undefined;
     for (;;) {
       const token = pageToken;
-      const page = await this.#budget.run(() =>
-        this.#api.executions.list({
-          orderBy: 'descending',
-          pageSize: BULK_PAGE_SIZE,
-          ...(token ? { pageToken: token } : {}),
-        }),
-      );
+      let page: ExecutionPage;
+      try {
+        page = await this.#listPage(token);
+      } catch (err) {
+        if (segment !== 'gap' || fallbackToken === null || token === fallbackToken) throw err;
+        // A page token can expire: walk down into the gap from the top instead (already-read runs
+        // are below the horizon and skipped).
+        this.#log.warn({ err }, 'could not continue the cut-short scan from its page token; reading down to it');
+        pageToken = fallbackToken;
+        continue;
+      }
       result.pages++;
       for (const execution of page.items) if (window.consider(execution)) owed.push(execution);
-      if (page.items.length === 0 || !page.nextPageToken || window.reachedBoundary()) {
+      const ended = page.items.length === 0 || !page.nextPageToken;
+      if (ended || window.reachedBoundary()) {
+        const gap = window.gap;
+        if (segment === 'top' && gap && !ended) {
+          if (result.pages >= this.settings.maxPages) break; // the gap waits for the next scan
+          segment = 'gap';
+          window.enterGap();
+          fallbackToken = page.nextPageToken;
+          pageToken = gap.token;
+          continue;
+        }
         complete = true;
         break;
       }
       if (result.pages >= this.settings.maxPages) {
         this.#log.warn({ pages: result.pages }, 'subscription scan cut short; the rest is read next time');
+        resumeToken = page.nextPageToken;
         break;
       }
       pageToken = page.nextPageToken;
@@ -300,10 +325,20 @@ export class SubscriptionScanner {
         const channels = channelsFor(subscriptions, execution, (id) => names.get(id) ?? null);
         if (channels.length === 0) continue;
         const message = await this.#notice(execution);
+        // A run started from Slack into a subscribed channel already gets the watcher's card there.
+        const watched = (await this.#store.watches.get(execution.id))?.channel ?? null;
         for (const channel of channels) {
+          if (channel === watched) {
+            result.skipped++;
+            continue;
+          }
           // A rescanned overlap: already sent, no need to queue it (and inflate a digest).
-          if (await this.#store.notifications.has(subscriptionNoticeKey(channel, execution.id))) result.skipped++;
-          else notices.push({ channel, execution, message });
+          if (await this.#store.notifications.has(subscriptionNoticeKey(channel, execution.id))) {
+            result.skipped++;
+            // Someone else holds the claim; if their post is refused they release it, so look once
+            // more next scan (a run already re-checked once is settled).
+            if (!window.wasPending(execution.id)) window.retryLater(execution);
+          } else notices.push({ channel, execution, message });
         }
       }
       // Queued in one turn, so the pacer sees a burst as a burst (and may send a digest).
@@ -313,15 +348,30 @@ export class SubscriptionScanner {
             if (outcome === 'sent') result.sent++;
             else if (outcome === 'skipped') result.skipped++;
             else result.failed++;
-            if (outcome === 'refused') window.retryLater(execution);
+            if (outcome === 'refused' || outcome === 'claim_error') window.retryLater(execution);
+            if (outcome === 'skipped' && !window.wasPending(execution.id)) window.retryLater(execution);
           }),
         ),
       );
     }
-    const { state, abandoned } = window.finish(complete);
+    // Another replica may have written pending runs since this scan read the cursor: keep them.
+    const latest = decodeCursor(await this.#store.cursors.get(SUBSCRIPTIONS_CURSOR));
+    if (latest) window.adoptPending(latest.pending);
+    const { state, abandoned } = window.finish(complete, resumeToken);
     if (abandoned.length > 0) this.#log.info({ count: abandoned.length }, 'stopped waiting for unfinished executions');
     await this.#store.cursors.set(SUBSCRIPTIONS_CURSOR, encodeCursor(state), this.#now());
     return result;
+  }
+
+  /** One newest-first page of the history, inside the request budget. */
+  #listPage(token: string | undefined): Promise<ExecutionPage> {
+    return this.#budget.run(() =>
+      this.#api.executions.list({
+        orderBy: 'descending',
+        pageSize: BULK_PAGE_SIZE,
+        ...(token ? { pageToken: token } : {}),
+      }),
+    );
   }
 
   /** Current catalog names of subscribed runbook ids (a renamed runbook keeps its subscribers). */
@@ -362,7 +412,15 @@ export class SubscriptionScanner {
       message,
       digestLine: subscriptionDigestLine(execution),
       claim: () => this.#store.notifications.claim(key, this.#now()),
+      sentCheck: namesFinished(execution.id),
     });
+    if (outcome === 'claim_error') {
+      this.#log.warn(
+        { channel, executionId: execution.id },
+        'could not claim a subscription notice; retrying next scan',
+      );
+      return outcome;
+    }
     if (outcome !== 'failed') return outcome;
     const failure = this.#lastFailure.get(channel);
     if (!failure?.definite) {

@@ -10,9 +10,10 @@
 //   3. the thread reply: `claimReply` BEFORE the post (inside the pacer, right before sending).
 //      Only one caller across restarts and replicas wins the claim, so the reply can never be
 //      doubled. A crash between claim and post loses that one reply rather than doubling it; the
-//      result card (the important part) is already up. Rate limits and 5xx are retried while the
-//      claim is held, so Slack hiccups do not lose replies either. (The store has no way to give a
-//      reply claim back, so a post Slack definitely refused stays unsent; it is logged.)
+//      result card (the important part) is already up. Rate limits are retried while the claim is
+//      held; a 5xx/network error only after reading Slack back shows the reply did not arrive. A
+//      reply the pacer gives up on keeps the watch active: the next attempt waits `replySettleMs`
+//      after the claim, asks Slack, and sends only a missing reply (see README "Exactly once").
 //   4. complete(finished): only now does the watch stop being due. A crash anywhere before this
 //      leaves the watch active; its lease expires and the steps rerun, each one idempotent.
 
@@ -30,7 +31,9 @@ import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff
 import { chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
 import { NO_METRICS, type WatchMetrics } from './metrics.ts';
 import { digestLine, replyText } from './result-notice.ts';
-import { type OutgoingMessage, type PacerTransport, SlackPacer } from './slack-pacer.ts';
+import { type OutgoingMessage, SlackPacer } from './slack-pacer.ts';
+import { namesCard, namesFinished, namesResultCard } from './slack-read-back.ts';
+import { slackPostTransport } from './subscriptions.ts';
 import { RequestBudget, realSleep } from './token-bucket.ts';
 
 export interface WatcherSettings {
@@ -51,6 +54,14 @@ export interface WatcherSettings {
   digestThreshold: number;
   /** Minimum gap between two bulk listings. */
   bulkIntervalMs: number;
+  /**
+   * How long after a reply claim its sender may still be sending (the pacer's retry window after a
+   * claim plus a Slack call's timeout). Someone taking a watch over waits this long after the claim
+   * before asking Slack whether the reply arrived, so it never re-sends a reply still in flight.
+   * Default: 4 × leaseMs (2 min for the default lease); the pacer stops retrying a claimed reply
+   * after half of it (capped at 60 s), and a Slack call times out after 10 s (runtime.ts).
+   */
+  replySettleMs: number;
 }
 
 export const DEFAULT_WATCHER_SETTINGS: WatcherSettings = {
@@ -66,7 +77,14 @@ export const DEFAULT_WATCHER_SETTINGS: WatcherSettings = {
   slackUpdateIntervalMs: 1_000,
   digestThreshold: 3,
   bulkIntervalMs: 2_000,
+  replySettleMs: 4 * 30_000,
 };
+
+/** Checks of a watch after which a reply Slack keeps refusing is given up. */
+const MAX_REPLY_ATTEMPTS = 30;
+
+/** The pacer gives up on a claimed reply this long after its claim; replySettleMs must exceed it. */
+const CLAIMED_RETRY_WINDOW_MS = 60_000;
 
 export interface WatcherOptions {
   store: Store;
@@ -125,7 +143,8 @@ export class Watcher implements RunTracker {
 
   constructor(options: WatcherOptions) {
     this.owner = options.owner;
-    this.settings = { ...DEFAULT_WATCHER_SETTINGS, ...options.settings };
+    const leaseMs = options.settings?.leaseMs ?? DEFAULT_WATCHER_SETTINGS.leaseMs;
+    this.settings = { ...DEFAULT_WATCHER_SETTINGS, replySettleMs: 4 * leaseMs, ...options.settings };
     this.#store = options.store;
     this.#api = options.api;
     this.#slack = options.slack;
@@ -137,27 +156,9 @@ export class Watcher implements RunTracker {
       concurrency: this.settings.concurrency,
       now: Date.now,
     });
-    const transport: PacerTransport = {
-      post: async (channel, message, threadTs) => {
-        const res = await this.#slack.chat.postMessage({
-          channel,
-          text: message.text,
-          ...(message.blocks ? { blocks: message.blocks } : {}),
-          ...(threadTs ? { thread_ts: threadTs } : {}),
-        });
-        return { channel: res.channel ?? channel, ts: res.ts ?? '' };
-      },
-      update: async (channel, ts, message) => {
-        await this.#slack.chat.update({
-          channel,
-          ts,
-          text: message.text,
-          ...(message.blocks ? { blocks: message.blocks } : {}),
-        });
-      },
-    };
     this.#pacer = new SlackPacer({
-      transport,
+      transport: slackPostTransport(this.#slack),
+      claimedRetryWindowMs: Math.min(CLAIMED_RETRY_WINDOW_MS, this.settings.replySettleMs / 2),
       now: Date.now,
       sleep: realSleep,
       postIntervalMs: this.settings.slackPostIntervalMs,
@@ -296,12 +297,18 @@ export class Watcher implements RunTracker {
     const claimed = await this.#store.watches.claimDue(this.owner, now, this.settings.leaseMs, capacity);
     if (claimed.length === 0) return;
     // What is due in all, not just what this round could claim, decides whether listing pays off.
-    const due = claimed.length < capacity ? claimed.length : await this.#store.watches.countDue(now);
-    await this.#maybeDiscoverInBulk(due, now);
+    // The claimed watches are in flight from here on, so #renew keeps their leases while a long
+    // listing runs: an expired lease would let another replica take them over mid-delivery.
+    const discovery = (async () => {
+      const due = claimed.length < capacity ? claimed.length : await this.#store.watches.countDue(now);
+      await this.#maybeDiscoverInBulk(due, now);
+    })();
+    const settled = discovery.catch(() => undefined);
     for (const watch of claimed) {
-      const work = this.#handle(watch).finally(() => this.#inFlight.delete(watch.executionId));
+      const work = settled.then(() => this.#handle(watch)).finally(() => this.#inFlight.delete(watch.executionId));
       this.#inFlight.set(watch.executionId, work);
     }
+    await discovery;
   }
 
   async #housekeeping(now: number): Promise<void> {
@@ -354,8 +361,9 @@ export class Watcher implements RunTracker {
 
   async #handle(watch: Watch): Promise<void> {
     const id = watch.executionId;
+    // Kept up to date as messages are posted: a failure path must not act on the claim's old copy.
+    let w = watch;
     try {
-      let w = watch;
       const now = this.#now();
       if (w.messageTs === null && now - w.createdAt >= this.settings.unpostedGraceMs) {
         w = await this.#postRunningCard(w);
@@ -409,10 +417,10 @@ export class Watcher implements RunTracker {
       if (err instanceof NotFoundError) {
         this.#apiError(err);
         this.#log.warn({ executionId: id }, 'execution not found; reporting it as stale');
-        await this.#reportStale(watch).catch((e: unknown) => this.#retryLater(watch, e));
+        await this.#reportStale(w).catch((e: unknown) => this.#retryLater(w, e));
         return;
       }
-      await this.#retryLater(watch, err);
+      await this.#retryLater(w, err);
     }
   }
 
@@ -463,7 +471,9 @@ export class Watcher implements RunTracker {
   async #postRunningCard(w: Watch): Promise<Watch> {
     const channel = await this.#destination(w);
     if (!channel) return w;
-    const posted = await this.#pacer.post(channel, buildRunningCard(this.#runContext(w), [w.executionId]));
+    const posted = await this.#pacer.post(channel, buildRunningCard(this.#runContext(w), [w.executionId]), {
+      sentCheck: namesCard(w.executionId),
+    });
     if (!posted.ok) {
       if (posted.code && GONE.has(posted.code)) return w;
       throw posted.error;
@@ -505,6 +515,17 @@ export class Watcher implements RunTracker {
     }
   }
 
+  /**
+   * A claimed reply the pacer gave up on (rate-limited past every retry, or an outcome Slack could
+   * not confirm) keeps the watch active: the next attempt waits out replySettleMs, asks Slack, and
+   * sends it only if it is not there. After MAX_REPLY_ATTEMPTS checks it is logged and let go.
+   */
+  #replyFailed(w: Watch, outcome: string): void {
+    if (outcome !== 'failed') return;
+    if (w.attempts < MAX_REPLY_ATTEMPTS) throw new Error('the finished-run reply could not be sent; will retry');
+    this.#log.warn({ executionId: w.executionId }, 'the finished-run reply could not be sent; giving up');
+  }
+
   async #deliver(w: Watch, execution: Execution, stale: boolean): Promise<void> {
     const id = w.executionId;
     const card: OutgoingMessage = buildResultCard(this.#runContext(w), execution, { stale });
@@ -519,11 +540,12 @@ export class Watcher implements RunTracker {
         }
       }
       if (!ts) {
-        let posted = await this.#pacer.post(channel, card);
+        const sentCheck = namesResultCard(id);
+        let posted = await this.#pacer.post(channel, card, { sentCheck });
         if (!posted.ok && posted.code && GONE.has(posted.code) && w.startedBy && w.channel) {
           // The channel is out of reach: tell the person directly rather than lose the result.
           const dm = await this.#destination({ ...w, channel: '' });
-          if (dm) posted = await this.#pacer.post(dm, card);
+          if (dm) posted = await this.#pacer.post(dm, card, { sentCheck });
         }
         if (!posted.ok) {
           if (!(posted.code && GONE.has(posted.code))) throw posted.error;
@@ -537,37 +559,40 @@ export class Watcher implements RunTracker {
       const ended = execution.endTime ? Date.parse(execution.endTime) : Number.NaN;
       if (!stale && Number.isFinite(ended)) this.#metrics.reported((Date.now() - ended) / 1000);
     }
-    if (channel && w.replyPostedAt !== null && !(await this.#replySeen(channel, ts, w))) {
-      // Claimed earlier but the watch never completed: that process died (or lost its lease)
-      // between claim and complete. We hold the lease now, so nobody else is sending it; Slack
-      // itself tells whether the reply made it, and only a missing reply is sent again.
-      await this.#pacer.reply({
-        channel,
-        threadTs: ts,
-        message: { text: replyText(w, execution, stale) },
-        digestLine: digestLine(w, execution, stale),
-        claim: async () => true,
-      });
-    } else if (channel && w.replyPostedAt === null) {
-      // A claim that failed in the store (say, Postgres restarting) may still have committed: then
-      // the watch must stay active, so the next attempt asks Slack whether the reply exists.
-      let claimError: unknown = null;
+    if (channel && w.replyPostedAt !== null) {
+      // Claimed earlier but the watch never completed: that process died, lost its lease, or the
+      // claim's answer was lost. Its sender may still be retrying for a while after the claim, so
+      // wait that out first (asking Slack now could miss a reply still in flight and double it).
+      const settleAt = w.replyPostedAt + this.settings.replySettleMs;
+      if (this.#now() < settleAt) {
+        await this.#store.watches.reschedule(id, this.owner, settleAt, w.attempts, this.#now());
+        return;
+      }
+      // Nobody is sending it any more; Slack itself tells whether the reply made it.
+      if (!(await this.#replySeen(channel, ts, w))) {
+        const outcome = await this.#pacer.reply({
+          channel,
+          threadTs: ts,
+          message: { text: replyText(w, execution, stale) },
+          digestLine: digestLine(w, execution, stale),
+          claim: async () => true,
+          sentCheck: namesFinished(id),
+        });
+        this.#replyFailed(w, outcome);
+      }
+    } else if (channel) {
       const outcome = await this.#pacer.reply({
         channel,
         threadTs: ts,
         message: { text: replyText(w, execution, stale) },
         digestLine: digestLine(w, execution, stale),
-        claim: async () => {
-          try {
-            return await this.#store.watches.claimReply(id, this.#now());
-          } catch (err) {
-            claimError = err;
-            throw err;
-          }
-        },
+        claim: () => this.#store.watches.claimReply(id, this.#now()),
+        sentCheck: namesFinished(id),
       });
-      if (claimError) throw claimError;
-      if (outcome === 'failed') this.#log.warn({ executionId: id }, 'the finished-run reply could not be sent');
+      // A claim that failed in the store (say, Postgres restarting) may still have committed: the
+      // watch stays active, and the next attempt sees the claim and asks Slack.
+      if (outcome === 'claim_error') throw new Error('could not claim the finished-run reply; will retry');
+      this.#replyFailed(w, outcome);
     }
     const state = stale ? 'stale' : 'finished';
     const completed = await this.#store.watches.complete(

@@ -1,7 +1,7 @@
 // `/runbook executions` and `/runbook status`, plus the two modals their buttons open: the full
 // output of an execution, and the run form pre-filled with an execution's inputs (Re-run).
 import type { WebClient } from '@slack/web-api';
-import { describeApiError, NotFoundError } from '../../api/errors.ts';
+import { NotFoundError } from '../../api/errors.ts';
 import type { ListExecutionsParams } from '../../api/runbook-api.ts';
 import type { Workflow } from '../../api/schemas.ts';
 import type { Resolution } from '../../catalog/runbook-catalog.ts';

@@ -237,7 +237,11 @@ describe('workflows.iterate', () => {
         // drain
       }
     };
-    await expect(consume()).rejects.toThrow(/after 2 pages/);
+    const error = await consume().catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(PaginationError);
+    expect((error as Error).message).toMatch(/after 2 pages/);
+    // The error carries the last page's transaction id, so the person can quote it.
+    expect((error as PaginationError).tid).not.toBe('');
     expect(m.calls()).toHaveLength(2);
   });
 });

@@ -10,23 +10,48 @@ interface Sent {
 }
 
 /** A fake transport and a virtual clock whose sleep just moves time forward. */
-function setup(options: { failNext?: Array<{ error: unknown }> } = {}) {
+function setup(
+  options: {
+    /** Next calls fail with this error; `stored` = Slack kept the message although the call failed. */
+    failNext?: Array<{ error: unknown; stored?: boolean }>;
+    /** Give the transport a read-back (conversations.history / replies); failures throw these. */
+    readBack?: { failNext?: unknown[] };
+  } = {},
+) {
   let t = 0;
   const sent: Sent[] = [];
+  const stored: Array<{ channel: string; ts: string; text: string; threadTs?: string }> = [];
   const failures = [...(options.failNext ?? [])];
+  const readFailures = [...(options.readBack?.failNext ?? [])];
+  let reads = 0;
   let seq = 0;
   const transport: PacerTransport = {
     async post(channel, message, threadTs) {
       const f = failures.shift();
-      if (f) throw f.error;
+      const ts = `${++seq}.000`;
+      if (f && !f.stored) throw f.error;
       sent.push({ at: t, method: 'post', channel, text: message.text, ...(threadTs ? { threadTs } : {}) });
-      return { channel, ts: `${++seq}.000` };
+      stored.push({ channel, ts, text: message.text, ...(threadTs ? { threadTs } : {}) });
+      if (f) throw f.error;
+      return { channel, ts };
     },
     async update(channel, _ts, message) {
       const f = failures.shift();
       if (f) throw f.error;
       sent.push({ at: t, method: 'update', channel, text: message.text });
     },
+    ...(options.readBack
+      ? {
+          async recent(channel: string, threadTs: string | null) {
+            reads++;
+            const f = readFailures.shift();
+            if (f) throw f;
+            return stored
+              .filter((m) => m.channel === channel && (threadTs ? m.threadTs === threadTs : !m.threadTs))
+              .map((m) => ({ ts: m.ts, text: m.text }));
+          },
+        }
+      : {}),
   };
   const pacer = new SlackPacer({
     transport,
@@ -38,7 +63,7 @@ function setup(options: { failNext?: Array<{ error: unknown }> } = {}) {
     updateIntervalMs: 500,
     digestThreshold: 3,
   });
-  return { pacer, sent, now: () => t };
+  return { pacer, sent, now: () => t, reads: () => reads };
 }
 
 function reply(channel: string, n: number, claims: Set<string> = new Set()): ReplyRequest {
@@ -52,8 +77,12 @@ function reply(channel: string, n: number, claims: Set<string> = new Set()): Rep
       claims.add(`${n}`);
       return true;
     },
+    sentCheck: (m) => m.text.includes(`reply ${n}`) || m.text.includes(`line ${n}\n`) || m.text.endsWith(`line ${n}`),
   };
 }
+
+const HTTP_503 = Object.assign(new Error('503'), { code: 'slack_webapi_http_error', statusCode: 503 });
+const NETWORK = Object.assign(new Error('socket hang up'), { code: 'slack_webapi_request_error' });
 
 describe('SlackPacer', () => {
   it('posts at most one message per second per channel, channels independently', async () => {
@@ -138,12 +167,80 @@ describe('SlackPacer', () => {
     expect(sent).toEqual([]);
   });
 
-  it('retries transient 5xx errors with backoff', async () => {
-    const http = Object.assign(new Error('503'), { code: 'slack_webapi_http_error', statusCode: 503 });
-    const { pacer, sent } = setup({ failNext: [{ error: http }, { error: http }] });
-    const outcome = await pacer.post('C1', { text: 'p' });
+  it('edits again after a 5xx (an edit is idempotent)', async () => {
+    const { pacer, sent } = setup({ failNext: [{ error: HTTP_503 }, { error: HTTP_503 }] });
+    const outcome = await pacer.update('C1', '1', { text: 'e' });
     expect(outcome.ok).toBe(true);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.at).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('re-posts after a 5xx only once Slack says the first post did not arrive', async () => {
+    const { pacer, sent, reads } = setup({ failNext: [{ error: HTTP_503 }, { error: HTTP_503 }], readBack: {} });
+    const outcome = await pacer.post('C1', { text: 'card X' }, { sentCheck: (m) => m.text.includes('card X') });
+    expect(outcome.ok).toBe(true);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.at).toBeGreaterThanOrEqual(1_000);
+    expect(reads()).toBe(2);
+  });
+
+  it('never doubles a post that reached Slack although the call failed (network error)', async () => {
+    const { pacer, sent } = setup({ failNext: [{ error: NETWORK, stored: true }], readBack: {} });
+    const outcome = await pacer.post('C1', { text: 'card X' }, { sentCheck: (m) => m.text.includes('card X') });
+    expect(outcome).toEqual({ ok: true, value: { channel: 'C1', ts: '1.000' } });
+    expect(sent.map((s) => s.text)).toEqual(['card X']);
+  });
+
+  it('treats an unknown outcome as final when Slack cannot be read back (lost beats doubled)', async () => {
+    const { pacer, sent } = setup({ failNext: [{ error: NETWORK, stored: true }] });
+    const outcome = await pacer.post('C1', { text: 'card X' }, { sentCheck: (m) => m.text.includes('card X') });
+    expect(outcome.ok).toBe(false);
+    expect(sent).toHaveLength(1);
+    const replyOutcome = await setup({ failNext: [{ error: HTTP_503, stored: true }] }).pacer.reply(reply('C1', 1));
+    expect(replyOutcome).toBe('failed');
+  });
+
+  it('sends a claimed reply exactly once across 5xx answers, stored or not', async () => {
+    const lost = setup({ failNext: [{ error: HTTP_503 }], readBack: {} });
+    expect(await lost.pacer.reply(reply('C1', 1))).toBe('sent');
+    expect(lost.sent.map((s) => s.text)).toEqual(['reply 1']);
+    const kept = setup({ failNext: [{ error: HTTP_503, stored: true }, { error: HTTP_503 }], readBack: {} });
+    expect(await kept.pacer.reply(reply('C1', 1))).toBe('sent');
+    expect(kept.sent.map((s) => s.text)).toEqual(['reply 1']);
+  });
+
+  it('keeps reading back while Slack cannot answer, then sends what did not arrive', async () => {
+    const { pacer, sent, reads } = setup({ failNext: [{ error: HTTP_503 }], readBack: { failNext: [NETWORK] } });
+    expect(await pacer.reply(reply('C1', 1))).toBe('sent');
+    expect(sent.map((s) => s.text)).toEqual(['reply 1']);
+    // The failed read, then the thread and the channel's top level.
+    expect(reads()).toBe(3);
+  });
+
+  it('re-sends only the digest lines that did not arrive', async () => {
+    const { pacer, sent } = setup({ failNext: [{ error: HTTP_503, stored: true }], readBack: {} });
+    const first = Promise.all([1, 2, 3, 4].map((n) => pacer.reply(reply('C1', n))));
+    expect(await first).toEqual(['sent', 'sent', 'sent', 'sent']);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('a claim that throws fails only its own reply; the digest still carries the others', async () => {
+    const { pacer, sent } = setup();
+    const outcomes = await Promise.all(
+      [1, 2, 3, 4, 5].map((n) =>
+        pacer.reply(
+          n === 3
+            ? {
+                ...reply('C1', n),
+                claim: async () => {
+                  throw new Error('Connection terminated unexpectedly');
+                },
+              }
+            : reply('C1', n),
+        ),
+      ),
+    );
+    expect(outcomes).toEqual(['sent', 'sent', 'claim_error', 'sent', 'sent']);
+    expect(sent.map((s) => s.text)).toEqual(['4 runs finished:\n• line 1\n• line 2\n• line 4\n• line 5']);
   });
 });

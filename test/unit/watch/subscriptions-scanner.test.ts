@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ExecutionPage, ListExecutionsParams, RunbookApi } from '../../../src/api/runbook-api.ts';
 import { Execution } from '../../../src/api/schemas.ts';
 import { createLogger } from '../../../src/logger.ts';
@@ -235,6 +235,24 @@ describe('SubscriptionScanner', () => {
     expect(slack.idsIn('C01OPS')).toEqual(['ex-long']);
   });
 
+  it('works off a backlog bigger than one scan: a long run behind 2,100 newer ones is reported', async () => {
+    const store = await openSharedStore();
+    await subscribe(store, 'C01OPS', 'rb-vacuum', VACUUM);
+    history.add('ex-long', 0, 'running');
+    const s = scanner(store, { maxPages: 20 });
+    await s.scanOnce();
+    for (let i = 0; i < 2_100; i++) history.add(`ex-n${i}`, 1 + i / 100, 'ok', 'Other Runbook');
+    history.finish('ex-long', 'ok');
+    const sizes: number[] = [];
+    for (let scan = 0; scan < 4 && !slack.idsIn('C01OPS').includes('ex-long'); scan++) {
+      await s.scanOnce();
+      sizes.push((await store.cursors.get(SUBSCRIPTIONS_CURSOR))!.length);
+    }
+    expect(slack.idsIn('C01OPS')).toEqual(['ex-long']);
+    // The cursor keeps only recent ids, not every run the backlog held.
+    expect(Math.max(...sizes)).toBeLessThan(10_000);
+  });
+
   it('two scanners racing on one SQLite store send every (channel, execution) exactly once', async () => {
     const a = await openSharedStore();
     const b = await openSharedStore();
@@ -265,6 +283,108 @@ describe('SubscriptionScanner', () => {
     expect(await store.notifications.has('sub:C01OPS:ex-1')).toBe(false);
     slack.refuse.clear();
     await s.scanOnce();
+    expect(slack.idsIn('C01OPS')).toEqual(['ex-1']);
+  });
+
+  it('a claim the store could not take costs nothing: the rest of the digest goes out, that one next scan', async () => {
+    const store = await openSharedStore();
+    await subscribe(store, 'C01OPS', 'rb-vacuum', VACUUM);
+    let failOnce = true;
+    const flaky: Store = {
+      ...store,
+      notifications: {
+        ...store.notifications,
+        claim: async (key, now) => {
+          if (key === 'sub:C01OPS:ex-2' && failOnce) {
+            failOnce = false;
+            throw new Error('Connection terminated unexpectedly');
+          }
+          return store.notifications.claim(key, now);
+        },
+      },
+    };
+    const s = scanner(flaky, { digestThreshold: 2 });
+    await s.scanOnce();
+    for (const [i, id] of ['ex-1', 'ex-2', 'ex-3', 'ex-4'].entries()) history.add(id, 5 + i);
+    const first = await s.scanOnce();
+    expect(first.sent).toBe(3);
+    expect(slack.idsIn('C01OPS').sort()).toEqual(['ex-1', 'ex-3', 'ex-4']);
+    await s.scanOnce();
+    expect(slack.idsIn('C01OPS').sort()).toEqual(['ex-1', 'ex-2', 'ex-3', 'ex-4']);
+    expect(slack.posts).toHaveLength(2);
+  });
+
+  it('leaves a run started from Slack into a subscribed channel to the watcher there', async () => {
+    const store = await openSharedStore();
+    await subscribe(store, 'C01OPS', 'rb-vacuum', VACUUM);
+    await subscribe(store, 'C02DEPLOYS', 'rb-vacuum', VACUUM);
+    const s = scanner(store);
+    await s.scanOnce();
+    history.add('ex-1', 5);
+    await store.watches.insert(
+      {
+        executionId: 'ex-1',
+        runbookId: 'rb-vacuum',
+        runbookName: VACUUM,
+        channel: 'C01OPS',
+        proxyId: 'p1',
+        inputsSummary: '{}',
+        origin: 'slack',
+      },
+      T0,
+    );
+    await s.scanOnce();
+    expect(slack.idsIn('C01OPS')).toEqual([]);
+    expect(slack.idsIn('C02DEPLOYS')).toEqual(['ex-1']);
+  });
+
+  it('a replica that saw another hold the claim does not drop a notice that replica then gave back', async () => {
+    const store = await openSharedStore();
+    await subscribe(store, 'C01OPS', 'rb-vacuum', VACUUM);
+    await scanner(store).scanOnce();
+    history.add('ex-1', 5);
+    // A's post is held until the test answers it; then Slack refuses it.
+    let answer: (refuse: boolean) => void = () => {};
+    let posting = false;
+    const held: PacerTransport = {
+      post: async (channel, message) => {
+        posting = true;
+        const refuse = await new Promise<boolean>((r) => {
+          answer = r;
+        });
+        if (refuse) throw Object.assign(new Error('x'), { code: 'slack_webapi_platform_error', data: { error: 'x' } });
+        return slack.post(channel, message);
+      },
+      update: async () => {},
+    };
+    const a = scanner(store, {}, held);
+    const scanA = a.scanOnce();
+    await vi.waitFor(() => expect(posting).toBe(true));
+    // B scans while A holds the claim, and writes its cursor after A's.
+    let reachedSet = false;
+    let openGate: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      openGate = r;
+    });
+    const slowCursor: Store = {
+      ...store,
+      cursors: {
+        ...store.cursors,
+        set: async (name, value, now) => {
+          reachedSet = true;
+          await gate;
+          return store.cursors.set(name, value, now);
+        },
+      },
+    };
+    const scanB = scanner(slowCursor).scanOnce();
+    await vi.waitFor(() => expect(reachedSet).toBe(true));
+    answer(true);
+    await scanA;
+    openGate();
+    await scanB;
+    expect(slack.idsIn('C01OPS')).toEqual([]);
+    await scanner(store).scanOnce();
     expect(slack.idsIn('C01OPS')).toEqual(['ex-1']);
   });
 

@@ -188,3 +188,108 @@ describe('a run whose running message is still being posted when it ends', () =>
     expect(top[0]!.text).toMatch(/succeeded|failed/);
   });
 });
+
+/** A watch stored as startRun would, for an execution id the caller picks. */
+async function insertWatch(executionId: string, channel = 'C01OPS', createdAt = Date.now()): Promise<void> {
+  await store.watches.insert(
+    {
+      executionId,
+      runbookId: 'rb-1',
+      runbookName: 'Restart Service',
+      channel,
+      startedBy: 'U01ALICE',
+      teamId: null,
+      proxyId: 'p1',
+      inputsSummary: '{}',
+      origin: 'slack',
+      nextCheckAt: createdAt,
+    },
+    createdAt,
+  );
+}
+
+describe('review fixes', () => {
+  it('an execution that is gone after the watcher posted its running card gets that card edited, not a second one', async () => {
+    await insertWatch('ex-vanished');
+    const w = watcher('w1', { unpostedGraceMs: 0 });
+    await w.runOnce();
+    await w.idle();
+    const top = (fake.state.messages.C01OPS ?? []).filter((m) => !m.thread_ts || m.thread_ts === m.ts);
+    expect(top).toHaveLength(1);
+    expect(top[0]!.text).toContain('stopped reporting (stale)');
+    expect((await store.watches.get('ex-vanished'))!.state).toBe('stale');
+  });
+
+  it('keeps the leases of claimed watches while a long bulk listing runs', async () => {
+    let t = Date.now();
+    let release: () => void = () => {};
+    let listing = false;
+    const blocked = new Promise<void>((r) => {
+      release = r;
+    });
+    const slowApi: RunbookApi = {
+      ...api,
+      executions: {
+        ...api.executions,
+        list: async (params) => {
+          listing = true;
+          await blocked;
+          return api.executions.list(params);
+        },
+      },
+    };
+    for (let i = 0; i < 60; i++) await insertWatch(`ex-bulk-${i}`, 'C01OPS', t);
+    const w = new Watcher({
+      store,
+      api: slowApi,
+      slack: new WebClient(TOKEN, { slackApiUrl: fake.url, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } }),
+      owner: 'slow',
+      logger,
+      now: () => t,
+      settings: { ...FAST, leaseMs: 300, requestsPerSecond: 20, maxInFlight: 200 },
+    });
+    watchers.push(w);
+    w.start();
+    try {
+      await until(async () => listing, 'the bulk listing');
+      // Far past the first lease; the renewal timer runs every 100 ms of real time.
+      t += 10_000;
+      await until(
+        async () => (await store.watches.listActive(100)).every((x) => (x.leaseUntil ?? 0) > t),
+        'the leases to be renewed',
+        3_000,
+      ).catch(() => undefined);
+      expect(await store.watches.claimDue('other', t, 300, 100)).toEqual([]);
+    } finally {
+      release();
+    }
+  });
+
+  it('a reply claim the store could not answer keeps the watch active instead of completing it', async () => {
+    const [run] = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 1, ['C01OPS']);
+    clock.advance(5_000);
+    let failures = 1;
+    const flaky: Store = {
+      ...store,
+      watches: {
+        ...store.watches,
+        claimReply: async (id, now) => {
+          if (failures-- > 0) throw new Error('Connection terminated unexpectedly');
+          return store.watches.claimReply(id, now);
+        },
+      },
+    };
+    const w = new Watcher({
+      store: flaky,
+      api,
+      slack: new WebClient(TOKEN, { slackApiUrl: fake.url, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } }),
+      owner: 'flaky',
+      logger,
+      settings: FAST,
+    });
+    watchers.push(w);
+    w.start();
+    await until(allDone, 'the result');
+    expect(countReports(fake, [run!]).get(run!.executionId)).toEqual({ resultEdits: 1, replies: 1 });
+  });
+});
