@@ -30,6 +30,8 @@ export interface StartedRun {
 export interface RunTracker {
   started(run: StartedRun): Promise<void>;
   posted(executionIds: string[], channel: string, ts: string): Promise<void>;
+  /** The right to post an execution's first card; whoever loses does not post (the winner does). */
+  claimMessage(executionId: string): Promise<boolean>;
   /**
    * Follows an execution started elsewhere (`/runbook watch`). False when it is already watched.
    * A finished one is due at once, so its result goes out through the normal exactly-once path.

@@ -32,7 +32,7 @@ import { chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discov
 import { NO_METRICS, type WatchMetrics } from './metrics.ts';
 import { digestLine, replyText } from './result-notice.ts';
 import { type OutgoingMessage, SlackPacer } from './slack-pacer.ts';
-import { namesCard, namesFinished, namesResultCard } from './slack-read-back.ts';
+import { namesCard, namesFinished, namesResultCard, readBackMessages } from './slack-read-back.ts';
 import { slackPostTransport } from './subscriptions.ts';
 import { RequestBudget, realSleep } from './token-bucket.ts';
 
@@ -49,6 +49,11 @@ export interface WatcherSettings {
   maxInFlight: number;
   /** A running message not posted after this long is posted by the watcher (startRun crashed or failed). */
   unpostedGraceMs: number;
+  /**
+   * Someone claimed posting an execution's card (startRun, /runbook watch, a replica) but never
+   * recorded it: after this long the watcher looks in Slack and posts it itself.
+   */
+  messageTakeoverMs: number;
   slackPostIntervalMs: number;
   slackUpdateIntervalMs: number;
   digestThreshold: number;
@@ -73,6 +78,7 @@ export const DEFAULT_WATCHER_SETTINGS: WatcherSettings = {
   leaseMs: 30_000,
   maxInFlight: 64,
   unpostedGraceMs: 15_000,
+  messageTakeoverMs: 3 * 60_000,
   slackPostIntervalMs: 1_000,
   slackUpdateIntervalMs: 1_000,
   digestThreshold: 3,
@@ -119,6 +125,11 @@ interface BulkSnapshot {
   statuses: Map<string, ExecutionStatus>;
   /** Finished executions as the listing returned them. */
   finished: Map<string, Execution>;
+}
+
+/** Dedupe key of the claim to post an execution's first card. */
+function messageKey(executionId: string): string {
+  return `message:${executionId}`;
 }
 
 export class Watcher implements RunTracker {
@@ -193,6 +204,14 @@ export class Watcher implements RunTracker {
         now,
       );
     }
+  }
+
+  /**
+   * The right to post an execution's (first) card. startRun, /runbook watch and the watcher all take
+   * it before posting, so two of them racing (a slow Slack post, a finished run) never make two cards.
+   */
+  claimMessage(executionId: string): Promise<boolean> {
+    return this.#store.notifications.claim(messageKey(executionId), this.#now());
   }
 
   async adopt(run: AdoptedRun): Promise<boolean> {
@@ -404,7 +423,7 @@ export class Watcher implements RunTracker {
         if (fresh?.messageTs) {
           w = { ...w, channel: fresh.channel, messageTs: fresh.messageTs };
         } else {
-          const wait = Math.max(50, Math.min(1_000, w.createdAt + this.settings.unpostedGraceMs - this.#now()));
+          const wait = Math.max(250, Math.min(1_000, w.createdAt + this.settings.unpostedGraceMs - this.#now()));
           await this.#store.watches.reschedule(id, this.owner, this.#now() + wait, w.attempts, this.#now());
           return;
         }
@@ -471,6 +490,8 @@ export class Watcher implements RunTracker {
   async #postRunningCard(w: Watch): Promise<Watch> {
     const channel = await this.#destination(w);
     if (!channel) return w;
+    const mine = await this.#mayPostCard(w, channel);
+    if (mine !== true) return mine;
     const posted = await this.#pacer.post(channel, buildRunningCard(this.#runContext(w), [w.executionId]), {
       sentCheck: namesCard(w.executionId),
     });
@@ -480,6 +501,27 @@ export class Watcher implements RunTracker {
     }
     await this.#store.watches.setMessage(w.executionId, posted.value.channel, posted.value.ts, this.#now());
     return { ...w, channel: posted.value.channel, messageTs: posted.value.ts };
+  }
+
+  /**
+   * true: we hold the card claim and may post. Otherwise the watch as it now stands: with the card
+   * someone else recorded or that Slack shows, or unchanged while another poster is still at it.
+   */
+  async #mayPostCard(w: Watch, channel: string): Promise<true | Watch> {
+    if (await this.claimMessage(w.executionId)) return true;
+    const fresh = await this.#store.watches.get(w.executionId);
+    if (fresh?.messageTs) return { ...w, channel: fresh.channel, messageTs: fresh.messageTs };
+    if (this.#now() - w.createdAt < this.settings.messageTakeoverMs) return w;
+    // The claimant has been silent far longer than any post takes: it died. Slack tells whether its
+    // card made it; only a missing one is posted (we hold the watch's lease, so no one else does).
+    const seen = await readBackMessages(this.#slack, channel, null, w.createdAt - 60_000).catch(() => null);
+    if (seen === null) return w;
+    const card = seen.find(namesCard(w.executionId));
+    if (card) {
+      await this.#store.watches.setMessage(w.executionId, channel, card.ts, this.#now());
+      return { ...w, channel, messageTs: card.ts };
+    }
+    return true;
   }
 
   /** Whether a reply or digest line naming this execution is in the thread or the channel since the claim. */
@@ -532,11 +574,26 @@ export class Watcher implements RunTracker {
     let channel = await this.#destination(w);
     let ts = w.messageTs;
     if (channel && w.resultPostedAt === null) {
+      let gone = false;
       if (ts) {
         const edited = await this.#pacer.update(channel, ts, card);
         if (!edited.ok) {
           if (!(edited.code && GONE.has(edited.code))) throw edited.error;
           ts = null;
+          gone = true;
+        }
+      }
+      if (!ts && !gone) {
+        // No card yet: post the result as the first card, but only with the card claim.
+        const mine = await this.#mayPostCard(w, channel);
+        if (mine !== true) {
+          if (mine.messageTs) {
+            // Someone else's card is up now: edit that one next time round.
+            await this.#store.watches.reschedule(id, this.owner, this.#now(), w.attempts, this.#now());
+            return;
+          }
+          await this.#store.watches.reschedule(id, this.owner, this.#now() + 1_000, w.attempts, this.#now());
+          return;
         }
       }
       if (!ts) {

@@ -249,13 +249,17 @@ export async function startRun(deps: SlackDeps, client: WebClient, input: StartR
     .catch((err: unknown) =>
       deps.logger.error({ err, executionIds }, 'could not store the watch; the result will not be followed'),
     );
-  const posted = await postToConversation(
-    client,
-    deps.logger,
-    input.channel,
-    input.userId,
-    buildRunningCard(run, executionIds),
-  );
-  if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts);
+  // Whoever holds the card claim posts it; if the watcher got there first (a very slow post), it has.
+  const mayPost = executionIds[0] ? await deps.runs.claimMessage(executionIds[0]).catch(() => true) : true;
+  if (mayPost) {
+    const posted = await postToConversation(
+      client,
+      deps.logger,
+      input.channel,
+      input.userId,
+      buildRunningCard(run, executionIds),
+    );
+    if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts);
+  }
   return { ok: true, executionIds, ...(tid ? { tid } : {}) };
 }

@@ -291,6 +291,8 @@ export async function watchExecution(ctx: HandlerContext, executionId: string): 
     { runbookId: runbook?.id ?? '', runbookName: name, proxyId: '', startedBy: null, inputs: shownInputs },
     [id],
   );
+  // The watcher may already be posting (the run ended meanwhile): only the holder of the card claim posts.
+  if (!(await deps.runs.claimMessage(id))) return;
   const posted = await postToConversation(ctx.client, deps.logger, ctx.channelId, ctx.userId, card);
   if (posted) await deps.runs.posted([id], posted.channel, posted.ts);
 }

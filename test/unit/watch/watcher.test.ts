@@ -293,3 +293,48 @@ describe('review fixes', () => {
     expect(countReports(fake, [run!]).get(run!.executionId)).toEqual({ resultEdits: 1, replies: 1 });
   });
 });
+
+describe('the card claim', () => {
+  async function startedRun(w: Watcher) {
+    const runbook = [...emulator.state.workflows.byId.values()].find((r) => r.workflow.inputSchema === '')!.workflow;
+    const { executionIds } = await api.workflows.run(runbook.id, { proxyId: 'p1' });
+    await w.started({
+      runbookId: runbook.id,
+      runbookName: runbook.name,
+      proxyId: 'p1',
+      startedBy: 'U01ALICE',
+      teamId: null,
+      inputs: {},
+      executionIds,
+      channel: 'C01OPS',
+    });
+    return executionIds[0]!;
+  }
+  const topLevel = () => (fake.state.messages.C01OPS ?? []).filter((m) => !m.thread_ts || m.thread_ts === m.ts);
+
+  it('when the watcher posted the card first, a late startRun does not post a second one', async () => {
+    const w = watcher('only', { unpostedGraceMs: 0 });
+    const id = await startedRun(w);
+    w.start();
+    await until(async () => (await store.watches.get(id))?.messageTs != null, 'the watcher posts the card');
+    expect(await w.claimMessage(id)).toBe(false);
+    clock.advance(60 * 60_000);
+    await until(allDone, 'the result');
+    expect(topLevel()).toHaveLength(1);
+    expect(topLevel()[0]!.text).toMatch(/succeeded|failed/);
+  });
+
+  it('a claimant that died without posting is taken over after the takeover time, once', async () => {
+    const w = watcher('only', { unpostedGraceMs: 0, messageTakeoverMs: 300 });
+    const id = await startedRun(w);
+    // startRun took the claim and then its process died before posting.
+    expect(await w.claimMessage(id)).toBe(true);
+    w.start();
+    await new Promise((r) => setTimeout(r, 150));
+    expect(topLevel()).toHaveLength(0);
+    await until(async () => (await store.watches.get(id))?.messageTs != null, 'the takeover post', 5_000);
+    clock.advance(60 * 60_000);
+    await until(allDone, 'the result');
+    expect(topLevel()).toHaveLength(1);
+  });
+});
