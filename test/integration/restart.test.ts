@@ -12,7 +12,14 @@ import { type Emulator, startEmulator } from '../../src/emulator/server.ts';
 import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { type BotProcess, countReports, seedWatchedRuns, spawnBot } from '../support/process-harness.ts';
+import {
+  type BotProcess,
+  countReports,
+  FAST_WATCH_ENV,
+  seedWatchedRuns,
+  spawnBot,
+  waitUntil,
+} from '../support/process-harness.ts';
 
 const API_KEY = 'restart-test-key-0123456789';
 const BOT_TOKEN = 'xoxb-restart-test';
@@ -52,24 +59,8 @@ function botEnv(): Record<string, string> {
     RUNBOOK_PROXIES: 'proxy-dev',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
-    WATCH_REQUESTS_PER_SECOND: '300',
-    WATCH_CONCURRENCY: '16',
-    WATCH_FIRST_CHECK_MS: '200',
-    WATCH_MAX_CHECK_MS: '500',
-    WATCH_TICK_MS: '50',
-    WATCH_LEASE_MS: '1500',
-    WATCH_UNPOSTED_GRACE_MS: '60000',
-    WATCH_SLACK_POST_INTERVAL_MS: '50',
-    WATCH_SLACK_UPDATE_INTERVAL_MS: '15',
+    ...FAST_WATCH_ENV,
   };
-}
-
-async function waitUntil(probe: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 it('reports every run exactly once across a SIGKILL and a restart', { timeout: 45_000 }, async () => {

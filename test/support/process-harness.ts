@@ -189,3 +189,25 @@ export function findRunMessages(fake: FakeSlack, executionIds: string[]): Seeded
   }
   return runs;
 }
+
+/** Watcher settings that make a bot process report within seconds (process tests only). */
+export const FAST_WATCH_ENV: Record<string, string> = {
+  WATCH_REQUESTS_PER_SECOND: '300',
+  WATCH_CONCURRENCY: '16',
+  WATCH_FIRST_CHECK_MS: '200',
+  WATCH_MAX_CHECK_MS: '500',
+  WATCH_TICK_MS: '50',
+  WATCH_LEASE_MS: '1500',
+  WATCH_UNPOSTED_GRACE_MS: '60000',
+  WATCH_SLACK_POST_INTERVAL_MS: '50',
+  WATCH_SLACK_UPDATE_INTERVAL_MS: '15',
+};
+
+/** Polls an async probe until it holds, or fails after `timeoutMs`. */
+export async function waitUntil(probe: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
