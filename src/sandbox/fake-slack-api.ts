@@ -101,6 +101,8 @@ export interface FakeSlack {
   newTriggerId(userId?: string): string;
   /** Mint a response_url for a slash command or interaction in `channel` by `user`. */
   newResponseUrl(ctx: { channel: string; user: string; messageTs?: string }): string;
+  /** Where apps.connections.open sends a Socket Mode client (a WebSocket URL), or null: not enabled. */
+  setSocketModeUrl(url: string | null): void;
   /** Replace the fault plan; `setFaults({})` turns faults off. */
   setFaults(faults: FakeSlackFaults): void;
   // biome-ignore lint/suspicious/noExplicitAny: listeners receive event-specific payloads
@@ -134,6 +136,7 @@ const METHODS: Record<string, MethodHandler> = { ...directoryMethods, ...chatMet
 
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
   const now = options.now ?? Date.now;
+  let socketModeUrl: string | null = null;
   const random = options.random ?? Math.random;
   const seed = {
     teamId: options.teamId ?? DEFAULT_TEAM_ID,
@@ -223,7 +226,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     }
 
     let body: SlackBody;
-    if (!token) body = fail('not_authed');
+    if (method === 'apps.connections.open') {
+      // Socket Mode: an app-level token asks where to open the WebSocket.
+      if (!token) body = fail('not_authed');
+      else if (!token.startsWith('xapp-')) body = fail('not_allowed_token_type');
+      else body = socketModeUrl ? { ok: true, url: socketModeUrl } : fail('socket_mode_not_enabled');
+    } else if (!token) body = fail('not_authed');
     else if (!tokenAccepted(token, options.botToken)) body = fail('invalid_auth');
     else {
       const handler = METHODS[method];
@@ -307,6 +315,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const id = `${state.teamId}/${randomDigits(13)}/${mintSlackId('', 24)}`;
       responseUrls.set(id, { ...p, createdAt: now(), uses: 0 });
       return `${origin}/${kind}/${id}`;
+    },
+    setSocketModeUrl(url) {
+      socketModeUrl = url;
     },
     setFaults(f) {
       faults = { ...f };

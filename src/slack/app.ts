@@ -77,7 +77,8 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
       appToken: settings.appToken,
       socketMode: true,
       customRoutes: routes,
-      installerOptions: { port: settings.port },
+      // The Socket Mode client's own Web API calls (apps.connections.open) go to SLACK_API_URL too.
+      installerOptions: { port: settings.port, clientOptions },
       clientOptions,
       logger,
       logLevel: LogLevel.INFO,
