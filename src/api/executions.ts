@@ -1,6 +1,6 @@
 // Executions: list, iterate, get. `output` arrives base64-encoded (declared `format: byte`
 // upstream) and leaves here as text, in lists and single reads alike.
-import { paginate } from './paginate.ts';
+import { iterateList } from './paginate.ts';
 import type {
   CallOptions,
   ExecutionPage,
@@ -71,13 +71,7 @@ export function createExecutionsApi(transport: Transport, settings: ExecutionsSe
 
   return {
     list,
-    iterate(params = {}, call) {
-      return paginate((pageToken, pageCall) => list({ ...params, pageToken }, pageCall), {
-        path: PATH,
-        maxPages: settings.maxPages,
-        call,
-      });
-    },
+    iterate: (params = {}, call) => iterateList(list, params, { path: PATH, maxPages: settings.maxPages, call }),
     async get(executionId: string, params: GetExecutionParams = {}, call?: CallOptions): Promise<Execution> {
       const { data } = await transport.request({
         method: 'GET',

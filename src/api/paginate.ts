@@ -50,3 +50,16 @@ export async function* paginate<T>(
     token = page.nextPageToken;
   }
 }
+
+/** A resource's `iterate()`: every item its `list` returns, page after page. */
+export function iterateList<P extends { pageToken?: string }, T>(
+  list: (params: P, call?: CallOptions) => Promise<Page<T>>,
+  params: Omit<P, 'pageToken'>,
+  options: { path: string; maxPages: number; call: CallOptions | undefined },
+): AsyncGenerator<T, void, undefined> {
+  const { call, ...rest } = options;
+  return paginate((pageToken, pageCall) => list({ ...params, pageToken } as P, pageCall), {
+    ...rest,
+    ...(call ? { call } : {}),
+  });
+}

@@ -1,5 +1,5 @@
 // Schedules: list, iterate, create, get, update, delete. Paths and schemas only.
-import { paginate } from './paginate.ts';
+import { iterateList } from './paginate.ts';
 import type { CallOptions, ListSchedulesParams, Page, RunbookApi } from './runbook-api.ts';
 import {
   EmptyResponse,
@@ -55,13 +55,7 @@ export function createSchedulesApi(transport: Transport, settings: SchedulesSett
 
   return {
     list,
-    iterate(params = {}, call) {
-      return paginate((pageToken, pageCall) => list({ ...params, pageToken }, pageCall), {
-        path: PATH,
-        maxPages: settings.maxPages,
-        call,
-      });
-    },
+    iterate: (params = {}, call) => iterateList(list, params, { path: PATH, maxPages: settings.maxPages, call }),
     async create(schedule: ScheduleWrite, call?: CallOptions): Promise<Schedule> {
       const { data } = await transport.request({
         method: 'POST',

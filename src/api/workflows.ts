@@ -1,5 +1,5 @@
 // Workflows (runbooks): list, iterate, get, run. Paths and schemas only; the transport does the rest.
-import { paginate } from './paginate.ts';
+import { iterateList } from './paginate.ts';
 import type {
   CallOptions,
   GetWorkflowParams,
@@ -63,13 +63,7 @@ export function createWorkflowsApi(transport: Transport, settings: WorkflowsSett
 
   return {
     list,
-    iterate(params = {}, call) {
-      return paginate((pageToken, pageCall) => list({ ...params, pageToken }, pageCall), {
-        path: PATH,
-        maxPages: settings.maxPages,
-        call,
-      });
-    },
+    iterate: (params = {}, call) => iterateList(list, params, { path: PATH, maxPages: settings.maxPages, call }),
     async get(workflowId: string, params: GetWorkflowParams = {}, call?: CallOptions): Promise<GetWorkflowResult> {
       const { data } = await transport.request({
         method: 'GET',
