@@ -10,7 +10,6 @@
 // never starts a run; replicas survive the Postgres restart (a crash is recorded, the replica is
 // restarted so the rest can be measured, and the test fails).
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createRunbookApi } from '../../src/api/client.ts';
 import type { RunbookApi } from '../../src/api/runbook-api.ts';
@@ -21,6 +20,8 @@ import type { Store } from '../../src/store/store.ts';
 import {
   type BotProcess,
   countReports,
+  FAST_WATCH_ENV,
+  pgAdmin,
   type SeededRun,
   seedWatchedRuns,
   spawnBot,
@@ -117,15 +118,7 @@ afterAll(async () => {
   await admin(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
 });
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (sql: string) => pgAdmin(DATABASE_URL, sql);
 
 function botEnv(): Record<string, string> {
   return {
@@ -138,13 +131,7 @@ function botEnv(): Record<string, string> {
     DATABASE_URL,
     DATABASE_SCHEMA: SCHEMA,
     LOG_LEVEL: 'warn',
-    WATCH_REQUESTS_PER_SECOND: '300',
-    WATCH_CONCURRENCY: '16',
-    WATCH_FIRST_CHECK_MS: '200',
-    WATCH_MAX_CHECK_MS: '500',
-    WATCH_TICK_MS: '50',
-    WATCH_LEASE_MS: '1500',
-    WATCH_UNPOSTED_GRACE_MS: '60000',
+    ...FAST_WATCH_ENV,
     WATCH_SLACK_POST_INTERVAL_MS: '20',
     WATCH_SLACK_UPDATE_INTERVAL_MS: '20',
   };

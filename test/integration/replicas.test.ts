@@ -3,7 +3,6 @@
 // ends with its result card and exactly one notice. Needs Postgres (TEST_DATABASE_URL, default the
 // local trust-auth server), like the store's Postgres tests.
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createRunbookApi } from '../../src/api/client.ts';
 import type { RunbookApi } from '../../src/api/runbook-api.ts';
@@ -15,6 +14,7 @@ import {
   type BotProcess,
   countReports,
   FAST_WATCH_ENV,
+  pgAdmin,
   seedWatchedRuns,
   spawnBot,
   waitUntil,
@@ -49,15 +49,7 @@ afterAll(async () => {
   await admin(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
 });
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (sql: string) => pgAdmin(DATABASE_URL, sql);
 
 function botEnv(): Record<string, string> {
   return {

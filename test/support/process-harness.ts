@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { WebClient } from '@slack/web-api';
+import pg from 'pg';
 import type { RunbookApi } from '../../src/api/runbook-api.ts';
 import type { FakeSlack } from '../../src/sandbox/fake-slack-api.ts';
 import { buildRunningCard } from '../../src/slack/blocks/execution-card.ts';
@@ -209,5 +210,16 @@ export async function waitUntil(probe: () => Promise<boolean>, what: string, tim
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** One statement on its own connection (creating and dropping a test's Postgres schema). */
+export async function pgAdmin(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
   }
 }
