@@ -1,25 +1,45 @@
 // At most N runs per user per minute (sliding window), so a stuck key or a loop in a workflow tool
-// cannot start a runbook hundreds of times. In memory per replica: a limit, not an accounting record.
+// cannot start a runbook hundreds of times. The window lives in the store, so N replicas enforce one
+// limit between them instead of N limits side by side: a limit, not an accounting record.
+import type { RunLimitDecision, RunLimitStore } from '../store/store.ts';
+
+const WINDOW_MS = 60_000;
+
+export interface RunRateLimitOptions {
+  perMinute: number;
+  /** `store.runLimits`: shared by every replica on the same database. */
+  store: RunLimitStore;
+  now?: () => number;
+}
+
 export class RunRateLimit {
   readonly #perMinute: number;
+  readonly #store: RunLimitStore;
   readonly #now: () => number;
-  readonly #starts = new Map<string, number[]>();
+  #sweptAt = Number.NEGATIVE_INFINITY;
 
-  constructor(perMinute: number, now: () => number = Date.now) {
-    this.#perMinute = perMinute;
-    this.#now = now;
+  constructor(options: RunRateLimitOptions) {
+    this.#perMinute = options.perMinute;
+    this.#store = options.store;
+    this.#now = options.now ?? Date.now;
   }
 
-  /** Records a run for `userId` if under the limit; otherwise returns the ms until the next is allowed. */
-  take(userId: string): { ok: true } | { ok: false; retryInMs: number } {
+  /**
+   * Records a run for `userId` if under the limit; otherwise returns the ms until the next is allowed.
+   * Rejects when the store cannot answer: starting a run without knowing the count would lift the limit.
+   */
+  async take(userId: string): Promise<RunLimitDecision> {
     const now = this.#now();
-    const recent = (this.#starts.get(userId) ?? []).filter((t) => now - t < 60_000);
-    if (recent.length >= this.#perMinute) {
-      this.#starts.set(userId, recent);
-      return { ok: false, retryInMs: 60_000 - (now - recent[0]!) };
-    }
-    recent.push(now);
-    this.#starts.set(userId, recent);
-    return { ok: true };
+    const decision = await this.#store.take(`run:${userId}`, now, WINDOW_MS, this.#perMinute);
+    await this.#sweep(now);
+    return decision;
+  }
+
+  /** Once a window, forget people whose last start has left it, so the table holds only the active. */
+  async #sweep(now: number): Promise<void> {
+    if (now - this.#sweptAt < WINDOW_MS) return;
+    this.#sweptAt = now;
+    // A failed sweep only leaves idle rows behind for the next one; it must not refuse a run.
+    await this.#store.deleteIdle(now - WINDOW_MS).catch(() => undefined);
   }
 }

@@ -1,7 +1,11 @@
 // When a run cannot be started (the API is down, say), the person's form values are kept here so
 // "Try again" reopens the form filled in: no lost work. Secret values are never kept; they are
-// re-entered. Bounded and short-lived: it is a convenience, not a record.
-import { randomUUID } from 'node:crypto';
+// re-entered. Drafts live in the store, so the button works on whichever replica Slack sends the
+// click to. Short-lived (an hour by default): a convenience, not a record.
+
+import type { FormSpec } from '../forms/input-schema.ts';
+import { stripSecrets } from '../forms/secrets.ts';
+import type { RunDraftStore } from '../store/store.ts';
 
 export interface RunDraft {
   runbookId: string;
@@ -11,35 +15,61 @@ export interface RunDraft {
   params: Record<string, unknown>;
 }
 
+export interface RunDraftsOptions {
+  /** `store.runDrafts`: shared by every replica on the same database. */
+  store: RunDraftStore;
+  ttlMs?: number;
+  now?: () => number;
+}
+
 export class RunDrafts {
-  readonly #drafts = new Map<string, { draft: RunDraft; expiresAt: number }>();
+  readonly #store: RunDraftStore;
   readonly #ttlMs: number;
-  readonly #max: number;
   readonly #now: () => number;
 
-  constructor(options: { ttlMs?: number; max?: number; now?: () => number } = {}) {
+  constructor(options: RunDraftsOptions) {
+    this.#store = options.store;
     this.#ttlMs = options.ttlMs ?? 60 * 60_000;
-    this.#max = options.max ?? 1_000;
     this.#now = options.now ?? Date.now;
   }
 
-  save(draft: RunDraft): string {
-    const id = randomUUID();
-    if (this.#drafts.size >= this.#max) {
-      const oldest = this.#drafts.keys().next().value;
-      if (oldest !== undefined) this.#drafts.delete(oldest);
-    }
-    this.#drafts.set(id, { draft, expiresAt: this.#now() + this.#ttlMs });
-    return id;
+  /**
+   * Keeps the draft and returns its id (for a button value). Secrets are removed here, with the
+   * runbook's form spec, so no caller can store one by forgetting to strip them. Expired drafts are
+   * deleted on the way: saves are rare (a run that failed to start), so this keeps the table small.
+   */
+  async save(draft: RunDraft, spec: FormSpec): Promise<string> {
+    const now = this.#now();
+    // Cleaning up is not the point of this call: a failure here must not lose the person's draft.
+    await this.#store.deleteExpired(now).catch(() => undefined);
+    return this.#store.save(
+      {
+        runbookId: draft.runbookId,
+        proxyId: draft.proxyId,
+        channel: draft.channel,
+        params: JSON.stringify(stripSecrets(spec, draft.params)),
+        expiresAt: now + this.#ttlMs,
+      },
+      now,
+    );
   }
 
-  take(id: string): RunDraft | null {
-    const entry = this.#drafts.get(id);
-    if (!entry) return null;
-    if (entry.expiresAt <= this.#now()) {
-      this.#drafts.delete(id);
+  /** The draft, or null when it expired or never existed. Not consumed: "Try again" may be clicked twice. */
+  async take(id: string): Promise<RunDraft | null> {
+    const record = await this.#store.get(id, this.#now());
+    if (!record) return null;
+    let params: unknown;
+    try {
+      params = JSON.parse(record.params);
+    } catch {
       return null;
     }
-    return entry.draft;
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) return null;
+    return {
+      runbookId: record.runbookId,
+      proxyId: record.proxyId,
+      channel: record.channel,
+      params: params as Record<string, unknown>,
+    };
   }
 }

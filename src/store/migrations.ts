@@ -121,6 +121,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_at ON audit (at);
     `,
   },
+  {
+    version: 2,
+    name: 'run drafts and run limits shared by replicas',
+    up: () => `
+      CREATE TABLE run_drafts (
+        id         TEXT PRIMARY KEY,
+        runbook_id TEXT NOT NULL,
+        proxy_id   TEXT,
+        channel    TEXT,
+        params     TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX run_drafts_expiry ON run_drafts (expires_at);
+
+      CREATE TABLE run_limits (
+        key     TEXT PRIMARY KEY,
+        starts  TEXT NOT NULL,
+        last_at BIGINT NOT NULL
+      );
+      CREATE INDEX run_limits_last ON run_limits (last_at);
+    `,
+  },
 ];
 
 export interface MigrateOptions {

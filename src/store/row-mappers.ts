@@ -6,6 +6,7 @@ import type {
   ApprovalState,
   AuditEntry,
   AuditOutcome,
+  RunDraftRecord,
   ScheduleOwner,
   Subscription,
   Watch,
@@ -117,4 +118,27 @@ export function toAuditEntry(row: SqlRow): AuditEntry {
     detail: textOrNull(row.detail),
     tid: textOrNull(row.tid),
   };
+}
+
+export function toRunDraft(row: SqlRow): RunDraftRecord {
+  return {
+    id: text(row.id),
+    runbookId: text(row.runbook_id),
+    proxyId: textOrNull(row.proxy_id),
+    channel: textOrNull(row.channel),
+    params: text(row.params),
+    createdAt: num(row.created_at),
+    expiresAt: num(row.expires_at),
+  };
+}
+
+/** The start times of a run_limits row; anything unreadable counts as no starts. */
+export function parseStarts(value: unknown): number[] {
+  if (typeof value !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) ? parsed.filter((t): t is number => typeof t === 'number' && Number.isFinite(t)) : [];
+  } catch {
+    return [];
+  }
 }

@@ -4,13 +4,23 @@
 // databases serialise conflicting writes on the same row, so only one caller sees rowCount = 1.
 import { randomUUID } from 'node:crypto';
 import { runMigrations } from './migrations.ts';
-import { toApproval, toAuditEntry, toScheduleOwner, toSubscription, toWatch } from './row-mappers.ts';
+import {
+  parseStarts,
+  toApproval,
+  toAuditEntry,
+  toRunDraft,
+  toScheduleOwner,
+  toSubscription,
+  toWatch,
+} from './row-mappers.ts';
 import type { SqlDialect, SqlDriver } from './sql-driver.ts';
 import type {
   ApprovalStore,
   AuditStore,
   CursorStore,
   NotificationStore,
+  RunDraftStore,
+  RunLimitStore,
   ScheduleOwner,
   ScheduleOwnerStore,
   Store,
@@ -407,6 +417,60 @@ function auditStore(db: SqlDriver): AuditStore {
   };
 }
 
+function runDraftStore(db: SqlDriver): RunDraftStore {
+  return {
+    async save(d, now) {
+      const id = randomUUID();
+      await db.query(
+        `INSERT INTO run_drafts (id, runbook_id, proxy_id, channel, params, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [id, d.runbookId, d.proxyId, d.channel, d.params, now, d.expiresAt],
+      );
+      return id;
+    },
+    async get(id, now) {
+      const { rows } = await db.query('SELECT * FROM run_drafts WHERE id = $1 AND expires_at > $2', [id, now]);
+      return rows[0] ? toRunDraft(rows[0]) : null;
+    },
+    async deleteExpired(now) {
+      return (await db.query('DELETE FROM run_drafts WHERE expires_at <= $1', [now])).rowCount;
+    },
+  };
+}
+
+function runLimitStore(db: SqlDriver): RunLimitStore {
+  return {
+    take(key, now, windowMs, limit) {
+      return db.transaction(async (tx) => {
+        // The upsert takes the key's row lock (Postgres) or runs under the write lock (SQLite), so
+        // two replicas counting the same person's starts are serialised: the second one reads the
+        // first one's start. Only this one row is locked, so takes of different keys never deadlock.
+        const { rows } = await tx.query(
+          `INSERT INTO run_limits (key, starts, last_at) VALUES ($1, '[]', $2)
+           ON CONFLICT (key) DO UPDATE SET last_at = run_limits.last_at
+           RETURNING starts`,
+          [key, now],
+        );
+        const recent = parseStarts(rows[0]?.starts).filter((t) => now - t < windowMs);
+        // A start stamped slightly after `now` (another replica's clock runs ahead) still counts.
+        const full = recent.length >= limit;
+        if (!full) recent.push(now);
+        await tx.query('UPDATE run_limits SET starts = $2, last_at = $3 WHERE key = $1', [
+          key,
+          JSON.stringify(recent),
+          recent.length ? Math.max(...recent) : now,
+        ]);
+        if (!full) return { ok: true as const };
+        const oldest = recent.length ? Math.min(...recent) : now;
+        return { ok: false as const, retryInMs: Math.max(0, windowMs - (now - oldest)) };
+      });
+    },
+    async deleteIdle(before) {
+      return (await db.query('DELETE FROM run_limits WHERE last_at <= $1', [before])).rowCount;
+    },
+  };
+}
+
 export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): Store {
   return {
     kind: db.dialect,
@@ -419,5 +483,7 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     scheduleOwners: scheduleOwnerStore(db),
     approvals: approvalStore(db),
     audit: auditStore(db),
+    runDrafts: runDraftStore(db),
+    runLimits: runLimitStore(db),
   };
 }

@@ -147,6 +147,28 @@ export interface AuditEntry {
   tid: string | null;
 }
 
+/** A run form's values kept so "Try again" can reopen it filled in (on any replica). */
+export interface RunDraftRecord {
+  id: string;
+  runbookId: string;
+  proxyId: string | null;
+  channel: string | null;
+  /** JSON object string of the form values; the caller has already removed every secret. */
+  params: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface NewRunDraft {
+  runbookId: string;
+  proxyId: string | null;
+  channel: string | null;
+  params: string;
+  expiresAt: number;
+}
+
+export type RunLimitDecision = { ok: true } | { ok: false; retryInMs: number };
+
 export interface MigrationResult {
   /** Schema version after migrating. */
   version: number;
@@ -256,6 +278,26 @@ export interface AuditStore {
   recent(limit: number): Promise<AuditEntry[]>;
 }
 
+export interface RunDraftStore {
+  /** Saves a draft under a fresh uuid and returns the id. */
+  save(d: NewRunDraft, now: number): Promise<string>;
+  /** The draft, or null when there is none or it expired (expiresAt <= now). Reading does not consume it. */
+  get(id: string, now: number): Promise<RunDraftRecord | null>;
+  /** Deletes drafts with expiresAt <= now; returns how many. */
+  deleteExpired(now: number): Promise<number>;
+}
+
+export interface RunLimitStore {
+  /**
+   * Sliding-window limit shared by every replica: records a start for `key` at `now` if fewer than
+   * `limit` starts of that key fall within (now - windowMs, now]; otherwise records nothing and says
+   * how long until the oldest of them leaves the window. Serialised per key across replicas.
+   */
+  take(key: string, now: number, windowMs: number, limit: number): Promise<RunLimitDecision>;
+  /** Forgets keys whose latest start is at or before `before` (their window is over); returns how many. */
+  deleteIdle(before: number): Promise<number>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   /** Idempotent, versioned; safe when two replicas start at once. */
@@ -268,6 +310,8 @@ export interface Store {
   scheduleOwners: ScheduleOwnerStore;
   approvals: ApprovalStore;
   audit: AuditStore;
+  runDrafts: RunDraftStore;
+  runLimits: RunLimitStore;
 }
 
 export type StoreConfig =

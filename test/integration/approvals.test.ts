@@ -277,7 +277,7 @@ describe('hardening', () => {
 
   it('a user over the run rate limit is told to wait, and nothing runs', async () => {
     const limited = h.runtime.deps.access.runLimit;
-    for (let i = 0; i < 20; i++) limited.take('U02BOB');
+    for (let i = 0; i < 20; i++) await limited.take('U02BOB');
     await h.user('U02BOB').command('run "Scale Kubernetes Deployment"', 'C01OPS');
     const modal = await waitFor(() => modalContaining(h, 'field_replicas', 'U02BOB'), 'run modal');
     const res = await h.user('U02BOB').submit(modal.id, {

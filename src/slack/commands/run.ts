@@ -212,12 +212,10 @@ export async function startRun(deps: SlackDeps, client: WebClient, input: StartR
     deps.logger.warn({ err, runbookId: input.runbook.id }, 'run failed to start');
     const errorTid = (err as { tid?: unknown }).tid;
     await audit('error', describeApiError(err), typeof errorTid === 'string' ? errorTid : null);
-    const draftId = deps.drafts.save({
-      runbookId: input.runbook.id,
-      proxyId: input.proxyId,
-      channel: input.channel,
-      params: stripSecrets(spec, input.params),
-    });
+    const draftId = await deps.drafts.save(
+      { runbookId: input.runbook.id, proxyId: input.proxyId, channel: input.channel, params: input.params },
+      spec,
+    );
     const sentence = `${input.runbook.name} did not start. ${describeApiError(err)}`;
     await postToConversation(client, deps.logger, input.channel, input.userId, {
       text: sentence,

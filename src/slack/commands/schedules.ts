@@ -608,7 +608,7 @@ export async function runScheduleNow(ctx: HandlerContext, scheduleId: string): P
     );
     return;
   }
-  const limit = deps.access.runLimit.take(ctx.userId);
+  const limit = await deps.access.runLimit.take(ctx.userId);
   if (!limit.ok) {
     await ctx.respond(
       errorMessage(`You have started too many runs this minute; try again in ${Math.ceil(limit.retryInMs / 1000)} s.`),

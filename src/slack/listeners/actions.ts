@@ -77,7 +77,7 @@ export function registerActions(app: App, deps: SlackDeps): void {
   });
 
   on(ACTIONS.retryRun, 'Reopening the run form', async (ctx, body) => {
-    const draft = deps.drafts.take(buttonValue(body));
+    const draft = await deps.drafts.take(buttonValue(body));
     if (!draft) {
       await ctx.respond({
         text: 'That form has expired.',

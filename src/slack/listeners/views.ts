@@ -108,7 +108,7 @@ async function prepareRun(deps: SlackDeps, body: ViewSubmitAction, client: WebCl
     });
     return { kind: 'refused', view: infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(decision.message)}`) };
   }
-  const limit = deps.access.runLimit.take(userId);
+  const limit = await deps.access.runLimit.take(userId);
   if (!limit.ok) {
     const seconds = Math.ceil(limit.retryInMs / 1000);
     return {

@@ -71,6 +71,8 @@ describe('postgres store', () => {
       'audit',
       'cursors',
       'notifications',
+      'run_drafts',
+      'run_limits',
       'schedule_owners',
       'schema_migrations',
       'subscriptions',

@@ -621,5 +621,78 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect((await store.audit.recent(2)).map((e) => e.action)).toEqual(['expire', 'approve']);
       });
     });
+
+    describe('runDrafts', () => {
+      const draft = {
+        runbookId: 'rb-1',
+        proxyId: 'proxy-a',
+        channel: 'C100',
+        params: '{"region":"us-west-2","tags":["a","b"]}',
+        expiresAt: T0 + 3_600_000,
+      };
+
+      it('keeps a draft until it expires, readable more than once and from another replica', async () => {
+        const id = await store.runDrafts.save(draft, T0);
+        const other = await harness.open();
+        const expected = { id, ...draft, createdAt: T0 };
+        expect(await other.runDrafts.get(id, T0 + 1)).toEqual(expected);
+        expect(await store.runDrafts.get(id, T0 + 2)).toEqual(expected);
+        expect(await store.runDrafts.get(id, draft.expiresAt - 1)).not.toBeNull();
+        expect(await store.runDrafts.get(id, draft.expiresAt)).toBeNull();
+        expect(await store.runDrafts.get('missing', T0)).toBeNull();
+      });
+
+      it('gives every draft its own id and keeps null proxy and channel', async () => {
+        const a = await store.runDrafts.save({ ...draft, proxyId: null, channel: null }, T0);
+        const b = await store.runDrafts.save(draft, T0);
+        expect(a).not.toBe(b);
+        expect(await store.runDrafts.get(a, T0)).toMatchObject({ proxyId: null, channel: null });
+      });
+
+      it('deleteExpired removes only expired drafts', async () => {
+        const old = await store.runDrafts.save({ ...draft, expiresAt: T0 + 10 }, T0);
+        const fresh = await store.runDrafts.save({ ...draft, expiresAt: T0 + 1_000 }, T0);
+        expect(await store.runDrafts.deleteExpired(T0 + 10)).toBe(1);
+        expect(await store.runDrafts.deleteExpired(T0 + 10)).toBe(0);
+        expect(await store.runDrafts.get(old, T0)).toBeNull();
+        expect(await store.runDrafts.get(fresh, T0)).not.toBeNull();
+      });
+    });
+
+    describe('runLimits', () => {
+      const WINDOW = 60_000;
+
+      it('allows `limit` starts in a sliding window and says when the next one is allowed', async () => {
+        for (let i = 0; i < 3; i++) {
+          expect(await store.runLimits.take('run:U1', T0 + i * 1_000, WINDOW, 3)).toEqual({ ok: true });
+        }
+        expect(await store.runLimits.take('run:U1', T0 + 10_000, WINDOW, 3)).toEqual({ ok: false, retryInMs: 50_000 });
+        // A refusal records nothing: the first start leaving the window frees exactly one slot.
+        expect(await store.runLimits.take('run:U1', T0 + WINDOW, WINDOW, 3)).toEqual({ ok: true });
+        expect(await store.runLimits.take('run:U1', T0 + WINDOW + 1, WINDOW, 3)).toEqual({
+          ok: false,
+          retryInMs: 1_000 - 1,
+        });
+        expect(await store.runLimits.take('run:U2', T0 + WINDOW + 1, WINDOW, 3)).toEqual({ ok: true });
+      });
+
+      it('counts one window across replicas, also when they take at the same moment', async () => {
+        const other = await harness.open();
+        const results = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => (i % 2 ? other : store).runLimits.take('run:U1', T0 + i, WINDOW, 5)),
+        );
+        expect(results.filter((r) => r.ok)).toHaveLength(5);
+        expect(await other.runLimits.take('run:U1', T0 + 100, WINDOW, 5)).toMatchObject({ ok: false });
+      });
+
+      it('deleteIdle forgets keys whose last start left the window, and they start afresh', async () => {
+        await store.runLimits.take('run:old', T0, WINDOW, 1);
+        await store.runLimits.take('run:new', T0 + 30_000, WINDOW, 1);
+        expect(await store.runLimits.deleteIdle(T0 + 30_000 - WINDOW + 1)).toBe(0);
+        expect(await store.runLimits.deleteIdle(T0)).toBe(1);
+        expect(await store.runLimits.take('run:new', T0 + 31_000, WINDOW, 1)).toMatchObject({ ok: false });
+        expect(await store.runLimits.take('run:old', T0 + 31_000, WINDOW, 1)).toEqual({ ok: true });
+      });
+    });
   });
 }
