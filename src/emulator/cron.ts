@@ -1,7 +1,9 @@
 // Schedule expressions: strict five-field cron (minute hour day-of-month month day-of-week),
-// evaluated in UTC ("GMT" in the contract). croner does the parsing and next-run maths; we only
-// narrow it to what standard cron accepts so the emulator rejects what a strict service would.
-import { Cron } from 'croner';
+// evaluated in UTC ("GMT" in the contract). croner does the parsing and next-run maths, configured by
+// the bot's own builder (src/schedules/cron-builder.ts) so both read the day fields as vixie cron does;
+// we only narrow it to what standard cron accepts so the emulator rejects what a strict service would.
+import type { Cron } from 'croner';
+import { buildCron } from '../schedules/cron-builder.ts';
 import { invalidArgument } from './rpc-error.ts';
 
 const NAMES = new Set(['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC']);
@@ -27,7 +29,7 @@ export function parseCron(expression: string, field = 'schedule'): CronSchedule 
     }
   });
   try {
-    return new Cron(parts.join(' '), { mode: '5-part', timezone: 'UTC', paused: true });
+    return buildCron(parts.join(' '));
   } catch (error) {
     throw fail((error as Error).message.replace(/^CronPattern:\s*/, ''));
   }

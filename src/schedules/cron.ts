@@ -1,8 +1,8 @@
 // Five-field cron as the Runbook API's scheduler reads it: minute hour day-of-month month day-of-week, in GMT.
-// We validate ourselves (strictly, with one clear sentence per mistake) and let croner compute run times and
-// cronstrue write the English.
-import { Cron } from 'croner';
+// We validate ourselves (strictly, with one clear sentence per mistake) and let croner compute run times
+// (configured once, in cron-builder.ts, shared with the emulator) and cronstrue write the English.
 import cronstrue from 'cronstrue';
+import { buildCron, dayFieldsMustBothMatch } from './cron-builder.ts';
 
 export type CronCheck = { ok: true; expression: string } | { ok: false; error: string };
 
@@ -198,7 +198,7 @@ export function cronWarnings(expression: string): string[] {
 
   const domRestricted = !domField.startsWith('*');
   const dowRestricted = !dowField.startsWith('*');
-  if (domRestricted && dowRestricted) {
+  if (!dayFieldsMustBothMatch(domField, dowField)) {
     warnings.push(
       'Both day-of-month and day-of-week are set, so this runs on days that match either one, not only on days that match both.',
     );
@@ -214,15 +214,6 @@ export function cronWarnings(expression: string): string[] {
     );
   }
   return warnings;
-}
-
-/** croner configured for the service's semantics: five fields, UTC, vixie's day-of-month/day-of-week rule. */
-function buildCron(expression: string): Cron {
-  const [, , dom = '*', , dow = '*'] = expression.split(' ');
-  // Vixie cron ORs the two day fields only when neither starts with '*'; otherwise both must match.
-  // croner's default (domAndDow false) always ORs, which differs for e.g. '0 0 */2 * MON'.
-  const domAndDow = dom.startsWith('*') || dow.startsWith('*');
-  return new Cron(expression, { timezone: 'UTC', mode: '5-part', domAndDow });
 }
 
 function parseField(spec: FieldSpec, text: string): { ok: true; values: Set<number> } | { ok: false; error: string } {
