@@ -3,6 +3,7 @@
 // every initial value is checked against its element, because one bad value makes Slack reject
 // the whole modal.
 import type { InputBlock, InputBlockElement, KnownBlock, PlainTextOption } from '@slack/types';
+import { usableDefaults } from './defaults.ts';
 import { optionForValue, toEnumOption } from './enum-options.ts';
 import type { FieldSpec, FormSpec } from './input-schema.ts';
 import {
@@ -11,6 +12,7 @@ import {
   isRecord,
   isSecretSchema,
   MAX_STATIC_OPTIONS,
+  resolveSchema,
   setOwn,
 } from './input-schema.ts';
 import { LIMITS, plainText, truncate } from './text-limits.ts';
@@ -19,18 +21,24 @@ const SECRET_HINT = 'This value is hidden after you submit and is never filled i
 
 /**
  * Input blocks for a form. `prefill` (e.g. the params of a previous run) wins over schema
- * defaults; secret fields are never prefilled from either.
+ * defaults, which are used decoded and only when the schema accepts them (`usableDefaults`);
+ * secret fields are never prefilled from either.
  */
 export function buildFormBlocks(spec: FormSpec, prefill?: Record<string, unknown>): KnownBlock[] {
   if (spec.kind === 'empty') return [];
-  if (spec.kind === 'fallback') return [fallbackBlock(spec, prefill)];
-  return spec.fields.map((field) => fieldBlock(field, initialFor(field, prefill)));
+  const defaults = usableDefaults(spec);
+  if (spec.kind === 'fallback') return [fallbackBlock(spec, prefill, defaults)];
+  return spec.fields.map((field) => fieldBlock(field, initialFor(field, prefill, defaults)));
 }
 
-function initialFor(field: FieldSpec, prefill: Record<string, unknown> | undefined): unknown {
+function initialFor(
+  field: FieldSpec,
+  prefill: Record<string, unknown> | undefined,
+  defaults: Record<string, unknown>,
+): unknown {
   if (field.secret) return undefined;
   if (prefill && Object.hasOwn(prefill, field.name) && prefill[field.name] !== undefined) return prefill[field.name];
-  return field.default;
+  return Object.hasOwn(defaults, field.name) ? defaults[field.name] : undefined;
 }
 
 function fieldBlock(field: FieldSpec, initial: unknown): InputBlock {
@@ -257,14 +265,18 @@ function dateTimeInitial(value: unknown): number | undefined {
   return seconds <= 9_999_999_999 ? seconds : undefined;
 }
 
-/** Defaults (and prefill) of the fallback form as one JSON object, without secrets. */
-function fallbackInitial(spec: FormSpec & { kind: 'fallback' }, prefill: Record<string, unknown> | undefined): string {
-  const values: Record<string, unknown> = {};
+/** Usable defaults (and prefill) of the fallback form as one JSON object, without secrets. */
+function fallbackInitial(
+  spec: FormSpec & { kind: 'fallback' },
+  prefill: Record<string, unknown> | undefined,
+  defaults: Record<string, unknown>,
+): string {
+  const values: Record<string, unknown> = { ...defaults };
   const properties = spec.schema && isRecord(spec.schema.properties) ? spec.schema.properties : {};
-  const secret = (name: string) => isSecretSchema(properties[name]);
-  for (const [name, property] of Object.entries(properties)) {
-    if (isRecord(property) && 'default' in property && !secret(name)) setOwn(values, name, property.default);
-  }
+  const secret = (name: string) => {
+    const property = properties[name];
+    return isRecord(property) && spec.schema !== null && isSecretSchema(resolveSchema(property, spec.schema));
+  };
   for (const [name, value] of Object.entries(prefill ?? {})) {
     if (value !== undefined && !secret(name)) setOwn(values, name, value);
   }
@@ -274,12 +286,13 @@ function fallbackInitial(spec: FormSpec & { kind: 'fallback' }, prefill: Record<
 function fallbackBlock(
   spec: FormSpec & { kind: 'fallback' },
   prefill: Record<string, unknown> | undefined,
+  defaults: Record<string, unknown>,
 ): InputBlock {
   const hint =
     spec.schema === null
       ? `The input schema could not be read (${spec.reason.replace(/\.$/, '')}), so any JSON object is accepted.`
       : `This runbook's inputs cannot be shown as a form (${spec.reason.replace(/\.$/, '')}). Enter them as a JSON object.`;
-  const initial = fallbackInitial(spec, prefill);
+  const initial = fallbackInitial(spec, prefill, defaults);
   return {
     type: 'input',
     block_id: FALLBACK_BLOCK_ID,

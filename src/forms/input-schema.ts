@@ -2,6 +2,7 @@
 // fields the modal shows, or an explicit fallback when the schema cannot be shown as a form. Every
 // other module in this folder works from the FormSpec, so the decisions "what kind of field is
 // this?" and "what block_id does it get?" are made exactly once, here.
+import { jsonEqual } from './enum-options.ts';
 
 export type FieldKind =
   | 'text'
@@ -30,6 +31,11 @@ export interface FieldSpec {
   title: string;
   description: string;
   required: boolean;
+  /**
+   * The schema's default, JSON-decoded when the service stored it encoded (`"\"Add\""` for an enum
+   * member, `'["abc"]'` for a list): decoded only when the raw value does not fit the field and the
+   * decoded one does. Present whenever the schema has a default, fitting or not.
+   */
   default?: unknown;
   /** For select kinds: the allowed values; option values are their indexes as strings. */
   enumValues?: unknown[];
@@ -40,7 +46,7 @@ export interface FieldSpec {
   minLength?: number;
   maxLength?: number;
   secret: boolean;
-  /** The property's own schema (nullable wrappers already removed). */
+  /** The property's own schema (nullable wrappers, `allOf` of one and local `$ref`s already resolved). */
   schema: Record<string, unknown>;
 }
 
@@ -126,7 +132,7 @@ export function parseInputSchema(inputSchema: string): FormSpec {
 
   const fields: FieldSpec[] = [];
   for (const name of names) {
-    const field = toField(name, properties[name], required.has(name));
+    const field = toField(name, properties[name], required.has(name), root);
     if (typeof field === 'string') return fallback(field, root);
     fields.push(field);
   }
@@ -165,6 +171,111 @@ function unwrapNullable(schema: Record<string, unknown>): Record<string, unknown
   return schema;
 }
 
+/** The schema a local JSON pointer (`#/definitions/Region`, `#/$defs/Region`) names, if any. */
+function resolvePointer(root: Record<string, unknown>, ref: string): Record<string, unknown> | undefined {
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!isRecord(node) || !Object.hasOwn(node, key)) return undefined;
+    node = node[key];
+  }
+  return isRecord(node) ? node : undefined;
+}
+
+/**
+ * One property's schema as a form field sees it. Generated schemas (pydantic and the like) write an
+ * enum field as `{"allOf": [{"$ref": "#/definitions/Action"}], "default": …}` or `{"$ref": …}` and an
+ * optional one as `anyOf: [X, null]`; all of these are unwrapped here, a few levels deep. The
+ * referenced definition's own title and description describe the type ("An enumeration."), not the
+ * field, so the property's own are kept instead. A remote or dangling `$ref` is left in place (and so
+ * sends the form to the JSON fallback).
+ */
+export function resolveSchema(node: Record<string, unknown>, root: Record<string, unknown>): Record<string, unknown> {
+  let schema = node;
+  for (let depth = 0; depth < 10; depth++) {
+    const unwrapped = unwrapNullable(schema);
+    if (unwrapped !== schema) {
+      schema = unwrapped;
+      continue;
+    }
+    const allOf = schema.allOf;
+    if (Array.isArray(allOf) && allOf.length === 1 && isRecord(allOf[0])) {
+      const { allOf: _one, ...rest } = schema;
+      schema = { ...allOf[0], ...rest };
+      continue;
+    }
+    const target = typeof schema.$ref === 'string' ? resolvePointer(root, schema.$ref) : undefined;
+    if (target) {
+      const { $ref: _ref, ...rest } = schema;
+      const { title: _title, description: _description, ...definition } = target;
+      schema = { ...definition, ...rest };
+      continue;
+    }
+    break;
+  }
+  return schema;
+}
+
+/** Whether `value` is something this field's widget holds as it is (before any schema validation). */
+export function fitsField(
+  field: Pick<FieldSpec, 'kind' | 'enumValues' | 'itemType' | 'schema'>,
+  value: unknown,
+): boolean {
+  const isEnumValue = (v: unknown) => (field.enumValues ?? []).some((e) => jsonEqual(e, v));
+  switch (field.kind) {
+    case 'text':
+    case 'multiline':
+    case 'secret':
+    case 'email':
+    case 'url':
+    case 'date':
+    case 'datetime':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'integer':
+      return Number.isInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'select':
+    case 'external_select':
+      return isEnumValue(value);
+    case 'multi_select':
+    case 'multi_external_select':
+      return Array.isArray(value) && value.every(isEnumValue);
+    case 'string_list':
+      return (
+        Array.isArray(value) &&
+        value.every((item) =>
+          field.itemType === 'string'
+            ? typeof item === 'string'
+            : typeof item === 'number' && (field.itemType === 'number' || Number.isInteger(item)),
+        )
+      );
+    case 'json': {
+      const type = unwrapType(field.schema.type);
+      return type === 'object' ? isRecord(value) : type === 'array' ? Array.isArray(value) : true;
+    }
+  }
+}
+
+/** The raw default, or its JSON-decoded form when only that one fits the field. */
+function decodeDefault(field: FieldSpec, raw: unknown): unknown {
+  if (fitsField(field, raw) || typeof raw !== 'string') return raw;
+  const decoded = decodeJson(raw);
+  return decoded.ok && fitsField(field, decoded.value) ? decoded.value : raw;
+}
+
+/** JSON.parse without throwing. */
+export function decodeJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
 function finiteNumber(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
@@ -174,13 +285,13 @@ function nonNegativeInt(value: unknown): number | undefined {
 }
 
 /** Builds one field, or returns the reason the property cannot be a form field. */
-function toField(name: string, raw: unknown, required: boolean): FieldSpec | string {
+function toField(name: string, raw: unknown, required: boolean, root: Record<string, unknown>): FieldSpec | string {
   const label = name.length > 40 ? `${name.slice(0, 40)}…` : name;
   if (!isRecord(raw)) return `Property "${label}" has no readable schema.`;
-  const schema = unwrapNullable(raw);
+  const schema = resolveSchema(raw, root);
   const complex = UNSUPPORTED_KEYWORDS.find((k) => k in schema);
   if (complex) return `Property "${label}" uses "${complex}".`;
-  const kindInfo = classify(schema);
+  const kindInfo = classify(schema, root);
   if (typeof kindInfo === 'string') return `Property "${label}" ${kindInfo}.`;
   const title = typeof schema.title === 'string' && schema.title.trim() !== '' ? schema.title.trim() : '';
   const field: FieldSpec = {
@@ -194,9 +305,9 @@ function toField(name: string, raw: unknown, required: boolean): FieldSpec | str
     secret: kindInfo.kind === 'secret',
     schema,
   };
-  if ('default' in schema) field.default = schema.default;
   if (kindInfo.enumValues) field.enumValues = kindInfo.enumValues;
   if (kindInfo.itemType) field.itemType = kindInfo.itemType;
+  if ('default' in schema) field.default = decodeDefault(field, schema.default);
   const minimum = finiteNumber(schema.minimum);
   const maximum = finiteNumber(schema.maximum);
   const minLength = nonNegativeInt(schema.minLength);
@@ -220,7 +331,7 @@ function enumOf(schema: Record<string, unknown>): unknown[] | undefined | 'empty
   return undefined;
 }
 
-function classify(schema: Record<string, unknown>): KindInfo | string {
+function classify(schema: Record<string, unknown>, root: Record<string, unknown>): KindInfo | string {
   if (isSecretSchema(schema)) return { kind: 'secret' };
   const enumValues = enumOf(schema);
   if (enumValues === 'empty') return 'has an empty enum';
@@ -237,7 +348,7 @@ function classify(schema: Record<string, unknown>): KindInfo | string {
     case 'string':
       return classifyString(schema);
     case 'array':
-      return classifyArray(schema);
+      return classifyArray(schema, root);
     case 'object':
     case undefined:
       // Untyped properties accept any JSON value, so they are entered as JSON.
@@ -269,11 +380,11 @@ function classifyString(schema: Record<string, unknown>): KindInfo {
   return { kind: multiline ? 'multiline' : 'text' };
 }
 
-function classifyArray(schema: Record<string, unknown>): KindInfo | string {
+function classifyArray(schema: Record<string, unknown>, root: Record<string, unknown>): KindInfo | string {
   const items = schema.items;
   if (items === undefined || items === true) return { kind: 'string_list', itemType: 'string' };
   if (!isRecord(items)) return { kind: 'json' };
-  const inner = unwrapNullable(items);
+  const inner = resolveSchema(items, root);
   const enumValues = enumOf(inner);
   if (enumValues === 'empty') return 'has an empty enum';
   if (enumValues) {

@@ -203,6 +203,27 @@ function clip(message: string): string {
   return message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE - 1)}…`;
 }
 
+/**
+ * The top-level properties of `params` that the schema refuses (a nested error counts for its
+ * top-level property), or null when the schema cannot be checked here. Missing required keys are
+ * not counted: this asks "may these values stand?", not "is the form complete?".
+ */
+export function propertiesWithErrors(
+  schema: Record<string, unknown>,
+  params: Record<string, unknown>,
+): Set<string> | null {
+  const validate = compile(schema);
+  if (!validate) return null;
+  if (validate(params)) return new Set();
+  const names = new Set<string>();
+  for (const error of validate.errors ?? []) {
+    if (error.keyword === 'required' && error.instancePath === '') continue;
+    const [property] = decodePointer(error.instancePath);
+    if (property !== undefined) names.add(property);
+  }
+  return names;
+}
+
 /** Validates params; never throws. Field forms get errors per block_id, the fallback on `field__json`. */
 export function validateParams(spec: FormSpec, params: Record<string, unknown>): FormResult {
   if (spec.kind === 'empty' || spec.schema === null) return { ok: true, params };

@@ -150,7 +150,7 @@ describe('buildFormBlocks', () => {
   });
 
   it('maps arrays of enums to multi selects with the defaults selected', () => {
-    const element = only({ type: 'array', items: { enum: ['a', 'b', 'c'] }, default: ['c', 'a', 'zz'] }).element;
+    const element = only({ type: 'array', items: { enum: ['a', 'b', 'c'] }, default: ['c', 'a'] }).element;
     expect(element).toMatchObject({
       type: 'multi_static_select',
       action_id: 'value',
@@ -165,6 +165,13 @@ describe('buildFormBlocks', () => {
       min_query_length: 0,
       initial_options: [{ text: { type: 'plain_text', text: '100' }, value: '100' }],
     });
+    // A default the schema refuses ('zz' is no member) is not prefilled at all; a prefill keeps its valid part.
+    const refused = { type: 'array', items: { enum: ['a', 'b', 'c'] }, default: ['c', 'zz'] };
+    expect(only(refused).element).not.toHaveProperty('initial_options');
+    const [block] = buildFormBlocks(parseInputSchema(JSON.stringify({ type: 'object', properties: { p: refused } })), {
+      p: ['c', 'zz'],
+    });
+    expect((block as { element: { initial_options: unknown[] } }).element.initial_options).toHaveLength(1);
   });
 
   it('maps lists to one value per line and objects to JSON', () => {

@@ -96,7 +96,10 @@ describe('parseInputSchema', () => {
     ['root oneOf', { oneOf: [{ type: 'object' }] }],
     ['root $ref', { $ref: '#/$defs/X', $defs: { X: { type: 'object' } } }],
     ['patternProperties', { type: 'object', patternProperties: { '^x': { type: 'string' } } }],
-    ['a property with allOf', { type: 'object', properties: { a: { allOf: [{ type: 'string' }] } } }],
+    [
+      'a property with allOf of two',
+      { type: 'object', properties: { a: { allOf: [{ type: 'string' }, { minLength: 2 }] } } },
+    ],
     ['a property with $ref', { type: 'object', properties: { a: { $ref: '#/$defs/A' } } }],
     ['an unknown property type', { type: 'object', properties: { a: { type: 'file' } } }],
     ['a property with two types', { type: 'object', properties: { a: { type: ['string', 'number'] } } }],
