@@ -75,7 +75,14 @@ async function requestDrain(node: string): Promise<{ message: FakeMessage; appro
     'approval request',
   );
   const approve = JSON.stringify(message.blocks).match(/"action_id":"approval_approve","value":"([^"]+)"/);
-  return { message, approvalId: approve![1]! };
+  const approvalId = approve![1]!;
+  // The request records where its messages are only after the requester's DM is sent too; a test that
+  // acts before then races that write (an expiry would find no message to update).
+  for (let i = 0; !(await h.runtime.deps.access.store.approvals.get(approvalId))?.approversTs; i++) {
+    if (i > 400) throw new Error('timed out waiting for the approval message refs');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return { message, approvalId };
 }
 
 function latest(channel: string, ts: string): FakeMessage {
