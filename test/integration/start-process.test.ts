@@ -1,0 +1,84 @@
+// `npm start` as a person runs it: the start script's own command line, in a directory holding a
+// .env file, so the variables come from that file and nowhere else.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../support/process-harness.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const startScript: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
+
+/** Runs the start script's command in a fresh directory with this .env; resolves on `until` or exit. */
+function runStart(dotenv: string, until: RegExp, timeoutMs = 30_000) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'runbook-bot-start-'));
+  symlinkSync(path.join(ROOT, 'src'), path.join(dir, 'src'));
+  writeFileSync(path.join(dir, '.env'), `${dotenv}\nDATA_DIR=${path.join(dir, 'data')}\n`);
+  const [command, ...args] = startScript.split(/\s+/);
+  expect(command).toBe('node');
+  // Only PATH and HOME from outside: everything else must come from .env.
+  const child = spawn(process.execPath, args, {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const done = new Promise<{ output: string; code: number | null }>((resolve) => {
+    const timer = setTimeout(() => resolve({ output, code: null }), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += String(chunk);
+      if (until.test(output)) {
+        clearTimeout(timer);
+        resolve({ output, code: null });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ output, code });
+    });
+  });
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  return { done, stop };
+}
+
+describe('npm start', () => {
+  it('reads .env: SANDBOX_PORT from the file moves the sandbox there', async () => {
+    const sandboxPort = await freePort();
+    const port = await freePort();
+    const run = runStart(`SANDBOX_PORT=${sandboxPort}\nPORT=${port}`, /Open http:\/\/localhost:\d+/);
+    try {
+      const { output } = await run.done;
+      expect(output).toContain(`Open http://localhost:${sandboxPort} to try the bot`);
+      const page = await fetch(`http://127.0.0.1:${sandboxPort}/`);
+      expect(page.status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    } finally {
+      await run.stop();
+    }
+  }, 60_000);
+
+  it('a taken port stops start-up with the variable to change', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, resolve));
+    const address = blocker.address();
+    const taken = typeof address === 'object' && address ? address.port : 0;
+    const run = runStart(`SANDBOX_PORT=${taken}\nPORT=${await freePort()}`, /$^/);
+    try {
+      const { output, code } = await run.done;
+      expect(code).toBe(1);
+      expect(output).toContain(`port ${taken} is already in use: set SANDBOX_PORT to a free port`);
+    } finally {
+      await run.stop();
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  }, 60_000);
+});
