@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server, Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReadinessReport } from '../../src/ops/readiness.ts';
 import { type Harness, startHarness } from '../support/bot-harness.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -57,11 +58,9 @@ async function startCuttableProxy(target: URL) {
   };
 }
 
-async function readyz(
-  h: Harness,
-): Promise<{ status: number; body: { status: string; checks: Record<string, { state: string }> } }> {
+async function readyz(h: Harness): Promise<{ status: number; body: ReadinessReport }> {
   const res = await fetch(`http://127.0.0.1:${h.runtime.slackPort}/readyz`);
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as ReadinessReport };
 }
 
 describe('readiness with the store behind a proxy', () => {
