@@ -21,6 +21,9 @@ describe('tracing with an in-memory exporter', () => {
     res.end('{}');
   });
   let baseUrl = '';
+  /** Runs the tracing middleware as Bolt would, with only what it reads. */
+  const slackRequest = (args: { body: Record<string, unknown>; next: () => Promise<void> }) =>
+    tracing.middleware(args as unknown as Parameters<Tracing['middleware']>[0]);
 
   beforeAll(async () => {
     tracing = startTracing({ serviceName: 'runbook-bot-test', exporter });
@@ -42,15 +45,14 @@ describe('tracing with an in-memory exporter', () => {
   it('a Slack request is the parent of its Runbook API call and its store calls', async () => {
     const api = createRunbookApi({ baseUrl, apiKey: 'k', maxRetries: 0 });
     const traced = traceStore(store, tracing.tracer);
-    // biome-ignore lint/suspicious/noExplicitAny: the middleware reads body and next only
-    await tracing.middleware({
+    await slackRequest({
       body: { command: '/runbook', text: 'list' },
       next: async () => {
         await api.workflows.list({ pageSize: 1 });
         await traced.cursors.set('c', 'v', Date.now());
         expect(await traced.cursors.get('c')).toBe('v');
       },
-    } as any);
+    });
     await api.close();
 
     const spans = exporter.getFinishedSpans();
@@ -80,13 +82,12 @@ describe('tracing with an in-memory exporter', () => {
   it('a listener that throws marks its span as an error', async () => {
     exporter.reset();
     await expect(
-      // biome-ignore lint/suspicious/noExplicitAny: the middleware reads body and next only
-      tracing.middleware({
+      slackRequest({
         body: { type: 'view_submission', view: { callback_id: 'run_modal' } },
         next: async () => {
           throw new Error('boom');
         },
-      } as any),
+      }),
     ).rejects.toThrow('boom');
     const span = exporter.getFinishedSpans().find((s) => s.name === 'slack view_submission run_modal');
     expect(span?.status.code).toBe(2);
