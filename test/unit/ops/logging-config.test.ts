@@ -1,4 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import packageJson from '../../../package.json' with { type: 'json' };
@@ -56,6 +58,23 @@ describe('observability configuration', () => {
     });
     expect(config.log.format).toBe('json');
     expect(() => loadConfig({ METRICS_PORT: 'abc', LOG_FORMAT: 'xml' })).toThrow(ConfigError);
+  });
+
+  it('.env.example documents every variable the bot reads', () => {
+    const example = readFileSync(path.resolve(import.meta.dirname, '../../../.env.example'), 'utf8');
+    const documented = new Set([...example.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]));
+    for (const name of CONFIG_VARIABLES) expect(documented, name).toContain(name);
+  });
+
+  it('the README links nothing outside the repository', () => {
+    const readme = readFileSync(path.resolve(import.meta.dirname, '../../../README.md'), 'utf8');
+    const local = [...readme.matchAll(/\]\((?!https?:|#|mailto:)([^)\s]+)\)/g)].map((m) => m[1]!);
+    expect(local.length).toBeGreaterThan(3);
+    for (const target of local) {
+      const resolved = path.resolve(import.meta.dirname, '../../..', target.split('#')[0]!);
+      expect(resolved.startsWith(path.resolve(import.meta.dirname, '../../..') + path.sep), target).toBe(true);
+      expect(existsSync(resolved), target).toBe(true);
+    }
   });
 
   it('lists every variable it reads', () => {
