@@ -3,7 +3,7 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { BANNER, createLogger } from './logger.ts';
 import { describeStartupError } from './ops/startup-error.ts';
-import { startTracing, type Tracing } from './ops/tracing.ts';
+import type { Tracing } from './ops/tracing.ts';
 import { type Runtime, startRuntime } from './runtime.ts';
 import { type FakeSlack, startFakeSlack } from './sandbox/fake-slack-api.ts';
 import { SANDBOX_APPROVALS_CHANNEL, sandboxPolicy } from './sandbox/sandbox-defaults.ts';
@@ -39,6 +39,8 @@ async function main(): Promise<void> {
   };
   try {
     if (config.observe.tracing) {
+      // Loaded only when asked for: without tracing the SDK is not even in memory.
+      const { startTracing } = await import('./ops/tracing.ts');
       tracing = startTracing(config.observe.tracing);
       logger.info({ endpoint: config.observe.tracing.endpoint }, 'tracing on: spans go to the OTLP endpoint');
     }

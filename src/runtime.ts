@@ -23,7 +23,7 @@ import {
   watcherCheck,
 } from './ops/readiness.ts';
 import { socketModeConnection } from './ops/slack-connection.ts';
-import { type Tracing, traceStore } from './ops/tracing.ts';
+import type { Tracing } from './ops/tracing.ts';
 import { AuditLog } from './policy/audit-log.ts';
 import { loadPolicy, policyGroups } from './policy/load-policy.ts';
 import type { Policy } from './policy/policy.ts';
@@ -138,7 +138,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       cleanups.push(() => opened.close());
       store = opened;
     }
-    if (options.tracing) store = traceStore(store, options.tracing.tracer);
+    if (options.tracing) store = options.tracing.traceStore(store);
 
     const sandbox = config.slack.mode === 'sandbox';
     const botToken = sandbox ? (options.sandboxBotToken ?? 'xoxb-sandbox') : config.slack.botToken!;

@@ -28,6 +28,8 @@ export interface Tracing {
   tracer: Tracer;
   /** Bolt global middleware: a span per request from Slack, parent of everything done for it. */
   middleware: Middleware<AnyMiddlewareArgs>;
+  /** The same store, with a span around every call. */
+  traceStore(store: Store): Store;
   /** Flushes what is buffered and unregisters everything. */
   shutdown(): Promise<void>;
 }
@@ -71,6 +73,7 @@ export function startTracing(setup: TracingSetup): Tracing {
   return {
     tracer,
     middleware,
+    traceStore: (store) => traceStore(store, tracer),
     async shutdown() {
       unregister();
       await provider.shutdown();

@@ -2,6 +2,7 @@
 // .env file, so the variables come from that file and nowhere else.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -79,6 +80,42 @@ describe('npm start', () => {
     } finally {
       await run.stop();
       await new Promise((resolve) => blocker.close(resolve));
+    }
+  }, 60_000);
+
+  it('with OTEL_EXPORTER_OTLP_ENDPOINT set, spans reach the collector over OTLP/HTTP', async () => {
+    const received: Array<{ path: string; body: string }> = [];
+    const collector = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => {
+        body += String(chunk);
+      });
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', body });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const address = collector.address();
+    const endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const run = runStart(
+      `SANDBOX_PORT=${await freePort()}\nPORT=${await freePort()}\nOTEL_EXPORTER_OTLP_ENDPOINT=${endpoint}\nOTEL_SERVICE_NAME=bot-under-test`,
+      /Open http:\/\/localhost:\d+/,
+    );
+    try {
+      const { output } = await run.done;
+      expect(output).toContain('tracing on');
+      // The watcher reads the store every tick; the batch processor sends within a few seconds.
+      for (let i = 0; i < 150 && !received.some((r) => r.body.includes('store ')); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const batch = received.find((r) => r.body.includes('store '));
+      expect(batch?.path).toBe('/v1/traces');
+      expect(batch?.body).toContain('bot-under-test');
+    } finally {
+      await run.stop();
+      await new Promise((resolve) => collector.close(resolve));
     }
   }, 60_000);
 });
