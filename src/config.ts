@@ -21,6 +21,16 @@ const urlString = z.url({ protocol: /^https?$/ });
 
 const LogModel = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().default('info'),
+  /** json | pretty; unset → pretty in sandbox mode on a terminal, JSON otherwise (decided by main.ts). */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+});
+
+const ObserveModel = z.object({
+  /** Serve /metrics on this port only (not on PORT). Unset → /metrics is on PORT. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /** Tracing is on when this is set (OTLP over HTTP, e.g. http://otel-collector:4318). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: urlString.optional(),
+  OTEL_SERVICE_NAME: z.string().optional().default('runbook-bot'),
 });
 
 const ApiModel = z.object({
@@ -92,8 +102,26 @@ export interface RunbookProxy {
   name: string;
 }
 
+/** Every environment variable the bot reads (deployment files are checked against this list). */
+export const CONFIG_VARIABLES: readonly string[] = [
+  LogModel,
+  ObserveModel,
+  ApiModel,
+  ProxyModel,
+  SlackModel,
+  StoreModel,
+  AccessModel,
+  WatchModel,
+].flatMap((model) => Object.keys(model.shape));
+
 export interface Config {
-  log: { level: z.output<typeof LogModel>['LOG_LEVEL'] };
+  log: { level: z.output<typeof LogModel>['LOG_LEVEL']; format: 'json' | 'pretty' | null };
+  observe: {
+    /** null → /metrics is served on the public port. */
+    metricsPort: number | null;
+    /** Tracing: null → off. */
+    tracing: { endpoint: string; serviceName: string } | null;
+  };
   api: {
     /** null → start the built-in emulator in-process. */
     url: string | null;
@@ -189,6 +217,7 @@ export function loadConfig(rawEnv: Env): Config {
   };
 
   const log = parse(LogModel);
+  const observe = parse(ObserveModel);
   const api = parse(ApiModel);
   const proxy = parse(ProxyModel);
   const slack = parse(SlackModel);
@@ -210,7 +239,7 @@ export function loadConfig(rawEnv: Env): Config {
       problems.push('SLACK_BOT_TOKEN: required when SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is set');
   }
 
-  if (problems.length > 0 || !log || !api || !proxy || !slack || !store || !watch || !access) {
+  if (problems.length > 0 || !log || !observe || !api || !proxy || !slack || !store || !watch || !access) {
     throw new ConfigError(problems);
   }
 
@@ -220,7 +249,13 @@ export function loadConfig(rawEnv: Env): Config {
 
   const apiUrl = slack.SLACK_API_URL ?? 'https://slack.com/api/';
   return {
-    log: { level: log.LOG_LEVEL },
+    log: { level: log.LOG_LEVEL, format: log.LOG_FORMAT ?? null },
+    observe: {
+      metricsPort: observe.METRICS_PORT ?? null,
+      tracing: observe.OTEL_EXPORTER_OTLP_ENDPOINT
+        ? { endpoint: observe.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: observe.OTEL_SERVICE_NAME }
+        : null,
+    },
     api: {
       url: api.RUNBOOK_API_URL ?? null,
       apiKey: api.RUNBOOK_API_KEY ?? EMULATOR_DEFAULT_API_KEY,

@@ -1,8 +1,12 @@
 // One pino root with redaction; components take child loggers. Keys, tokens and authorization
 // headers are censored wherever they appear in a logged object, and known secret values are
 // scrubbed from message strings too (an error message may quote a header).
+
+import { hostname } from 'node:os';
 import type { Logger as BoltLogger, LogLevel as BoltLogLevel } from '@slack/bolt';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+import { build as prettyStream } from 'pino-pretty';
+import packageJson from '../package.json' with { type: 'json' };
 
 export type { Logger } from 'pino';
 
@@ -36,6 +40,33 @@ export interface LoggerSetup {
   /** Secret values (API key, tokens) to scrub from any string that gets logged. */
   secrets?: Array<string | null | undefined>;
   destination?: DestinationStream;
+  /** 'pretty': readable lines for a person at a terminal (sandbox); default 'json', one object a line. */
+  format?: 'json' | 'pretty';
+}
+
+/** Logged with `{ banner: true }`, a line stands out in pretty output (the sandbox's "Open http://…"). */
+export const BANNER = { banner: true } as const;
+
+/** Fields on every line, so the lines of several replicas can be told apart. */
+export function logBase(): Record<string, unknown> {
+  return { app: 'runbook-bot', version: packageJson.version, pid: process.pid, hostname: hostname() };
+}
+
+function prettyDestination(destination: DestinationStream | undefined): DestinationStream {
+  return prettyStream({
+    colorize: destination === undefined ? Boolean(process.stdout.isTTY) : false,
+    sync: true,
+    translateTime: 'SYS:HH:MM:ss',
+    // pid, hostname and version stay in JSON output; a person at a terminal runs one process.
+    ignore: 'pid,hostname,app,version,banner,component',
+    ...(destination ? { destination } : {}),
+    messageFormat: (log, messageKey, _level, { colors }) => {
+      const message = String(log[messageKey] ?? '');
+      const component = typeof log.component === 'string' ? `${colors.gray(`[${log.component}]`)} ` : '';
+      if (log.banner === true) return `\n\n    ${colors.bold(colors.green(`➜  ${message}`))}\n`;
+      return `${component}${message}`;
+    },
+  }) as DestinationStream;
 }
 
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
@@ -50,7 +81,7 @@ export function createLogger(setup: LoggerSetup): Logger {
   const secrets = (setup.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 4);
   const options: LoggerOptions = {
     level: setup.level,
-    base: { app: 'runbook-bot' },
+    base: logBase(),
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     hooks: {
       // Scrub known secret values from every message string and string argument.
@@ -75,6 +106,7 @@ export function createLogger(setup: LoggerSetup): Logger {
       },
     },
   };
+  if (setup.format === 'pretty') return pino(options, prettyDestination(setup.destination));
   return setup.destination ? pino(options, setup.destination) : pino(options);
 }
 

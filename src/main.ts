@@ -1,8 +1,10 @@
 // Composition root for a process: config → logger → runtime (emulator, API client, Slack app).
 // With no Slack credentials it starts sandbox mode: a local fake Slack the bot talks to.
 import { ConfigError, loadConfig } from './config.ts';
-import { createLogger } from './logger.ts';
-import { startRuntime } from './runtime.ts';
+import { BANNER, createLogger } from './logger.ts';
+import { describeStartupError } from './ops/startup-error.ts';
+import type { Tracing } from './ops/tracing.ts';
+import { type Runtime, startRuntime } from './runtime.ts';
 import { type FakeSlack, startFakeSlack } from './sandbox/fake-slack-api.ts';
 import { SANDBOX_APPROVALS_CHANNEL, sandboxPolicy } from './sandbox/sandbox-defaults.ts';
 import { type Sandbox, startSandbox } from './sandbox/sandbox-server.ts';
@@ -20,37 +22,60 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({
     level: config.log.level,
+    // A person trying the sandbox at a terminal reads lines; anything else (a log collector) gets JSON.
+    format: config.log.format ?? (config.sandbox && process.stdout.isTTY ? 'pretty' : 'json'),
     secrets: [config.api.apiKey, config.slack.botToken, config.slack.appToken, config.slack.signingSecret],
   });
 
+  let tracing: Tracing | null = null;
   let fakeSlack: FakeSlack | null = null;
-  if (config.sandbox) {
-    fakeSlack = await startFakeSlack({ port: 0 });
-    logger.info({ slackApiUrl: fakeSlack.url }, 'sandbox mode: no Slack credentials, using the local fake Slack');
-  }
-  const runtime = await startRuntime(config, {
-    logger,
-    ...(fakeSlack
-      ? {
-          slackApiUrl: fakeSlack.url,
-          defaultPolicy: sandboxPolicy(),
-          defaultApprovalsChannel: SANDBOX_APPROVALS_CHANNEL,
-        }
-      : {}),
-  });
-
-  // The sandbox signs what it sends to the bot with the secret the runtime generated for it.
+  let runtime: Runtime | null = null;
   let sandbox: Sandbox | null = null;
-  if (fakeSlack && config.sandbox && runtime.signingSecret) {
-    sandbox = await startSandbox({
-      port: config.sandbox.port,
-      fake: fakeSlack,
-      botUrl: `http://127.0.0.1:${runtime.slackPort}/slack/events`,
-      signingSecret: runtime.signingSecret,
-      logger: logger.child({ component: 'sandbox' }),
+  const stopAll = async () => {
+    await sandbox?.close();
+    await runtime?.stop();
+    await fakeSlack?.close();
+    await tracing?.shutdown();
+  };
+  try {
+    if (config.observe.tracing) {
+      // Loaded only when asked for: without tracing the SDK is not even in memory.
+      const { startTracing } = await import('./ops/tracing.ts');
+      tracing = startTracing(config.observe.tracing);
+      logger.info({ endpoint: config.observe.tracing.endpoint }, 'tracing on: spans go to the OTLP endpoint');
+    }
+    if (config.sandbox) {
+      fakeSlack = await startFakeSlack({ port: 0 });
+      logger.info({ slackApiUrl: fakeSlack.url }, 'sandbox mode: no Slack credentials, using the local fake Slack');
+    }
+    runtime = await startRuntime(config, {
+      logger,
+      tracing,
+      ...(fakeSlack
+        ? {
+            slackApiUrl: fakeSlack.url,
+            defaultPolicy: sandboxPolicy(),
+            defaultApprovalsChannel: SANDBOX_APPROVALS_CHANNEL,
+          }
+        : {}),
     });
-    const port = new URL(sandbox.url).port;
-    logger.info({ url: sandbox.url }, `Open http://localhost:${port} to try the bot`);
+
+    // The sandbox signs what it sends to the bot with the secret the runtime generated for it.
+    if (fakeSlack && config.sandbox && runtime.signingSecret) {
+      sandbox = await startSandbox({
+        port: config.sandbox.port,
+        fake: fakeSlack,
+        botUrl: `http://127.0.0.1:${runtime.slackPort}/slack/events`,
+        signingSecret: runtime.signingSecret,
+        logger: logger.child({ component: 'sandbox' }),
+      });
+      const port = new URL(sandbox.url).port;
+      logger.info({ ...BANNER, url: sandbox.url }, `Open http://localhost:${port} to try the bot`);
+    }
+  } catch (err) {
+    await stopAll().catch(() => undefined);
+    process.stderr.write(`runbook-bot failed to start: ${describeStartupError(err, config)}\n`);
+    process.exit(1);
   }
 
   let stopping = false;
@@ -58,9 +83,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    await sandbox?.close();
-    await runtime.stop();
-    await fakeSlack?.close();
+    await stopAll();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -11,6 +11,19 @@ import { RunbookCatalog } from './catalog/runbook-catalog.ts';
 import type { Config } from './config.ts';
 import { type Emulator, startEmulator } from './emulator/server.ts';
 import type { Logger } from './logger.ts';
+import { createInteractiveMetrics } from './ops/interactive-metrics.ts';
+import { type MetricsServer, opsRoutes, startMetricsServer } from './ops/ops-routes.ts';
+import {
+  createReadiness,
+  type Readiness,
+  type ReadinessCheck,
+  runbookApiCheck,
+  slackConnectionCheck,
+  storeCheck,
+  watcherCheck,
+} from './ops/readiness.ts';
+import { socketModeConnection } from './ops/slack-connection.ts';
+import type { Tracing } from './ops/tracing.ts';
 import { AuditLog } from './policy/audit-log.ts';
 import { loadPolicy, policyGroups } from './policy/load-policy.ts';
 import type { Policy } from './policy/policy.ts';
@@ -53,6 +66,8 @@ export interface RuntimeOptions {
   defaultApprovalsChannel?: string;
   /** Lease owner name of the watcher (default hostname:pid:random). */
   watcherOwner?: string;
+  /** Started tracing (OTEL_EXPORTER_OTLP_ENDPOINT): adds Slack request spans and wraps the store. */
+  tracing?: Tracing | null;
 }
 
 export interface Runtime {
@@ -66,6 +81,10 @@ export interface Runtime {
   /** null when options.runs replaced it. */
   watcher: Watcher | null;
   subscriptions: SubscriptionScanner;
+  /** What /readyz answers. */
+  readiness: Readiness;
+  /** Port of the separate /metrics server (METRICS_PORT), null when /metrics is on the Slack port. */
+  metricsPort: number | null;
   stop(): Promise<void>;
 }
 
@@ -94,7 +113,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         'built-in Runbook API emulator started (set RUNBOOK_API_URL to use a real service)',
       );
     }
+    const registry = options.metricsRegistry ?? new Registry();
+    if (!options.metricsRegistry) collectDefaultMetrics({ register: registry });
+    let store = options.store;
+    const interactive = createInteractiveMetrics(registry, {
+      // Pending approvals all have an expiry; listing those expiring before the end of time lists them all.
+      pendingApprovals: async () => (await store!.approvals.listExpired(Number.MAX_SAFE_INTEGER, 10_000)).length,
+    });
+    cleanups.push(async () => interactive.close());
     const api = createRunbookApi({
+      onAttempt: interactive.apiAttempt,
       baseUrl,
       apiKey: config.api.apiKey,
       timeoutMs: config.api.timeoutMs,
@@ -105,18 +133,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     });
     cleanups.push(() => api.close());
 
-    let store = options.store;
     if (!store) {
       const opened = await openStore(config.store, logger);
       cleanups.push(() => opened.close());
       store = opened;
     }
+    if (options.tracing) store = options.tracing.traceStore(store);
 
     const sandbox = config.slack.mode === 'sandbox';
     const botToken = sandbox ? (options.sandboxBotToken ?? 'xoxb-sandbox') : config.slack.botToken!;
     const slackApiUrl = options.slackApiUrl ?? config.slack.apiUrl;
-    const registry = options.metricsRegistry ?? new Registry();
-    if (!options.metricsRegistry) collectDefaultMetrics({ register: registry });
     let watcher: Watcher | null = null;
     if (!options.runs) {
       const w = config.watch;
@@ -210,6 +236,22 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const signingSecret = sandbox
       ? (options.sandboxSigningSecret ?? randomBytes(16).toString('hex'))
       : config.slack.signingSecret;
+    let slackConnected = () => false;
+    const checks: ReadinessCheck[] = [storeCheck(store)];
+    if (config.slack.mode === 'socket') checks.push(slackConnectionCheck(() => slackConnected()));
+    if (watcher) {
+      const w = watcher;
+      checks.push(watcherCheck(() => w.lastTickAt, Math.max(60_000, config.watch.tickMs * 20)));
+    }
+    checks.push(runbookApiCheck(api));
+    const readiness = createReadiness(checks);
+    let metricsServer: MetricsServer | null = null;
+    if (config.observe.metricsPort !== null) {
+      const started = await startMetricsServer(config.observe.metricsPort, registry);
+      metricsServer = started;
+      cleanups.push(() => started.close());
+      logger.info({ port: started.port }, 'metrics served on their own port');
+    }
     const slack = createSlackApp(deps, {
       mode: config.slack.mode === 'socket' ? 'socket' : 'http',
       botToken,
@@ -217,25 +259,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       signingSecret,
       apiUrl: slackApiUrl,
       port: config.slack.port,
-      routes: [
-        {
-          path: '/metrics',
-          method: ['GET'],
-          handler: (_req, res) => {
-            registry
-              .metrics()
-              .then((text) => {
-                res.writeHead(200, { 'content-type': registry.contentType });
-                res.end(text);
-              })
-              .catch(() => {
-                res.writeHead(500);
-                res.end();
-              });
-          },
-        },
-      ],
+      routes: opsRoutes({ readiness, registry, metricsOnPublicPort: config.observe.metricsPort === null }),
     });
+    // Global middleware runs before every listener: one span and one count per request from Slack.
+    if (options.tracing) slack.app.use(options.tracing.middleware);
+    slack.app.use(interactive.middleware);
+    if (config.slack.mode === 'socket') slackConnected = socketModeConnection(slack.app);
     const { port } = await slack.start();
     cleanups.push(() => slack.stop());
     // Approval requests past their time are marked expired and their messages updated.
@@ -245,7 +274,20 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     sweeper.unref();
     cleanups.push(async () => clearInterval(sweeper));
     logger.info({ port, mode: config.slack.mode }, 'Slack app listening');
-    return { api, emulator, slack, slackPort: port, signingSecret, deps, store, watcher, subscriptions: scanner, stop };
+    return {
+      api,
+      emulator,
+      slack,
+      slackPort: port,
+      signingSecret,
+      deps,
+      store,
+      watcher,
+      subscriptions: scanner,
+      readiness,
+      metricsPort: metricsServer?.port ?? null,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

@@ -5,7 +5,7 @@ import { createExecutionsApi, type OutputEncoding } from './executions.ts';
 import { DEFAULT_MAX_PAGES } from './paginate.ts';
 import type { RunbookApi } from './runbook-api.ts';
 import { createSchedulesApi } from './schedules.ts';
-import { createTransport } from './transport.ts';
+import { type AttemptRecord, createTransport } from './transport.ts';
 import { createWorkflowsApi } from './workflows.ts';
 
 export interface RunbookApiOptions {
@@ -32,6 +32,8 @@ export interface RunbookApiOptions {
   now?: () => number;
   /** Safety limit for iterate(); default 1000 pages. */
   maxPages?: number;
+  /** Told about every request attempt (latency metrics). */
+  onAttempt?: (attempt: AttemptRecord) => void;
 }
 
 export function createRunbookApi(options: RunbookApiOptions): RunbookApi {
@@ -45,6 +47,7 @@ export function createRunbookApi(options: RunbookApiOptions): RunbookApi {
     random: options.random,
     sleep: options.sleep,
     now: options.now,
+    onAttempt: options.onAttempt,
   });
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   return {

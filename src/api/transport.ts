@@ -42,6 +42,17 @@ export interface TransportOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Clock for Retry-After HTTP dates. */
   now?: () => number;
+  /** Told about every attempt once it has an answer or failed (metrics); must not throw. */
+  onAttempt?: (attempt: AttemptRecord) => void;
+}
+
+export interface AttemptRecord {
+  method: HttpMethod;
+  path: string;
+  /** HTTP status, or null when no response arrived (then `error` names the failure). */
+  status: number | null;
+  seconds: number;
+  error: string | null;
 }
 
 export type QueryValue = string | number | boolean | undefined;
@@ -172,6 +183,13 @@ export function createTransport(options: TransportOptions): Transport {
       text = await response.body.text();
     } catch (err) {
       const mapped = networkError(err, ctx, timeoutMs, timeoutSignal, callSignal);
+      options.onAttempt?.({
+        method: ctx.method,
+        path: ctx.path,
+        status,
+        seconds: (performance.now() - started) / 1000,
+        error: mapped.name,
+      });
       log.debug(
         {
           method: ctx.method,
@@ -197,6 +215,13 @@ export function createTransport(options: TransportOptions): Transport {
       },
       'runbook api request',
     );
+    options.onAttempt?.({
+      method: ctx.method,
+      path: ctx.path,
+      status,
+      seconds: (performance.now() - started) / 1000,
+      error: null,
+    });
 
     if (status < 200 || status >= 300) {
       throw errorFromHttpResponse({

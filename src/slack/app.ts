@@ -1,7 +1,7 @@
 // Builds the Bolt App from its dependencies and picks the transport: Socket Mode (bot + app
 // token), HTTP (bot token + signing secret; commands, interactivity and options at /slack/events)
 // or the sandbox (HTTP against the local fake Slack). Every Web API call goes to SLACK_API_URL.
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { App, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { boltLoggerAdapter } from '../logger.ts';
 import type { SlackDeps } from './deps.ts';
@@ -35,6 +35,21 @@ export interface SlackAppHandle {
   /** Starts listening; resolves with the bound HTTP port. */
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
+}
+
+/**
+ * Bolt's listener throws for a path it has no route for (it expects its own server to catch that);
+ * on ours an unknown GET would be an uncaught exception. Answer 404 instead.
+ */
+function answer404OnUnknownPath(listener: RequestListener): RequestListener {
+  return (req, res) => {
+    try {
+      listener(req, res);
+    } catch {
+      if (!res.headersSent) res.writeHead(404);
+      res.end();
+    }
+  };
 }
 
 export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): SlackAppHandle {
@@ -107,7 +122,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
     async start() {
       if (receiver) {
         // Our own server so every request passes the guard before Bolt parses it.
-        const listening = createServer(guardSlackRequests(receiver.requestListener));
+        const listening = createServer(guardSlackRequests(answer404OnUnknownPath(receiver.requestListener)));
         server = listening;
         await new Promise<void>((resolve, reject) => {
           listening.once('error', reject);

@@ -19,7 +19,7 @@ export async function openStore(config: StoreConfig, logger?: Logger): Promise<S
   }
   try {
     const { version, applied } = await store.migrate();
-    log?.info({ kind: store.kind, version, applied }, 'store ready');
+    log?.info({ kind: store.kind, schemaVersion: version, applied }, 'store ready');
     return store;
   } catch (err) {
     await store.close().catch(() => undefined);

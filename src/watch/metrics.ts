@@ -10,6 +10,8 @@ export interface WatchMetrics {
   /** Seconds from the execution's end to its result card being up. */
   reported(seconds: number): void;
   finished(state: 'finished' | 'stale'): void;
+  /** A result card went up: the execution's final status (or 'stale'). */
+  result(status: string): void;
 }
 
 export const NO_METRICS: WatchMetrics = {
@@ -19,6 +21,7 @@ export const NO_METRICS: WatchMetrics = {
   slackError: () => {},
   reported: () => {},
   finished: () => {},
+  result: () => {},
 };
 
 export function createWatchMetrics(registry: Registry): WatchMetrics {
@@ -54,7 +57,14 @@ export function createWatchMetrics(registry: Registry): WatchMetrics {
     labelNames: ['state'],
     registers,
   });
+  const results = new Counter({
+    name: 'runbook_watch_results_total',
+    help: 'Result cards posted, by the execution status they report (Succeeded, Failed, …, or stale)',
+    labelNames: ['status'],
+    registers,
+  });
   return {
+    result: (status) => results.inc({ status }),
     setPending: (n) => pending.set(n),
     checked: (how) => checks.inc({ how }),
     apiError: (status) => apiErrors.inc({ status }),

@@ -240,6 +240,13 @@ export class Watcher implements RunTracker {
 
   // ---- lifecycle -----------------------------------------------------------------------------
 
+  #lastTickAt: number | null = null;
+
+  /** When the loop last started a round (epoch ms); null before the first. Readiness reads it. */
+  get lastTickAt(): number | null {
+    return this.#lastTickAt;
+  }
+
   start(): void {
     if (this.#running) return;
     this.#running = true;
@@ -283,6 +290,7 @@ export class Watcher implements RunTracker {
 
   async #tick(): Promise<void> {
     if (!this.#running) return;
+    this.#lastTickAt = this.#now();
     const round = this.#round().catch((err: unknown) => this.#log.warn({ err }, 'watch round failed'));
     this.#roundRunning = round;
     await round;
@@ -615,6 +623,7 @@ export class Watcher implements RunTracker {
       await this.#store.watches.markResultPosted(id, this.#now());
       const ended = execution.endTime ? Date.parse(execution.endTime) : Number.NaN;
       if (!stale && Number.isFinite(ended)) this.#metrics.reported((Date.now() - ended) / 1000);
+      this.#metrics.result(stale ? 'stale' : execution.executionStatus);
     }
     if (channel && w.replyPostedAt !== null) {
       // Claimed earlier but the watch never completed: that process died, lost its lease, or the

@@ -3,7 +3,10 @@
 // than needed).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
+import { SUBCOMMAND_NAMES } from '../../src/slack/commands/parse-command.ts';
 import { COMMAND, SHORTCUTS } from '../../src/slack/ids.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -60,7 +63,38 @@ describe('Slack app manifests', () => {
     expect(methods.has('chat.postMessage')).toBe(true);
   });
 
+  // Slack's published manifest schema for _metadata.major_version 1, vendored verbatim from
+  // slackapi/manifest-schema (schemas/manifest.schema.1.0.0.json, MIT; see the LICENSE beside it).
+  const schema = JSON.parse(
+    readFileSync(path.join(import.meta.dirname, 'fixtures/slack-manifest-schema/manifest.schema.1.0.0.json'), 'utf8'),
+  );
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  (addFormatsModule as unknown as (ajv: Ajv) => Ajv)(ajv);
+  const validate = ajv.compile(schema);
+
+  it('the vendored schema refuses what Slack refuses', () => {
+    const http = manifests.find((m) => m.name === 'manifest.http.json')!.json;
+    expect(validate({ ...http, surprise: true })).toBe(false);
+    const long = structuredClone(http);
+    long.features.slash_commands[0].usage_hint = 'x'.repeat(1001);
+    expect(validate(long)).toBe(false);
+    const { display_information: _, ...nameless } = http;
+    expect(validate(nameless)).toBe(false);
+  });
+
   for (const { name, json } of manifests) {
+    it(`${name} is valid against Slack's manifest schema`, () => {
+      expect(json._metadata.major_version).toBe(1);
+      const ok = validate(json);
+      expect(validate.errors ?? [], name).toEqual([]);
+      expect(ok).toBe(true);
+    });
+
+    it(`${name} lists every subcommand in the usage hint`, () => {
+      const hint: string = json.features.slash_commands[0].usage_hint;
+      expect(hint.split('|').map((s) => s.trim())).toEqual(SUBCOMMAND_NAMES);
+    });
+
     it(`${name} asks for exactly the scopes the code uses`, () => {
       expect([...json.oauth_config.scopes.bot].sort()).toEqual([...needed].sort());
     });

@@ -1,0 +1,121 @@
+// `npm start` as a person runs it: the start script's own command line, in a directory holding a
+// .env file, so the variables come from that file and nowhere else.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../support/process-harness.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const startScript: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
+
+/** Runs the start script's command in a fresh directory with this .env; resolves on `until` or exit. */
+function runStart(dotenv: string, until: RegExp, timeoutMs = 30_000) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'runbook-bot-start-'));
+  symlinkSync(path.join(ROOT, 'src'), path.join(dir, 'src'));
+  writeFileSync(path.join(dir, '.env'), `${dotenv}\nDATA_DIR=${path.join(dir, 'data')}\n`);
+  const [command, ...args] = startScript.split(/\s+/);
+  expect(command).toBe('node');
+  // Only PATH and HOME from outside: everything else must come from .env.
+  const child = spawn(process.execPath, args, {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const done = new Promise<{ output: string; code: number | null }>((resolve) => {
+    const timer = setTimeout(() => resolve({ output, code: null }), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += String(chunk);
+      if (until.test(output)) {
+        clearTimeout(timer);
+        resolve({ output, code: null });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ output, code });
+    });
+  });
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  return { done, stop };
+}
+
+describe('npm start', () => {
+  it('reads .env: SANDBOX_PORT from the file moves the sandbox there', async () => {
+    const sandboxPort = await freePort();
+    const port = await freePort();
+    const run = runStart(`SANDBOX_PORT=${sandboxPort}\nPORT=${port}`, /Open http:\/\/localhost:\d+/);
+    try {
+      const { output } = await run.done;
+      expect(output).toContain(`Open http://localhost:${sandboxPort} to try the bot`);
+      const page = await fetch(`http://127.0.0.1:${sandboxPort}/`);
+      expect(page.status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    } finally {
+      await run.stop();
+    }
+  }, 60_000);
+
+  it('a taken port stops start-up with the variable to change', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, resolve));
+    const address = blocker.address();
+    const taken = typeof address === 'object' && address ? address.port : 0;
+    const run = runStart(`SANDBOX_PORT=${taken}\nPORT=${await freePort()}`, /$^/);
+    try {
+      const { output, code } = await run.done;
+      expect(code).toBe(1);
+      expect(output).toContain(`port ${taken} is already in use: set SANDBOX_PORT to a free port`);
+    } finally {
+      await run.stop();
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  }, 60_000);
+
+  it('with OTEL_EXPORTER_OTLP_ENDPOINT set, spans reach the collector over OTLP/HTTP', async () => {
+    const received: Array<{ path: string; body: string }> = [];
+    const collector = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => {
+        body += String(chunk);
+      });
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', body });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    const address = collector.address();
+    const endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const run = runStart(
+      `SANDBOX_PORT=${await freePort()}\nPORT=${await freePort()}\nOTEL_EXPORTER_OTLP_ENDPOINT=${endpoint}\nOTEL_SERVICE_NAME=bot-under-test`,
+      /Open http:\/\/localhost:\d+/,
+    );
+    try {
+      const { output } = await run.done;
+      expect(output).toContain('tracing on');
+      // The watcher reads the store every tick; the batch processor sends within a few seconds.
+      for (let i = 0; i < 150 && !received.some((r) => r.body.includes('store ')); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const batch = received.find((r) => r.body.includes('store '));
+      expect(batch?.path).toBe('/v1/traces');
+      expect(batch?.body).toContain('bot-under-test');
+    } finally {
+      await run.stop();
+      await new Promise((resolve) => collector.close(resolve));
+    }
+  }, 60_000);
+});
