@@ -6,8 +6,8 @@ import path from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { SUBCOMMAND_NAMES } from '../../src/slack/commands/parse-command.ts';
 import { COMMAND, SHORTCUTS } from '../../src/slack/ids.ts';
+import { SUBCOMMAND_NAMES } from '../../src/slack/parse-command.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 

@@ -1,16 +1,17 @@
 // Buttons and selects in our messages and modals: the runbook browser, pick lists, Run/Schedule/
 // Details on a runbook, "Try again" after a failed run, and the run modal's runbook picker.
 import type { App, BlockAction, StaticSelectAction } from '@slack/bolt';
-import { describeApiError } from '../../api/errors.ts';
 import { errorModal } from '../blocks/common.ts';
 import { decodeRunMetadata } from '../blocks/run-modal.ts';
 import { decodePick } from '../blocks/runbook-choice.ts';
 import { decodeListState } from '../blocks/runbook-list.ts';
+import { visibleTo } from '../commands/access.ts';
 import { showList, showRunbook } from '../commands/browse.ts';
 import { showExecutions } from '../commands/executions.ts';
 import { openRunModal, runModalView } from '../commands/run.ts';
 import { openScheduleModal, scheduleModalView, showSchedules } from '../commands/schedules.ts';
 import type { SlackDeps } from '../deps.ts';
+import { describeFailure } from '../describe-failure.ts';
 import { ACTIONS, VIEWS } from '../ids.ts';
 import { type ActionHandler, buttonValue, onAction } from './on-action.ts';
 
@@ -65,9 +66,11 @@ export function registerActions(app: App, deps: SlackDeps): void {
       case 'schedules':
         return showSchedules(ctx, { runbookId: pick.id });
       case 'executions': {
+        // A pick value is not sealed: a hidden runbook's id must not turn into its name here.
         const runbook = await deps.catalog.get(pick.id);
+        const visible = runbook !== null && (await visibleTo(ctx)).runbook(runbook);
         return showExecutions(ctx, {
-          runbookQuery: runbook?.name ?? pick.id,
+          runbookQuery: visible ? runbook.name : pick.id,
           status: null,
           last: null,
           tokens: [],
@@ -114,7 +117,7 @@ export function registerActions(app: App, deps: SlackDeps): void {
     } catch (err) {
       deps.logger.warn({ err }, 'could not load the picked runbook');
       await client.views
-        .update({ view_id: view.id, view: errorModal('Run a runbook', describeApiError(err)) })
+        .update({ view_id: view.id, view: errorModal('Run a runbook', describeFailure(err)) })
         .catch(() => {});
     }
   });
