@@ -13,10 +13,12 @@ import type {
   WatchState,
 } from './store.ts';
 
-const text = (value: unknown): string => String(value);
-const textOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
-const num = (value: unknown): number => Number(value);
-const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+export const text = (value: unknown): string => String(value);
+export const textOrNull = (value: unknown): string | null =>
+  value === null || value === undefined ? null : String(value);
+export const num = (value: unknown): number => Number(value);
+export const numOrNull = (value: unknown): number | null =>
+  value === null || value === undefined ? null : Number(value);
 
 function parseIdList(value: unknown): string[] {
   if (typeof value !== 'string' || value === '') return [];

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { runMigrations } from './migrations.ts';
 import { toApproval, toAuditEntry, toScheduleOwner, toSubscription, toWatch } from './row-mappers.ts';
 import type { SqlDialect, SqlDriver } from './sql-driver.ts';
+import { aliasStore, channelDefaultsStore, workflowStepStore } from './sql-saved-runs.ts';
 import type {
   ApprovalStore,
   AuditStore,
@@ -419,5 +420,8 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     scheduleOwners: scheduleOwnerStore(db),
     approvals: approvalStore(db),
     audit: auditStore(db),
+    aliases: aliasStore(db),
+    channelDefaults: channelDefaultsStore(db),
+    workflowSteps: workflowStepStore(db),
   };
 }

@@ -3,6 +3,8 @@
 // Times are epoch milliseconds and every method that compares or stamps a time takes `now` from
 // the caller, so tests (and replicas) control the clock.
 
+import type { AliasStore, ChannelDefaultsStore, WorkflowStepStore } from './saved-runs.ts';
+
 export type WatchState = 'active' | 'finished' | 'stale';
 export type WatchOrigin = 'slack' | 'adopted' | 'subscription';
 
@@ -268,6 +270,9 @@ export interface Store {
   scheduleOwners: ScheduleOwnerStore;
   approvals: ApprovalStore;
   audit: AuditStore;
+  aliases: AliasStore;
+  channelDefaults: ChannelDefaultsStore;
+  workflowSteps: WorkflowStepStore;
 }
 
 export type StoreConfig =
