@@ -80,4 +80,28 @@ export const BLOCKS = {
 
 export const SHORTCUTS = {
   runRunbook: 'run_runbook',
+  /** Message shortcut "Run a runbook…": the picker, with the message as context. */
+  runFromMessage: 'run_runbook_from_message',
+} as const;
+
+/** Workflow Builder custom steps (manifest `functions`), with their input and output names. */
+export const FUNCTIONS = {
+  runRunbook: 'run_runbook_step',
+} as const;
+
+export const STEP_INPUTS = {
+  runbook: 'runbook',
+  inputs: 'inputs',
+  proxy: 'proxy',
+  channel: 'channel',
+  wait: 'wait_for_completion',
+  actor: 'invoking_user',
+} as const;
+
+export const STEP_OUTPUTS = {
+  executionId: 'execution_id',
+  status: 'status',
+  reason: 'failure_reason',
+  outputTail: 'output_tail',
+  cardLink: 'card_link',
 } as const;
