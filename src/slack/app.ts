@@ -11,6 +11,7 @@ import { registerApprovalActions } from './listeners/approval-actions.ts';
 import { registerCommands } from './listeners/commands.ts';
 import { registerEvents } from './listeners/events.ts';
 import { registerExecutionActions } from './listeners/execution-actions.ts';
+import { registerMentions } from './listeners/mentions.ts';
 import { registerOptions } from './listeners/options.ts';
 import { registerScheduleActions } from './listeners/schedule-actions.ts';
 import { registerMetadataSeal } from './listeners/seal-metadata.ts';
@@ -100,6 +101,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerOptions(app, deps);
   registerShortcuts(app, deps);
   registerEvents(app, deps);
+  registerMentions(app, deps);
 
   let server: Server | null = null;
   return {

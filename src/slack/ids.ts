@@ -48,6 +48,8 @@ export const ACTIONS = {
   // subscriptions
   subscriptionRemove: 'subscription_remove', // value: runbook id or '*' (the channel is where the button is)
   subscriptionPick: 'subscription_pick', // prefix, + `_${i}`; value: JSON {id, f: failures only}
+  // mentions (a mention has no trigger_id: forms open from a button)
+  mentionOpenForm: 'mention_open_form', // value: JSON {c: command text, t: thread ts}
 } as const;
 
 export const VIEWS = {

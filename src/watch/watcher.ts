@@ -92,6 +92,20 @@ const MAX_REPLY_ATTEMPTS = 30;
 /** The pacer gives up on a claimed reply this long after its claim; replySettleMs must exceed it. */
 const CLAIMED_RETRY_WINDOW_MS = 60_000;
 
+/**
+ * Told once a watched run's result is delivered, before the watch completes: a throw keeps the watch
+ * active, so the hook runs again (after a restart, on another replica) and must be idempotent.
+ * Workflow Builder steps waiting for the run finish here.
+ */
+export type FinishHook = (finished: {
+  watch: Watch;
+  execution: Execution;
+  stale: boolean;
+  /** Where the result card is, when there is one. */
+  channel: string | null;
+  messageTs: string | null;
+}) => Promise<void>;
+
 export interface WatcherOptions {
   store: Store;
   api: RunbookApi;
@@ -104,6 +118,7 @@ export interface WatcherOptions {
   metrics?: WatchMetrics;
   /** Epoch ms for the store's clock; injectable for tests. */
   now?: () => number;
+  onFinished?: FinishHook;
 }
 
 /** hostname:pid:random — unique per process, readable in the store when debugging leases. */
@@ -141,6 +156,7 @@ export class Watcher implements RunTracker {
   readonly #log: Logger;
   readonly #metrics: WatchMetrics;
   readonly #now: () => number;
+  readonly #onFinished: FinishHook | null;
   readonly #budget: RequestBudget;
   readonly #pacer: SlackPacer;
   readonly #inFlight = new Map<string, Promise<void>>();
@@ -162,6 +178,7 @@ export class Watcher implements RunTracker {
     this.#log = options.logger.child({ component: 'watcher', owner: options.owner });
     this.#metrics = options.metrics ?? NO_METRICS;
     this.#now = options.now ?? Date.now;
+    this.#onFinished = options.onFinished ?? null;
     this.#budget = new RequestBudget({
       ratePerSecond: this.settings.requestsPerSecond,
       concurrency: this.settings.concurrency,
@@ -651,6 +668,7 @@ export class Watcher implements RunTracker {
       if (outcome === 'claim_error') throw new Error('could not claim the finished-run reply; will retry');
       this.#replyFailed(w, outcome);
     }
+    if (this.#onFinished) await this.#onFinished({ watch: w, execution, stale, channel, messageTs: ts });
     const state = stale ? 'stale' : 'finished';
     const completed = await this.#store.watches.complete(
       id,

@@ -1,7 +1,9 @@
 // /runbook: ack at once, parse, hand over to the subcommand's handler, and turn any failure into
 // one clear sentence for the person (never a stack trace, never silence).
 import type { App } from '@slack/bolt';
+import { errorMessage } from '../blocks/common.ts';
 import { buildCommandError } from '../blocks/help-message.ts';
+import { buildOpenFormPrompt, openFormValue } from '../blocks/mention-prompt.ts';
 import { showAudit } from '../commands/audit.ts';
 import { showHelp, showList, showRunbook } from '../commands/browse.ts';
 import { browseFromCommand } from '../commands/browse-args.ts';
@@ -51,6 +53,37 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
   }
 }
 
+/** Commands that open a form, which needs a trigger_id (a mention has none). */
+function needsForm(command: ParsedCommand): boolean {
+  return (command.kind === 'run' && !command.now) || command.kind === 'schedule';
+}
+
+/**
+ * One command line, from /runbook or a mention: parse, answer errors with help, and hand over to the
+ * subcommand's handler. Without a trigger_id, a command that opens a form answers with a button that does.
+ */
+export async function handleCommandText(ctx: HandlerContext, text: string): Promise<void> {
+  const parsed = parseCommand(text);
+  if (!parsed.ok) {
+    await ctx.respond(buildCommandError(parsed));
+    return;
+  }
+  try {
+    if (!ctx.triggerId && needsForm(parsed.command)) {
+      const value = openFormValue(text, ctx.threadTs ?? null);
+      await ctx.respond(
+        value
+          ? buildOpenFormPrompt(text, value)
+          : errorMessage('That is too long for a mention; type it as /runbook instead.'),
+      );
+      return;
+    }
+    await dispatchCommand(ctx, parsed.command);
+  } catch (err) {
+    await reportFailure(ctx, err, `/runbook ${parsed.command.kind}`);
+  }
+}
+
 export function registerCommands(app: App, deps: SlackDeps): void {
   app.command(COMMAND, async ({ command, ack, respond, client }) => {
     await ack();
@@ -63,15 +96,6 @@ export function registerCommands(app: App, deps: SlackDeps): void {
       triggerId: command.trigger_id ?? null,
       respond: respondWith(respond),
     };
-    const parsed = parseCommand(command.text ?? '');
-    if (!parsed.ok) {
-      await ctx.respond(buildCommandError(parsed));
-      return;
-    }
-    try {
-      await dispatchCommand(ctx, parsed.command);
-    } catch (err) {
-      await reportFailure(ctx, err, `/runbook ${parsed.command.kind}`);
-    }
+    await handleCommandText(ctx, command.text ?? '');
   });
 }
