@@ -15,6 +15,10 @@ export interface StartedRun {
   channel: string | null;
   /** Who approved it, when it followed an approval. */
   approvedBy?: string;
+  /** The thread the run was started from (a mention in a thread): the live card goes there. */
+  threadTs?: string | null;
+  /** Permalink of the message the run was started from (message shortcut), shown on the card. */
+  sourceLink?: string | null;
 }
 
 /** Told when a run starts (before anything is posted) and when its message is up. */

@@ -18,6 +18,7 @@ import { registerMetadataSeal } from './listeners/seal-metadata.ts';
 import { registerShortcuts } from './listeners/shortcuts.ts';
 import { registerSubscriptionActions } from './listeners/subscription-actions.ts';
 import { registerViews } from './listeners/views.ts';
+import { registerWorkflowSteps } from './listeners/workflow-steps.ts';
 
 export interface SlackAppSettings {
   mode: 'socket' | 'http';
@@ -102,6 +103,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerShortcuts(app, deps);
   registerEvents(app, deps);
   registerMentions(app, deps);
+  registerWorkflowSteps(app, deps);
 
   let server: Server | null = null;
   return {

@@ -123,7 +123,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    name: 'run aliases, channel defaults and workflow steps',
+    name: 'run aliases, channel defaults, workflow steps, watch source links',
     up: () => `
       CREATE TABLE run_aliases (
         channel        TEXT NOT NULL,
@@ -163,6 +163,8 @@ export const MIGRATIONS: readonly Migration[] = [
         updated_at            BIGINT NOT NULL
       );
       CREATE INDEX workflow_steps_execution ON workflow_steps (execution_id, state);
+
+      ALTER TABLE watches ADD COLUMN source_link TEXT;
     `,
   },
 ];

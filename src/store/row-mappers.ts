@@ -53,6 +53,7 @@ export function toWatch(row: SqlRow): Watch {
     finalStatus: textOrNull(row.final_status),
     resultPostedAt: numOrNull(row.result_posted_at),
     replyPostedAt: numOrNull(row.reply_posted_at),
+    sourceLink: textOrNull(row.source_link),
   };
 }
 

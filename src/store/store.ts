@@ -35,6 +35,8 @@ export interface Watch {
   resultPostedAt: number | null;
   /** When the thread reply was sent (set once, by claimReply). */
   replyPostedAt: number | null;
+  /** Permalink of the message the run was started from (message shortcut), shown on the card. */
+  sourceLink: string | null;
 }
 
 export interface NewWatch {
@@ -51,6 +53,7 @@ export interface NewWatch {
   origin: WatchOrigin;
   /** Defaults to `now` (check at once). */
   nextCheckAt?: number;
+  sourceLink?: string | null;
 }
 
 export interface Subscription {

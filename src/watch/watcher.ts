@@ -217,6 +217,8 @@ export class Watcher implements RunTracker {
           inputsSummary: JSON.stringify(run.inputs),
           origin: 'slack',
           nextCheckAt: now + nextCheckDelay(0, this.settings.backoff),
+          threadTs: run.threadTs ?? null,
+          sourceLink: run.sourceLink ?? null,
         },
         now,
       );
@@ -493,7 +495,14 @@ export class Watcher implements RunTracker {
     } catch {
       // A damaged summary only costs the inputs section of the card.
     }
-    return { runbookId: w.runbookId, runbookName: w.runbookName, proxyId: w.proxyId, startedBy: w.startedBy, inputs };
+    return {
+      runbookId: w.runbookId,
+      runbookName: w.runbookName,
+      proxyId: w.proxyId,
+      startedBy: w.startedBy,
+      inputs,
+      ...(w.sourceLink ? { sourceLink: w.sourceLink } : {}),
+    };
   }
 
   /** Where a watch's messages go: its channel, or a DM with whoever started it. */

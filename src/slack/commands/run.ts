@@ -43,6 +43,20 @@ export interface RunModalTarget {
   channel?: string | null;
   /** Show the typeahead picker (default: when no runbook was named). */
   withPicker?: boolean;
+  /** The thread the form was opened from (a mention): the live card goes there. */
+  threadTs?: string | null;
+  /** Permalink of the message the form was opened from (message shortcut). */
+  sourceLink?: string | null;
+  /** Extra notes above the form (already escaped mrkdwn): typed values refused, channel defaults. */
+  notes?: string[];
+}
+
+/** The metadata fields that carry where a form was opened from. */
+function originMetadata(target: RunModalTarget): { t?: string; s?: string } {
+  return {
+    ...(target.threadTs ? { t: target.threadTs } : {}),
+    ...(target.sourceLink ? { s: target.sourceLink } : {}),
+  };
 }
 
 export { loadRunbook };
@@ -80,7 +94,13 @@ export async function openRunModal(ctx: HandlerContext, target: RunModalTarget):
     ctx.client.views.update({ view_id: viewId, view });
   try {
     await update(
-      await runModalView(ctx.deps, target, ctx.channelId, 'run', { userId: ctx.userId, client: ctx.client }),
+      await runModalView(
+        ctx.deps,
+        { ...target, threadTs: target.threadTs ?? ctx.threadTs ?? null },
+        ctx.channelId,
+        'run',
+        { userId: ctx.userId, client: ctx.client },
+      ),
     );
   } catch (err) {
     ctx.deps.logger.warn({ err }, 'could not fill the run modal');
@@ -118,7 +138,7 @@ export async function runModalView(
       runbook: null,
       spec: null,
       proxies: { options: [], initial: null },
-      metadata: { r: null, c: channel },
+      metadata: { r: null, c: channel, ...originMetadata(target) },
       withPicker: true,
     });
   }
@@ -138,11 +158,11 @@ export async function runModalView(
     runbook,
     spec,
     proxies: await deps.proxies.choicesFor(runbook),
-    metadata: { r: runbook.id, c: channel },
+    metadata: { r: runbook.id, c: channel, ...originMetadata(target) },
     withPicker,
     ...(prefill ? { prefill } : {}),
     proxyId: target.proxyId ?? null,
-    notes: runNotes(deps, runbook),
+    notes: [...(target.notes ?? []), ...runNotes(deps, runbook)],
   });
 }
 
@@ -211,17 +231,23 @@ export async function renderRunResult(
   }
 }
 
-/** Posts the live card of a started run, if this process holds the card claim (else the watcher posts it). */
-export async function postRunningCard(deps: SlackDeps, client: WebClient, run: StartedRun): Promise<void> {
+/**
+ * Posts the live card of a started run (in its thread, when started from one), if this process holds
+ * the card claim (else the watcher posts it). Returns where it landed.
+ */
+export async function postRunningCard(
+  deps: SlackDeps,
+  client: WebClient,
+  run: StartedRun,
+): Promise<{ channel: string; ts: string } | null> {
   const { executionIds } = run;
   const mayPost = executionIds[0] ? await deps.runs.claimMessage(executionIds[0]).catch(() => true) : true;
-  if (!mayPost) return;
-  const posted = await postToConversation(
-    client,
-    deps.logger,
-    run.channel,
-    run.startedBy ?? '',
-    buildRunningCard(run, executionIds),
-  );
+  if (!mayPost) return null;
+  const card = buildRunningCard({ ...run, ...(run.sourceLink ? { sourceLink: run.sourceLink } : {}) }, executionIds);
+  const posted = await postToConversation(client, deps.logger, run.channel, run.startedBy ?? '', {
+    ...card,
+    ...(run.threadTs ? { threadTs: run.threadTs } : {}),
+  });
   if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts);
+  return posted;
 }

@@ -76,6 +76,25 @@ export function runSavedRunsContract(name: string, createHarness: () => Promise<
       expect(await store.channelDefaults.get('C1')).toBeNull();
     });
 
+    it('watches keep the link of the message a run was started from', async () => {
+      const link = 'https://sandbox.slack.com/archives/C1/p1700000000000100';
+      await store.watches.insert(
+        {
+          executionId: 'e-src',
+          runbookId: 'rb-1',
+          runbookName: 'Restart Pods',
+          channel: 'C1',
+          threadTs: '1700000000.000100',
+          proxyId: 'p',
+          inputsSummary: '{}',
+          origin: 'slack',
+          sourceLink: link,
+        },
+        T0,
+      );
+      expect(await store.watches.get('e-src')).toMatchObject({ sourceLink: link, threadTs: '1700000000.000100' });
+    });
+
     it('workflow steps: begin once, found by execution, finished exactly once across replicas', async () => {
       expect(await store.workflowSteps.begin(step('Fx1'), T0)).toBe(true);
       expect(await store.workflowSteps.begin(step('Fx1'), T0 + 1)).toBe(false);
