@@ -9,6 +9,7 @@ import { guardSlackRequests } from './guard-request.ts';
 import { registerActions } from './listeners/actions.ts';
 import { registerApprovalActions } from './listeners/approval-actions.ts';
 import { registerCommands } from './listeners/commands.ts';
+import { registerConfirmActions } from './listeners/confirm-actions.ts';
 import { registerEvents } from './listeners/events.ts';
 import { registerExecutionActions } from './listeners/execution-actions.ts';
 import { registerMentions } from './listeners/mentions.ts';
@@ -104,6 +105,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerEvents(app, deps);
   registerMentions(app, deps);
   registerWorkflowSteps(app, deps);
+  registerConfirmActions(app, deps);
 
   let server: Server | null = null;
   return {

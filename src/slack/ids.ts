@@ -50,6 +50,10 @@ export const ACTIONS = {
   subscriptionPick: 'subscription_pick', // prefix, + `_${i}`; value: JSON {id, f: failures only}
   // mentions (a mention has no trigger_id: forms open from a button)
   mentionOpenForm: 'mention_open_form', // value: JSON {c: command text, t: thread ts}
+  // --now confirmation (one-line runs and aliases)
+  confirmRun: 'confirm_run', // value: JSON {d: draft id, t?: thread ts}
+  confirmEdit: 'confirm_edit', // same value: opens the form filled in
+  confirmCancel: 'confirm_cancel',
 } as const;
 
 export const VIEWS = {

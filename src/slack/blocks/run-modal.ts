@@ -125,6 +125,8 @@ export interface RunModalInput {
   proxyId?: string | null;
   /** Extra lines shown above the form (approval, destination). Already escaped mrkdwn. */
   notes?: string[];
+  /** Preselected result channel when it differs from where the form was opened (channel defaults). */
+  destination?: string | null;
 }
 
 export function buildRunModal(input: RunModalInput): ModalView {
@@ -141,7 +143,9 @@ export function buildRunModal(input: RunModalInput): ModalView {
     if (input.notes?.length) {
       blocks.push({ type: 'context', block_id: BLOCKS.notice, elements: [mrkdwnText(input.notes.join('\n'))] });
     }
-    blocks.push(proxyBlock(input.proxies, input.proxyId ?? null), channelBlock(input.metadata.c), { type: 'divider' });
+    blocks.push(proxyBlock(input.proxies, input.proxyId ?? null), channelBlock(input.destination ?? input.metadata.c), {
+      type: 'divider',
+    });
     if (spec.kind === 'empty') {
       blocks.push({
         type: 'section',

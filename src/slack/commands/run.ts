@@ -4,6 +4,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { stripSecrets } from '../../forms/secrets.ts';
+import { typeValues } from '../../forms/typed-values.ts';
 import { describeApprovers } from '../../policy/policy.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { runbookFacts } from '../../runs/gate.ts';
@@ -49,6 +50,10 @@ export interface RunModalTarget {
   sourceLink?: string | null;
   /** Extra notes above the form (already escaped mrkdwn): typed values refused, channel defaults. */
   notes?: string[];
+  /** Values typed on one line (`key=value`): typed per the schema and prefilled; refusals shown as notes. */
+  typed?: Record<string, string>;
+  /** Preselected result channel (channel defaults, an alias's --to). */
+  destination?: string | null;
 }
 
 /** The metadata fields that carry where a form was opened from. */
@@ -152,8 +157,14 @@ export async function runModalView(
     );
   }
   const spec = parseInputSchema(runbook.inputSchema);
+  const typed = target.typed ? typeValues(spec, target.typed) : null;
+  const given = target.typed ? Object.keys(target.typed) : [];
+  // Only what was typed is judged here: an input left out is simply asked for by the form.
+  const refusals = typed && !typed.ok ? typed.errors.filter((e) => given.includes(e.name)) : [];
+  const typedNotes = refusals.map((e) => `:warning: \`${escapeMrkdwn(e.name)}\`: ${escapeMrkdwn(e.message)}`);
   // Secret values are never carried over into a new form.
-  const prefill = target.prefill ? stripSecrets(spec, target.prefill) : undefined;
+  const merged = typed ? { ...target.prefill, ...typed.params } : target.prefill;
+  const prefill = merged ? stripSecrets(spec, merged) : undefined;
   return buildRunModal({
     runbook,
     spec,
@@ -162,7 +173,8 @@ export async function runModalView(
     withPicker,
     ...(prefill ? { prefill } : {}),
     proxyId: target.proxyId ?? null,
-    notes: [...(target.notes ?? []), ...runNotes(deps, runbook)],
+    notes: [...typedNotes, ...(target.notes ?? []), ...runNotes(deps, runbook)],
+    ...(target.destination ? { destination: target.destination } : {}),
   });
 }
 

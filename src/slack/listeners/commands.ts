@@ -4,11 +4,19 @@ import type { App } from '@slack/bolt';
 import { errorMessage } from '../blocks/common.ts';
 import { buildCommandError } from '../blocks/help-message.ts';
 import { buildOpenFormPrompt, openFormValue } from '../blocks/mention-prompt.ts';
+import {
+  addAliasCommand,
+  channelDefaultsCommand,
+  listAliasesCommand,
+  removeAliasCommand,
+  useAlias,
+} from '../commands/aliases.ts';
 import { showAudit } from '../commands/audit.ts';
 import { showHelp, showList, showRunbook } from '../commands/browse.ts';
 import { browseFromCommand } from '../commands/browse-args.ts';
 import { type HandlerContext, respondWith } from '../commands/context.ts';
 import { showExecutions, showStatus } from '../commands/executions.ts';
+import { startLineRun } from '../commands/one-line.ts';
 import { type ParsedCommand, parseCommand } from '../commands/parse-command.ts';
 import { openRunModal } from '../commands/run.ts';
 import { openScheduleModal, showSchedules } from '../commands/schedules.ts';
@@ -26,7 +34,18 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
     case 'show':
       return showRunbook(ctx, { text: command.runbook });
     case 'run':
+      if (command.values || command.now) {
+        return startLineRun(ctx, { query: command.runbook, values: command.values ?? {}, now: command.now ?? false });
+      }
       return openRunModal(ctx, { query: command.runbook });
+    case 'alias-add':
+      return addAliasCommand(ctx, command);
+    case 'alias-list':
+      return listAliasesCommand(ctx);
+    case 'alias-remove':
+      return removeAliasCommand(ctx, command.alias);
+    case 'defaults':
+      return channelDefaultsCommand(ctx, command);
     case 'schedules':
       return showSchedules(ctx, { query: command.runbook });
     case 'schedule':
@@ -65,6 +84,22 @@ function needsForm(command: ParsedCommand): boolean {
 export async function handleCommandText(ctx: HandlerContext, text: string): Promise<void> {
   const parsed = parseCommand(text);
   if (!parsed.ok) {
+    try {
+      // An unknown word may be one of the channel's aliases.
+      if (parsed.alias && !(!ctx.triggerId && !parsed.alias.now)) {
+        if (await useAlias(ctx, parsed.alias)) return;
+      } else if (
+        parsed.alias &&
+        ctx.channelId &&
+        (await ctx.deps.access.store.aliases.get(ctx.channelId, parsed.alias.name))
+      ) {
+        const value = openFormValue(text, ctx.threadTs ?? null);
+        if (value) return await ctx.respond(buildOpenFormPrompt(text, value));
+      }
+    } catch (err) {
+      await reportFailure(ctx, err, `/runbook ${parsed.alias?.name ?? ''}`);
+      return;
+    }
     await ctx.respond(buildCommandError(parsed));
     return;
   }

@@ -14,7 +14,7 @@ import { visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../actor.ts';
 import { postRunningCard } from '../commands/run.ts';
 import type { SlackDeps } from '../deps.ts';
-import { describeFailure } from '../describe-failure.ts';
+import { describeFailure, notStartedSentence } from '../describe-failure.ts';
 import { FUNCTIONS, STEP_INPUTS } from '../ids.ts';
 import { endStep, type StepEnd, stepOutputs } from '../workflow-step-finish.ts';
 
@@ -118,13 +118,7 @@ export function registerWorkflowSteps(app: App, deps: SlackDeps): void {
       const result = await runWithoutApproval(deps, actor, request, 'workflow.run', 'from a workflow');
       const end = (e: StepEnd) => endStep(store, client, deps.logger, functionExecutionId, e, deps.now);
       if (result.kind !== 'started') {
-        const error =
-          result.kind === 'failed'
-            ? `${runbook.name} did not start. ${describeFailure(result.error)}`
-            : result.kind === 'approval-requested'
-              ? `${runbook.name} needs approval.`
-              : result.sentence;
-        await end({ kind: 'failed', error });
+        await end({ kind: 'failed', error: notStartedSentence(runbook.name, result) });
         return;
       }
       const executionId = result.run.executionIds[0] ?? '';
