@@ -6,9 +6,9 @@
 import type { WebClient } from '@slack/web-api';
 import type { Execution } from '../api/schemas.ts';
 import type { Logger } from '../logger.ts';
+import type { FinishHook } from '../runs/run-tracker.ts';
 import type { WorkflowStep } from '../store/saved-runs.ts';
 import type { Store } from '../store/store.ts';
-import type { FinishHook } from '../watch/watcher.ts';
 import { STEP_OUTPUTS } from './ids.ts';
 import { slackErrorCode } from './post-to-conversation.ts';
 

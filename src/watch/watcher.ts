@@ -24,7 +24,7 @@ import { NotFoundError, RunbookApiError } from '../api/errors.ts';
 import type { RunbookApi } from '../api/runbook-api.ts';
 import { Execution, type ExecutionStatus } from '../api/schemas.ts';
 import type { Logger } from '../logger.ts';
-import type { AdoptedRun, RunTracker, StartedRun } from '../runs/run-tracker.ts';
+import type { AdoptedRun, FinishHook, RunTracker, StartedRun } from '../runs/run-tracker.ts';
 import { buildResultCard, buildRunningCard, type RunContext } from '../slack/blocks/execution-card.ts';
 import type { Store, Watch } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
@@ -91,20 +91,6 @@ const MAX_REPLY_ATTEMPTS = 30;
 
 /** The pacer gives up on a claimed reply this long after its claim; replySettleMs must exceed it. */
 const CLAIMED_RETRY_WINDOW_MS = 60_000;
-
-/**
- * Told once a watched run's result is delivered, before the watch completes: a throw keeps the watch
- * active, so the hook runs again (after a restart, on another replica) and must be idempotent.
- * Workflow Builder steps waiting for the run finish here.
- */
-export type FinishHook = (finished: {
-  watch: Watch;
-  execution: Execution;
-  stale: boolean;
-  /** Where the result card is, when there is one. */
-  channel: string | null;
-  messageTs: string | null;
-}) => Promise<void>;
 
 export interface WatcherOptions {
   store: Store;

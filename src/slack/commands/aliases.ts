@@ -18,9 +18,9 @@ import { actorFor } from '../actor.ts';
 import { buildAliasList, buildChannelDefaults } from '../blocks/alias-list.ts';
 import { errorMessage, noticeMessage } from '../blocks/common.ts';
 import { escapeMrkdwn } from '../blocks/mrkdwn.ts';
+import type { AliasUse, ParsedCommand } from '../parse-command.ts';
 import type { HandlerContext } from './context.ts';
 import { startLineRun } from './one-line.ts';
-import type { AliasUse, ParsedCommand } from './parse-command.ts';
 
 function actorHere(ctx: HandlerContext): Promise<Actor> {
   return actorFor(ctx.deps, ctx.client, { userId: ctx.userId, teamId: ctx.teamId, channelId: ctx.channelId });

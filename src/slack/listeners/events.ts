@@ -3,7 +3,7 @@
 import type { App, BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Execution, Schedule } from '../../api/schemas.ts';
-import { visibilityFor } from '../../runs/visibility.ts';
+import { type Visibility, visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../actor.ts';
 import { buildAppHome } from '../blocks/app-home.ts';
 import { openRunModal } from '../commands/run.ts';
@@ -26,7 +26,17 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
       .catch((err: unknown) => err),
   ]);
   // Only runbooks the policy lets this person view (App Home has no channel: channel rules do not apply).
-  const visible = await visibilityFor(deps, await actorFor(deps, client, { userId, teamId: null, channelId: null }));
+  // When that cannot be checked (user groups unreadable), both halves say why instead of listing anything.
+  let visible: Visibility;
+  try {
+    visible = await visibilityFor(deps, await actorFor(deps, client, { userId, teamId: null, channelId: null }));
+  } catch (err) {
+    await client.views.publish({
+      user_id: userId,
+      view: buildAppHome({ executions: err, schedules: err, now: deps.now() }),
+    });
+    return;
+  }
   await client.views.publish({
     user_id: userId,
     view: buildAppHome({

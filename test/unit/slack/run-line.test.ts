@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommand } from '../../../../src/slack/commands/parse-command.ts';
-import { channelRef, readAliasUse, readRunLine } from '../../../../src/slack/commands/run-line.ts';
+import { parseCommand } from '../../../src/slack/parse-command.ts';
+import { channelRef, readAliasUse, readRunLine } from '../../../src/slack/run-line.ts';
 
 function ok(text: string) {
   const r = parseCommand(text);
