@@ -10,7 +10,10 @@ import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { bareFacts, gate, recordDenial, runbookFacts, subjectOf } from './gate.ts';
 
-export type AliasOutcome<T> = { kind: 'ok'; value: T } | { kind: 'refused'; sentence: string };
+export type AliasOutcome<T> =
+  | { kind: 'ok'; value: T }
+  /** hidden: `view` denied (the sentence does not name the runbook). */
+  | { kind: 'refused'; reason: 'hidden' | 'denied' | 'invalid'; sentence: string };
 
 async function audited(deps: RunsDeps, actor: Actor, action: string, target: string, detail: string): Promise<void> {
   await deps.access.audit.record({
@@ -39,14 +42,19 @@ export async function addAlias(
 ): Promise<AliasOutcome<'added' | 'updated'>> {
   const channel = actor.channelId;
   if (!channel)
-    return { kind: 'refused', sentence: 'Aliases belong to a channel; add it in the channel that uses it.' };
+    return {
+      kind: 'refused',
+      reason: 'invalid',
+      sentence: 'Aliases belong to a channel; add it in the channel that uses it.',
+    };
   const verdict = await gate(deps, actor, {
     intent: 'schedule',
     runbook: runbookFacts(deps, alias.runbook),
     auditAction: 'alias.add',
     auditTarget: `alias ${alias.name}`,
   });
-  if (!verdict.allowed) return { kind: 'refused', sentence: verdict.sentence };
+  if (!verdict.allowed)
+    return { kind: 'refused', reason: verdict.reason === 'hidden' ? 'hidden' : 'denied', sentence: verdict.sentence };
   const added = await deps.access.store.aliases.add(
     {
       channel,
@@ -74,14 +82,20 @@ export async function addAlias(
 export async function removeAlias(deps: RunsDeps, actor: Actor, name: string): Promise<AliasOutcome<RunAlias>> {
   const channel = actor.channelId;
   const alias = channel ? await deps.access.store.aliases.get(channel, name) : null;
-  if (!alias) return { kind: 'refused', sentence: `This channel has no alias \`${name}\`; see /runbook alias list.` };
+  if (!alias)
+    return {
+      kind: 'refused',
+      reason: 'invalid',
+      sentence: `This channel has no alias \`${name}\`; see /runbook alias list.`,
+    };
   const verdict = await gate(deps, actor, {
     intent: 'change-schedule',
     runbook: bareFacts(alias.runbookId, alias.runbookName),
     auditAction: 'alias.remove',
     auditTarget: `alias ${name}`,
   });
-  if (!verdict.allowed) return { kind: 'refused', sentence: verdict.sentence };
+  if (!verdict.allowed)
+    return { kind: 'refused', reason: verdict.reason === 'hidden' ? 'hidden' : 'denied', sentence: verdict.sentence };
   await deps.access.store.aliases.remove(alias.channel, name);
   await audited(deps, actor, 'alias.remove', `alias ${name}`, `${alias.runbookName} (${alias.runbookId})`);
   return { kind: 'ok', value: alias };
@@ -131,7 +145,12 @@ export async function changeChannelDefaults(
   change: { proxyId?: string | null; resultChannel?: string | null } | 'clear',
 ): Promise<AliasOutcome<ChannelDefaults | null>> {
   const channel = actor.channelId;
-  if (!channel) return { kind: 'refused', sentence: 'Run defaults belong to a channel; set them in that channel.' };
+  if (!channel)
+    return {
+      kind: 'refused',
+      reason: 'invalid',
+      sentence: 'Run defaults belong to a channel; set them in that channel.',
+    };
   const decision = deps.access.policy.decide('schedule', subjectOf(actor, channel), bareFacts('*', '*'));
   if (!decision.allowed) {
     await recordDenial(deps, actor, {
@@ -139,7 +158,7 @@ export async function changeChannelDefaults(
       target: `channel ${channel}`,
       sentence: decision.message,
     });
-    return { kind: 'refused', sentence: decision.message };
+    return { kind: 'refused', reason: 'denied', sentence: decision.message };
   }
   if (change === 'clear') {
     await deps.access.store.channelDefaults.clear(channel);
