@@ -8,6 +8,7 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { describeFieldErrors, validateObject } from '../../forms/typed-values.ts';
+import { gate, runbookFacts } from '../../runs/gate.ts';
 import { loadRunbook } from '../../runs/run.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
@@ -86,6 +87,15 @@ export function registerWorkflowSteps(app: App, deps: SlackDeps): void {
       );
       const resolution = await (await visibilityFor(deps, actor)).resolve(input.runbook);
       if (resolution.kind !== 'match') {
+        // A runbook hidden from this person reads as unknown, but the gate still records the refusal.
+        const hidden = await deps.catalog.resolve(input.runbook);
+        if (hidden.kind === 'match') {
+          await gate(deps, actor, {
+            intent: 'run',
+            runbook: runbookFacts(deps, hidden.runbook),
+            auditAction: 'workflow.run',
+          });
+        }
         return await refuse(
           resolution.kind === 'several'
             ? `Several runbooks match "${input.runbook}"; give its id or full name.`
