@@ -342,6 +342,12 @@ function renderWorkflows() {
   const box = $('messages');
   if (key === app.workflowKey && box.querySelector('.workflows')) return;
   app.workflowKey = key;
+  const existing = box.querySelector('.workflows');
+  if (existing) {
+    // Only the runs change: what is being typed in the form stays.
+    existing.querySelector('.wf-runs')?.replaceWith(workflowRuns(runs));
+    return;
+  }
   const root = h('div', 'workflows');
   const form = h('form', 'wf-form');
   form.id = 'workflow-form';
@@ -392,6 +398,11 @@ function renderWorkflows() {
       },
     }).catch(() => {});
   });
+  root.append(form, workflowRuns(runs));
+  box.replaceChildren(root);
+}
+
+function workflowRuns(runs) {
   const list = h('div', 'wf-runs');
   list.append(h('h2', 'wf-title', 'Step runs'));
   if (runs.length === 0) list.append(h('div', 'empty', 'No workflow has run yet.'));
@@ -404,8 +415,7 @@ function renderWorkflows() {
     if (run.error) item.append(h('div', 'wf-run-error', `error: ${run.error}`));
     list.append(item);
   }
-  root.append(form, list);
-  box.replaceChildren(root);
+  return list;
 }
 
 function renderEphemeral(eph) {
