@@ -28,6 +28,8 @@ export interface AliasStore {
   get(channel: string, name: string): Promise<RunAlias | null>;
   /** By name. */
   listForChannel(channel: string): Promise<RunAlias[]>;
+  /** Aliases a person saved, in every channel (App Home), by channel and name. */
+  listByCreator(userId: string, limit: number): Promise<RunAlias[]>;
   remove(channel: string, name: string): Promise<boolean>;
 }
 

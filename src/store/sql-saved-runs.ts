@@ -102,6 +102,13 @@ export function aliasStore(db: SqlDriver): AliasStore {
       const { rows } = await db.query('SELECT * FROM run_aliases WHERE channel = $1 ORDER BY name', [channel]);
       return rows.map(toAlias);
     },
+    async listByCreator(userId, limit) {
+      const { rows } = await db.query(
+        'SELECT * FROM run_aliases WHERE created_by = $1 ORDER BY channel, name LIMIT $2',
+        [userId, Math.max(0, Math.trunc(limit))],
+      );
+      return rows.map(toAlias);
+    },
     async remove(channel, name) {
       const result = await db.query('DELETE FROM run_aliases WHERE channel = $1 AND name = $2', [
         channel,

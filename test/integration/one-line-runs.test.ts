@@ -105,6 +105,12 @@ describe('aliases and channel defaults', () => {
     // In another channel the alias does not exist: the usual did-you-mean.
     await alice.command('scale-web', 'C03APPROVALS');
     await waitFor(() => ephemeralContaining(h.fake, '`scale-web` is not a /runbook subcommand'), 'unknown elsewhere');
+    // App Home lists the person's saved runs.
+    await alice.openHome();
+    await waitFor(() => {
+      const home = h.fake.state.views[h.fake.state.homeViews.U01ALICE ?? ''];
+      return home && JSON.stringify(home.view.blocks).includes('scale-web');
+    }, 'the alias on App Home');
     await alice.command('alias remove scale-web', 'C01OPS');
     await waitFor(() => ephemeralContaining(h.fake, 'Alias `scale-web` removed'), 'removed');
     const actions = (await h.runtime.store.audit.recent(50)).map((e) => e.action);

@@ -17,7 +17,7 @@ import { postRunningCard } from '../commands/run.ts';
 import type { SlackDeps } from '../deps.ts';
 import { describeFailure, notStartedSentence } from '../describe-failure.ts';
 import { FUNCTIONS, STEP_INPUTS } from '../ids.ts';
-import { endStep, type StepEnd, stepOutputs } from '../workflow-step-finish.ts';
+import { endOfRun, endStep, type StepEnd, stepOutputs } from '../workflow-step-finish.ts';
 
 export interface StepInputs {
   runbook: string;
@@ -134,7 +134,17 @@ export function registerWorkflowSteps(app: App, deps: SlackDeps): void {
       const executionId = result.run.executionIds[0] ?? '';
       await store.workflowSteps.attachExecution(functionExecutionId, executionId, deps.now());
       const card = await postRunningCard(deps, client, result.run);
-      if (input.wait) return; // the watcher ends the step when the run ends
+      if (input.wait) {
+        // The watcher ends the step when the run ends. A run so quick that its watch finished before the
+        // step was linked to it is ended here (endStep's claim keeps that exactly once).
+        const watch = await store.watches.get(executionId);
+        if (watch && watch.state !== 'active') {
+          const step = await store.workflowSteps.get(functionExecutionId);
+          const execution = await deps.api.executions.get(executionId);
+          if (step) await end(endOfRun(step, execution, watch.state === 'stale', await permalinkOf(client, card)));
+        }
+        return;
+      }
       const cardLink = await permalinkOf(client, card);
       await end({ kind: 'completed', outputs: stepOutputs({ executionId, status: 'running', cardLink }) });
     } catch (err) {

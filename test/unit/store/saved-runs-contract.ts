@@ -53,6 +53,13 @@ export function runSavedRunsContract(name: string, createHarness: () => Promise<
       expect(got?.updatedAt).toBe(T0 + 5);
       await store.aliases.add(alias({ name: 'a-first' }), T0);
       expect((await store.aliases.listForChannel('C1')).map((a) => a.name)).toEqual(['a-first', 'restart-prod']);
+      await store.aliases.add(alias({ channel: 'C0', name: 'zz', createdBy: 'U2' }), T0);
+      expect((await store.aliases.listByCreator('U1', 10)).map((a) => `${a.channel}/${a.name}`)).toEqual([
+        'C1/a-first',
+        'C1/restart-prod',
+        'C2/restart-prod',
+      ]);
+      expect(await store.aliases.listByCreator('U1', 1)).toHaveLength(1);
       expect(await store.aliases.remove('C1', 'Restart-Prod')).toBe(true);
       expect(await store.aliases.remove('C1', 'restart-prod')).toBe(false);
       expect(await store.aliases.get('C1', 'restart-prod')).toBeNull();
