@@ -53,6 +53,13 @@ export async function publishApprovalRequest(
   const { request, notice } = messagesOf(approval, describeApprovers(need));
   const target = deps.access.approvalsChannel ?? (approval.channel || null);
   const posted = await postToConversation(client, deps.logger, target, approval.requesterId, request);
+  // Recorded at once, so an expiry or a decision right after the post finds the message to update.
+  if (posted) {
+    await deps.access.store.approvals.setMessages(approval.id, {
+      approversChannel: posted.channel,
+      approversTs: posted.ts,
+    });
+  }
   const dm = await client.conversations.open({ users: approval.requesterId }).catch(() => null);
   const copy = dm?.channel?.id
     ? await client.chat.postMessage({ channel: dm.channel.id, ...notice }).catch((err: unknown) => {
@@ -60,10 +67,12 @@ export async function publishApprovalRequest(
         return null;
       })
     : null;
-  await deps.access.store.approvals.setMessages(approval.id, {
-    ...(posted ? { approversChannel: posted.channel, approversTs: posted.ts } : {}),
-    ...(copy?.ts && copy.channel ? { requesterChannel: copy.channel, requesterTs: copy.ts } : {}),
-  });
+  if (copy?.ts && copy.channel) {
+    await deps.access.store.approvals.setMessages(approval.id, {
+      requesterChannel: copy.channel,
+      requesterTs: copy.ts,
+    });
+  }
 }
 
 /** Rewrites both copies of the request to show its current state. Never throws. */
