@@ -23,7 +23,7 @@ export function buildAliasList(aliases: RunAlias[]): SlackMessage {
         {
           type: 'section',
           text: mrkdwnText(
-            'No aliases in this channel yet. Save one with `/runbook alias add <alias> <runbook> [key=value …]`.',
+            'No aliases in this channel yet. Save one with `/runbook alias add &lt;alias&gt; &lt;runbook&gt; [key=value …]`.',
           ),
         },
       ],
@@ -44,7 +44,7 @@ export function buildAliasList(aliases: RunAlias[]): SlackMessage {
     blocks: [
       {
         type: 'section',
-        text: mrkdwnText(`*Aliases in this channel* — use one with \`/runbook <alias> [key=value …] [--now]\``),
+        text: mrkdwnText(`*Aliases in this channel* — use one with \`/runbook &lt;alias&gt; [key=value …] [--now]\``),
       },
       { type: 'section', text: mrkdwnText(truncate(lines.join('\n'), 2900)) },
     ],

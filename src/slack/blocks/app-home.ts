@@ -30,7 +30,7 @@ function aliasLines(aliases: RunAlias[]): KnownBlock[] {
     {
       type: 'section',
       text: mrkdwnText(
-        `${lines.join('\n')}\nUse one in its channel: \`/runbook <alias> [key=value …] [--now]\` · \`/runbook alias list\``,
+        `${lines.join('\n')}\nUse one in its channel: \`/runbook &lt;alias&gt; [key=value …] [--now]\` · \`/runbook alias list\``,
       ),
     },
     { type: 'divider' },
