@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appMentionEvent } from '../../src/sandbox/slack-entry-requests.ts';
 import { eventCallbackBody, jsonRequest, sendToBot } from '../../src/sandbox/slack-requests.ts';
-import { ACTIONS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
 import { type Harness, modalContaining, SIGNING_SECRET, startHarness, waitFor } from '../support/bot-harness.ts';
 
 let h: Harness;
@@ -43,7 +43,26 @@ describe('@runbook-bot mentions', () => {
     await alice.mention('run "Restart Kubernetes Deployment"', 'C01OPS', root.ts);
     const prompt = await waitFor(() => ephemeralIn(root.ts, ACTIONS.mentionOpenForm), 'open-form prompt');
     await alice.act({ kind: 'ephemeral', ephemeral: prompt }, ACTIONS.mentionOpenForm);
-    await waitFor(() => modalContaining(h, 'Restart Kubernetes Deployment'), 'run form');
+    const form = await waitFor(() => modalContaining(h, 'field_deployment'), 'run form');
+    // Submitted, the run's live card goes to the thread the mention was typed in.
+    await alice.submit(form.id, {
+      [BLOCKS.proxy]: { [ACTIONS.proxySelect]: { type: 'static_select', selected_option: { value: 'proxy-dev' } } },
+      [BLOCKS.channel]: { [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: 'C01OPS' } },
+      field_namespace: { value: { type: 'plain_text_input', value: 'web' } },
+      field_deployment: { value: { type: 'plain_text_input', value: 'from-thread' } },
+    });
+    const run = await waitFor(
+      () =>
+        [...h.emulator.state.executions.byId.values()].find((e) =>
+          String(e.received.params ?? '').includes('from-thread'),
+        ),
+      'the run',
+    );
+    const card = await waitFor(
+      () => (h.fake.state.messages.C01OPS ?? []).find((m) => JSON.stringify(m.blocks ?? []).includes(run.id)),
+      'the card',
+    );
+    expect(card.thread_ts).toBe(root.ts);
   });
 
   it('ignores mentions by other bots', async () => {
