@@ -65,6 +65,18 @@ describe('@runbook-bot mentions', () => {
     expect(card.thread_ts).toBe(root.ts);
   });
 
+  it("a channel's alias works in a mention: its form opens from the button", async () => {
+    await h.user().command('alias add web-restart "Restart Kubernetes Deployment" namespace=web', 'C01OPS');
+    await waitFor(() => h.fake.state.ephemerals.find((e) => e.text.includes('web-restart')), 'alias saved');
+    const { message } = await h.user().mention('web-restart deployment=api', 'C01OPS');
+    const prompt = await waitFor(() => ephemeralIn(message.ts, ACTIONS.mentionOpenForm), 'open-form prompt');
+    await h.user().act({ kind: 'ephemeral', ephemeral: prompt }, ACTIONS.mentionOpenForm);
+    const form = await waitFor(() => modalContaining(h, 'field_deployment'), 'the alias form');
+    const blocks = JSON.stringify(form.view.blocks);
+    expect(blocks).toContain('"initial_value":"web"');
+    expect(blocks).toContain('"initial_value":"api"');
+  });
+
   it('ignores mentions by other bots', async () => {
     const event = {
       ...appMentionEvent({

@@ -86,13 +86,11 @@ export async function handleCommandText(ctx: HandlerContext, text: string): Prom
   if (!parsed.ok) {
     try {
       // An unknown word may be one of the channel's aliases.
-      if (parsed.alias && !(!ctx.triggerId && !parsed.alias.now)) {
-        if (await useAlias(ctx, parsed.alias)) return;
-      } else if (
-        parsed.alias &&
-        ctx.channelId &&
-        (await ctx.deps.access.store.aliases.get(ctx.channelId, parsed.alias.name))
-      ) {
+      const alias = parsed.alias;
+      if (alias && (ctx.triggerId || alias.now)) {
+        if (await useAlias(ctx, alias)) return;
+      } else if (alias && ctx.channelId && (await ctx.deps.access.store.aliases.get(ctx.channelId, alias.name))) {
+        // A mention has no trigger_id: an alias that opens a form answers with a button that does.
         const value = openFormValue(text, ctx.threadTs ?? null);
         if (value) return await ctx.respond(buildOpenFormPrompt(text, value));
       }
