@@ -132,6 +132,19 @@ describe('hidden runbooks are never named to who may not view them', () => {
     }
   });
 
+  it("the channel's subscriptions list leaves out subscriptions to them", async () => {
+    const since = h.fake.state.ephemerals.length;
+    await h.user('U01ALICE').command(`subscribe "${hidden[0]!.name}"`, 'C02DEPLOYS');
+    await waitFor(() => h.fake.state.ephemerals.slice(since).find((e) => e.user === 'U01ALICE'), 'subscribed');
+    const shown = await (async () => {
+      const mark = h.fake.state.ephemerals.length;
+      await h.user(CAROL).command('subscriptions', 'C02DEPLOYS');
+      return waitFor(() => h.fake.state.ephemerals.slice(mark).find((e) => e.user === CAROL), 'the list');
+    })();
+    expectNoHiddenName(JSON.stringify([shown.text, shown.blocks]));
+    expect(await h.runtime.store.subscriptions.listForChannel('C02DEPLOYS')).toHaveLength(1);
+  });
+
   it('a crafted pick of a hidden runbook id does not turn it into its name', async () => {
     for (const next of ['executions', 'schedules']) {
       const since = h.fake.state.ephemerals.length;
