@@ -82,6 +82,23 @@ describe('one-line runs', () => {
   });
 });
 
+describe('the --now confirmation', () => {
+  it('Edit opens the form filled in; Cancel replaces the confirmation and runs nothing', async () => {
+    const before = executionsOf(SCALE).length;
+    await h.user().command(`run "${SCALE}" namespace=prod deployment=edit-me replicas=3 --now`, 'C01OPS');
+    const confirm = await waitFor(() => confirmation('edit-me'), 'confirmation');
+    await h.user().act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmEdit);
+    const form = await waitFor(() => modalContaining(h, '"initial_value":"edit-me"'), 'the form, filled in');
+    expect(JSON.stringify(form.view.blocks)).toContain('"initial_value":"3"');
+    await h.user().act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmCancel);
+    await waitFor(
+      () => h.fake.state.ephemerals.find((e) => e.ts === confirm.ts && e.text === 'Cancelled'),
+      'cancelled',
+    );
+    expect(executionsOf(SCALE)).toHaveLength(before);
+  });
+});
+
 describe('aliases and channel defaults', () => {
   it('alias add, list, use with an override (--now), remove; audited', async () => {
     const alice = h.user();
