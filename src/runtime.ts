@@ -36,6 +36,7 @@ import type { RunTracker, SlackDeps } from './slack/deps.ts';
 import { Identity } from './slack/identity.ts';
 import { createMetadataSeal } from './slack/metadata-seal.ts';
 import { RunDrafts } from './slack/run-drafts.ts';
+import { finishWaitingSteps } from './slack/workflow-step-finish.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 import { createWatchMetrics } from './watch/metrics.ts';
@@ -148,18 +149,21 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let watcher: Watcher | null = null;
     if (!options.runs) {
       const w = config.watch;
+      // Its own client: rate-limited answers come back as errors so the pacer decides the wait,
+      // and no silent retries of postMessage (a retried post could double a reply).
+      const watcherSlack = new WebClient(botToken, {
+        slackApiUrl,
+        rejectRateLimitedCalls: true,
+        retryConfig: { retries: 0 },
+        // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
+        timeout: 10_000,
+      });
       watcher = new Watcher({
         store,
         api,
-        // Its own client: rate-limited answers come back as errors so the pacer decides the wait,
-        // and no silent retries of postMessage (a retried post could double a reply).
-        slack: new WebClient(botToken, {
-          slackApiUrl,
-          rejectRateLimitedCalls: true,
-          retryConfig: { retries: 0 },
-          // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
-          timeout: 10_000,
-        }),
+        slack: watcherSlack,
+        // Workflow Builder steps waiting for a run end when its result is delivered.
+        onFinished: finishWaitingSteps({ store, logger, now: Date.now }, watcherSlack),
         owner: options.watcherOwner ?? newOwnerId(),
         logger,
         metrics: createWatchMetrics(registry),

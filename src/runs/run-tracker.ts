@@ -1,5 +1,7 @@
 // The watcher's side of a run, as the use cases see it. The contract lives here (below both the Slack
 // layer and src/watch) so the watcher implements it without importing Slack code.
+import type { Execution } from '../api/schemas.ts';
+import type { Watch } from '../store/store.ts';
 
 /** A run started through a use case, as the watcher needs to know it. */
 export interface StartedRun {
@@ -15,6 +17,10 @@ export interface StartedRun {
   channel: string | null;
   /** Who approved it, when it followed an approval. */
   approvedBy?: string;
+  /** The thread the run was started from (a mention in a thread): the live card goes there. */
+  threadTs?: string | null;
+  /** Permalink of the message the run was started from (message shortcut), shown on the card. */
+  sourceLink?: string | null;
 }
 
 /** Told when a run starts (before anything is posted) and when its message is up. */
@@ -42,3 +48,17 @@ export interface AdoptedRun {
   inputs: Record<string, unknown>;
   finished: boolean;
 }
+
+/**
+ * Told once a watched run's result is delivered, before the watch completes: a throw keeps the watch
+ * active, so the hook runs again (after a restart, on another replica) and must be idempotent.
+ * Workflow Builder steps waiting for the run finish here.
+ */
+export type FinishHook = (finished: {
+  watch: Watch;
+  execution: Execution;
+  stale: boolean;
+  /** Where the result card is, when there is one. */
+  channel: string | null;
+  messageTs: string | null;
+}) => Promise<void>;

@@ -30,6 +30,13 @@ export interface RunRequest {
   runbook: Workflow;
   proxyId: string;
   params: Record<string, unknown>;
+  /** Where the run was started from, when not the channel itself (a thread, a message). */
+  origin?: RunOrigin;
+}
+
+export interface RunOrigin {
+  threadTs?: string | null;
+  sourceLink?: string | null;
 }
 
 /** Loads one runbook with its input schema, the right way for service and custom runbooks. */
@@ -206,6 +213,11 @@ export async function startRun(
     executionIds,
     channel: actor.destinationChannel,
     ...(approval ? { approvedBy: approval.approvedBy } : {}),
+    // A thread belongs to the channel acted in: a result sent elsewhere goes to that channel's top level.
+    ...(request.origin?.threadTs && actor.destinationChannel === actor.channelId
+      ? { threadTs: request.origin.threadTs }
+      : {}),
+    ...(request.origin?.sourceLink ? { sourceLink: request.origin.sourceLink } : {}),
   };
   // The watch is stored before anything is posted, so a crash later still gets a result. If the store
   // fails, the run is still going: the person must at least get its message and id.

@@ -24,6 +24,13 @@ import {
   type TriggerGrant,
 } from './fake-slack-context.ts';
 import { directoryMethods } from './fake-slack-directory.ts';
+import {
+  type FunctionDefinition,
+  functionMethods,
+  isFunctionToken,
+  type StartedFunction,
+  startFunctionExecution,
+} from './fake-slack-functions.ts';
 import { createTsClock, mintSlackId, mintTriggerId, randomDigits } from './fake-slack-ids.ts';
 import { messageBlockErrors, viewErrors } from './fake-slack-limits.ts';
 import {
@@ -57,7 +64,7 @@ export const RESPONSE_URL_TTL_MS = 30 * 60_000;
 export const RESPONSE_URL_MAX_USES = 5;
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 // Arguments the WebClient sends as JSON strings inside form bodies.
-const JSON_ARGS = ['blocks', 'view', 'attachments', 'metadata'];
+const JSON_ARGS = ['blocks', 'view', 'attachments', 'metadata', 'outputs'];
 
 export interface FakeSlackOptions {
   port?: number;
@@ -113,6 +120,15 @@ export interface FakeSlack {
   viewOutput(viewId: string): Record<string, unknown> | undefined;
   /** Close a user's modal stack (the user pressed Close, or a submission was acked without errors). */
   closeModal(userId: string): void;
+  /**
+   * A workflow reaches the app's custom step: records the run and returns the function_executed
+   * event to deliver (its bot_access_token is accepted until the step completes).
+   */
+  startFunction(p: {
+    callbackId: string;
+    definition: FunctionDefinition;
+    inputs: Record<string, unknown>;
+  }): StartedFunction;
   /** Forget all messages, views, calls, triggers, response URLs and faults; membership back to configured. */
   reset(): void;
   close(): Promise<void>;
@@ -132,7 +148,12 @@ interface ResponseUrlGrant {
   uses: number;
 }
 
-const METHODS: Record<string, MethodHandler> = { ...directoryMethods, ...chatMethods, ...viewMethods };
+const METHODS: Record<string, MethodHandler> = {
+  ...directoryMethods,
+  ...chatMethods,
+  ...viewMethods,
+  ...functionMethods,
+};
 
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
   const now = options.now ?? Date.now;
@@ -232,7 +253,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       else if (!token.startsWith('xapp-')) body = fail('not_allowed_token_type');
       else body = socketModeUrl ? { ok: true, url: socketModeUrl } : fail('socket_mode_not_enabled');
     } else if (!token) body = fail('not_authed');
-    else if (!tokenAccepted(token, options.botToken)) body = fail('invalid_auth');
+    else if (!tokenAccepted(token, options.botToken) && !isFunctionToken(state, token)) body = fail('invalid_auth');
     else {
       const handler = METHODS[method];
       body = handler ? handler(ctx, args) : fail('unknown_method', { req_method: method });
@@ -348,6 +369,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     closeModal(userId) {
       closeModalStack(state, userId);
+    },
+    startFunction(p) {
+      return startFunctionExecution(state, { ...p, nowMs: now() });
     },
     reset() {
       Object.assign(state, createState(seed));

@@ -132,6 +132,25 @@ export interface FakeSlackState {
   calls: ApiCall[];
   /** User groups (usergroups.users.list): id → handle and members. */
   usergroups: Record<string, { handle: string; users: string[] }>;
+  /** Workflow Builder custom-step runs (function_executed sent, completeSuccess/completeError). */
+  functionExecutions: Record<string, FakeFunctionExecution>;
+}
+
+export interface FakeFunctionExecution {
+  /** function_execution_id, `Fx…`. */
+  id: string;
+  workflowExecutionId: string;
+  callbackId: string;
+  inputs: Record<string, unknown>;
+  /** The short-lived token sent as bot_access_token (`xwfp-…`); accepted like the bot token. */
+  botAccessToken: string;
+  state: 'running' | 'completed' | 'failed';
+  outputs?: Record<string, unknown>;
+  error?: string;
+  /** Output names the step's definition requires (completeSuccess checks them). */
+  requiredOutputs: string[];
+  startedAt: number;
+  endedAt?: number;
 }
 
 export const DEFAULT_TEAM_ID = 'T0SANDBOX';
@@ -223,5 +242,6 @@ export function createState(options: {
     usergroups: Object.fromEntries(
       Object.entries(DEFAULT_USERGROUPS).map(([id, g]) => [id, { handle: g.handle, users: [...g.users] }]),
     ),
+    functionExecutions: {},
   };
 }

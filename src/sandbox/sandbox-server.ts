@@ -12,6 +12,10 @@ import { mintSlackId, mintViewHash } from './fake-slack-ids.ts';
 import type { FakeEphemeral, FakeSlackState, FakeView } from './fake-slack-state.ts';
 import type { BlockActionInput, BotResponse, ViewStateValues } from './slack-requests.ts';
 import { SlackUser, type Surface } from './slack-user.ts';
+import { stepDefinition, stepInputs } from './workflow-steps.ts';
+
+/** Text the sandbox composer treats as a mention of the bot (Slack turns it into `<@BOT>`). */
+const MENTION = /^(?:@runbook-bot|@Runbook Bot|<@U0BOT>)\s*/i;
 
 export interface SandboxOptions {
   /** 0 picks a free port. */
@@ -114,6 +118,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     async message(body) {
       const user = userFor(body.user);
+      const text = requireString(body, 'text');
+      const thread = typeof body.thread_ts === 'string' ? body.thread_ts : undefined;
+      if (MENTION.test(text)) {
+        // A message that mentions the bot: Slack delivers it as an app_mention event.
+        const res = await user.mention(text.replace(MENTION, ''), requireString(body, 'channel'), thread);
+        notify();
+        return { ts: res.message.ts, status: res.status };
+      }
       const message = fake.addUserMessage({
         channel: requireString(body, 'channel'),
         user: user.id,
@@ -175,6 +187,25 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       );
       const answer = (res.json ?? {}) as { options?: unknown[]; option_groups?: unknown[] };
       return { status: res.status, options: answer.options ?? [], option_groups: answer.option_groups ?? [] };
+    },
+    async shortcut(body) {
+      // A message shortcut: the message's "…" menu.
+      const user = userFor(body.user);
+      const surface = findSurface(fake.state, user.id, body.surface);
+      if (surface.kind !== 'message') throw new HttpError(400, 'message shortcuts work on messages');
+      const res = await user.messageShortcut(requireString(body, 'callbackId'), surface.message);
+      notify();
+      return { status: res.status };
+    },
+    async workflow(body) {
+      // A workflow the person started reaches the app's custom step (Workflows panel).
+      const user = userFor(body.user);
+      const callbackId = requireString(body, 'callbackId');
+      const definition = stepDefinition(callbackId);
+      const given = (body.inputs ?? {}) as Record<string, unknown>;
+      const res = await user.runWorkflowStep(callbackId, definition, stepInputs(definition, given));
+      notify();
+      return { status: res.status, functionExecutionId: res.started.execution.id };
     },
     async home(body) {
       const res = await userFor(body.user).openHome();
@@ -292,6 +323,11 @@ export function snapshot(
     messages,
     ephemerals: state.ephemerals.filter((e) => e.user === userId && !e.deleted),
     modal: stack.map((v) => viewForUi(v!, viewErrors)),
+    // Step runs are shown to everyone: the sandbox plays the workflow's own log.
+    workflowRuns: Object.values(state.functionExecutions)
+      .sort((a, b) => b.startedAt - a.startedAt)
+      .slice(0, 20)
+      .map(({ botAccessToken: _token, ...run }) => run),
     home: home ? viewForUi(home, viewErrors) : null,
   };
 }

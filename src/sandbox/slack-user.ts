@@ -3,7 +3,9 @@
 // ephemerals, views) and sends the bot exactly what Slack would send, signed. Tests and the
 // sandbox UI server both drive the bot through this one implementation.
 import type { FakeSlack } from './fake-slack-api.ts';
+import type { FunctionDefinition, StartedFunction } from './fake-slack-functions.ts';
 import type { FakeEphemeral, FakeMessage, FakeView } from './fake-slack-state.ts';
+import { appMentionEvent, messageShortcutPayload } from './slack-entry-requests.ts';
 import {
   appHomeOpenedEvent,
   type BlockActionInput,
@@ -218,6 +220,75 @@ export class SlackUser {
         ),
       ),
     );
+  }
+
+  /**
+   * Types `@runbook-bot <text>` in a channel, or in a thread when `threadTs` is given: the message
+   * appears in the channel and the bot gets the app_mention event.
+   */
+  mention(text: string, channelId: string, threadTs?: string): Promise<BotResponse & { message: FakeMessage }> {
+    const { fake } = this.#o;
+    const botUserId = fake.state.botUserId;
+    const message = fake.addUserMessage({
+      channel: channelId,
+      user: this.#o.userId,
+      text: `<@${botUserId}> ${text}`,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    });
+    const event = appMentionEvent({
+      userId: this.#o.userId,
+      teamId: this.#teamId,
+      channelId: message.channel,
+      text,
+      botUserId,
+      ts: message.ts,
+      ...(threadTs ? { threadTs } : {}),
+    });
+    return this.#send(jsonRequest(eventCallbackBody({ teamId: this.#teamId, event }))).then((r) => ({
+      ...r,
+      message,
+    }));
+  }
+
+  /** A message shortcut used on `message` (the message's "…" menu). */
+  messageShortcut(callbackId: string, message: FakeMessage): Promise<BotResponse> {
+    const { fake } = this.#o;
+    const channel = fake.state.channels.find((c) => c.id === message.channel);
+    return this.#send(
+      formRequest(
+        interactivityBody(
+          messageShortcutPayload({
+            userId: this.#o.userId,
+            teamId: this.#teamId,
+            callbackId,
+            triggerId: fake.newTriggerId(this.#o.userId),
+            responseUrl: fake.newResponseUrl({ channel: message.channel, user: this.#o.userId }),
+            channel: { id: message.channel, name: channel?.name ?? 'directmessage' },
+            message: {
+              ts: message.ts,
+              text: message.text ?? '',
+              ...(message.user ? { user: message.user } : {}),
+              ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
+            },
+          }),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * A workflow this person started reaches the app's custom step: the fake records the step run
+   * and the bot gets function_executed exactly as Slack sends it. The caller fills the inputs as
+   * Workflow Builder would (the invoking user is an input mapped to "Person who used this workflow").
+   */
+  async runWorkflowStep(
+    callbackId: string,
+    definition: FunctionDefinition,
+    inputs: Record<string, unknown>,
+  ): Promise<BotResponse & { started: StartedFunction }> {
+    const started = this.#o.fake.startFunction({ callbackId, definition, inputs });
+    const response = await this.#send(jsonRequest(eventCallbackBody({ teamId: this.#teamId, event: started.event })));
+    return { ...response, started };
   }
 
   /** Opens the App Home tab. */

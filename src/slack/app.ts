@@ -9,14 +9,17 @@ import { guardSlackRequests } from './guard-request.ts';
 import { registerActions } from './listeners/actions.ts';
 import { registerApprovalActions } from './listeners/approval-actions.ts';
 import { registerCommands } from './listeners/commands.ts';
+import { registerConfirmActions } from './listeners/confirm-actions.ts';
 import { registerEvents } from './listeners/events.ts';
 import { registerExecutionActions } from './listeners/execution-actions.ts';
+import { registerMentions } from './listeners/mentions.ts';
 import { registerOptions } from './listeners/options.ts';
 import { registerScheduleActions } from './listeners/schedule-actions.ts';
 import { registerMetadataSeal } from './listeners/seal-metadata.ts';
 import { registerShortcuts } from './listeners/shortcuts.ts';
 import { registerSubscriptionActions } from './listeners/subscription-actions.ts';
 import { registerViews } from './listeners/views.ts';
+import { registerWorkflowSteps } from './listeners/workflow-steps.ts';
 
 export interface SlackAppSettings {
   mode: 'socket' | 'http';
@@ -115,6 +118,9 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerOptions(app, deps);
   registerShortcuts(app, deps);
   registerEvents(app, deps);
+  registerMentions(app, deps);
+  registerWorkflowSteps(app, deps);
+  registerConfirmActions(app, deps);
 
   let server: Server | null = null;
   return {

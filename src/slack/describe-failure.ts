@@ -17,6 +17,17 @@ function shown(kind: FailureKind, sentence: string): string {
   return sentence;
 }
 
+/** Why a run that was not refused before it was tried did not start, in one sentence. */
+export function notStartedSentence(
+  runbookName: string,
+  result: { kind: 'failed'; error: unknown } | { kind: 'approval-requested' } | { kind: string; sentence: string },
+): string {
+  if (result.kind === 'failed' && 'error' in result)
+    return `${runbookName} did not start. ${describeFailure(result.error)}`;
+  if ('sentence' in result) return result.sentence;
+  return `${runbookName} needs approval.`;
+}
+
 /**
  * The one place an error becomes the sentence a person reads, whatever failed: our own words (a
  * UserFacingError, such as the user-group fail-closed sentence), the Runbook API (with its request id),

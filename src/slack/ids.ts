@@ -48,6 +48,12 @@ export const ACTIONS = {
   // subscriptions
   subscriptionRemove: 'subscription_remove', // value: runbook id or '*' (the channel is where the button is)
   subscriptionPick: 'subscription_pick', // prefix, + `_${i}`; value: JSON {id, f: failures only}
+  // mentions (a mention has no trigger_id: forms open from a button)
+  mentionOpenForm: 'mention_open_form', // value: JSON {c: command text, t: thread ts}
+  // --now confirmation (one-line runs and aliases)
+  confirmRun: 'confirm_run', // value: JSON {d: draft id, t?: thread ts}
+  confirmEdit: 'confirm_edit', // same value: opens the form filled in
+  confirmCancel: 'confirm_cancel',
 } as const;
 
 export const VIEWS = {
@@ -80,4 +86,28 @@ export const BLOCKS = {
 
 export const SHORTCUTS = {
   runRunbook: 'run_runbook',
+  /** Message shortcut "Run a runbook…": the picker, with the message as context. */
+  runFromMessage: 'run_runbook_from_message',
+} as const;
+
+/** Workflow Builder custom steps (manifest `functions`), with their input and output names. */
+export const FUNCTIONS = {
+  runRunbook: 'run_runbook_step',
+} as const;
+
+export const STEP_INPUTS = {
+  runbook: 'runbook',
+  inputs: 'inputs',
+  proxy: 'proxy',
+  channel: 'channel',
+  wait: 'wait_for_completion',
+  actor: 'invoking_user',
+} as const;
+
+export const STEP_OUTPUTS = {
+  executionId: 'execution_id',
+  status: 'status',
+  reason: 'failure_reason',
+  outputTail: 'output_tail',
+  cardLink: 'card_link',
 } as const;

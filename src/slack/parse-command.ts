@@ -1,7 +1,9 @@
 // The /runbook grammar: one table of subcommands (also the source of the help text), a tokenizer
 // that copes with what Slack clients send (smart quotes, HTML-escaped &, <, >), and a parser that
 // answers either a typed command or an error with the subcommand's help and a "did you mean".
+// The one-line parts (key=value inputs, --now, alias and defaults words) are read by run-line.ts.
 import { distance } from 'fastest-levenshtein';
+import { ALIAS_NAME, readAliasUse, readRunLine } from './run-line.ts';
 
 export type ListScope = 'all' | 'service' | 'custom';
 export type StatusFilter = 'succeeded' | 'failed' | 'running';
@@ -11,7 +13,8 @@ export type ParsedCommand =
   | { kind: 'help'; topic: SubcommandName | null }
   | { kind: 'list'; query: string; scope: ListScope; category: string | null }
   | { kind: 'show'; runbook: string }
-  | { kind: 'run'; runbook: string | null }
+  /** `values` and `now` only when typed: a one-line run. */
+  | { kind: 'run'; runbook: string | null; values?: Record<string, string>; now?: boolean }
   | { kind: 'schedules'; runbook: string | null }
   | { kind: 'schedule'; runbook: string | null }
   | { kind: 'executions'; runbook: string | null; status: StatusFilter | null; last: LastFilter | null }
@@ -20,11 +23,36 @@ export type ParsedCommand =
   | { kind: 'subscribe'; runbook: string; failuresOnly: boolean }
   | { kind: 'unsubscribe'; runbook: string }
   | { kind: 'subscriptions' }
-  | { kind: 'watch'; executionId: string };
+  | { kind: 'watch'; executionId: string }
+  | {
+      kind: 'alias-add';
+      alias: string;
+      runbook: string;
+      values: Record<string, string>;
+      proxy: string | null;
+      to: string | null;
+    }
+  | { kind: 'alias-list' }
+  | { kind: 'alias-remove'; alias: string }
+  | { kind: 'defaults'; proxy: string | null; to: string | null; clear: boolean };
+
+/** `/runbook <alias> [key=value …] [--now]`: what an unknown subcommand may be instead. */
+export interface AliasUse {
+  name: string;
+  values: Record<string, string>;
+  now: boolean;
+}
 
 export type ParseResult =
   | { ok: true; command: ParsedCommand }
-  | { ok: false; error: string; topic: SubcommandName | null; suggestion: string | null };
+  | {
+      ok: false;
+      error: string;
+      topic: SubcommandName | null;
+      suggestion: string | null;
+      /** Set when the unknown word could be a saved alias of the channel (the handler looks it up). */
+      alias?: AliasUse;
+    };
 
 interface FlagSpec {
   name: string;
@@ -72,10 +100,22 @@ export const SUBCOMMANDS = {
     positionalName: 'runbook',
   },
   run: {
-    usage: 'run [runbook]',
-    description: 'Open the run form of a runbook (without a name: pick one as you type).',
-    examples: ['run', 'run "Drain Kubernetes Node"'],
-    flags: [],
+    usage: 'run [runbook] [key=value …] [--now]',
+    description:
+      'Open the run form of a runbook (without a name: pick one as you type), prefilled with any key=value inputs; --now runs at once after a confirmation when every value is valid and no approval is needed.',
+    examples: [
+      'run',
+      'run "Drain Kubernetes Node"',
+      'run "Restart Pods" namespace=prod',
+      'run "Restart Pods" namespace=prod --now',
+    ],
+    flags: [
+      {
+        name: 'now',
+        values: null,
+        description: 'skip the form: confirm and run (refused when a value is invalid or approval is needed)',
+      },
+    ],
     positional: 'optional',
     positionalName: 'runbook',
   },
@@ -152,6 +192,34 @@ export const SUBCOMMANDS = {
     flags: [],
     positional: 'required',
     positionalName: 'executionId',
+  },
+  alias: {
+    usage: 'alias add <alias> <runbook> [key=value …] [--proxy ID] [--to #channel] | alias list | alias remove <alias>',
+    description:
+      "Saved runs for this channel: `/runbook <alias> [key=value …] [--now]` then opens the runbook's form prefilled (or confirms and runs with --now).",
+    examples: [
+      'alias add restart-prod "Restart Pods" namespace=prod --to #deploys',
+      'alias list',
+      'alias remove restart-prod',
+      'restart-prod replicas=3',
+    ],
+    flags: [
+      { name: 'proxy', values: [], description: 'the proxy that runs it' },
+      { name: 'to', values: [], description: 'the channel its results go to' },
+    ],
+    positional: 'required',
+    positionalName: 'add|list|remove',
+  },
+  defaults: {
+    usage: 'defaults [--proxy ID|none] [--to #channel|none] | defaults clear',
+    description: "This channel's run defaults (proxy, where results go), preselected in run forms opened here.",
+    examples: ['defaults', 'defaults --proxy proxy-eu --to #deploys', 'defaults --to none', 'defaults clear'],
+    flags: [
+      { name: 'proxy', values: [], description: 'default proxy (none clears it)' },
+      { name: 'to', values: [], description: 'default result channel (none clears it)' },
+    ],
+    positional: 'optional',
+    positionalName: 'clear',
   },
 } as const satisfies Record<string, SubcommandSpec>;
 
@@ -243,14 +311,17 @@ export function parseCommand(rawText: string): ParseResult {
   const name = tokens[0]!.toLowerCase();
   if (!Object.hasOwn(SUBCOMMANDS, name)) {
     const suggestion = didYouMean(name, SUBCOMMAND_NAMES);
+    const alias = readAliasUse(tokens);
     return {
       ok: false,
       error: `\`${name}\` is not a /runbook subcommand.`,
       topic: suggestion as SubcommandName | null,
       suggestion,
+      ...(alias ? { alias } : {}),
     };
   }
   const sub = name as SubcommandName;
+  if (sub === 'run' || sub === 'alias' || sub === 'defaults') return parseLineCommand(sub, tokens.slice(1));
   const spec: SubcommandSpec = SUBCOMMANDS[sub];
 
   const positional: string[] = [];
@@ -312,6 +383,69 @@ export function parseCommand(rawText: string): ParseResult {
   return buildCommand(sub, joined, flags);
 }
 
+/** run, alias and defaults: words, key=value inputs and their own flags (see run-line.ts). */
+function parseLineCommand(sub: 'run' | 'alias' | 'defaults', rest: string[]): ParseResult {
+  const fail = (error: string): ParseResult => ({ ok: false, error, topic: sub, suggestion: null });
+  if (sub === 'run') {
+    const read = readRunLine(rest, ['now']);
+    if (!read.ok) return fail(read.error);
+    const { words, values, now } = read.line;
+    const runbook = words.join(' ').trim() || null;
+    const typed = Object.keys(values).length > 0;
+    if ((typed || now) && !runbook) return fail('Name the runbook before its inputs: `run <runbook> key=value …`.');
+    return { ok: true, command: { kind: 'run', runbook, ...(typed ? { values } : {}), ...(now ? { now } : {}) } };
+  }
+  if (sub === 'defaults') {
+    const read = readRunLine(rest, ['proxy', 'to']);
+    if (!read.ok) return fail(read.error);
+    const { words, values, proxy, to } = read.line;
+    const clear = words.length === 1 && words[0]!.toLowerCase() === 'clear';
+    if ((words.length > 0 && !clear) || Object.keys(values).length > 0 || (clear && (proxy || to))) {
+      return fail('`defaults` takes `--proxy` and `--to`, or `clear` alone.');
+    }
+    return { ok: true, command: { kind: 'defaults', proxy, to, clear } };
+  }
+  const verb = rest[0]?.toLowerCase();
+  if (verb === 'list') {
+    return rest.length === 1 ? { ok: true, command: { kind: 'alias-list' } } : fail('`alias list` takes no arguments.');
+  }
+  if (verb === 'remove') {
+    const alias = rest[1];
+    if (!alias || rest.length > 2 || !ALIAS_NAME.test(alias)) return fail('`alias remove` takes one alias name.');
+    return { ok: true, command: { kind: 'alias-remove', alias: alias.toLowerCase() } };
+  }
+  if (verb !== 'add') {
+    const suggestion = verb ? didYouMean(verb, ['add', 'list', 'remove']) : null;
+    return {
+      ok: false,
+      error: '`alias` is followed by `add`, `list` or `remove`.',
+      topic: 'alias',
+      suggestion: suggestion ? `alias ${suggestion}` : null,
+    };
+  }
+  const read = readRunLine(rest.slice(1), ['proxy', 'to']);
+  if (!read.ok) return fail(read.error);
+  const [alias, ...runbookWords] = read.line.words;
+  if (!alias || !ALIAS_NAME.test(alias)) {
+    return fail('An alias name is letters, digits, - and _ (up to 40), e.g. `restart-prod`.');
+  }
+  if (Object.hasOwn(SUBCOMMANDS, alias.toLowerCase()))
+    return fail(`\`${alias}\` is a subcommand; pick another alias name.`);
+  if (runbookWords.length === 0) return fail('`alias add` needs the runbook after the alias name.');
+  if (read.line.to === 'none') return fail('`--to` needs a channel here.');
+  return {
+    ok: true,
+    command: {
+      kind: 'alias-add',
+      alias: alias.toLowerCase(),
+      runbook: runbookWords.join(' '),
+      values: read.line.values,
+      proxy: read.line.proxy,
+      to: read.line.to,
+    },
+  };
+}
+
 function splitFlag(body: string): [string, string | null] {
   const eq = body.indexOf('=');
   return eq === -1 ? [body, null] : [body.slice(0, eq), body.slice(eq + 1)];
@@ -342,7 +476,9 @@ function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, strin
     case 'show':
       return { ok: true, command: { kind: 'show', runbook: arg } };
     case 'run':
-      return { ok: true, command: { kind: 'run', runbook: orNull(arg) } };
+    case 'alias':
+    case 'defaults':
+      return parseLineCommand(sub, arg === '' ? [] : [arg]); // not reached: parsed before the flag loop
     case 'schedules':
       return { ok: true, command: { kind: 'schedules', runbook: orNull(arg) } };
     case 'schedule':

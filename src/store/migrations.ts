@@ -144,6 +144,52 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX run_limits_last ON run_limits (last_at);
     `,
   },
+  {
+    version: 3,
+    name: 'run aliases, channel defaults, workflow steps, watch source links',
+    up: () => `
+      CREATE TABLE run_aliases (
+        channel        TEXT NOT NULL,
+        name           TEXT NOT NULL,
+        runbook_id     TEXT NOT NULL,
+        runbook_name   TEXT NOT NULL,
+        params         TEXT NOT NULL,
+        proxy_id       TEXT,
+        result_channel TEXT,
+        created_by     TEXT NOT NULL,
+        team_id        TEXT,
+        created_at     BIGINT NOT NULL,
+        updated_at     BIGINT NOT NULL,
+        PRIMARY KEY (channel, name)
+      );
+
+      CREATE TABLE channel_defaults (
+        channel        TEXT PRIMARY KEY,
+        proxy_id       TEXT,
+        result_channel TEXT,
+        updated_by     TEXT NOT NULL,
+        updated_at     BIGINT NOT NULL
+      );
+
+      CREATE TABLE workflow_steps (
+        function_execution_id TEXT PRIMARY KEY,
+        runbook_id            TEXT NOT NULL,
+        runbook_name          TEXT NOT NULL,
+        actor_id              TEXT NOT NULL,
+        channel               TEXT,
+        wait_for_completion   BOOLEAN NOT NULL,
+        execution_id          TEXT,
+        state                 TEXT NOT NULL,
+        outputs               TEXT,
+        error                 TEXT,
+        created_at            BIGINT NOT NULL,
+        updated_at            BIGINT NOT NULL
+      );
+      CREATE INDEX workflow_steps_execution ON workflow_steps (execution_id, state);
+
+      ALTER TABLE watches ADD COLUMN source_link TEXT;
+    `,
+  },
 ];
 
 export interface MigrateOptions {

@@ -14,10 +14,12 @@ import type {
   WatchState,
 } from './store.ts';
 
-const text = (value: unknown): string => String(value);
-const textOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
-const num = (value: unknown): number => Number(value);
-const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+export const text = (value: unknown): string => String(value);
+export const textOrNull = (value: unknown): string | null =>
+  value === null || value === undefined ? null : String(value);
+export const num = (value: unknown): number => Number(value);
+export const numOrNull = (value: unknown): number | null =>
+  value === null || value === undefined ? null : Number(value);
 
 function parseIdList(value: unknown): string[] {
   if (typeof value !== 'string' || value === '') return [];
@@ -52,6 +54,7 @@ export function toWatch(row: SqlRow): Watch {
     finalStatus: textOrNull(row.final_status),
     resultPostedAt: numOrNull(row.result_posted_at),
     replyPostedAt: numOrNull(row.reply_posted_at),
+    sourceLink: textOrNull(row.source_link),
   };
 }
 

@@ -14,6 +14,7 @@ import {
   toWatch,
 } from './row-mappers.ts';
 import type { SqlDialect, SqlDriver } from './sql-driver.ts';
+import { aliasStore, channelDefaultsStore, workflowStepStore } from './sql-saved-runs.ts';
 import type {
   ApprovalStore,
   AuditStore,
@@ -56,8 +57,9 @@ function watchStore(db: SqlDriver): WatchStore {
     async insert(w, now) {
       const result = await db.query(
         `INSERT INTO watches (execution_id, runbook_id, runbook_name, channel, message_ts, thread_ts, started_by,
-           team_id, proxy_id, inputs_summary, origin, state, next_check_at, attempts, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, 0, $13, $13)
+           team_id, proxy_id, inputs_summary, origin, state, next_check_at, attempts, created_at, updated_at,
+           source_link)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, 0, $13, $13, $14)
          ON CONFLICT (execution_id) DO NOTHING`,
         [
           w.executionId,
@@ -73,6 +75,7 @@ function watchStore(db: SqlDriver): WatchStore {
           w.origin,
           w.nextCheckAt ?? now,
           now,
+          w.sourceLink ?? null,
         ],
       );
       return result.rowCount === 1;
@@ -485,5 +488,8 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     audit: auditStore(db),
     runDrafts: runDraftStore(db),
     runLimits: runLimitStore(db),
+    aliases: aliasStore(db),
+    channelDefaults: channelDefaultsStore(db),
+    workflowSteps: workflowStepStore(db),
   };
 }

@@ -3,6 +3,8 @@
 // Times are epoch milliseconds and every method that compares or stamps a time takes `now` from
 // the caller, so tests (and replicas) control the clock.
 
+import type { AliasStore, ChannelDefaultsStore, WorkflowStepStore } from './saved-runs.ts';
+
 export type WatchState = 'active' | 'finished' | 'stale';
 export type WatchOrigin = 'slack' | 'adopted' | 'subscription';
 
@@ -33,6 +35,8 @@ export interface Watch {
   resultPostedAt: number | null;
   /** When the thread reply was sent (set once, by claimReply). */
   replyPostedAt: number | null;
+  /** Permalink of the message the run was started from (message shortcut), shown on the card. */
+  sourceLink: string | null;
 }
 
 export interface NewWatch {
@@ -49,6 +53,7 @@ export interface NewWatch {
   origin: WatchOrigin;
   /** Defaults to `now` (check at once). */
   nextCheckAt?: number;
+  sourceLink?: string | null;
 }
 
 export interface Subscription {
@@ -312,6 +317,9 @@ export interface Store {
   audit: AuditStore;
   runDrafts: RunDraftStore;
   runLimits: RunLimitStore;
+  aliases: AliasStore;
+  channelDefaults: ChannelDefaultsStore;
+  workflowSteps: WorkflowStepStore;
 }
 
 export type StoreConfig =

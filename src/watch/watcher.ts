@@ -24,7 +24,7 @@ import { NotFoundError, RunbookApiError } from '../api/errors.ts';
 import type { RunbookApi } from '../api/runbook-api.ts';
 import { Execution, type ExecutionStatus } from '../api/schemas.ts';
 import type { Logger } from '../logger.ts';
-import type { AdoptedRun, RunTracker, StartedRun } from '../runs/run-tracker.ts';
+import type { AdoptedRun, FinishHook, RunTracker, StartedRun } from '../runs/run-tracker.ts';
 import { buildResultCard, buildRunningCard, type RunContext } from '../slack/blocks/execution-card.ts';
 import type { Store, Watch } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
@@ -104,6 +104,7 @@ export interface WatcherOptions {
   metrics?: WatchMetrics;
   /** Epoch ms for the store's clock; injectable for tests. */
   now?: () => number;
+  onFinished?: FinishHook;
 }
 
 /** hostname:pid:random — unique per process, readable in the store when debugging leases. */
@@ -141,6 +142,7 @@ export class Watcher implements RunTracker {
   readonly #log: Logger;
   readonly #metrics: WatchMetrics;
   readonly #now: () => number;
+  readonly #onFinished: FinishHook | null;
   readonly #budget: RequestBudget;
   readonly #pacer: SlackPacer;
   readonly #inFlight = new Map<string, Promise<void>>();
@@ -162,6 +164,7 @@ export class Watcher implements RunTracker {
     this.#log = options.logger.child({ component: 'watcher', owner: options.owner });
     this.#metrics = options.metrics ?? NO_METRICS;
     this.#now = options.now ?? Date.now;
+    this.#onFinished = options.onFinished ?? null;
     this.#budget = new RequestBudget({
       ratePerSecond: this.settings.requestsPerSecond,
       concurrency: this.settings.concurrency,
@@ -200,6 +203,8 @@ export class Watcher implements RunTracker {
           inputsSummary: JSON.stringify(run.inputs),
           origin: 'slack',
           nextCheckAt: now + nextCheckDelay(0, this.settings.backoff),
+          threadTs: run.threadTs ?? null,
+          sourceLink: run.sourceLink ?? null,
         },
         now,
       );
@@ -484,7 +489,14 @@ export class Watcher implements RunTracker {
     } catch {
       // A damaged summary only costs the inputs section of the card.
     }
-    return { runbookId: w.runbookId, runbookName: w.runbookName, proxyId: w.proxyId, startedBy: w.startedBy, inputs };
+    return {
+      runbookId: w.runbookId,
+      runbookName: w.runbookName,
+      proxyId: w.proxyId,
+      startedBy: w.startedBy,
+      inputs,
+      ...(w.sourceLink ? { sourceLink: w.sourceLink } : {}),
+    };
   }
 
   /** Where a watch's messages go: its channel, or a DM with whoever started it. */
@@ -660,6 +672,7 @@ export class Watcher implements RunTracker {
       if (outcome === 'claim_error') throw new Error('could not claim the finished-run reply; will retry');
       this.#replyFailed(w, outcome);
     }
+    if (this.#onFinished) await this.#onFinished({ watch: w, execution, stale, channel, messageTs: ts });
     const state = stale ? 'stale' : 'finished';
     const completed = await this.#store.watches.complete(
       id,

@@ -11,7 +11,8 @@ import type { Workflow } from '../../src/api/schemas.ts';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
 import type { ViewStateValues } from '../../src/sandbox/slack-requests.ts';
 import type { Surface } from '../../src/sandbox/slack-user.ts';
-import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
+import { ACTIONS, BLOCKS, FUNCTIONS } from '../../src/slack/ids.ts';
 import {
   CASES,
   type Case,
@@ -285,6 +286,28 @@ const ROWS: Row[] = [
       if (told.includes('needs approval')) return 'approval';
       return told.includes('You may not view that runbook') ? 'hidden' : 'denied';
     },
+    expect: SAME_AS_RUN,
+  },
+  {
+    name: 'Workflow Builder step "Run a runbook" (card to the chosen channel)',
+    auditAction: 'workflow.run',
+    async act(c, runbook) {
+      const res = await h.user(c.userId).runWorkflowStep(FUNCTIONS.runRunbook, stepDefinition(FUNCTIONS.runRunbook), {
+        runbook: runbook.name,
+        inputs: JSON.stringify(PARAMS[runbook.name]),
+        channel: c.destinationChannel,
+        invoking_user: c.userId,
+      });
+      const id = res.started.execution.id;
+      const step = await waitFor(() => {
+        const s = h.fake.state.functionExecutions[id];
+        return s && s.state !== 'running' ? s : null;
+      }, 'the step to end');
+      if (step.state === 'completed') return 'ok';
+      if (step.error?.includes('needs approval')) return 'approval';
+      return step.error?.includes('may see') ? 'hidden' : 'denied';
+    },
+    // A workflow acts in the channel it posts to: the destination is where it acts.
     expect: SAME_AS_RUN,
   },
   {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { COMMAND, SHORTCUTS } from '../../src/slack/ids.ts';
+import { COMMAND, FUNCTIONS, SHORTCUTS, STEP_INPUTS, STEP_OUTPUTS } from '../../src/slack/ids.ts';
 import { SUBCOMMAND_NAMES } from '../../src/slack/parse-command.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -28,6 +28,15 @@ const SCOPES: Record<string, string[]> = {
   'views.push': [],
   'views.publish': [],
   'auth.test': [],
+  'chat.getPermalink': [],
+  'functions.completeSuccess': [],
+  'functions.completeError': [],
+};
+
+/** Scopes each Events API event needs (app.event listeners in the code). */
+const EVENT_SCOPES: Record<string, string[]> = {
+  app_home_opened: [],
+  app_mention: ['app_mentions:read'],
 };
 
 function sourceFiles(dir: string): string[] {
@@ -41,12 +50,23 @@ function sourceFiles(dir: string): string[] {
 function methodsCalled(): Set<string> {
   const methods = new Set<string>();
   const pattern =
-    /(?:client|slack)\s*\.(chat|views|users|usergroups|conversations|auth)\s*\.\s*([a-zA-Z]+(?:\s*\.\s*[a-zA-Z]+)?)\s*\(/g;
+    /(?:client|slack)\s*\.(chat|views|users|usergroups|conversations|auth|functions)\s*\.\s*([a-zA-Z]+(?:\s*\.\s*[a-zA-Z]+)?)\s*\(/g;
   for (const file of sourceFiles(path.join(root, 'src'))) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(pattern)) methods.add(`${m[1]}.${m[2]!.replace(/\s+/g, '')}`);
   }
   return methods;
+}
+
+function codeText(): string {
+  return sourceFiles(path.join(root, 'src'))
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
+}
+
+/** Events the code listens to with app.event('…'). */
+function eventsHandled(): string[] {
+  return [...new Set([...codeText().matchAll(/app\.event\(\s*'([a-z_]+)'/g)].map((m) => m[1]!))].sort();
 }
 
 const manifests = ['manifest.socket.json', 'manifest.http.json'].map((name) => ({
@@ -56,7 +76,12 @@ const manifests = ['manifest.socket.json', 'manifest.http.json'].map((name) => (
 
 describe('Slack app manifests', () => {
   const methods = methodsCalled();
-  const needed = new Set(['commands', ...[...methods].flatMap((m) => SCOPES[m] ?? ['unknown method ' + m])]);
+  const events = eventsHandled();
+  const needed = new Set([
+    'commands',
+    ...[...methods].flatMap((m) => SCOPES[m] ?? ['unknown method ' + m]),
+    ...events.flatMap((e) => EVENT_SCOPES[e] ?? ['unknown event ' + e]),
+  ]);
 
   it('knows every Web API method the code calls', () => {
     for (const m of methods) expect(Object.keys(SCOPES), m).toContain(m);
@@ -99,14 +124,32 @@ describe('Slack app manifests', () => {
       expect([...json.oauth_config.scopes.bot].sort()).toEqual([...needed].sort());
     });
 
-    it(`${name} declares the command, shortcut, interactivity, App Home and its event`, () => {
+    it(`${name} declares the command, shortcuts, interactivity, App Home and the events the code handles`, () => {
       expect(json.features.slash_commands.map((c: { command: string }) => c.command)).toEqual([COMMAND]);
-      expect(json.features.shortcuts.map((s: { callback_id: string }) => s.callback_id)).toEqual([
-        SHORTCUTS.runRunbook,
+      expect(
+        json.features.shortcuts.map((s: { callback_id: string; type: string }) => [s.callback_id, s.type]),
+      ).toEqual([
+        [SHORTCUTS.runRunbook, 'global'],
+        [SHORTCUTS.runFromMessage, 'message'],
       ]);
       expect(json.features.app_home.home_tab_enabled).toBe(true);
-      expect(json.settings.event_subscriptions.bot_events).toEqual(['app_home_opened']);
+      expect([...json.settings.event_subscriptions.bot_events].sort()).toEqual(events);
+      expect(events).toEqual(['app_home_opened', 'app_mention']);
       expect(json.settings.interactivity.is_enabled).toBe(true);
+    });
+
+    it(`${name} declares the Workflow Builder step the code handles, with its inputs and outputs`, () => {
+      const code = codeText();
+      expect(Object.keys(json.functions)).toEqual(Object.values(FUNCTIONS));
+      for (const key of Object.keys(FUNCTIONS)) expect(code).toContain(`app.function(FUNCTIONS.${key}`);
+      const step = json.functions[FUNCTIONS.runRunbook];
+      expect(Object.keys(step.input_parameters).sort()).toEqual(Object.values(STEP_INPUTS).sort());
+      expect(Object.keys(step.output_parameters).sort()).toEqual(Object.values(STEP_OUTPUTS).sort());
+      for (const [key, p] of Object.entries<{ name: string }>(step.input_parameters)) expect(p.name).toBe(key);
+      // Custom steps need an org-ready app whose functions run remotely (in this process).
+      expect(json.settings.org_deploy_enabled).toBe(true);
+      expect(json.settings.function_runtime).toBe('remote');
+      expect(code).toContain('SHORTCUTS.runFromMessage');
     });
   }
 

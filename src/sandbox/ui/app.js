@@ -5,6 +5,11 @@ import { collectValues, renderBlocks, renderText } from './blocks.js';
 import { renderMrkdwn } from './mrkdwn.js';
 
 const HOME = 'home';
+const WORKFLOWS = 'workflows';
+/** The app's custom step (manifest `functions`), started from the Workflows panel. */
+const STEP = 'run_runbook_step';
+/** The app's message shortcut (manifest `shortcuts`, type message). */
+const MESSAGE_SHORTCUT = { callbackId: 'run_runbook_from_message', name: 'Run a runbook…' };
 const params = new URLSearchParams(location.search);
 const app = {
   user: params.get('user') ?? localStorage.getItem('sandbox.user') ?? 'U01ALICE',
@@ -15,6 +20,9 @@ const app = {
   /** id+hash of the modal view on screen, so a refresh does not wipe what is being typed. */
   modalKey: '',
   homeKey: '',
+  /** Parent ts of the thread the composer replies in, or null. */
+  replyTo: null,
+  workflowKey: '',
 };
 
 const $ = (id) => document.getElementById(id);
@@ -110,6 +118,7 @@ function baseContext() {
 function render() {
   renderSidebar();
   if (app.channel === HOME) renderHome();
+  else if (app.channel === WORKFLOWS) renderWorkflows();
   else renderChannel();
   renderModal();
 }
@@ -138,11 +147,13 @@ function renderSidebar() {
   switcher.value = app.user;
   $('channel-list').replaceChildren(...state.channels.map((c) => navItem(c.name, c.id, c.is_private ? '🔒' : '#')));
   $('dm-list').replaceChildren(navItem('Runbook Bot', state.dm, '●'));
-  $('app-list').replaceChildren(navItem('Runbook Bot — Home', HOME, '⌂'));
+  $('app-list').replaceChildren(navItem('Runbook Bot — Home', HOME, '⌂'), navItem('Workflows', WORKFLOWS, '⚡'));
 }
 
 function selectChannel(key) {
   app.channel = key;
+  app.replyTo = null;
+  app.workflowKey = '';
   localStorage.setItem('sandbox.channel', key);
   app.homeKey = '';
   if (key === HOME) api('home', {}).catch(() => {});
@@ -162,7 +173,10 @@ function renderChannel() {
   $('channel-title').textContent = channel ? `# ${channel.name}` : isDm ? 'Runbook Bot' : app.channel;
   $('channel-purpose').textContent = channel?.purpose ?? (isDm ? 'Direct messages with the bot' : '');
   $('composer').hidden = false;
-  $('composer-input').placeholder = `Message ${channel ? `#${channel.name}` : 'Runbook Bot'} — try /runbook help`;
+  $('composer-input').placeholder = app.replyTo
+    ? 'Reply in the thread — try @runbook-bot run …'
+    : `Message ${channel ? `#${channel.name}` : 'Runbook Bot'} — try /runbook help or @runbook-bot help`;
+  renderReplyChip();
 
   const list = state.messages[app.channel] ?? [];
   const replies = new Map();
@@ -234,6 +248,7 @@ function renderMessage(m, threadReplies) {
   const who = author(m);
   const { e, content, meta } = messageShell(who.name, who.bot, m.ts, '');
   if (m.edited) meta.append(h('span', 'edited', '(edited)'));
+  meta.append(messageTools(m));
   renderBody(content, m, { kind: 'message', channel: m.channel, ts: m.ts });
   if (threadReplies.length > 0) {
     const open = app.expanded.has(m.ts);
@@ -256,6 +271,151 @@ function renderMessage(m, threadReplies) {
     }
   }
   return e;
+}
+
+/** Reply in thread, and the message's "…" menu with the app's message shortcut. */
+function messageTools(m) {
+  const tools = h('span', 'message-tools');
+  const reply = h('button', 'tool-button', 'Reply');
+  reply.type = 'button';
+  reply.title = 'Reply in thread';
+  reply.addEventListener('click', () => {
+    app.replyTo = m.thread_ts ?? m.ts;
+    app.expanded.add(app.replyTo);
+    render();
+    $('composer-input').focus();
+  });
+  const more = h('button', 'tool-button', '⋯');
+  more.type = 'button';
+  more.title = 'More actions';
+  more.addEventListener('click', () => {
+    const menu = h('div', 'tool-menu');
+    const item = h('button', 'tool-menu-item', MESSAGE_SHORTCUT.name);
+    item.type = 'button';
+    item.dataset.shortcut = MESSAGE_SHORTCUT.callbackId;
+    item.addEventListener('click', () => {
+      menu.remove();
+      api('shortcut', {
+        surface: { kind: 'message', channel: m.channel, ts: m.ts },
+        callbackId: MESSAGE_SHORTCUT.callbackId,
+      }).catch(() => {});
+    });
+    menu.append(h('div', 'tool-menu-title', 'Runbook Bot'), item);
+    tools.querySelector('.tool-menu')?.remove();
+    tools.append(menu);
+  });
+  tools.append(reply, more);
+  return tools;
+}
+
+function renderReplyChip() {
+  const chip = $('reply-chip');
+  if (!chip) return;
+  chip.hidden = !app.replyTo;
+  chip.replaceChildren();
+  if (!app.replyTo) return;
+  const cancel = h('button', 'tool-button', '×');
+  cancel.type = 'button';
+  cancel.title = 'Stop replying in the thread';
+  cancel.addEventListener('click', () => {
+    app.replyTo = null;
+    render();
+  });
+  chip.append(h('span', '', 'Replying in a thread'), cancel);
+}
+
+// ---- Workflows panel: a workflow with the app's "Run a runbook" step ---------------------------
+
+function field(label, input) {
+  const l = h('label', 'wf-field');
+  l.append(h('span', 'wf-label', label), input);
+  return l;
+}
+
+function renderWorkflows() {
+  const { state } = app;
+  $('channel-title').textContent = 'Workflows';
+  $('channel-purpose').textContent = 'Workflow Builder: a workflow whose step is "Run a runbook" (Runbook Bot)';
+  $('composer').hidden = true;
+  const runs = state.workflowRuns ?? [];
+  const key = JSON.stringify(runs.map((r) => [r.id, r.state]));
+  const box = $('messages');
+  if (key === app.workflowKey && box.querySelector('.workflows')) return;
+  app.workflowKey = key;
+  const existing = box.querySelector('.workflows');
+  if (existing) {
+    // Only the runs change: what is being typed in the form stays.
+    existing.querySelector('.wf-runs')?.replaceWith(workflowRuns(runs));
+    return;
+  }
+  const root = h('div', 'workflows');
+  const form = h('form', 'wf-form');
+  form.id = 'workflow-form';
+  const runbook = h('input');
+  runbook.name = 'runbook';
+  runbook.placeholder = 'e.g. Restart Kubernetes Deployment';
+  const inputs = h('textarea');
+  inputs.name = 'inputs';
+  inputs.placeholder = '{"namespace": "prod"}';
+  const proxy = h('input');
+  proxy.name = 'proxy';
+  proxy.placeholder = 'default';
+  const channel = h('select');
+  channel.name = 'channel';
+  channel.append(h('option', '', '(none: a DM to the person)'));
+  channel.options[0].value = '';
+  for (const c of state.channels) {
+    const o = h('option', '', `#${c.name}`);
+    o.value = c.id;
+    channel.append(o);
+  }
+  const wait = h('input');
+  wait.type = 'checkbox';
+  wait.name = 'wait_for_completion';
+  wait.checked = true;
+  const start = h('button', 'bk-button bk-primary', 'Start workflow');
+  start.type = 'submit';
+  form.append(
+    h('p', 'wf-help', `Runs as ${userName(app.user)} ("Person who used this workflow").`),
+    field('Runbook (id or name)', runbook),
+    field('Input values (JSON object)', inputs),
+    field('Proxy', proxy),
+    field('Channel for the live card', channel),
+    field('Wait for completion', wait),
+    start,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    api('workflow', {
+      callbackId: STEP,
+      inputs: {
+        runbook: runbook.value.trim(),
+        inputs: inputs.value.trim(),
+        proxy: proxy.value.trim(),
+        channel: channel.value,
+        wait_for_completion: wait.checked,
+        invoking_user: app.user,
+      },
+    }).catch(() => {});
+  });
+  root.append(form, workflowRuns(runs));
+  box.replaceChildren(root);
+}
+
+function workflowRuns(runs) {
+  const list = h('div', 'wf-runs');
+  list.append(h('h2', 'wf-title', 'Step runs'));
+  if (runs.length === 0) list.append(h('div', 'empty', 'No workflow has run yet.'));
+  for (const run of runs) {
+    const item = h('article', `wf-run wf-${run.state}`);
+    item.dataset.functionExecutionId = run.id;
+    item.append(h('div', 'wf-run-head', `${run.id} — ${run.state}`));
+    item.append(h('div', 'wf-run-line', `inputs: ${JSON.stringify(run.inputs)}`));
+    if (run.outputs) item.append(h('pre', 'wf-run-outputs', JSON.stringify(run.outputs, null, 2)));
+    if (run.error) item.append(h('div', 'wf-run-error', `error: ${run.error}`));
+    list.append(item);
+  }
+  return list;
 }
 
 function renderEphemeral(eph) {
@@ -408,7 +568,7 @@ async function sendComposer(event) {
   const channel = app.channel;
   try {
     if (text.startsWith('/')) await api('command', { channel, text });
-    else await api('message', { channel, text });
+    else await api('message', { channel, text, ...(app.replyTo ? { thread_ts: app.replyTo } : {}) });
   } catch {
     input.value = text;
   }

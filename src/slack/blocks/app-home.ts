@@ -3,16 +3,38 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { Execution, Schedule } from '../../api/schemas.ts';
 import { describeCron } from '../../schedules/cron.ts';
+import type { RunAlias } from '../../store/saved-runs.ts';
 import { describeFailure } from '../describe-failure.ts';
 import { ACTIONS } from '../ids.ts';
 import { button, when } from './common.ts';
 import { STATUS_EMOJI, STATUS_WORD } from './execution-card.ts';
-import { escapeMrkdwn, mrkdwnText, plainText, truncate } from './mrkdwn.ts';
+import { channelMention, escapeMrkdwn, mrkdwnText, plainText, truncate } from './mrkdwn.ts';
 
 export interface AppHomeInput {
   executions: Execution[] | unknown;
   schedules: Schedule[] | unknown;
+  /** Saved runs (aliases) this person made, in the channels they belong to. */
+  aliases?: RunAlias[];
   now: number;
+}
+
+function aliasLines(aliases: RunAlias[]): KnownBlock[] {
+  const lines = aliases
+    .slice(0, 15)
+    .map(
+      (a) =>
+        `• \`${escapeMrkdwn(a.name)}\` in ${channelMention(a.channel)} — ${escapeMrkdwn(truncate(a.runbookName, 100))}`,
+    );
+  return [
+    { type: 'header', text: plainText('Your saved runs', 150) },
+    {
+      type: 'section',
+      text: mrkdwnText(
+        `${lines.join('\n')}\nUse one in its channel: \`/runbook &lt;alias&gt; [key=value …] [--now]\` · \`/runbook alias list\``,
+      ),
+    },
+    { type: 'divider' },
+  ];
 }
 
 function failed(what: string, err: unknown): KnownBlock {
@@ -65,6 +87,7 @@ export function buildAppHome(input: AppHomeInput): HomeView {
       ],
     },
     { type: 'divider' },
+    ...(input.aliases?.length ? aliasLines(input.aliases) : []),
     { type: 'header', text: plainText('Recent executions', 150) },
     ...(Array.isArray(input.executions)
       ? executionLines(input.executions as Execution[])

@@ -16,6 +16,19 @@ export interface RunContext {
   inputs: Record<string, unknown>;
   /** Slack user id of the approver, when the run followed an approval. */
   approvedBy?: string;
+  /** Permalink of the message the run was started from (message shortcut). */
+  sourceLink?: string | null;
+}
+
+/** Only a plain https link is shown: anything else could break out of the mrkdwn link. */
+const SAFE_LINK = /^https:\/\/[^\s<>|]{1,900}$/;
+
+/** "Started from <message>" under a card, when the run came from a message shortcut. */
+function sourceBlocks(run: RunContext): KnownBlock[] {
+  if (!run.sourceLink || !SAFE_LINK.test(run.sourceLink)) return [];
+  return [
+    { type: 'context', block_id: 'card_source', elements: [mrkdwnText(`Started from <${run.sourceLink}|a message>`)] },
+  ];
 }
 
 export const STATUS_EMOJI: Record<ExecutionStatus, string> = {
@@ -70,6 +83,7 @@ export function buildRunningCard(run: RunContext, executionIds: string[]): Slack
       ],
     },
     { type: 'section', text: mrkdwnText(`*Inputs*\n${formatInputs(run.inputs)}`) },
+    ...sourceBlocks(run),
   ];
   if (executionIds[0]) {
     blocks.push({
@@ -123,6 +137,7 @@ export function buildResultCard(
     });
   }
   blocks.push({ type: 'section', text: mrkdwnText(`*Inputs*\n${formatInputs(run.inputs, 1000)}`) });
+  blocks.push(...sourceBlocks(run));
   if (execution.output) {
     blocks.push({ type: 'section', text: mrkdwnText(`*Output*\n${codeBlock(execution.output, 2400)}`) });
   }

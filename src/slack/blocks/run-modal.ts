@@ -15,6 +15,10 @@ export interface RunModalMetadata {
   r: string | null;
   /** channel the command came from (default destination) */
   c: string | null;
+  /** thread the form was opened from (a mention in a thread): the live card goes there */
+  t?: string;
+  /** permalink of the message the form was opened from (message shortcut), shown on the card */
+  s?: string;
 }
 
 export function encodeRunMetadata(m: RunModalMetadata): string {
@@ -24,7 +28,12 @@ export function encodeRunMetadata(m: RunModalMetadata): string {
 export function decodeRunMetadata(raw: string | undefined): RunModalMetadata {
   try {
     const v = JSON.parse(raw ?? '{}') as Partial<RunModalMetadata>;
-    return { r: typeof v.r === 'string' ? v.r : null, c: typeof v.c === 'string' ? v.c : null };
+    return {
+      r: typeof v.r === 'string' ? v.r : null,
+      c: typeof v.c === 'string' ? v.c : null,
+      ...(typeof v.t === 'string' ? { t: v.t } : {}),
+      ...(typeof v.s === 'string' ? { s: v.s } : {}),
+    };
   } catch {
     return { r: null, c: null };
   }
@@ -116,6 +125,8 @@ export interface RunModalInput {
   proxyId?: string | null;
   /** Extra lines shown above the form (approval, destination). Already escaped mrkdwn. */
   notes?: string[];
+  /** Preselected result channel when it differs from where the form was opened (channel defaults). */
+  destination?: string | null;
 }
 
 export function buildRunModal(input: RunModalInput): ModalView {
@@ -132,7 +143,9 @@ export function buildRunModal(input: RunModalInput): ModalView {
     if (input.notes?.length) {
       blocks.push({ type: 'context', block_id: BLOCKS.notice, elements: [mrkdwnText(input.notes.join('\n'))] });
     }
-    blocks.push(proxyBlock(input.proxies, input.proxyId ?? null), channelBlock(input.metadata.c), { type: 'divider' });
+    blocks.push(proxyBlock(input.proxies, input.proxyId ?? null), channelBlock(input.destination ?? input.metadata.c), {
+      type: 'divider',
+    });
     if (spec.kind === 'empty') {
       blocks.push({
         type: 'section',

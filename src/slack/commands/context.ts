@@ -18,6 +18,8 @@ export interface HandlerContext {
   /** trigger_id for opening a modal (valid 3 s after the user's action). */
   triggerId: string | null;
   respond: (reply: Reply) => Promise<void>;
+  /** The thread the person acted in (a mention in a thread): answers and live cards go there. */
+  threadTs?: string | null;
 }
 
 /** Adapts Bolt's `respond` to our Reply. */

@@ -4,6 +4,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { stripSecrets } from '../../forms/secrets.ts';
+import { typeValues } from '../../forms/typed-values.ts';
 import { describeApprovers } from '../../policy/policy.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { runbookFacts } from '../../runs/gate.ts';
@@ -43,6 +44,24 @@ export interface RunModalTarget {
   channel?: string | null;
   /** Show the typeahead picker (default: when no runbook was named). */
   withPicker?: boolean;
+  /** The thread the form was opened from (a mention): the live card goes there. */
+  threadTs?: string | null;
+  /** Permalink of the message the form was opened from (message shortcut). */
+  sourceLink?: string | null;
+  /** Extra notes above the form (already escaped mrkdwn): typed values refused, channel defaults. */
+  notes?: string[];
+  /** Values typed on one line (`key=value`): typed per the schema and prefilled; refusals shown as notes. */
+  typed?: Record<string, string>;
+  /** Preselected result channel (channel defaults, an alias's --to). */
+  destination?: string | null;
+}
+
+/** The metadata fields that carry where a form was opened from. */
+function originMetadata(target: RunModalTarget): { t?: string; s?: string } {
+  return {
+    ...(target.threadTs ? { t: target.threadTs } : {}),
+    ...(target.sourceLink ? { s: target.sourceLink } : {}),
+  };
 }
 
 export { loadRunbook };
@@ -80,7 +99,13 @@ export async function openRunModal(ctx: HandlerContext, target: RunModalTarget):
     ctx.client.views.update({ view_id: viewId, view });
   try {
     await update(
-      await runModalView(ctx.deps, target, ctx.channelId, 'run', { userId: ctx.userId, client: ctx.client }),
+      await runModalView(
+        ctx.deps,
+        { ...target, threadTs: target.threadTs ?? ctx.threadTs ?? null },
+        ctx.channelId,
+        'run',
+        { userId: ctx.userId, client: ctx.client },
+      ),
     );
   } catch (err) {
     ctx.deps.logger.warn({ err }, 'could not fill the run modal');
@@ -118,7 +143,7 @@ export async function runModalView(
       runbook: null,
       spec: null,
       proxies: { options: [], initial: null },
-      metadata: { r: null, c: channel },
+      metadata: { r: null, c: channel, ...originMetadata(target) },
       withPicker: true,
     });
   }
@@ -132,17 +157,24 @@ export async function runModalView(
     );
   }
   const spec = parseInputSchema(runbook.inputSchema);
+  const typed = target.typed ? typeValues(spec, target.typed) : null;
+  const given = target.typed ? Object.keys(target.typed) : [];
+  // Only what was typed is judged here: an input left out is simply asked for by the form.
+  const refusals = typed && !typed.ok ? typed.errors.filter((e) => given.includes(e.name)) : [];
+  const typedNotes = refusals.map((e) => `:warning: \`${escapeMrkdwn(e.name)}\`: ${escapeMrkdwn(e.message)}`);
   // Secret values are never carried over into a new form.
-  const prefill = target.prefill ? stripSecrets(spec, target.prefill) : undefined;
+  const merged = typed ? { ...target.prefill, ...typed.params } : target.prefill;
+  const prefill = merged ? stripSecrets(spec, merged) : undefined;
   return buildRunModal({
     runbook,
     spec,
     proxies: await deps.proxies.choicesFor(runbook),
-    metadata: { r: runbook.id, c: channel },
+    metadata: { r: runbook.id, c: channel, ...originMetadata(target) },
     withPicker,
     ...(prefill ? { prefill } : {}),
     proxyId: target.proxyId ?? null,
-    notes: runNotes(deps, runbook),
+    notes: [...typedNotes, ...(target.notes ?? []), ...runNotes(deps, runbook)],
+    ...(target.destination ? { destination: target.destination } : {}),
   });
 }
 
@@ -214,17 +246,23 @@ export async function renderRunResult(
   }
 }
 
-/** Posts the live card of a started run, if this process holds the card claim (else the watcher posts it). */
-export async function postRunningCard(deps: SlackDeps, client: WebClient, run: StartedRun): Promise<void> {
+/**
+ * Posts the live card of a started run (in its thread, when started from one), if this process holds
+ * the card claim (else the watcher posts it). Returns where it landed.
+ */
+export async function postRunningCard(
+  deps: SlackDeps,
+  client: WebClient,
+  run: StartedRun,
+): Promise<{ channel: string; ts: string } | null> {
   const { executionIds } = run;
   const mayPost = executionIds[0] ? await deps.runs.claimMessage(executionIds[0]).catch(() => true) : true;
-  if (!mayPost) return;
-  const posted = await postToConversation(
-    client,
-    deps.logger,
-    run.channel,
-    run.startedBy ?? '',
-    buildRunningCard(run, executionIds),
-  );
+  if (!mayPost) return null;
+  const card = buildRunningCard({ ...run, ...(run.sourceLink ? { sourceLink: run.sourceLink } : {}) }, executionIds);
+  const posted = await postToConversation(client, deps.logger, run.channel, run.startedBy ?? '', {
+    ...card,
+    ...(run.threadTs ? { threadTs: run.threadTs } : {}),
+  });
   if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts);
+  return posted;
 }

@@ -109,10 +109,17 @@ export function registerActions(app: App, deps: SlackDeps): void {
     const selected = (body.actions[0] as { selected_option?: { value?: string } }).selected_option?.value ?? null;
     const meta = decodeRunMetadata(view.private_metadata);
     try {
-      const next = await runModalView(deps, { runbookId: selected, channel: meta.c, withPicker: true }, meta.c, 'run', {
-        userId: body.user.id,
-        client,
-      });
+      const origin = { threadTs: meta.t ?? null, sourceLink: meta.s ?? null };
+      const next = await runModalView(
+        deps,
+        { runbookId: selected, channel: meta.c, withPicker: true, ...origin },
+        meta.c,
+        'run',
+        {
+          userId: body.user.id,
+          client,
+        },
+      );
       await client.views.update({ view_id: view.id, hash: view.hash, view: next });
     } catch (err) {
       deps.logger.warn({ err }, 'could not load the picked runbook');

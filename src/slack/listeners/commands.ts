@@ -1,12 +1,22 @@
 // /runbook: ack at once, parse, hand over to the subcommand's handler, and turn any failure into
 // one clear sentence for the person (never a stack trace, never silence).
 import type { App } from '@slack/bolt';
+import { errorMessage } from '../blocks/common.ts';
 import { buildCommandError } from '../blocks/help-message.ts';
+import { buildOpenFormPrompt, openFormValue } from '../blocks/mention-prompt.ts';
+import {
+  addAliasCommand,
+  channelDefaultsCommand,
+  listAliasesCommand,
+  removeAliasCommand,
+  useAlias,
+} from '../commands/aliases.ts';
 import { showAudit } from '../commands/audit.ts';
 import { showHelp, showList, showRunbook } from '../commands/browse.ts';
 import { browseFromCommand } from '../commands/browse-args.ts';
 import { type HandlerContext, respondWith } from '../commands/context.ts';
 import { showExecutions, showStatus } from '../commands/executions.ts';
+import { startLineRun } from '../commands/one-line.ts';
 import { openRunModal } from '../commands/run.ts';
 import { openScheduleModal, showSchedules } from '../commands/schedules.ts';
 import { showSubscriptions, subscribe, unsubscribe, watchExecution } from '../commands/subscriptions.ts';
@@ -24,7 +34,18 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
     case 'show':
       return showRunbook(ctx, { text: command.runbook });
     case 'run':
+      if (command.values || command.now) {
+        return startLineRun(ctx, { query: command.runbook, values: command.values ?? {}, now: command.now ?? false });
+      }
       return openRunModal(ctx, { query: command.runbook });
+    case 'alias-add':
+      return addAliasCommand(ctx, command);
+    case 'alias-list':
+      return listAliasesCommand(ctx);
+    case 'alias-remove':
+      return removeAliasCommand(ctx, command.alias);
+    case 'defaults':
+      return channelDefaultsCommand(ctx, command);
     case 'schedules':
       return showSchedules(ctx, { query: command.runbook });
     case 'schedule':
@@ -51,6 +72,51 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
   }
 }
 
+/** Commands that open a form, which needs a trigger_id (a mention has none). */
+function needsForm(command: ParsedCommand): boolean {
+  return (command.kind === 'run' && !command.now) || command.kind === 'schedule';
+}
+
+/**
+ * One command line, from /runbook or a mention: parse, answer errors with help, and hand over to the
+ * subcommand's handler. Without a trigger_id, a command that opens a form answers with a button that does.
+ */
+export async function handleCommandText(ctx: HandlerContext, text: string): Promise<void> {
+  const parsed = parseCommand(text);
+  if (!parsed.ok) {
+    try {
+      // An unknown word may be one of the channel's aliases.
+      const alias = parsed.alias;
+      if (alias && (ctx.triggerId || alias.now)) {
+        if (await useAlias(ctx, alias)) return;
+      } else if (alias && ctx.channelId && (await ctx.deps.access.store.aliases.get(ctx.channelId, alias.name))) {
+        // A mention has no trigger_id: an alias that opens a form answers with a button that does.
+        const value = openFormValue(text, ctx.threadTs ?? null);
+        if (value) return await ctx.respond(buildOpenFormPrompt(text, value));
+      }
+    } catch (err) {
+      await reportFailure(ctx, err, `/runbook ${parsed.alias?.name ?? ''}`);
+      return;
+    }
+    await ctx.respond(buildCommandError(parsed));
+    return;
+  }
+  try {
+    if (!ctx.triggerId && needsForm(parsed.command)) {
+      const value = openFormValue(text, ctx.threadTs ?? null);
+      await ctx.respond(
+        value
+          ? buildOpenFormPrompt(text, value)
+          : errorMessage('That is too long for a mention; type it as /runbook instead.'),
+      );
+      return;
+    }
+    await dispatchCommand(ctx, parsed.command);
+  } catch (err) {
+    await reportFailure(ctx, err, `/runbook ${parsed.command.kind}`);
+  }
+}
+
 export function registerCommands(app: App, deps: SlackDeps): void {
   app.command(COMMAND, async ({ command, ack, respond, client }) => {
     await ack();
@@ -63,15 +129,6 @@ export function registerCommands(app: App, deps: SlackDeps): void {
       triggerId: command.trigger_id ?? null,
       respond: respondWith(respond),
     };
-    const parsed = parseCommand(command.text ?? '');
-    if (!parsed.ok) {
-      await ctx.respond(buildCommandError(parsed));
-      return;
-    }
-    try {
-      await dispatchCommand(ctx, parsed.command);
-    } catch (err) {
-      await reportFailure(ctx, err, `/runbook ${parsed.command.kind}`);
-    }
+    await handleCommandText(ctx, command.text ?? '');
   });
 }

@@ -28,6 +28,7 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
   // Only runbooks the policy lets this person view (App Home has no channel: channel rules do not apply).
   // When that cannot be checked (user groups unreadable), both halves say why instead of listing anything.
   let visible: Visibility;
+  const aliases = await deps.access.store.aliases.listByCreator(userId, 15).catch(() => []);
   try {
     visible = await visibilityFor(deps, await actorFor(deps, client, { userId, teamId: null, channelId: null }));
   } catch (err) {
@@ -46,6 +47,7 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
       schedules: Array.isArray(schedules)
         ? schedules.filter((s) => visible.ref({ id: s.runbookId, name: s.runbookName }))
         : schedules,
+      aliases: aliases.filter((a) => visible.ref({ id: a.runbookId, name: a.runbookName })),
       now: deps.now(),
     }),
   });

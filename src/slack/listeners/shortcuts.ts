@@ -1,5 +1,7 @@
-// The global shortcut "Run a runbook": the run modal with the typeahead picker.
-import type { App, GlobalShortcut } from '@slack/bolt';
+// The shortcuts: the global "Run a runbook" (the run modal with the typeahead picker), and the
+// message shortcut "Run a runbook…" (the same picker, with the message carried as context: its
+// permalink is shown on the card, "started from <message>", and the result goes to its channel).
+import type { App, GlobalShortcut, MessageShortcut } from '@slack/bolt';
 import { openRunModal } from '../commands/run.ts';
 import type { SlackDeps } from '../deps.ts';
 import { SHORTCUTS } from '../ids.ts';
@@ -12,6 +14,21 @@ export function registerShortcuts(app: App, deps: SlackDeps): void {
     const ctx = interactionContext(deps, client, body, undefined);
     try {
       await openRunModal(ctx, {});
+    } catch (err) {
+      await reportFailure(ctx, err, 'Opening the run form');
+    }
+  });
+
+  app.shortcut<MessageShortcut>(SHORTCUTS.runFromMessage, async ({ ack, body, client, respond }) => {
+    await ack();
+    const ctx = interactionContext(deps, client, body, respond);
+    try {
+      const link = await client.chat
+        .getPermalink({ channel: body.channel.id, message_ts: body.message.ts })
+        .then((r) => r.permalink ?? null)
+        .catch(() => null);
+      // One quick call before the form opens, well inside the trigger's 3 s.
+      await openRunModal(ctx, { withPicker: true, sourceLink: link });
     } catch (err) {
       await reportFailure(ctx, err, 'Opening the run form');
     }

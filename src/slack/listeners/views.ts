@@ -119,7 +119,8 @@ export function registerViews(app: App, deps: SlackDeps): void {
       const where = { userId, teamId, channelId: meta.c, destinationChannel: prepared.channel };
       actor = await actorFor(deps, client, where, { email: true });
       const { runbook, proxyId, params } = prepared;
-      return runFromForm(deps, actor, { runbook, proxyId, params }, { admitted: closeForm });
+      const origin = { threadTs: meta.t ?? null, sourceLink: meta.s ?? null };
+      return runFromForm(deps, actor, { runbook, proxyId, params, origin }, { admitted: closeForm });
     })();
     let result: RunResult | null;
     try {

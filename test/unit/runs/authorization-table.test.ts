@@ -5,8 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workflow } from '../../../src/api/schemas.ts';
 import { type Actor, actor } from '../../../src/runs/actor.ts';
+import { addAlias, removeAlias } from '../../../src/runs/aliases.ts';
 import { approveRequest, rejectRequest } from '../../../src/runs/approvals.ts';
 import { askApproval, checkRunForm, runFromForm, runScheduleNow } from '../../../src/runs/run.ts';
+import { runWithoutApproval } from '../../../src/runs/run-direct.ts';
 import { deleteSchedule, saveSchedule } from '../../../src/runs/schedules.ts';
 import { subscribe, subscriberMayView, watchExecution } from '../../../src/runs/subscriptions.ts';
 import { runbookNamed } from '../../../src/runs/visibility.ts';
@@ -34,6 +36,8 @@ interface EntryPoint {
 
 function outcomeOf(result: { kind: string; reason?: string }): Outcome {
   if (result.kind === 'refused') return result.reason === 'hidden' ? 'hidden' : 'denied';
+  // Runs nobody waits on (a workflow step, --now) are refused when approval is needed: nothing is run or requested.
+  if (result.kind === 'needs-approval') return 'approval';
   if (result.kind === 'approval-requested') return 'approval';
   if (result.kind === 'failed') throw new Error(`the use case failed: ${JSON.stringify(result)}`);
   return 'ok';
@@ -70,7 +74,85 @@ async function requestBySomeoneElse(env: UseCaseEnv, runbook: Workflow): Promise
   return approval.id;
 }
 
+/** A run nobody waits on: the Workflow Builder step, and Run under a --now confirmation (one-line runs, aliases, mentions). */
+function runWithoutWaiting(auditAction: string, how: string): EntryPoint['act'] {
+  return async (env, who, runbook) =>
+    outcomeOf(
+      await runWithoutApproval(
+        env.deps,
+        who,
+        { runbook, proxyId: 'proxy-dev', params: PARAMS[runbook.name]! },
+        auditAction,
+        how,
+      ),
+    );
+}
+
 const ENTRY_POINTS: EntryPoint[] = [
+  {
+    name: 'Workflow Builder step "Run a runbook"',
+    auditAction: 'workflow.run',
+    mutates: true,
+    act: runWithoutWaiting('workflow.run', 'from a workflow'),
+    // Needs approval: the step fails; no run and no request (workflows do not wait for approvals).
+    expect: SAME_AS_RUN,
+  },
+  {
+    name: 'Run under a --now confirmation (one-line run, alias, mention)',
+    auditAction: 'run.start',
+    mutates: true,
+    act: runWithoutWaiting('run.start', 'with --now'),
+    expect: SAME_AS_RUN,
+  },
+  {
+    name: 'alias add',
+    auditAction: 'alias.add',
+    mutates: false,
+    act: async (env, who, runbook) => {
+      const result = await addAlias(env.deps, who, {
+        name: `a-${who.userId.toLowerCase()}`,
+        runbook,
+        values: {},
+        proxyId: null,
+        resultChannel: null,
+      });
+      const stored = await env.store.aliases.get(who.channelId!, `a-${who.userId.toLowerCase()}`);
+      expect(stored !== null).toBe(result.kind === 'ok');
+      return result.kind === 'ok'
+        ? 'ok'
+        : outcomeOf({ kind: 'refused', reason: /may not view|not see/i.test(result.sentence) ? 'hidden' : 'denied' });
+    },
+    // Saving is a standing run configuration (the schedule rule: view + schedule + run where it is saved);
+    // approval and the destination are decided when the alias is used, as for any run.
+    expect: { ...SAME_AS_RUN, 'denied in destination only': 'ok', 'needs approval': 'ok' },
+  },
+  {
+    name: 'alias remove',
+    auditAction: 'alias.remove',
+    mutates: false,
+    act: async (env, who, runbook) => {
+      const name = `r-${Math.random().toString(36).slice(2, 8)}`;
+      await env.store.aliases.add(
+        {
+          channel: who.channelId!,
+          name,
+          runbookId: runbook.id,
+          runbookName: runbook.name,
+          params: '{}',
+          proxyId: null,
+          resultChannel: null,
+          createdBy: 'U0SOMEONE',
+          teamId: 'T1',
+        },
+        Date.now(),
+      );
+      const result = await removeAlias(env.deps, who, name);
+      return result.kind === 'ok'
+        ? 'ok'
+        : outcomeOf({ kind: 'refused', reason: /may not view|not see/i.test(result.sentence) ? 'hidden' : 'denied' });
+    },
+    expect: VIEW_ONLY,
+  },
   {
     name: 'run from the form',
     auditAction: 'run.start',

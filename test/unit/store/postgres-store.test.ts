@@ -9,6 +9,7 @@ import { openStore } from '../../../src/store/open-store.ts';
 import { openPostgresDriver } from '../../../src/store/postgres-driver.ts';
 import { createSqlStore } from '../../../src/store/sql-store.ts';
 import type { Store } from '../../../src/store/store.ts';
+import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -43,6 +44,7 @@ async function createPostgresHarness(): Promise<StoreHarness> {
 }
 
 runStoreContract('postgres', createPostgresHarness);
+runSavedRunsContract('postgres', createPostgresHarness);
 
 describe('postgres store', () => {
   const cleanup: Array<() => Promise<unknown>> = [];
@@ -69,14 +71,17 @@ describe('postgres store', () => {
     expect(tables.rows.map((r) => r.table_name)).toEqual([
       'approvals',
       'audit',
+      'channel_defaults',
       'cursors',
       'notifications',
+      'run_aliases',
       'run_drafts',
       'run_limits',
       'schedule_owners',
       'schema_migrations',
       'subscriptions',
       'watches',
+      'workflow_steps',
     ]);
     // BIGINT epoch milliseconds come back as numbers.
     expect((await store.watches.get('e-1'))?.createdAt).toBe(1_700_000_000_000);

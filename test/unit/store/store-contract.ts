@@ -110,6 +110,7 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           finalStatus: null,
           resultPostedAt: null,
           replyPostedAt: null,
+          sourceLink: null,
         });
         expect(await store.watches.get('missing')).toBeNull();
       });

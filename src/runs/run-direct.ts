@@ -1,0 +1,54 @@
+// Runs that start without a person looking at a form: a Workflow Builder step, `--now` (one-line
+// runs and aliases). They go through requestRun — the one gate — like every run. What differs is
+// approval: nobody is there to wait for one, so a run that needs approval is refused (audited like a
+// denial) instead of becoming a request. The person is told to use the form, where a request is made.
+import type { Workflow } from '../api/schemas.ts';
+import type { ApprovalNeed } from '../policy/policy.ts';
+import type { Actor } from './actor.ts';
+import type { RunsDeps } from './deps.ts';
+import { recordDenial, runbookFacts } from './gate.ts';
+import { type RunRequest, type RunResult, requestRun } from './run.ts';
+
+export type DirectRunResult =
+  | RunResult
+  | { kind: 'needs-approval'; runbook: Workflow; need: ApprovalNeed; sentence: string };
+
+/** Whether a run of this runbook needs approval (from the API's flag or the policy). */
+export function approvalNeeded(deps: RunsDeps, runbook: Workflow): ApprovalNeed {
+  return deps.access.policy.approvalFor(runbookFacts(deps, runbook));
+}
+
+export function needsApprovalSentence(runbook: Workflow, need: ApprovalNeed, how: string): string {
+  return `${runbook.name} needs approval (${need.reasons.join('; ')}), so it cannot start ${how}. Open its form with /runbook run to ask the approvers.`;
+}
+
+/**
+ * The gate first (a denial is never hidden behind "needs approval"), then: needs approval → refused,
+ * else the run starts. `how` completes "cannot start …" ("from a workflow", "with --now").
+ */
+export async function runWithoutApproval(
+  deps: RunsDeps,
+  actor: Actor,
+  request: RunRequest,
+  auditAction: string,
+  how: string,
+): Promise<DirectRunResult> {
+  let need: ApprovalNeed | null = null;
+  const result = await requestRun(deps, actor, request, auditAction, {
+    admitted: async () => {
+      const n = approvalNeeded(deps, request.runbook);
+      if (!n.required) return true;
+      need = n;
+      return false;
+    },
+  });
+  const refused = need as ApprovalNeed | null;
+  if (!refused) return result;
+  const sentence = needsApprovalSentence(request.runbook, refused, how);
+  await recordDenial(deps, actor, {
+    action: auditAction,
+    target: `${request.runbook.name} (${request.runbook.id})`,
+    sentence,
+  });
+  return { kind: 'needs-approval', runbook: request.runbook, need: refused, sentence };
+}

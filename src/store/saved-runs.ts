@@ -1,0 +1,103 @@
+// What the entry points beyond the form remember: saved runs ("aliases") and run defaults per
+// channel, and Workflow Builder steps waiting for their run to end. Types and contracts only; the
+// SQL lives in sql-saved-runs.ts.
+
+/** A saved run, used in its channel as `/runbook <name> [key=value …]`. */
+export interface RunAlias {
+  channel: string;
+  /** Lower-case; unique per channel. */
+  name: string;
+  runbookId: string;
+  runbookName: string;
+  /** JSON object string of the saved values. Never holds secret values (the caller strips them). */
+  params: string;
+  proxyId: string | null;
+  /** Where results go; null → the channel it is used in. */
+  resultChannel: string | null;
+  createdBy: string;
+  teamId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type NewRunAlias = Omit<RunAlias, 'createdAt' | 'updatedAt'>;
+
+export interface AliasStore {
+  /** Upsert on (channel, lower(name)); an update keeps createdBy/createdAt. */
+  add(a: NewRunAlias, now: number): Promise<'added' | 'updated'>;
+  get(channel: string, name: string): Promise<RunAlias | null>;
+  /** By name. */
+  listForChannel(channel: string): Promise<RunAlias[]>;
+  /** Aliases a person saved, in every channel (App Home), by channel and name. */
+  listByCreator(userId: string, limit: number): Promise<RunAlias[]>;
+  remove(channel: string, name: string): Promise<boolean>;
+}
+
+/** Defaults for runs started in a channel, shown (and preselected) in the run form. */
+export interface ChannelDefaults {
+  channel: string;
+  proxyId: string | null;
+  resultChannel: string | null;
+  updatedBy: string;
+  updatedAt: number;
+}
+
+export interface ChannelDefaultsStore {
+  get(channel: string): Promise<ChannelDefaults | null>;
+  /** Sets only the fields given (undefined keeps, null clears). */
+  set(
+    channel: string,
+    values: { proxyId?: string | null; resultChannel?: string | null },
+    by: string,
+    now: number,
+  ): Promise<ChannelDefaults>;
+  clear(channel: string): Promise<boolean>;
+}
+
+export type WorkflowStepState = 'pending' | 'completed' | 'failed';
+
+/**
+ * A Workflow Builder step ("Run a runbook") between function_executed and functions.complete*.
+ * Stored like a watch so a restart or another replica can complete it when the run ends.
+ */
+export interface WorkflowStep {
+  functionExecutionId: string;
+  runbookId: string;
+  runbookName: string;
+  /** The workflow's invoking user: the actor for policy and identity. */
+  actorId: string;
+  channel: string | null;
+  waitForCompletion: boolean;
+  executionId: string | null;
+  state: WorkflowStepState;
+  /** JSON object string of the outputs sent with completeSuccess. */
+  outputs: string | null;
+  error: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type NewWorkflowStep = Pick<
+  WorkflowStep,
+  'functionExecutionId' | 'runbookId' | 'runbookName' | 'actorId' | 'channel' | 'waitForCompletion'
+>;
+
+export interface WorkflowStepStore {
+  /** False if this function execution is already known (Slack retried the event): start nothing. */
+  begin(step: NewWorkflowStep, now: number): Promise<boolean>;
+  attachExecution(functionExecutionId: string, executionId: string, now: number): Promise<void>;
+  get(functionExecutionId: string): Promise<WorkflowStep | null>;
+  /** The pending step waiting for this execution, if any. */
+  pendingForExecution(executionId: string): Promise<WorkflowStep | null>;
+  /**
+   * Compare-and-set from 'pending': true only for the one caller (restart, replica) that ends the
+   * step. Claim before calling functions.complete*; `reopen` undoes a claim whose call definitely failed.
+   */
+  finish(
+    functionExecutionId: string,
+    to: 'completed' | 'failed',
+    result: { outputs?: Record<string, unknown>; error?: string },
+    now: number,
+  ): Promise<boolean>;
+  reopen(functionExecutionId: string, now: number): Promise<void>;
+}
