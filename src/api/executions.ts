@@ -1,6 +1,7 @@
 // Executions: list, iterate, get. `output` arrives base64-encoded (declared `format: byte`
 // upstream) and leaves here as text, in lists and single reads alike.
 import { iterateList } from './paginate.ts';
+import { pathSegment } from './path-segment.ts';
 import type {
   CallOptions,
   ExecutionPage,
@@ -75,7 +76,7 @@ export function createExecutionsApi(transport: Transport, settings: ExecutionsSe
     async get(executionId: string, params: GetExecutionParams = {}, call?: CallOptions): Promise<Execution> {
       const { data } = await transport.request({
         method: 'GET',
-        path: `${PATH}/${encodeURIComponent(executionId)}`,
+        path: `${PATH}/${pathSegment('execution', executionId, { method: 'GET', path: PATH })}`,
         // Only `summary=true` is sent: false is the server default.
         query: { summary: params.summary ? true : undefined },
         schema: GetExecutionResponse,
