@@ -101,6 +101,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       maxRetries: config.api.maxRetries,
       outputEncoding: config.api.outputEncoding,
       sendInputsField: config.api.sendInputsField,
+      maxBodyBytes: config.api.maxBodyBytes,
       logger: logger.child({ component: 'api' }),
     });
     cleanups.push(() => api.close());

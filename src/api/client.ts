@@ -32,6 +32,8 @@ export interface RunbookApiOptions {
   now?: () => number;
   /** Safety limit for iterate(); default 1000 pages. */
   maxPages?: number;
+  /** Most bytes of one response kept in memory (default 4 MiB); beyond it an output keeps its tail. */
+  maxBodyBytes?: number;
 }
 
 export function createRunbookApi(options: RunbookApiOptions): RunbookApi {
@@ -45,6 +47,7 @@ export function createRunbookApi(options: RunbookApiOptions): RunbookApi {
     random: options.random,
     sleep: options.sleep,
     now: options.now,
+    maxBodyBytes: options.maxBodyBytes,
   });
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   return {
