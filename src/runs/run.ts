@@ -16,7 +16,7 @@ import { disabledReason, isRunnable } from './runnable.ts';
 /** Why nothing happened, with the sentence for the person (never naming a runbook they may not view). */
 export type Refusal = {
   kind: 'refused';
-  reason: 'hidden' | 'denied' | 'limited' | 'disabled' | 'invalid' | 'not-found' | 'late';
+  reason: 'hidden' | 'denied' | 'limited' | 'disabled' | 'invalid' | 'not-found' | 'late' | 'duplicate';
   sentence: string;
 };
 
@@ -72,6 +72,11 @@ export interface RunHooks {
    * layer closes the form here, so refusals can still be shown in it). Answering false abandons the run.
    */
   admitted?: () => Promise<boolean>;
+  /**
+   * Names one submission (Slack: the view id and hash). The store decides, across replicas: a second
+   * call with the same key (a replayed or retried delivery) starts nothing.
+   */
+  submissionKey?: string;
 }
 
 /**
@@ -116,6 +121,13 @@ export async function requestRun(
   }
   if (hooks.admitted && !(await hooks.admitted())) {
     return refused('late', 'Checking this took too long, so nothing was started. Try again in a moment.');
+  }
+  if (
+    hooks.submissionKey &&
+    !(await deps.access.store.notifications.claim(`submission:${hooks.submissionKey}`, deps.now()))
+  ) {
+    deps.logger.warn({ runbookId: runbook.id }, 'a submission arrived again; nothing more was started');
+    return refused('duplicate', 'This form was already submitted, so nothing more was started.');
   }
   const current = hooks.fresh ? await hooks.fresh(runbook) : runbook;
   const need = hooks.fresh ? deps.access.policy.approvalFor(runbookFacts(deps, current)) : verdict.approval;

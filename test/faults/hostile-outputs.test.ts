@@ -12,11 +12,12 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { ACTIONS } from '../../src/slack/ids.ts';
 import { type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
+import { executionMarked, openScaleForm, SCALE_RUNBOOK, scaleFormValues } from '../support/run-form.ts';
 
 const OUTPUT_BYTES = 500 * 1024 * 1024;
-const RUNBOOK = 'Scale Kubernetes Deployment';
+const RUNBOOK = SCALE_RUNBOOK;
 /** 3 MiB of text lines (a multiple of 3 bytes, so base64 blocks concatenate into valid base64). */
 const BLOCK = Buffer.from(
   'x'
@@ -126,21 +127,9 @@ afterAll(async () => {
 });
 
 it('posts a 500 MB output as truncated, with bounded memory, downloading it once', { timeout: 300_000 }, async () => {
-  await h.user().command(`run "${RUNBOOK}"`, 'C01OPS');
-  const modal = await waitFor(() => modalContaining(h, 'meta_proxy'), 'run modal');
-  await h.user().submit(modal.id, {
-    [BLOCKS.proxy]: { [ACTIONS.proxySelect]: { type: 'static_select', selected_option: { value: 'proxy-dev' } } },
-    [BLOCKS.channel]: {
-      [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: 'C02DEPLOYS' },
-    },
-    field_namespace: { value: { type: 'plain_text_input', value: 'big-output' } },
-    field_deployment: { value: { type: 'plain_text_input', value: 'api' } },
-    field_replicas: { value: { type: 'number_input', value: '2' } },
-  });
-  const execution = await waitFor(
-    () => [...h.emulator.state.executions.byId.values()].find((e) => e.params.namespace === 'big-output'),
-    'the execution',
-  );
+  const modalId = await openScaleForm(h);
+  await h.user().submit(modalId, scaleFormValues('big-output'));
+  const execution = await executionMarked(h, 'big-output');
   huge.add(execution.id);
   const card = await waitFor(
     () => (h.fake.state.messages.C02DEPLOYS ?? []).find((m) => m.text === `${RUNBOOK} is running`),

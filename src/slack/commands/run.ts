@@ -11,6 +11,7 @@ import { checkRunForm, loadRunbook, type RunRequest, type RunResult } from '../.
 import type { StartedRun } from '../../runs/run-tracker.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
+import { namesCard } from '../../watch/slack-read-back.ts';
 import { actorFor } from '../actor.ts';
 import {
   button,
@@ -216,12 +217,10 @@ export async function postRunningCard(deps: SlackDeps, client: WebClient, run: S
   const { executionIds } = run;
   const mayPost = executionIds[0] ? await deps.runs.claimMessage(executionIds[0]).catch(() => true) : true;
   if (!mayPost) return;
-  const posted = await postToConversation(
-    client,
-    deps.logger,
-    run.channel,
-    run.startedBy ?? '',
-    buildRunningCard(run, executionIds),
-  );
+  const posted = await postToConversation(client, deps.logger, run.channel, run.startedBy ?? '', {
+    ...buildRunningCard(run, executionIds),
+    // A lost answer is resolved by reading the channel back: one card per execution, always.
+    ...(executionIds[0] ? { sentCheck: namesCard(executionIds[0]) } : {}),
+  });
   if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts);
 }

@@ -119,7 +119,13 @@ export function registerViews(app: App, deps: SlackDeps): void {
       const where = { userId, teamId, channelId: meta.c, destinationChannel: prepared.channel };
       actor = await actorFor(deps, client, where, { email: true });
       const { runbook, proxyId, params } = prepared;
-      return runFromForm(deps, actor, { runbook, proxyId, params }, { admitted: closeForm });
+      return runFromForm(
+        deps,
+        actor,
+        { runbook, proxyId, params },
+        // The same delivery twice (Slack's retry, a replay within the signature window) runs once.
+        { admitted: closeForm, submissionKey: `${body.view.id}:${body.view.hash}` },
+      );
     })();
     let result: RunResult | null;
     try {
