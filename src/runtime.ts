@@ -15,10 +15,12 @@ import { AuditLog } from './policy/audit-log.ts';
 import { loadPolicy, policyGroups } from './policy/load-policy.ts';
 import type { Policy } from './policy/policy.ts';
 import { RunRateLimit } from './policy/run-rate-limit.ts';
+import { reconcileIntents } from './runs/run-intents.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle } from './slack/app.ts';
 import { expireApprovals } from './slack/commands/approvals.ts';
+import { postRunningCard } from './slack/commands/run.ts';
 import type { RunTracker, SlackDeps } from './slack/deps.ts';
 import { Identity } from './slack/identity.ts';
 import { createMetadataSeal } from './slack/metadata-seal.ts';
@@ -254,6 +256,22 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }, 30_000);
     sweeper.unref();
     cleanups.push(async () => clearInterval(sweeper));
+    // Runs whose call was not answered before a crash: at start and every minute, on any replica.
+    // An intent younger than a run call can take may still be in flight somewhere: left alone.
+    const intentGraceMs = config.api.timeoutMs * 2 + 5_000;
+    const reconcile = () =>
+      reconcileIntents(deps, {
+        graceMs: intentGraceMs,
+        announce: (run) => postRunningCard(deps, slack.app.client, run),
+      }).catch((err: unknown) => logger.warn({ err }, 'run intent reconciliation failed'));
+    const reconcileFirst = setTimeout(() => void reconcile(), intentGraceMs);
+    reconcileFirst.unref();
+    const reconciler = setInterval(() => void reconcile(), 60_000);
+    reconciler.unref();
+    cleanups.push(async () => {
+      clearTimeout(reconcileFirst);
+      clearInterval(reconciler);
+    });
     logger.info({ port, mode: config.slack.mode }, 'Slack app listening');
     return { api, emulator, slack, slackPort: port, signingSecret, deps, store, watcher, subscriptions: scanner, stop };
   } catch (err) {

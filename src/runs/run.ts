@@ -1,6 +1,7 @@
 // Running a runbook: from the run form, from a schedule's Run now, and after an approval. Every path
 // goes through the gate; a runbook that needs approval becomes an approval request instead of a run.
-import { NotFoundError } from '../api/errors.ts';
+import { randomUUID } from 'node:crypto';
+import { ConnectionError, InvalidIdError, NotFoundError, RunbookApiError } from '../api/errors.ts';
 import type { Schedule, Workflow } from '../api/schemas.ts';
 import { parseInputSchema } from '../forms/input-schema.ts';
 import { maskSecrets } from '../forms/secrets.ts';
@@ -10,6 +11,7 @@ import type { Approval } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { gate, runbookFacts } from './gate.ts';
+import { paramsHash } from './run-intents.ts';
 import type { StartedRun } from './run-tracker.ts';
 import { disabledReason, isRunnable } from './runnable.ts';
 
@@ -187,6 +189,34 @@ export async function startRun(
     });
   let executionIds: string[];
   let tid: string | null;
+  // The intent is on record before the call: a crash while it is answered is reconciled at the next
+  // start (run-intents.ts). Without a record, nothing is run.
+  const intentId = randomUUID();
+  try {
+    await deps.access.store.intents.record(
+      {
+        id: intentId,
+        userId: actor.userId,
+        userEmail: actor.email ?? null,
+        teamId: actor.teamId,
+        runbookId: runbook.id,
+        runbookName: runbook.name,
+        proxyId,
+        paramsHash: paramsHash(params),
+        channel: actor.destinationChannel,
+        inputsSummary: JSON.stringify(masked),
+      },
+      deps.now(),
+    );
+  } catch (error) {
+    deps.logger.error({ err: error, runbookId: runbook.id }, 'could not record the run before starting it');
+    await audit('error', 'the run was not started: it could not be recorded first', null);
+    return { kind: 'failed', runbook, error };
+  }
+  const settle = (state: 'started' | 'failed', ids: string[]) =>
+    deps.access.store.intents
+      .settle(intentId, state, ids, deps.now())
+      .catch((err: unknown) => deps.logger.warn({ err, intentId }, 'could not settle a run intent'));
   try {
     const result = await deps.api.workflows.run(runbook.id, {
       proxyId,
@@ -199,6 +229,9 @@ export async function startRun(
     tid = result.tid ?? null;
   } catch (error) {
     deps.logger.warn({ err: error, runbookId: runbook.id }, 'run failed to start');
+    // Refused for sure: nothing to reconcile. Otherwise (timeout, 5xx, dropped after sending) it may have
+    // started: the intent stays open and reconciliation looks for its execution.
+    if (definitelyNotStarted(error)) await settle('failed', []);
     const errorTid = (error as { tid?: unknown }).tid;
     await audit(
       'error',
@@ -230,7 +263,16 @@ export async function startRun(
     .catch((err: unknown) =>
       deps.logger.error({ err, executionIds }, 'could not store the watch; the result will not be followed'),
     );
+  await settle('started', executionIds);
   return { kind: 'started', runbook, run, tid };
+}
+
+/** A run call error after which the run certainly did not start (the API refused it, or it never left). */
+function definitelyNotStarted(error: unknown): boolean {
+  if (error instanceof ConnectionError) return !error.requestSent;
+  if (error instanceof InvalidIdError) return true;
+  if (!(error instanceof RunbookApiError)) return false;
+  return error.status !== null && error.status >= 400 && error.status < 500 && error.status !== 408;
 }
 
 function parseParams(text: string): Record<string, unknown> | null {

@@ -71,6 +71,7 @@ describe('postgres store', () => {
       'audit',
       'cursors',
       'notifications',
+      'run_intents',
       'schedule_owners',
       'schema_migrations',
       'subscriptions',
