@@ -222,7 +222,7 @@ export class Watcher implements RunTracker {
         runbookId: run.runbookId,
         runbookName: run.runbookName,
         channel: run.channel ?? '',
-        startedBy: run.adoptedBy,
+        startedBy: run.startedBy,
         teamId: run.teamId,
         proxyId: '',
         inputsSummary: JSON.stringify(run.inputs),

@@ -50,3 +50,44 @@ describe('the seal on private_metadata', () => {
     expect(h.emulator.state.executions.byId.size).toBe(before);
   });
 });
+
+describe('/runbook watch credits whoever started the run', () => {
+  const aboutExecution = (channel: string, id: string) =>
+    (h.fake.state.messages[channel] ?? []).filter((m) => JSON.stringify([m.text, m.blocks ?? []]).includes(id));
+
+  async function watchRunBy(userEmail: string | undefined) {
+    const runbook = (await h.runtime.deps.catalog.all()).find((r) => r.name === 'Scale Kubernetes Deployment')!;
+    const run = await h.runtime.api.workflows.run(runbook.id, {
+      proxyId: 'proxy-dev',
+      params: { namespace: `watched-${userEmail ?? 'api'}`, deployment: 'api', replicas: 1 },
+      ...(userEmail ? { userEmail } : {}),
+    });
+    const id = run.executionIds[0]!;
+    await h.user('U01ALICE').command(`watch ${id}`, 'C01OPS');
+    await waitFor(() => aboutExecution('C01OPS', id)[0], 'running card');
+    h.emulator.advance(60 * 60_000);
+    await waitFor(
+      () => aboutExecution('C01OPS', id).some((m) => m.thread_ts && m.thread_ts !== m.ts),
+      'the thread reply',
+      10_000,
+    );
+    const card = aboutExecution('C01OPS', id).find((m) => !(m.thread_ts && m.thread_ts !== m.ts))!;
+    const reply = aboutExecution('C01OPS', id).find((m) => m.thread_ts && m.thread_ts !== m.ts)!;
+    return { card: JSON.stringify(card.blocks), reply: reply.text };
+  }
+
+  it('names and pings the executor Slack knows by email, not the person who typed watch', async () => {
+    const { card, reply } = await watchRunBy('bob@example.com');
+    expect(card).toContain('*Started by*\\n<@U02BOB>');
+    expect(card).not.toContain('<@U01ALICE>');
+    expect(reply).toContain('<@U02BOB> your run of');
+    expect(reply).not.toContain('<@U01ALICE>');
+  });
+
+  it('names an executor Slack does not know as text and pings nobody', async () => {
+    const { card, reply } = await watchRunBy('stranger@elsewhere.example');
+    expect(card).toContain('stranger@elsewhere.example');
+    expect(card).not.toContain('<@U01ALICE>');
+    expect(reply).not.toContain('<@');
+  });
+});
