@@ -24,6 +24,7 @@ import { postRunningCard } from './slack/commands/run.ts';
 import type { RunTracker, SlackDeps } from './slack/deps.ts';
 import { Identity } from './slack/identity.ts';
 import { createMetadataSeal } from './slack/metadata-seal.ts';
+import { guardClient } from './slack/outgoing-guard.ts';
 import { RunDrafts } from './slack/run-drafts.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
@@ -130,13 +131,15 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         api,
         // Its own client: rate-limited answers come back as errors so the pacer decides the wait,
         // and no silent retries of postMessage (a retried post could double a reply).
-        slack: new WebClient(botToken, {
-          slackApiUrl,
-          rejectRateLimitedCalls: true,
-          retryConfig: { retries: 0 },
-          // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
-          timeout: 10_000,
-        }),
+        slack: guardClient(
+          new WebClient(botToken, {
+            slackApiUrl,
+            rejectRateLimitedCalls: true,
+            retryConfig: { retries: 0 },
+            // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
+            timeout: 10_000,
+          }),
+        ),
         owner: options.watcherOwner ?? newOwnerId(),
         logger,
         metrics: createWatchMetrics(registry),
@@ -192,13 +195,15 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       store,
       api,
       transport: slackPostTransport(
-        new WebClient(botToken, {
-          slackApiUrl,
-          rejectRateLimitedCalls: true,
-          retryConfig: { retries: 0 },
-          // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
-          timeout: 10_000,
-        }),
+        guardClient(
+          new WebClient(botToken, {
+            slackApiUrl,
+            rejectRateLimitedCalls: true,
+            retryConfig: { retries: 0 },
+            // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
+            timeout: 10_000,
+          }),
+        ),
       ),
       logger,
       runbooks: catalogLookup(deps.catalog),

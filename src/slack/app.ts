@@ -11,6 +11,7 @@ import { registerApprovalActions } from './listeners/approval-actions.ts';
 import { registerCommands } from './listeners/commands.ts';
 import { registerEvents } from './listeners/events.ts';
 import { registerExecutionActions } from './listeners/execution-actions.ts';
+import { registerOutgoingGuard } from './listeners/guard-outgoing.ts';
 import { registerOptions } from './listeners/options.ts';
 import { registerScheduleActions } from './listeners/schedule-actions.ts';
 import { registerMetadataSeal } from './listeners/seal-metadata.ts';
@@ -89,6 +90,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
     deps.logger.error({ err: error }, 'unhandled error in a Slack listener');
   });
 
+  registerOutgoingGuard(app);
   registerMetadataSeal(app, deps.access.seal, deps.logger);
   registerCommands(app, deps);
   registerActions(app, deps);

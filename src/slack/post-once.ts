@@ -7,8 +7,8 @@
 // after Retry-After.
 import type { KnownBlock } from '@slack/types';
 import { ErrorCode, WebClient } from '@slack/web-api';
-import type { SentCheck } from '../watch/slack-pacer.ts';
-import { readBackMessages } from '../watch/slack-read-back.ts';
+import { guardClient } from './outgoing-guard.ts';
+import { readBackMessages, type SentCheck } from './read-back.ts';
 
 export interface OnceMessage {
   text: string;
@@ -41,11 +41,13 @@ const once = new WeakMap<WebClient, WebClient>();
 export function noRetryClient(client: WebClient): WebClient {
   let c = once.get(client);
   if (!c) {
-    c = new WebClient(client.token, {
-      slackApiUrl: client.slackApiUrl,
-      retryConfig: { retries: 0 },
-      rejectRateLimitedCalls: true,
-    });
+    c = guardClient(
+      new WebClient(client.token, {
+        slackApiUrl: client.slackApiUrl,
+        retryConfig: { retries: 0 },
+        rejectRateLimitedCalls: true,
+      }),
+    );
     once.set(client, c);
   }
   return c;

@@ -5,9 +5,9 @@
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.ts';
-import type { SentCheck } from '../watch/slack-pacer.ts';
 import { channelMention } from './blocks/mrkdwn.ts';
 import { type PostOnceOutcome, postOnce } from './post-once.ts';
+import type { SentCheck } from './read-back.ts';
 
 export interface Postable {
   text: string;

@@ -26,13 +26,13 @@ import { Execution, type ExecutionStatus } from '../api/schemas.ts';
 import type { Logger } from '../logger.ts';
 import type { AdoptedRun, RunTracker, StartedRun } from '../runs/run-tracker.ts';
 import { buildResultCard, buildRunningCard, type RunContext } from '../slack/blocks/execution-card.ts';
+import { namesCard, namesFinished, namesResultCard, readBackMessages } from '../slack/read-back.ts';
 import type { Store, Watch } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
 import { chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
 import { NO_METRICS, type WatchMetrics } from './metrics.ts';
 import { digestLine, replyText } from './result-notice.ts';
 import { type OutgoingMessage, SlackPacer } from './slack-pacer.ts';
-import { namesCard, namesFinished, namesResultCard, readBackMessages } from './slack-read-back.ts';
 import { slackPostTransport } from './subscriptions.ts';
 import { RequestBudget, realSleep } from './token-bucket.ts';
 

@@ -11,7 +11,6 @@ import { checkRunForm, loadRunbook, type RunRequest, type RunResult } from '../.
 import type { StartedRun } from '../../runs/run-tracker.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
-import { namesCard } from '../../watch/slack-read-back.ts';
 import { actorFor } from '../actor.ts';
 import {
   button,
@@ -30,6 +29,7 @@ import type { SlackDeps } from '../deps.ts';
 import { describeFailure } from '../describe-failure.ts';
 import { ACTIONS } from '../ids.ts';
 import { postToConversation } from '../post-to-conversation.ts';
+import { namesCard } from '../read-back.ts';
 import { publishApprovalRequest } from './approvals.ts';
 import type { HandlerContext } from './context.ts';
 
