@@ -54,17 +54,23 @@ export async function publishApprovalRequest(
   const { request, notice } = messagesOf(approval, describeApprovers(need));
   const target = deps.access.approvalsChannel ?? (approval.channel || null);
   const posted = await postToConversation(client, deps.logger, target, approval.requesterId, request);
+  // Recorded at once: a decision or an expiry right after the post must find the message to update.
+  if (posted) {
+    await deps.access.store.approvals.setMessages(approval.id, {
+      approversChannel: posted.channel,
+      approversTs: posted.ts,
+    });
+  }
   const dm = await client.conversations.open({ users: approval.requesterId }).catch(() => null);
   const copy = dm?.channel?.id
-    ? await client.chat.postMessage({ channel: dm.channel.id, ...notice }).catch((err: unknown) => {
-        deps.logger.warn({ err: slackErrorCode(err) ?? err }, 'could not DM the requester');
-        return null;
-      })
+    ? await postToConversation(client, deps.logger, dm.channel.id, approval.requesterId, notice)
     : null;
-  await deps.access.store.approvals.setMessages(approval.id, {
-    ...(posted ? { approversChannel: posted.channel, approversTs: posted.ts } : {}),
-    ...(copy?.ts && copy.channel ? { requesterChannel: copy.channel, requesterTs: copy.ts } : {}),
-  });
+  if (copy) {
+    await deps.access.store.approvals.setMessages(approval.id, {
+      requesterChannel: copy.channel,
+      requesterTs: copy.ts,
+    });
+  }
 }
 
 /** Rewrites both copies of the request to show its current state. Never throws. */
