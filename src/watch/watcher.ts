@@ -20,7 +20,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
-import { NotFoundError, RunbookApiError } from '../api/errors.ts';
+import { NotFoundError, ResponseValidationError, RunbookApiError } from '../api/errors.ts';
 import type { RunbookApi } from '../api/runbook-api.ts';
 import { Execution, type ExecutionStatus } from '../api/schemas.ts';
 import type { Logger } from '../logger.ts';
@@ -430,7 +430,7 @@ export class Watcher implements RunTracker {
       }
       // A listing that carried the output already is the full record: no second request for it.
       const listed = snapshot?.finished.get(id);
-      const full = listed?.output ? listed : await this.#budget.run(() => this.#api.executions.get(id));
+      const full = listed?.output ? listed : await this.#readFinished(id);
       await this.#deliver(w, full, false);
     } catch (err) {
       if (err instanceof NotFoundError) {
@@ -440,6 +440,26 @@ export class Watcher implements RunTracker {
         return;
       }
       await this.#retryLater(w, err);
+    }
+  }
+
+  /**
+   * The finished execution with its output. An answer that cannot be read (garbage, or too large even
+   * to cut) would be the same on every retry: the result goes out from the summary, saying so, instead of
+   * a card that stays at "running" while the watcher asks again and again.
+   */
+  async #readFinished(id: string): Promise<Execution> {
+    try {
+      return await this.#budget.run(() => this.#api.executions.get(id));
+    } catch (err) {
+      if (!(err instanceof ResponseValidationError)) throw err;
+      this.#apiError(err);
+      this.#log.warn({ err, executionId: id }, 'the execution could not be read; reporting it without its output');
+      const summary = await this.#budget.run(() => this.#api.executions.get(id, { summary: true }));
+      return {
+        ...summary,
+        output: `(The Runbook API's answer for this execution could not be read (${err.issues}), so its output is not shown. Look it up in the Runbook API.)`,
+      };
     }
   }
 
