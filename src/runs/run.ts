@@ -1,7 +1,7 @@
 // Running a runbook: from the run form, from a schedule's Run now, and after an approval. Every path
 // goes through the gate; a runbook that needs approval becomes an approval request instead of a run.
 import { randomUUID } from 'node:crypto';
-import { ConnectionError, InvalidIdError, NotFoundError, RunbookApiError } from '../api/errors.ts';
+import { ConnectionError, describeApiError, InvalidIdError, NotFoundError, RunbookApiError } from '../api/errors.ts';
 import type { Schedule, Workflow } from '../api/schemas.ts';
 import { parseInputSchema } from '../forms/input-schema.ts';
 import { maskSecrets } from '../forms/secrets.ts';
@@ -233,11 +233,7 @@ export async function startRun(
     // started: the intent stays open and reconciliation looks for its execution.
     if (definitelyNotStarted(error)) await settle('failed', []);
     const errorTid = (error as { tid?: unknown }).tid;
-    await audit(
-      'error',
-      error instanceof Error ? error.message : String(error),
-      typeof errorTid === 'string' ? errorTid : null,
-    );
+    await audit('error', describeApiError(error), typeof errorTid === 'string' ? errorTid : null);
     return { kind: 'failed', runbook, error };
   }
   await audit(

@@ -54,7 +54,7 @@ export async function publishApprovalRequest(
   const { request, notice } = messagesOf(approval, describeApprovers(need));
   const target = deps.access.approvalsChannel ?? (approval.channel || null);
   const posted = await postToConversation(client, deps.logger, target, approval.requesterId, request);
-  // Recorded at once: a decision or an expiry right after the post must find the message to update.
+  // Recorded at once, so an expiry or a decision right after the post finds the message to update.
   if (posted) {
     await deps.access.store.approvals.setMessages(approval.id, {
       approversChannel: posted.channel,
@@ -65,7 +65,7 @@ export async function publishApprovalRequest(
   const copy = dm?.channel?.id
     ? await postToConversation(client, deps.logger, dm.channel.id, approval.requesterId, notice)
     : null;
-  if (copy) {
+  if (copy?.ts && copy.channel) {
     await deps.access.store.approvals.setMessages(approval.id, {
       requesterChannel: copy.channel,
       requesterTs: copy.ts,

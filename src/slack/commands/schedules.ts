@@ -155,19 +155,20 @@ export async function showSchedules(
   notice: string | null = null,
 ): Promise<void> {
   const { deps } = ctx;
+  const visible = await visibleTo(ctx);
   let runbook: { id: string; name: string } | null = null;
   if (target.runbookId) {
     const known = await deps.catalog.get(target.runbookId).catch(() => null);
-    runbook = { id: target.runbookId, name: known?.name ?? '' };
+    // A button's runbook id is not sealed: a hidden runbook's name is not shown for it.
+    runbook = { id: target.runbookId, name: known && visible.runbook(known) ? known.name : '' };
   } else if (target.query) {
-    const resolution = await (await visibleTo(ctx)).resolve(target.query);
+    const resolution = await visible.resolve(target.query);
     if (resolution.kind !== 'match') {
       await ctx.respond({ ...buildRunbookChoice(target.query, resolution, 'schedules'), replaceOriginal });
       return;
     }
     runbook = { id: resolution.runbook.id, name: resolution.runbook.name };
   }
-  const visible = await visibleTo(ctx);
   const schedules: Schedule[] = [];
   for await (const schedule of deps.api.schedules.iterate({ pageSize: 100 })) {
     if (runbook && schedule.runbookId !== runbook.id) continue;
@@ -271,11 +272,12 @@ export async function scheduleModalView(ctx: HandlerContext, target: ScheduleMod
       remember(runbookCache, runbookId, { runbook, at: deps.now() });
       notes.push(':warning: The Runbook API no longer knows this runbook; runs of this schedule will probably fail.');
     }
-    if (schedule) {
-      // Whoever may not change this schedule does not get its form (nor its stored parameters).
-      const refusal = await checkScheduleChange(deps, await actorOf(ctx), schedule, 'schedule.open');
-      if (refusal) return errorModal('Edit schedule', refusal.sentence);
-    }
+    // Whoever may not change this schedule does not get its form (nor its stored parameters); a draft
+    // reopened with "Try again" passes the same gate as a new form.
+    const refusal = schedule
+      ? await checkScheduleChange(deps, await actorOf(ctx), schedule, 'schedule.open')
+      : await checkScheduleForm(deps, await actorOf(ctx), runbook);
+    if (refusal) return errorModal(modalTitle(target), refusal.sentence);
     if (!isRunnable(runbook))
       notes.push(':no_entry: Running this runbook is disabled, so scheduled runs will not start.');
     const spec = parseInputSchema(runbook.inputSchema);
