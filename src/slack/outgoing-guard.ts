@@ -7,8 +7,7 @@
 // (src/mentions.ts); any other <!…>, <@…>, <#…>, <http…> is escaped and cannot ping or link.
 // plain_text (titles, labels, options, buttons) is never read as mrkdwn by Slack and is left as is,
 // except that sealed mentions are turned into their tokens everywhere. Acks (response_action views and
-// field errors, typeahead options) are answered by the builders directly: their mrkdwn is escaped there,
-// and field errors and options are plain text.
+// field errors, command replies, typeahead options) pass through it too (listeners/guard-outgoing.ts).
 import type { WebClient } from '@slack/web-api';
 import { plainMentions } from '../mentions.ts';
 import { neutralizeMrkdwn } from './blocks/mrkdwn.ts';

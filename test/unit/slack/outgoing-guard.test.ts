@@ -2,6 +2,8 @@
 // or <http…> that the bot's helpers did not make — in the top-level `text` fallback (which Slack reads
 // for notifications) as in blocks — while the mentions the bot means (helpers over validated ids, and
 // sealed mentions such as the approvers in a denial) stay live.
+import type { App } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Execution, Workflow } from '../../../src/api/schemas.ts';
@@ -12,6 +14,7 @@ import { errorMessage, noticeMessage } from '../../../src/slack/blocks/common.ts
 import { buildResultCard, buildRunningCard } from '../../../src/slack/blocks/execution-card.ts';
 import { escapeMrkdwn, isOurToken, slackDate, userMention } from '../../../src/slack/blocks/mrkdwn.ts';
 import { buildRunbookDetails } from '../../../src/slack/blocks/runbook-details.ts';
+import { registerOutgoingGuard } from '../../../src/slack/listeners/guard-outgoing.ts';
 import { guardOutgoing } from '../../../src/slack/outgoing-guard.ts';
 import { replyText } from '../../../src/watch/result-notice.ts';
 import { mrkdwnTexts } from '../../support/block-texts.ts';
@@ -68,6 +71,25 @@ describe('the outgoing guard', () => {
     expect(guardOutgoing({ text: forged }).text).not.toContain('<!channel>');
     expect(mention.user('not-an-id <!here>')).toBe('not-an-id <!here>');
     expect(escapeMrkdwn(mention.user('not-an-id <!here>'))).not.toContain('<!here>');
+  });
+
+  it('guards acks too: every receiver hands events to app.processEvent, whose ack is wrapped', async () => {
+    const acked: unknown[] = [];
+    const fakeApp = {
+      client: new WebClient('xoxb-x'),
+      use: () => {},
+      // What Bolt does: the listener acks through the event's ack.
+      processEvent: async (event: { ack: (r?: unknown) => Promise<void> }) => {
+        await event.ack({
+          response_action: 'update',
+          view: { type: 'modal', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: HOSTILE } }] },
+        });
+      },
+    };
+    registerOutgoingGuard(fakeApp as unknown as App);
+    await fakeApp.processEvent({ ack: async (r: unknown) => void acked.push(r) } as never);
+    expect(JSON.stringify(acked)).not.toContain('<!channel>');
+    expect(JSON.stringify(acked)).toContain('&lt;!channel&gt;');
   });
 
   it('leaves no foreign token in any builder output, top-level text included (property)', () => {
