@@ -38,6 +38,7 @@ const ApiModel = z.object({
   RUNBOOK_API_KEY: optionalString,
   RUNBOOK_API_TIMEOUT_MS: intIn(100, 600_000, 10_000),
   RUNBOOK_API_MAX_RETRIES: intIn(0, 10, 3),
+  RUNBOOK_API_MAX_BODY_BYTES: intIn(65_536, 1_073_741_824, 4 * 1024 * 1024),
   RUNBOOK_OUTPUT_ENCODING: z.enum(['base64', 'plain']).optional().default('base64'),
   RUNBOOK_SEND_INPUTS_FIELD: boolFlag(false),
   EMULATOR_PORT: intIn(0, 65_535, 0),
@@ -131,6 +132,8 @@ export interface Config {
     outputEncoding: 'base64' | 'plain';
     /** Also send run values as `inputs` (for services that honour that name). */
     sendInputsField: boolean;
+    /** Most bytes of one response kept in memory; a longer output keeps its tail. */
+    maxBodyBytes: number;
   };
   /** Settings of the embedded emulator; null when RUNBOOK_API_URL points at a real service. */
   emulator: { port: number } | null;
@@ -263,6 +266,7 @@ export function loadConfig(rawEnv: Env): Config {
       maxRetries: api.RUNBOOK_API_MAX_RETRIES,
       outputEncoding: api.RUNBOOK_OUTPUT_ENCODING,
       sendInputsField: api.RUNBOOK_SEND_INPUTS_FIELD,
+      maxBodyBytes: api.RUNBOOK_API_MAX_BODY_BYTES,
     },
     emulator: api.RUNBOOK_API_URL ? null : { port: api.EMULATOR_PORT },
     proxies: { list: proxies, defaultId },

@@ -28,13 +28,16 @@ import { AuditLog } from './policy/audit-log.ts';
 import { loadPolicy, policyGroups } from './policy/load-policy.ts';
 import type { Policy } from './policy/policy.ts';
 import { RunRateLimit } from './policy/run-rate-limit.ts';
+import { reconcileIntents } from './runs/run-intents.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle } from './slack/app.ts';
 import { expireApprovals } from './slack/commands/approvals.ts';
+import { postRunningCard } from './slack/commands/run.ts';
 import type { RunTracker, SlackDeps } from './slack/deps.ts';
 import { Identity } from './slack/identity.ts';
 import { createMetadataSeal } from './slack/metadata-seal.ts';
+import { guardClient } from './slack/outgoing-guard.ts';
 import { RunDrafts } from './slack/run-drafts.ts';
 import { finishWaitingSteps } from './slack/workflow-step-finish.ts';
 import { openStore } from './store/open-store.ts';
@@ -132,6 +135,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       maxRetries: config.api.maxRetries,
       outputEncoding: config.api.outputEncoding,
       sendInputsField: config.api.sendInputsField,
+      maxBodyBytes: config.api.maxBodyBytes,
       logger: logger.child({ component: 'api' }),
     });
     cleanups.push(() => api.close());
@@ -151,13 +155,17 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       const w = config.watch;
       // Its own client: rate-limited answers come back as errors so the pacer decides the wait,
       // and no silent retries of postMessage (a retried post could double a reply).
-      const watcherSlack = new WebClient(botToken, {
-        slackApiUrl,
-        rejectRateLimitedCalls: true,
-        retryConfig: { retries: 0 },
-        // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
-        timeout: 10_000,
-      });
+      // Its own client: rate-limited answers come back as errors so the pacer decides the wait,
+      // and no silent retries of postMessage (a retried post could double a reply).
+      const watcherSlack = guardClient(
+        new WebClient(botToken, {
+          slackApiUrl,
+          rejectRateLimitedCalls: true,
+          retryConfig: { retries: 0 },
+          // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
+          timeout: 10_000,
+        }),
+      );
       watcher = new Watcher({
         store,
         api,
@@ -219,13 +227,15 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       store,
       api,
       transport: slackPostTransport(
-        new WebClient(botToken, {
-          slackApiUrl,
-          rejectRateLimitedCalls: true,
-          retryConfig: { retries: 0 },
-          // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
-          timeout: 10_000,
-        }),
+        guardClient(
+          new WebClient(botToken, {
+            slackApiUrl,
+            rejectRateLimitedCalls: true,
+            retryConfig: { retries: 0 },
+            // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
+            timeout: 10_000,
+          }),
+        ),
       ),
       logger,
       runbooks: catalogLookup(deps.catalog),
@@ -286,6 +296,24 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }, 30_000);
     sweeper.unref();
     cleanups.push(async () => clearInterval(sweeper));
+    // Runs whose call was not answered before a crash: at start and every minute, on any replica.
+    // An intent younger than a run call can take may still be in flight somewhere: left alone.
+    const intentGraceMs = config.api.timeoutMs * 2 + 5_000;
+    const reconcile = () =>
+      reconcileIntents(deps, {
+        graceMs: intentGraceMs,
+        announce: async (run) => {
+          await postRunningCard(deps, slack.app.client, run);
+        },
+      }).catch((err: unknown) => logger.warn({ err }, 'run intent reconciliation failed'));
+    const reconcileFirst = setTimeout(() => void reconcile(), intentGraceMs);
+    reconcileFirst.unref();
+    const reconciler = setInterval(() => void reconcile(), 60_000);
+    reconciler.unref();
+    cleanups.push(async () => {
+      clearTimeout(reconcileFirst);
+      clearInterval(reconciler);
+    });
     logger.info({ port, mode: config.slack.mode }, 'Slack app listening');
     return {
       api,

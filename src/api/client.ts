@@ -34,6 +34,8 @@ export interface RunbookApiOptions {
   maxPages?: number;
   /** Told about every request attempt (latency metrics). */
   onAttempt?: (attempt: AttemptRecord) => void;
+  /** Most bytes of one response kept in memory (default 4 MiB); beyond it an output keeps its tail. */
+  maxBodyBytes?: number;
 }
 
 export function createRunbookApi(options: RunbookApiOptions): RunbookApi {
@@ -48,6 +50,7 @@ export function createRunbookApi(options: RunbookApiOptions): RunbookApi {
     sleep: options.sleep,
     now: options.now,
     onAttempt: options.onAttempt,
+    maxBodyBytes: options.maxBodyBytes,
   });
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   return {

@@ -151,6 +151,27 @@ export class PaginationError extends RunbookApiError {
   }
 }
 
+/**
+ * An id that cannot be a path segment (".", "", "a/b", control characters…). Raised before any
+ * request is made, so there is no tid; `path` is the collection the id was meant for.
+ */
+export class InvalidIdError extends RunbookApiError {
+  readonly kind: 'runbook' | 'execution' | 'schedule';
+  /** The refused id, at most 60 characters, for logs. */
+  readonly id: string;
+  constructor(init: { kind: InvalidIdError['kind']; id: string; method: HttpMethod; path: string }) {
+    super({
+      tid: '',
+      method: init.method,
+      path: init.path,
+      message: `not a valid ${init.kind} id: ${JSON.stringify(init.id.slice(0, 60))}`,
+    });
+    this.name = 'InvalidIdError';
+    this.kind = init.kind;
+    this.id = init.id.slice(0, 60);
+  }
+}
+
 const MAX_SERVER_MESSAGE = 300;
 
 /** One line, bounded: a server message is quoted to users and logs, never dumped. */
@@ -244,6 +265,11 @@ function sentenceFor(err: RunbookApiError): string {
       ? `the ${noun} may still have been created, so check the list before trying again`
       : 'try again in a minute';
   if (err instanceof RequestAbortedError) return 'The request to the Runbook API was cancelled';
+  if (err instanceof InvalidIdError) {
+    // The id is not quoted back: it came from a person and may hold anything.
+    const example = err.kind === 'execution' ? '; copy it from `/runbook executions`' : '';
+    return `That is not a valid ${err.kind} id (an id has no spaces and is not "." or "..")${example}`;
+  }
   if (err instanceof TimeoutError) return `The Runbook API did not answer in time; ${checkFirst}`;
   if (err instanceof ConnectionError) {
     if (!err.requestSent || err.method !== 'POST') {

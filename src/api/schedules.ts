@@ -1,5 +1,7 @@
 // Schedules: list, iterate, create, get, update, delete. Paths and schemas only.
+import type { HttpMethod } from './errors.ts';
 import { iterateList } from './paginate.ts';
+import { pathSegment } from './path-segment.ts';
 import type { CallOptions, ListSchedulesParams, Page, RunbookApi } from './runbook-api.ts';
 import {
   EmptyResponse,
@@ -29,7 +31,7 @@ export function pickWritable(schedule: ScheduleWrite): ScheduleWrite {
 }
 
 export function createSchedulesApi(transport: Transport, settings: SchedulesSettings): RunbookApi['schedules'] {
-  const itemPath = (id: string) => `${PATH}/${encodeURIComponent(id)}`;
+  const itemPath = (id: string, method: HttpMethod) => `${PATH}/${pathSegment('schedule', id, { method, path: PATH })}`;
 
   async function list(params: ListSchedulesParams = {}, call?: CallOptions): Promise<Page<Schedule>> {
     const { data, tid } = await transport.request({
@@ -69,7 +71,7 @@ export function createSchedulesApi(transport: Transport, settings: SchedulesSett
     async get(scheduleId: string, call?: CallOptions): Promise<Schedule> {
       const { data } = await transport.request({
         method: 'GET',
-        path: itemPath(scheduleId),
+        path: itemPath(scheduleId, 'GET'),
         schema: ScheduleResponse,
         call,
       });
@@ -78,7 +80,7 @@ export function createSchedulesApi(transport: Transport, settings: SchedulesSett
     async update(scheduleId: string, patch: ScheduleWrite, call?: CallOptions): Promise<Schedule> {
       const { data } = await transport.request({
         method: 'PATCH',
-        path: itemPath(scheduleId),
+        path: itemPath(scheduleId, 'PATCH'),
         body: pickWritable(patch),
         schema: ScheduleResponse,
         call,
@@ -86,7 +88,7 @@ export function createSchedulesApi(transport: Transport, settings: SchedulesSett
       return data.schedule;
     },
     async delete(scheduleId: string, call?: CallOptions): Promise<void> {
-      await transport.request({ method: 'DELETE', path: itemPath(scheduleId), schema: EmptyResponse, call });
+      await transport.request({ method: 'DELETE', path: itemPath(scheduleId, 'DELETE'), schema: EmptyResponse, call });
     },
   };
 }

@@ -134,6 +134,11 @@ export const Execution = z.object({
   approver: str,
   reason: str,
   executionType: lenientEnum(EXECUTION_TYPES),
+  /**
+   * Not on the wire (the client sets or clears it): the output's size in bytes when the response
+   * was over the body cap and `output` holds only its tail; absent when `output` is whole.
+   */
+  outputTruncatedBytes: z.number().optional(),
 });
 export type Execution = z.output<typeof Execution>;
 

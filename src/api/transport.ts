@@ -8,6 +8,7 @@ import { type Logger, pino } from 'pino';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
+import { BodyTooLargeError, readBodyHead, readCappedBody } from './capped-body.ts';
 import {
   type ApiErrorContext,
   ConnectionError,
@@ -35,6 +36,11 @@ export interface TransportOptions {
   apiKey: string;
   timeoutMs: number;
   maxRetries: number;
+  /**
+   * Most bytes of a response body kept in memory (default 4 MiB). Beyond it, long strings (an
+   * execution's output) keep only their tail and the result says so in `truncated`.
+   */
+  maxBodyBytes?: number;
   /** Injected dispatcher (not closed by `close()`); default: a keep-alive Agent owned here. */
   dispatcher?: Dispatcher;
   logger?: Logger;
@@ -72,7 +78,16 @@ export interface TransportResult<T> {
   data: T;
   /** The request tid that was sent. */
   tid: string;
+  /**
+   * Set when the body was over `maxBodyBytes`: each string that was cut, as it now appears in
+   * `data` (its tail), → its length in characters before the cut.
+   */
+  truncated?: ReadonlyMap<string, number>;
 }
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Error bodies are only summarised: this much is read, the rest dropped. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 export interface Transport {
   request<S extends z.ZodType>(spec: RequestSpec<S>): Promise<TransportResult<z.output<S>>>;
@@ -110,6 +125,7 @@ export function createTransport(options: TransportOptions): Transport {
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? defaultSleep;
   const now = options.now ?? Date.now;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const scrubKey = (text: string) =>
     options.apiKey.length >= 4 ? text.split(options.apiKey).join('[REDACTED]') : text;
 
@@ -152,7 +168,7 @@ export function createTransport(options: TransportOptions): Transport {
     body: string | undefined,
     ctx: ApiErrorContext,
     attemptNo: number,
-  ): Promise<z.output<S>> {
+  ): Promise<{ data: z.output<S>; truncated?: ReadonlyMap<string, number> }> {
     const timeoutMs = spec.call?.timeoutMs ?? options.timeoutMs;
     const callSignal = spec.call?.signal;
     const timeoutSignal = AbortSignal.timeout(timeoutMs);
@@ -167,6 +183,7 @@ export function createTransport(options: TransportOptions): Transport {
     const started = performance.now();
     let status: number | null = null;
     let text: string;
+    let truncated: ReadonlyMap<string, number> | undefined;
     let retryAfter: string | string[] | undefined;
     try {
       const response = await request(url, {
@@ -180,8 +197,22 @@ export function createTransport(options: TransportOptions): Transport {
       });
       status = response.statusCode;
       retryAfter = response.headers['retry-after'];
-      text = await response.body.text();
+      if (status < 200 || status >= 300) {
+        text = await readBodyHead(response.body, MAX_ERROR_BODY_BYTES);
+      } else {
+        const body = await readCappedBody(response.body, maxBodyBytes);
+        text = body.text;
+        if (body.cut.size > 0) truncated = body.cut;
+      }
     } catch (err) {
+      if (err instanceof BodyTooLargeError) {
+        throw new ResponseValidationError({
+          ...ctx,
+          status,
+          message: `HTTP ${status} response is too large: ${err.message}`,
+          issues: 'body too large',
+        });
+      }
       const mapped = networkError(err, ctx, timeoutMs, timeoutSignal, callSignal);
       options.onAttempt?.({
         method: ctx.method,
@@ -212,6 +243,7 @@ export function createTransport(options: TransportOptions): Transport {
         status,
         ms: Math.round(performance.now() - started),
         attempt: attemptNo,
+        ...(truncated ? { truncatedStrings: truncated.size } : {}),
       },
       'runbook api request',
     );
@@ -255,7 +287,7 @@ export function createTransport(options: TransportOptions): Transport {
         issues,
       });
     }
-    return parsed.data;
+    return truncated ? { data: parsed.data, truncated } : { data: parsed.data };
   }
 
   return {
@@ -276,8 +308,8 @@ export function createTransport(options: TransportOptions): Transport {
       for (let attemptNo = 1; ; attemptNo++) {
         if (call.signal?.aborted) throw aborted(ctx, call.signal.reason);
         try {
-          const data = await attempt(spec, url, body, ctx, attemptNo);
-          return { data, tid };
+          const { data, truncated } = await attempt(spec, url, body, ctx, attemptNo);
+          return truncated ? { data, tid, truncated } : { data, tid };
         } catch (err) {
           if (!(err instanceof RunbookApiError) || !err.retryable || attemptNo > options.maxRetries) throw err;
           const delayMs = err.retryAfterMs ?? backoffDelay(attemptNo, random);

@@ -1,5 +1,6 @@
 // Workflows (runbooks): list, iterate, get, run. Paths and schemas only; the transport does the rest.
 import { iterateList } from './paginate.ts';
+import { pathSegment } from './path-segment.ts';
 import type {
   CallOptions,
   GetWorkflowParams,
@@ -67,7 +68,7 @@ export function createWorkflowsApi(transport: Transport, settings: WorkflowsSett
     async get(workflowId: string, params: GetWorkflowParams = {}, call?: CallOptions): Promise<GetWorkflowResult> {
       const { data } = await transport.request({
         method: 'GET',
-        path: `${PATH}/${encodeURIComponent(workflowId)}`,
+        path: `${PATH}/${pathSegment('runbook', workflowId, { method: 'GET', path: PATH })}`,
         query: { isService: params.isService, tenantId: params.tenantId },
         schema: GetWorkflowResponse,
         call,
@@ -77,7 +78,7 @@ export function createWorkflowsApi(transport: Transport, settings: WorkflowsSett
     async run(workflowId: string, params: RunWorkflowParams, call?: CallOptions): Promise<RunWorkflowResult> {
       const { data, tid } = await transport.request({
         method: 'POST',
-        path: `${PATH}/${encodeURIComponent(workflowId)}/run`,
+        path: `${PATH}/${pathSegment('runbook', workflowId, { method: 'POST', path: PATH })}/run`,
         body: buildRunBody(params, settings.sendInputsField),
         schema: RunWorkflowResponse,
         call,

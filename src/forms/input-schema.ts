@@ -79,7 +79,9 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 export function isSecretSchema(schema: unknown): boolean {
   if (!isRecord(schema)) return false;
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-  return types.includes('secret') || schema.format === 'password' || schema['x-secret'] === true;
+  return (
+    types.includes('secret') || schema.format === 'password' || schema['x-secret'] === true || schema.writeOnly === true
+  );
 }
 
 /** `dry_run` → "Dry run", `instanceID` → "Instance ID"; all-caps words keep their case. */

@@ -1,6 +1,8 @@
 // Every mutating action (run, schedule create/edit/delete, approve/reject, subscribe, policy
 // denial) is stored and logged as one structured line. Details are masked by the caller.
+
 import type { Logger } from '../logger.ts';
+import { plainMentions } from '../mentions.ts';
 import type { AuditEntry, Store } from '../store/store.ts';
 
 export type AuditInput = Omit<AuditEntry, 'at'> & { at?: number };
@@ -17,7 +19,12 @@ export class AuditLog {
   }
 
   async record(input: AuditInput): Promise<void> {
-    const entry: AuditEntry = { ...input, at: input.at ?? this.#now() };
+    // Sealed mentions (src/mentions.ts) are stored and logged as their plain tokens.
+    const entry: AuditEntry = {
+      ...input,
+      ...(typeof input.detail === 'string' ? { detail: plainMentions(input.detail) } : {}),
+      at: input.at ?? this.#now(),
+    };
     this.#logger.info({ audit: entry }, `audit ${entry.action} ${entry.outcome}`);
     try {
       await this.#store.audit.append(entry);

@@ -2,7 +2,9 @@
 // or deny an action to people (Slack users, user groups, channels) on runbooks (by id, name
 // pattern, tag, category, service/custom), plus approval requirements beyond the API's own
 // `requiresApproval`. Pure: group membership is passed in, nothing is fetched here.
+
 import { z } from 'zod';
+import { mention } from '../mentions.ts';
 
 export const ACTIONS = ['view', 'run', 'schedule', 'approve', 'audit'] as const;
 export type PolicyAction = (typeof ACTIONS)[number];
@@ -232,11 +234,14 @@ export class Policy {
   }
 }
 
-/** "<@U1>, <@U2> or members of <!subteam^S1>" — or "anyone but the requester". */
+/**
+ * "<@U1>, <@U2> or members of <!subteam^S1>" — or "anyone but the requester". The mentions are sealed
+ * (src/mentions.ts): live in Slack even inside a sentence that is escaped as a whole.
+ */
 export function describeApprovers(need: Pick<ApprovalNeed, 'approverUsers' | 'approverGroups'>): string {
   const people = [
-    ...need.approverUsers.map((u) => `<@${u}>`),
-    ...need.approverGroups.map((g) => `members of <!subteam^${g}>`),
+    ...need.approverUsers.map((u) => mention.user(u)),
+    ...need.approverGroups.map((g) => `members of ${mention.group(g)}`),
   ];
   if (people.length === 0) return 'anyone but the requester';
   return people.length === 1 ? people[0]! : `${people.slice(0, -1).join(', ')} or ${people.at(-1)}`;

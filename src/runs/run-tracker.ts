@@ -43,6 +43,11 @@ export interface AdoptedRun {
   runbookName: string;
   channel: string | null;
   adoptedBy: string;
+  /**
+   * Who started it, as a Slack user: the execution's executor found in Slack by email, else null (the
+   * card then names the executor as text and nobody is pinged). Never the person who asked to watch.
+   */
+  startedBy: string | null;
   teamId: string | null;
   /** Inputs with secrets masked. */
   inputs: Record<string, unknown>;

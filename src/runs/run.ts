@@ -1,6 +1,7 @@
 // Running a runbook: from the run form, from a schedule's Run now, and after an approval. Every path
 // goes through the gate; a runbook that needs approval becomes an approval request instead of a run.
-import { describeApiError, NotFoundError } from '../api/errors.ts';
+import { randomUUID } from 'node:crypto';
+import { ConnectionError, describeApiError, InvalidIdError, NotFoundError, RunbookApiError } from '../api/errors.ts';
 import type { Schedule, Workflow } from '../api/schemas.ts';
 import { parseInputSchema } from '../forms/input-schema.ts';
 import { maskSecrets } from '../forms/secrets.ts';
@@ -10,13 +11,14 @@ import type { Approval } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { gate, runbookFacts } from './gate.ts';
+import { paramsHash } from './run-intents.ts';
 import type { StartedRun } from './run-tracker.ts';
 import { disabledReason, isRunnable } from './runnable.ts';
 
 /** Why nothing happened, with the sentence for the person (never naming a runbook they may not view). */
 export type Refusal = {
   kind: 'refused';
-  reason: 'hidden' | 'denied' | 'limited' | 'disabled' | 'invalid' | 'not-found' | 'late';
+  reason: 'hidden' | 'denied' | 'limited' | 'disabled' | 'invalid' | 'not-found' | 'late' | 'duplicate';
   sentence: string;
 };
 
@@ -79,6 +81,11 @@ export interface RunHooks {
    * layer closes the form here, so refusals can still be shown in it). Answering false abandons the run.
    */
   admitted?: () => Promise<boolean>;
+  /**
+   * Names one submission (Slack: the view id and hash). The store decides, across replicas: a second
+   * call with the same key (a replayed or retried delivery) starts nothing.
+   */
+  submissionKey?: string;
 }
 
 /**
@@ -123,6 +130,13 @@ export async function requestRun(
   }
   if (hooks.admitted && !(await hooks.admitted())) {
     return refused('late', 'Checking this took too long, so nothing was started. Try again in a moment.');
+  }
+  if (
+    hooks.submissionKey &&
+    !(await deps.access.store.notifications.claim(`submission:${hooks.submissionKey}`, deps.now()))
+  ) {
+    deps.logger.warn({ runbookId: runbook.id }, 'a submission arrived again; nothing more was started');
+    return refused('duplicate', 'This form was already submitted, so nothing more was started.');
   }
   const current = hooks.fresh ? await hooks.fresh(runbook) : runbook;
   const need = hooks.fresh ? deps.access.policy.approvalFor(runbookFacts(deps, current)) : verdict.approval;
@@ -182,6 +196,34 @@ export async function startRun(
     });
   let executionIds: string[];
   let tid: string | null;
+  // The intent is on record before the call: a crash while it is answered is reconciled at the next
+  // start (run-intents.ts). Without a record, nothing is run.
+  const intentId = randomUUID();
+  try {
+    await deps.access.store.intents.record(
+      {
+        id: intentId,
+        userId: actor.userId,
+        userEmail: actor.email ?? null,
+        teamId: actor.teamId,
+        runbookId: runbook.id,
+        runbookName: runbook.name,
+        proxyId,
+        paramsHash: paramsHash(params),
+        channel: actor.destinationChannel,
+        inputsSummary: JSON.stringify(masked),
+      },
+      deps.now(),
+    );
+  } catch (error) {
+    deps.logger.error({ err: error, runbookId: runbook.id }, 'could not record the run before starting it');
+    await audit('error', 'the run was not started: it could not be recorded first', null);
+    return { kind: 'failed', runbook, error };
+  }
+  const settle = (state: 'started' | 'failed', ids: string[]) =>
+    deps.access.store.intents
+      .settle(intentId, state, ids, deps.now())
+      .catch((err: unknown) => deps.logger.warn({ err, intentId }, 'could not settle a run intent'));
   try {
     const result = await deps.api.workflows.run(runbook.id, {
       proxyId,
@@ -194,6 +236,9 @@ export async function startRun(
     tid = result.tid ?? null;
   } catch (error) {
     deps.logger.warn({ err: error, runbookId: runbook.id }, 'run failed to start');
+    // Refused for sure: nothing to reconcile. Otherwise (timeout, 5xx, dropped after sending) it may have
+    // started: the intent stays open and reconciliation looks for its execution.
+    if (definitelyNotStarted(error)) await settle('failed', []);
     const errorTid = (error as { tid?: unknown }).tid;
     await audit('error', describeApiError(error), typeof errorTid === 'string' ? errorTid : null);
     return { kind: 'failed', runbook, error };
@@ -226,7 +271,16 @@ export async function startRun(
     .catch((err: unknown) =>
       deps.logger.error({ err, executionIds }, 'could not store the watch; the result will not be followed'),
     );
+  await settle('started', executionIds);
   return { kind: 'started', runbook, run, tid };
+}
+
+/** A run call error after which the run certainly did not start (the API refused it, or it never left). */
+function definitelyNotStarted(error: unknown): boolean {
+  if (error instanceof ConnectionError) return !error.requestSent;
+  if (error instanceof InvalidIdError) return true;
+  if (!(error instanceof RunbookApiError)) return false;
+  return error.status !== null && error.status >= 400 && error.status < 500 && error.status !== 408;
 }
 
 function parseParams(text: string): Record<string, unknown> | null {

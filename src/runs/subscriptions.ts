@@ -201,6 +201,8 @@ export type WatchResult =
   | {
       kind: 'adopted';
       executionId: string;
+      /** The Slack user who started it (by the executor's email), or null. */
+      startedBy: string | null;
       runbook: Workflow | null;
       name: string;
       inputs: ExecutionInputs;
@@ -212,7 +214,15 @@ export type WatchResult =
  * Adopts an execution: a watch (origin 'adopted') is stored first, exactly like a run started here, so the
  * watcher owns the rest. Needs `view` of its runbook where the person asks.
  */
-export async function watchExecution(deps: RunsDeps, actor: Actor, executionId: string): Promise<WatchResult> {
+/** Finds a Slack user by email (the Slack layer answers; null when Slack does not know the address). */
+export type UserByEmail = (email: string) => Promise<string | null>;
+
+export async function watchExecution(
+  deps: RunsDeps,
+  actor: Actor,
+  executionId: string,
+  userByEmail: UserByEmail = async () => null,
+): Promise<WatchResult> {
   const id = executionId.trim();
   let execution: Execution;
   try {
@@ -235,12 +245,16 @@ export async function watchExecution(deps: RunsDeps, actor: Actor, executionId: 
     return { kind: 'already', executionId: id, channel: existing.channel, active: existing.state === 'active' };
   const inputs = maskExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
   const finished = isTerminal(execution);
+  // Credit goes to whoever the API says started it, not to the person asking to watch.
+  const executor = execution.executor.trim();
+  const startedBy = /^[^\s@]+@[^\s@]+$/.test(executor) ? await userByEmail(executor).catch(() => null) : null;
   const inserted = await deps.runs.adopt({
     executionId: id,
     runbookId: runbook?.id ?? '',
     runbookName: name,
     channel: actor.channelId,
     adoptedBy: actor.userId,
+    startedBy,
     teamId: actor.teamId,
     inputs: inputs.kind === 'object' ? inputs.values : {},
     finished,
@@ -248,7 +262,7 @@ export async function watchExecution(deps: RunsDeps, actor: Actor, executionId: 
   // Someone adopted it between our check and our insert.
   if (!inserted) return { kind: 'already', executionId: id, channel: actor.channelId, active: true };
   await audit(deps, actor, 'execution.watch', `${name} (${id})`, 'ok', finished ? 'already finished' : 'running');
-  return { kind: 'adopted', executionId: id, runbook, name, inputs, finished };
+  return { kind: 'adopted', executionId: id, startedBy, runbook, name, inputs, finished };
 }
 
 /**

@@ -92,6 +92,13 @@ export interface FakeSlackFaults {
   serverErrorNext?: number;
   /** Status of server errors; default 503. */
   serverErrorStatus?: number;
+  /**
+   * Carry out exactly the next N (matching) calls, then drop the connection without answering: the
+   * message is posted but the caller never hears so (a lost answer).
+   */
+  lostAnswerNext?: number;
+  /** Probability (0..1) that a call is carried out and its answer lost. */
+  lostAnswerRate?: number;
   /** Only calls of these methods are affected; default all. */
   methods?: string[];
 }
@@ -259,6 +266,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       body = handler ? handler(ctx, args) : fail('unknown_method', { req_method: method });
     }
     record(200, body);
+    if (fault === 'lost_answer') {
+      // Done, but the answer never arrives: the socket closes before a byte of it is sent.
+      req.socket.destroy();
+      return;
+    }
     sendJson(res, 200, body);
   }
 
@@ -402,7 +414,7 @@ function pickFault(
   faults: FakeSlackFaults,
   method: string,
   random: () => number,
-): 'ratelimited' | 'server_error' | undefined {
+): 'ratelimited' | 'server_error' | 'lost_answer' | undefined {
   if (faults.methods && !faults.methods.includes(method)) return undefined;
   if ((faults.ratelimitedNext ?? 0) > 0) {
     faults.ratelimitedNext = (faults.ratelimitedNext ?? 0) - 1;
@@ -412,8 +424,13 @@ function pickFault(
     faults.serverErrorNext = (faults.serverErrorNext ?? 0) - 1;
     return 'server_error';
   }
+  if ((faults.lostAnswerNext ?? 0) > 0) {
+    faults.lostAnswerNext = (faults.lostAnswerNext ?? 0) - 1;
+    return 'lost_answer';
+  }
   if ((faults.ratelimitedRate ?? 0) > 0 && random() < (faults.ratelimitedRate ?? 0)) return 'ratelimited';
   if ((faults.serverErrorRate ?? 0) > 0 && random() < (faults.serverErrorRate ?? 0)) return 'server_error';
+  if ((faults.lostAnswerRate ?? 0) > 0 && random() < (faults.lostAnswerRate ?? 0)) return 'lost_answer';
   return undefined;
 }
 

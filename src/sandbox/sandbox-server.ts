@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
 import type { FakeSlack } from './fake-slack-api.ts';
+import { MAX_MESSAGE_TEXT } from './fake-slack-chat.ts';
 import { mintSlackId, mintViewHash } from './fake-slack-ids.ts';
 import type { FakeEphemeral, FakeSlackState, FakeView } from './fake-slack-state.ts';
 import type { BlockActionInput, BotResponse, ViewStateValues } from './slack-requests.ts';
@@ -20,6 +21,7 @@ const MENTION = /^(?:@runbook-bot|@Runbook Bot|<@U0BOT>)\s*/i;
 export interface SandboxOptions {
   /** 0 picks a free port. */
   port: number;
+  /** Interface to bind; loopback (127.0.0.1) unless said otherwise: the sandbox can run real runbooks. */
   host?: string;
   fake: FakeSlack;
   /** The bot's events endpoint, e.g. http://127.0.0.1:3001/slack/events */
@@ -62,6 +64,9 @@ const ACTION_FIELDS = [
   'selected_channel',
   'selected_user',
 ] as const;
+
+/** Host names the sandbox answers to: a DNS-rebinding page arrives with its own name in Host. */
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 class HttpError extends Error {
   readonly status: number;
@@ -108,7 +113,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     async command(body) {
       const user = userFor(body.user);
       const channel = requireString(body, 'channel');
-      const text = requireString(body, 'text').trim();
+      const text = requireText(body, 'text').trim();
       const match = text.match(/^(\/\S+)\s*([\s\S]*)$/);
       if (!match) throw new HttpError(400, 'a command starts with /');
       const res = await user.command(match[2] ?? '', channel, match[1]);
@@ -129,7 +134,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       const message = fake.addUserMessage({
         channel: requireString(body, 'channel'),
         user: user.id,
-        text: requireString(body, 'text'),
+        text: requireText(body, 'text'),
         ...(typeof body.thread_ts === 'string' ? { thread_ts: body.thread_ts } : {}),
       });
       return { ts: message.ts };
@@ -170,6 +175,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       // Slack's Close on a pushed view goes back one view unless the view asks to clear the stack.
       if (stack.length > 1 && view.view.clear_on_close !== true) {
         popView(fake.state, user.id);
+        notify();
+        return { status: 200 };
+      }
+      // Slack sends view_closed only to a view that asked for it (notify_on_close); others just close.
+      if (view.view.notify_on_close !== true) {
+        fake.closeModal(user.id);
         notify();
         return { status: 200 };
       }
@@ -223,6 +234,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const host = checkHost(req, allowedHosts());
     const url = new URL(req.url ?? '/', 'http://sandbox');
     if (req.method === 'GET' && UI_FILES[url.pathname]) {
       const file = UI_FILES[url.pathname]!;
@@ -253,6 +265,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     }
     const route = url.pathname.match(/^\/api\/([a-z]+)$/)?.[1];
     if (req.method === 'POST' && route && routes[route]) {
+      checkStateChange(req, host);
       const body = await readJson(req);
       sendJson(res, 200, await routes[route](body));
       return;
@@ -264,6 +277,15 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     for (const res of streams) res.write(': keep-alive\n\n');
   }, 15_000);
   keepAlive.unref();
+
+  // host:port pairs this server answers to, known once it listens.
+  const allowedHosts = (): Set<string> => {
+    const { address, port } = server.address() as AddressInfo;
+    const names = new Set(LOOPBACK_NAMES);
+    if (options.host && options.host !== '0.0.0.0' && options.host !== '::') names.add(bracket(options.host));
+    if (address !== '0.0.0.0' && address !== '::') names.add(bracket(address));
+    return new Set([...names].map((n) => `${n}:${port}`));
+  };
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -311,6 +333,7 @@ export function snapshot(
       name: u.name,
       real_name: u.real_name,
       title: u.title ?? '',
+      tz: u.tz,
       is_bot: !!u.is_bot,
     })),
     channels: state.channels.map((c) => ({
@@ -464,6 +487,34 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function isValues(value: unknown): value is FakeView['state']['values'] {
   return isRecord(value) && Object.values(value).every(isRecord);
+}
+
+function bracket(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** Refuses a request whose Host is not this server's (DNS rebinding); returns the Host it came with. */
+function checkHost(req: IncomingMessage, allowed: ReadonlySet<string>): string {
+  const host = (req.headers.host ?? '').toLowerCase();
+  if (!allowed.has(host)) throw new HttpError(421, 'this sandbox answers only to its own address');
+  return host;
+}
+
+/**
+ * A state-changing request must come from the sandbox's own page: same Origin, JSON body. A cross-site
+ * "simple" POST (text/plain, form) from any web page would otherwise run commands and press buttons.
+ */
+function checkStateChange(req: IncomingMessage, host: string): void {
+  if (req.headers.origin !== `http://${host}`) throw new HttpError(403, 'requests must come from the sandbox page');
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new HttpError(415, 'the body must be application/json');
+}
+
+/** Text a person typed: Slack refuses messages over 40,000 characters, and so does the sandbox. */
+function requireText(body: Record<string, unknown>, key: string): string {
+  const value = requireString(body, key);
+  if (value.length > MAX_MESSAGE_TEXT) throw new HttpError(413, `${key} is over ${MAX_MESSAGE_TEXT} characters`);
+  return value;
 }
 
 function requireString(body: Record<string, unknown>, key: string): string {

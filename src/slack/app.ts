@@ -12,6 +12,7 @@ import { registerCommands } from './listeners/commands.ts';
 import { registerConfirmActions } from './listeners/confirm-actions.ts';
 import { registerEvents } from './listeners/events.ts';
 import { registerExecutionActions } from './listeners/execution-actions.ts';
+import { registerOutgoingGuard } from './listeners/guard-outgoing.ts';
 import { registerMentions } from './listeners/mentions.ts';
 import { registerOptions } from './listeners/options.ts';
 import { registerScheduleActions } from './listeners/schedule-actions.ts';
@@ -107,6 +108,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
     deps.logger.error({ err: error }, 'unhandled error in a Slack listener');
   });
 
+  registerOutgoingGuard(app);
   registerMetadataSeal(app, deps.access.seal, deps.logger);
   registerCommands(app, deps);
   registerActions(app, deps);

@@ -1,10 +1,13 @@
 // Posting where the person asked, with the fallbacks a real workspace needs: join a public channel
 // the bot is not in yet, and when the channel is out of reach, send it to the person directly so
-// the message is never silently lost.
+// the message is never silently lost. Every post goes through postOnce: never re-sent blindly, and
+// a post whose outcome is unknown is not "rescued" by a DM copy either (that would be a second one).
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.ts';
 import { channelMention } from './blocks/mrkdwn.ts';
+import { type PostOnceOutcome, postOnce } from './post-once.ts';
+import type { SentCheck } from './read-back.ts';
 
 export interface Postable {
   text: string;
@@ -12,6 +15,12 @@ export interface Postable {
   /** Post as an ephemeral message to this user instead of a normal message. */
   ephemeralTo?: string;
   threadTs?: string;
+  /** Recognises this message when Slack is read back after a lost answer (see post-once.ts). */
+  sentCheck?: SentCheck;
+}
+
+function landed(outcome: PostOnceOutcome): { channel: string; ts: string } | null {
+  return outcome.kind === 'posted' ? { channel: outcome.channel, ts: outcome.ts } : null;
 }
 
 export function slackErrorCode(err: unknown): string | null {
@@ -41,29 +50,29 @@ export async function postToConversation(
       logger.warn({ err: slackErrorCode(err) ?? err }, 'ephemeral post failed; sending a DM instead');
     }
   }
+  const once = { ...(message.sentCheck ? { sentCheck: message.sentCheck } : {}) };
   if (channel && !message.ephemeralTo) {
-    try {
-      const res = await client.chat.postMessage({
-        channel,
-        text,
-        blocks,
-        ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-      });
-      if (res.ts && res.channel) return { channel: res.channel, ts: res.ts };
-    } catch (err) {
-      const code = slackErrorCode(err);
-      if (code === 'not_in_channel') {
-        try {
-          await client.conversations.join({ channel });
-          const res = await client.chat.postMessage({ channel, text, blocks });
-          if (res.ts && res.channel) return { channel: res.channel, ts: res.ts };
-        } catch (joinErr) {
-          logger.warn({ err: slackErrorCode(joinErr) ?? joinErr, channel }, 'could not join the channel');
-        }
-      } else {
-        logger.warn({ err: code ?? err, channel }, 'could not post to the channel; sending a DM instead');
+    let outcome = await postOnce(
+      client,
+      channel,
+      { text, blocks, ...(message.threadTs ? { threadTs: message.threadTs } : {}) },
+      once,
+    );
+    if (outcome.kind === 'refused' && outcome.code === 'not_in_channel') {
+      try {
+        await client.conversations.join({ channel });
+        outcome = await postOnce(client, channel, { text, blocks }, once);
+      } catch (joinErr) {
+        logger.warn({ err: slackErrorCode(joinErr) ?? joinErr, channel }, 'could not join the channel');
       }
     }
+    if (outcome.kind === 'posted') return landed(outcome);
+    if (outcome.kind === 'unknown') {
+      // It may be in the channel already: a DM copy could be a second one. Lost beats doubled.
+      logger.warn({ err: outcome.error, channel }, 'the post may not have arrived; not sending it again');
+      return null;
+    }
+    logger.warn({ err: outcome.code, channel }, 'could not post to the channel; sending a DM instead');
   }
   try {
     const dm = await openDm(client, userId);
@@ -82,8 +91,9 @@ export async function postToConversation(
             },
           ]
         : [];
-    const res = await client.chat.postMessage({ channel: dm, text, blocks: [...blocks, ...note].slice(0, 50) });
-    return res.ts && res.channel ? { channel: res.channel, ts: res.ts } : null;
+    const outcome = await postOnce(client, dm, { text, blocks: [...blocks, ...note].slice(0, 50) }, once);
+    if (outcome.kind !== 'posted') logger.warn({ err: outcome.error, userId }, 'the DM may not have arrived');
+    return landed(outcome);
   } catch (err) {
     logger.error({ err: slackErrorCode(err) ?? err, userId }, 'could not reach the user at all');
     return null;

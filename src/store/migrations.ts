@@ -190,6 +190,31 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE watches ADD COLUMN source_link TEXT;
     `,
   },
+  {
+    version: 4,
+    name: 'run intents',
+    // A run is recorded here before POST …/run, so a crash while the call is answered leaves a trace
+    // that the next start reconciles against the executions list.
+    up: () => `
+      CREATE TABLE run_intents (
+        id             TEXT PRIMARY KEY,
+        user_id        TEXT NOT NULL,
+        user_email     TEXT,
+        team_id        TEXT,
+        runbook_id     TEXT NOT NULL,
+        runbook_name   TEXT NOT NULL,
+        proxy_id       TEXT NOT NULL,
+        params_hash    TEXT NOT NULL,
+        channel        TEXT,
+        inputs_summary TEXT NOT NULL,
+        state          TEXT NOT NULL,
+        execution_ids  TEXT NOT NULL DEFAULT '',
+        created_at     BIGINT NOT NULL,
+        settled_at     BIGINT
+      );
+      CREATE INDEX run_intents_open ON run_intents (state, created_at);
+    `,
+  },
 ];
 
 export interface MigrateOptions {

@@ -13,7 +13,7 @@ import {
   toSubscription,
   toWatch,
 } from './row-mappers.ts';
-import type { SqlDialect, SqlDriver } from './sql-driver.ts';
+import type { SqlDialect, SqlDriver, SqlRow } from './sql-driver.ts';
 import { aliasStore, channelDefaultsStore, workflowStepStore } from './sql-saved-runs.ts';
 import type {
   ApprovalStore,
@@ -21,6 +21,9 @@ import type {
   CursorStore,
   NotificationStore,
   RunDraftStore,
+  RunIntent,
+  RunIntentState,
+  RunIntentStore,
   RunLimitStore,
   ScheduleOwner,
   ScheduleOwnerStore,
@@ -281,6 +284,69 @@ function subscriptionStore(db: SqlDriver): SubscriptionStore {
   };
 }
 
+function toRunIntent(r: SqlRow): RunIntent {
+  const ids = String(r.execution_ids ?? '');
+  return {
+    id: String(r.id),
+    userId: String(r.user_id),
+    userEmail: r.user_email === null || r.user_email === undefined ? null : String(r.user_email),
+    teamId: r.team_id === null || r.team_id === undefined ? null : String(r.team_id),
+    runbookId: String(r.runbook_id),
+    runbookName: String(r.runbook_name),
+    proxyId: String(r.proxy_id),
+    paramsHash: String(r.params_hash),
+    channel: r.channel === null || r.channel === undefined ? null : String(r.channel),
+    inputsSummary: String(r.inputs_summary),
+    state: String(r.state) as RunIntentState,
+    executionIds: ids === '' ? [] : ids.split(','),
+    createdAt: Number(r.created_at),
+    settledAt: r.settled_at === null || r.settled_at === undefined ? null : Number(r.settled_at),
+  };
+}
+
+function intentStore(db: SqlDriver): RunIntentStore {
+  return {
+    async record(i, now) {
+      await db.query(
+        `INSERT INTO run_intents (id, user_id, user_email, team_id, runbook_id, runbook_name, proxy_id, params_hash,
+           channel, inputs_summary, state, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'open', $11)`,
+        [
+          i.id,
+          i.userId,
+          i.userEmail,
+          i.teamId,
+          i.runbookId,
+          i.runbookName,
+          i.proxyId,
+          i.paramsHash,
+          i.channel,
+          i.inputsSummary,
+          now,
+        ],
+      );
+    },
+    async settle(id, state, executionIds, now) {
+      const result = await db.query(
+        `UPDATE run_intents SET state = $2, execution_ids = $3, settled_at = $4 WHERE id = $1 AND state = 'open'`,
+        [id, state, executionIds.join(','), now],
+      );
+      return result.rowCount === 1;
+    },
+    async listOpen(before, limit) {
+      const { rows } = await db.query(
+        `SELECT * FROM run_intents WHERE state = 'open' AND created_at < $1 ORDER BY created_at LIMIT $2`,
+        [before, Math.max(0, Math.trunc(limit))],
+      );
+      return rows.map(toRunIntent);
+    },
+    async get(id) {
+      const { rows } = await db.query('SELECT * FROM run_intents WHERE id = $1', [id]);
+      return rows[0] ? toRunIntent(rows[0]) : null;
+    },
+  };
+}
+
 function cursorStore(db: SqlDriver): CursorStore {
   return {
     async get(name) {
@@ -481,6 +547,7 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     close: () => db.close(),
     watches: watchStore(db),
     notifications: notificationStore(db),
+    intents: intentStore(db),
     subscriptions: subscriptionStore(db),
     cursors: cursorStore(db),
     scheduleOwners: scheduleOwnerStore(db),

@@ -225,6 +225,46 @@ export interface WatchStore {
   listUnposted(limit: number): Promise<Watch[]>;
 }
 
+/** A run as recorded before the run call (see RunIntentStore). */
+export interface NewRunIntent {
+  id: string;
+  userId: string;
+  userEmail: string | null;
+  teamId: string | null;
+  runbookId: string;
+  runbookName: string;
+  proxyId: string;
+  /** sha256 of the params as canonical JSON: tells this run's execution from others of the runbook. */
+  paramsHash: string;
+  /** Where the result goes (null → DM). */
+  channel: string | null;
+  /** Inputs with secrets masked, as JSON. */
+  inputsSummary: string;
+}
+
+/**
+ * open: the run call was (or is about to be) made and its outcome is not recorded; started / failed:
+ * the call's answer was recorded; reconciled: found in the executions list after a restart; lost:
+ * nothing found in the executions list.
+ */
+export type RunIntentState = 'open' | 'started' | 'failed' | 'reconciled' | 'lost';
+
+export interface RunIntent extends NewRunIntent {
+  state: RunIntentState;
+  executionIds: string[];
+  createdAt: number;
+  settledAt: number | null;
+}
+
+export interface RunIntentStore {
+  record(intent: NewRunIntent, now: number): Promise<void>;
+  /** Moves an open intent to a final state; false when it was not open (another replica settled it). */
+  settle(id: string, state: Exclude<RunIntentState, 'open'>, executionIds: string[], now: number): Promise<boolean>;
+  /** Open intents created before `before`, oldest first. */
+  listOpen(before: number, limit: number): Promise<RunIntent[]>;
+  get(id: string): Promise<RunIntent | null>;
+}
+
 export interface NotificationStore {
   /** Dedupe record: inserts the key if absent; true only for the first caller, across replicas. */
   claim(key: string, now: number): Promise<boolean>;
@@ -310,6 +350,7 @@ export interface Store {
   close(): Promise<void>;
   watches: WatchStore;
   notifications: NotificationStore;
+  intents: RunIntentStore;
   subscriptions: SubscriptionStore;
   cursors: CursorStore;
   scheduleOwners: ScheduleOwnerStore;

@@ -16,15 +16,11 @@
 //   digest still goes out.
 // The clock and sleep are injected: unit tests run whole bursts in virtual time.
 
-export interface OutgoingMessage {
-  text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: Block Kit blocks pass through untouched
-  blocks?: any[];
-}
+import type { SeenMessage, SentCheck } from '../slack/read-back.ts';
 
-/** A message as read back from Slack. */
-export interface SeenMessage {
-  ts: string;
+export type { SeenMessage, SentCheck };
+
+export interface OutgoingMessage {
   text: string;
   // biome-ignore lint/suspicious/noExplicitAny: Block Kit blocks pass through untouched
   blocks?: any[];
@@ -40,9 +36,6 @@ export interface PacerTransport {
    */
   recent?(channel: string, threadTs: string | null, oldestMs: number): Promise<SeenMessage[]>;
 }
-
-/** Whether a message read back from Slack is this job's message (or a digest holding it). */
-export type SentCheck = (message: SeenMessage) => boolean;
 
 export interface PostOptions {
   /** Makes a post safe to retry after a 5xx/network error (see PacerTransport.recent). */

@@ -22,10 +22,10 @@ import type { RunbookCatalog } from '../catalog/runbook-catalog.ts';
 import type { Logger } from '../logger.ts';
 import { maskExecutionInputs } from '../runs/execution-facts.ts';
 import { parseExecutionInputs } from '../slack/blocks/execution-status.ts';
+import { namesFinished, readBackMessages } from '../slack/read-back.ts';
 import type { Store, Subscription } from '../store/store.ts';
 import { BULK_PAGE_SIZE } from './bulk-discovery.ts';
 import { type OutgoingMessage, type PacerTransport, SlackPacer, slackCallCode } from './slack-pacer.ts';
-import { namesFinished, readBackMessages } from './slack-read-back.ts';
 import {
   type CursorSettings,
   DEFAULT_CURSOR_SETTINGS,

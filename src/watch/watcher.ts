@@ -20,19 +20,19 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
-import { NotFoundError, RunbookApiError } from '../api/errors.ts';
+import { NotFoundError, ResponseValidationError, RunbookApiError } from '../api/errors.ts';
 import type { RunbookApi } from '../api/runbook-api.ts';
 import { Execution, type ExecutionStatus } from '../api/schemas.ts';
 import type { Logger } from '../logger.ts';
 import type { AdoptedRun, FinishHook, RunTracker, StartedRun } from '../runs/run-tracker.ts';
 import { buildResultCard, buildRunningCard, type RunContext } from '../slack/blocks/execution-card.ts';
+import { namesCard, namesFinished, namesResultCard, readBackMessages } from '../slack/read-back.ts';
 import type { Store, Watch } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
 import { chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
 import { NO_METRICS, type WatchMetrics } from './metrics.ts';
 import { digestLine, replyText } from './result-notice.ts';
 import { type OutgoingMessage, SlackPacer } from './slack-pacer.ts';
-import { namesCard, namesFinished, namesResultCard, readBackMessages } from './slack-read-back.ts';
 import { slackPostTransport } from './subscriptions.ts';
 import { RequestBudget, realSleep } from './token-bucket.ts';
 
@@ -227,7 +227,7 @@ export class Watcher implements RunTracker {
         runbookId: run.runbookId,
         runbookName: run.runbookName,
         channel: run.channel ?? '',
-        startedBy: run.adoptedBy,
+        startedBy: run.startedBy,
         teamId: run.teamId,
         proxyId: '',
         inputsSummary: JSON.stringify(run.inputs),
@@ -443,7 +443,7 @@ export class Watcher implements RunTracker {
       }
       // A listing that carried the output already is the full record: no second request for it.
       const listed = snapshot?.finished.get(id);
-      const full = listed?.output ? listed : await this.#budget.run(() => this.#api.executions.get(id));
+      const full = listed?.output ? listed : await this.#readFinished(id);
       await this.#deliver(w, full, false);
     } catch (err) {
       if (err instanceof NotFoundError) {
@@ -453,6 +453,26 @@ export class Watcher implements RunTracker {
         return;
       }
       await this.#retryLater(w, err);
+    }
+  }
+
+  /**
+   * The finished execution with its output. An answer that cannot be read (garbage, or too large even
+   * to cut) would be the same on every retry: the result goes out from the summary, saying so, instead of
+   * a card that stays at "running" while the watcher asks again and again.
+   */
+  async #readFinished(id: string): Promise<Execution> {
+    try {
+      return await this.#budget.run(() => this.#api.executions.get(id));
+    } catch (err) {
+      if (!(err instanceof ResponseValidationError)) throw err;
+      this.#apiError(err);
+      this.#log.warn({ err, executionId: id }, 'the execution could not be read; reporting it without its output');
+      const summary = await this.#budget.run(() => this.#api.executions.get(id, { summary: true }));
+      return {
+        ...summary,
+        output: `(The Runbook API's answer for this execution could not be read (${err.issues}), so its output is not shown. Look it up in the Runbook API.)`,
+      };
     }
   }
 

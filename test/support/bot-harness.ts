@@ -12,6 +12,7 @@ import { type Runtime, type RuntimeOptions, startRuntime } from '../../src/runti
 import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
 import type { FakeEphemeral, FakeView } from '../../src/sandbox/fake-slack-state.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
+import { isOurToken } from '../../src/slack/blocks/mrkdwn.ts';
 
 export const API_KEY = 'test-api-key-0123456789';
 export const BOT_TOKEN = 'xoxb-test-token-abcdef';
@@ -76,8 +77,38 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await runtime.stop();
       await fake.close();
       await emulator.close();
+      // Every suite on this harness checks what reached Slack: no <…> the bot's helpers did not make.
+      const foreign = foreignTokens(fake);
+      if (foreign.length > 0) throw new Error(`text reached Slack unescaped: ${foreign.slice(0, 5).join(' | ')}`);
     },
   };
+}
+
+/**
+ * Every <!…>, <@…>, <#…> or <http…> in the text Slack would read as mrkdwn (top-level text, attachments,
+ * mrkdwn objects) of every Web API call and response_url post, that the bot's helpers did not make.
+ */
+export function foreignTokens(fake: FakeSlack): string[] {
+  const texts: string[] = [];
+  // `top`: a payload or an attachment, whose `text` is mrkdwn unless it says otherwise.
+  const collect = (node: unknown, top: boolean) => {
+    if (Array.isArray(node)) {
+      for (const n of node) collect(n, false);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    const o = node as Record<string, unknown>;
+    if (typeof o.text === 'string' && (o.type === 'mrkdwn' || (top && o.type !== 'plain_text'))) texts.push(o.text);
+    for (const key of ['fallback', 'pretext']) if (top && typeof o[key] === 'string') texts.push(o[key] as string);
+    for (const [key, v] of Object.entries(o)) {
+      if (key === 'attachments' && Array.isArray(v)) for (const a of v) collect(a, true);
+      else if (typeof v === 'object') collect(v, false);
+    }
+  };
+  for (const call of fake.state.calls) collect(call.args, true);
+  for (const post of fake.state.responseUrlPosts) collect(post.body ?? post, true);
+  const found = texts.flatMap((t) => t.match(/<(?:[!@#]|http)[^<>]*>/g) ?? []);
+  return [...new Set(found.filter((token) => !isOurToken(token)))];
 }
 
 /** Polls until `probe` returns a value (not undefined/null/false), or fails after `timeoutMs`. */

@@ -102,10 +102,15 @@ function channelName(id) {
   if (c) return c.name;
   return id === app.state?.dm ? 'Runbook Bot' : id;
 }
+/** The viewer's time zone, as Slack renders <!date^…> tokens for each reader. */
+function viewerTimeZone() {
+  return app.state?.users.find((x) => x.id === app.user)?.tz;
+}
 function baseContext() {
   return {
     userName,
     channelName,
+    timeZone: viewerTimeZone(),
     channels: app.state.channels,
     users: app.state.users,
     currentChannel: app.channel === HOME ? undefined : app.channel,
@@ -539,7 +544,9 @@ async function closeModal() {
 function askConfirm(dialog) {
   const d = $('confirm-dialog');
   $('confirm-title').textContent = dialog.title?.text ?? 'Are you sure?';
-  $('confirm-text').replaceChildren(renderText(dialog.text, { userName, channelName }, 'div'));
+  $('confirm-text').replaceChildren(
+    renderText(dialog.text, { userName, channelName, timeZone: viewerTimeZone() }, 'div'),
+  );
   $('confirm-ok').textContent = dialog.confirm?.text ?? 'Yes';
   $('confirm-ok').className = `bk-button ${dialog.style === 'danger' ? 'bk-danger' : 'bk-primary'}`;
   $('confirm-deny').textContent = dialog.deny?.text ?? 'Cancel';

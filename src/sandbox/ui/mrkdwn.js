@@ -35,7 +35,14 @@ const EMOJI = {
   bell: '🔔',
   repeat: '🔁',
   stopwatch: '⏱️',
+  no_entry_sign: '🚫',
+  no_bell: '🔕',
 };
+
+/** Whether the sandbox shows this :shortcode: as an emoji (a test checks every one the bot sends). */
+export function knowsEmoji(name) {
+  return Object.hasOwn(EMOJI, name);
+}
 
 /** Known :shortcodes: as emoji (plain_text with emoji: true shows them too). */
 export function emojify(text) {
@@ -146,7 +153,18 @@ function parseAngle(inner) {
   const label = bar === -1 ? '' : inner.slice(bar + 1);
   if (target.startsWith('@')) return { type: 'user', id: target.slice(1), label: decodeEntities(label) };
   if (target.startsWith('#')) return { type: 'channel', id: target.slice(1), label: decodeEntities(label) };
-  if (target.startsWith('!date^')) return { type: 'date', text: decodeEntities(label || target) };
+  if (target.startsWith('!date^')) {
+    // <!date^SECONDS^FORMAT[^LINK]|fallback>: the format is rendered in the viewer's time zone.
+    const [, seconds, format = '', link] = target.split('^');
+    const node = {
+      type: 'date',
+      seconds: Number(seconds),
+      format: decodeEntities(format),
+      text: decodeEntities(label || target),
+    };
+    if (link) node.link = decodeEntities(link);
+    return node;
+  }
   if (target.startsWith('!subteam^')) return { type: 'broadcast', name: decodeEntities(label || 'group') };
   if (target.startsWith('!')) return { type: 'broadcast', name: target.slice(1).split('^')[0] };
   const url = decodeEntities(target);
@@ -160,7 +178,7 @@ export function safeUrl(url) {
 
 /**
  * @param {string} text mrkdwn
- * @param {{ userName?: (id: string) => string, channelName?: (id: string) => string }} [ctx]
+ * @param {{ userName?: (id: string) => string, channelName?: (id: string) => string, timeZone?: string }} [ctx]
  * @returns {DocumentFragment}
  */
 export function renderMrkdwn(text, ctx = {}) {
@@ -219,8 +237,12 @@ function toDom(node, ctx) {
       e.textContent = `@${node.name}`;
       return e;
     }
-    case 'date':
-      return document.createTextNode(node.text);
+    case 'date': {
+      const text = Number.isFinite(node.seconds)
+        ? formatSlackDate(node.seconds, node.format, { timeZone: ctx.timeZone })
+        : node.text;
+      return document.createTextNode(text);
+    }
     case 'link': {
       const href = safeUrl(node.url);
       if (!href) return el('span', '', node.children, ctx);
@@ -233,4 +255,65 @@ function toDom(node, ctx) {
     default:
       return document.createTextNode('');
   }
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Slack's date tokens ({date_num} {date} {date_short} {date_long}, their _pretty forms, {time}, {time_secs},
+ * {ago}) for a Unix time, in the viewer's time zone (the browser's when none is given). Pure, for tests.
+ * @param {number} seconds
+ * @param {string} format
+ * @param {{ timeZone?: string, now?: number }} [options] now in ms
+ */
+export function formatSlackDate(seconds, format, options = {}) {
+  const date = new Date(seconds * 1000);
+  const now = options.now ?? Date.now();
+  let timeZone = options.timeZone;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+  } catch {
+    timeZone = undefined;
+  }
+  const fmt = (opts) => new Intl.DateTimeFormat('en-US', { timeZone, ...opts }).format(date);
+  const dayKey = (ms) => new Intl.DateTimeFormat('en-CA', { timeZone, dateStyle: 'short' }).format(new Date(ms));
+  const ordinal = (d) => {
+    const n = Number(d);
+    const suffix =
+      n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th';
+    return `${n}${suffix}`;
+  };
+  const day = fmt({ day: 'numeric' });
+  const month = fmt({ month: 'long' });
+  const year = fmt({ year: 'numeric' });
+  const tokens = {
+    date_num: dayKey(date.getTime()),
+    date: `${month} ${ordinal(day)}, ${year}`,
+    date_short: fmt({ month: 'short', day: 'numeric', year: 'numeric' }),
+    date_long: `${fmt({ weekday: 'long' })}, ${month} ${ordinal(day)}, ${year}`,
+    time: fmt({ hour: 'numeric', minute: '2-digit' }),
+    time_secs: fmt({ hour: 'numeric', minute: '2-digit', second: '2-digit' }),
+    ago: ago(now - date.getTime()),
+  };
+  const relative = { [dayKey(now)]: 'today', [dayKey(now - DAY_MS)]: 'yesterday', [dayKey(now + DAY_MS)]: 'tomorrow' };
+  const pretty = relative[tokens.date_num];
+  tokens.date_pretty = pretty ?? tokens.date;
+  tokens.date_short_pretty = pretty ?? tokens.date_short;
+  tokens.date_long_pretty = pretty ?? tokens.date_long;
+  return format.replace(/\{([a-z_]+)\}/g, (m, name) => tokens[name] ?? m);
+}
+
+function ago(ms) {
+  const future = ms < 0;
+  const s = Math.round(Math.abs(ms) / 1000);
+  const [n, unit] =
+    s < 60
+      ? [s, 'second']
+      : s < 3600
+        ? [Math.round(s / 60), 'minute']
+        : s < 86_400
+          ? [Math.round(s / 3600), 'hour']
+          : [Math.round(s / 86_400), 'day'];
+  const text = `${n} ${unit}${n === 1 ? '' : 's'}`;
+  return future ? `in ${text}` : `${text} ago`;
 }

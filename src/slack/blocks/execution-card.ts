@@ -103,6 +103,29 @@ function durationOf(execution: Execution): string {
   return execution.duration ? escapeMrkdwn(execution.duration) : '—';
 }
 
+/**
+ * The context line under an output the client could read only the end of (the response was over
+ * RUNBOOK_API_MAX_BODY_BYTES): how big it was and where to get all of it. Empty when it was whole.
+ */
+export function truncatedOutputNotice(execution: Execution): KnownBlock[] {
+  const bytes = execution.outputTruncatedBytes;
+  if (bytes === undefined) return [];
+  const size =
+    bytes >= 1024 * 1024
+      ? `${(bytes / (1024 * 1024)).toFixed(1)} MB`
+      : `${Math.ceil(bytes / 1024).toLocaleString('en-US')} kB`;
+  return [
+    {
+      type: 'context',
+      elements: [
+        mrkdwnText(
+          `:scissors: The output is about ${size}, too large to read whole: the bot kept only its last part. Get all of it from the Runbook API (execution \`${escapeMrkdwn(truncate(execution.id, 200))}\`).`,
+        ),
+      ],
+    },
+  ];
+}
+
 /** The finished card. `output` is decoded text (may be long); an excerpt that fits is shown. */
 export function buildResultCard(
   run: RunContext,
@@ -140,6 +163,7 @@ export function buildResultCard(
   blocks.push(...sourceBlocks(run));
   if (execution.output) {
     blocks.push({ type: 'section', text: mrkdwnText(`*Output*\n${codeBlock(execution.output, 2400)}`) });
+    blocks.push(...truncatedOutputNotice(execution));
   }
   blocks.push({
     type: 'actions',

@@ -5,7 +5,7 @@ import type { Execution, ExecutionType } from '../../api/schemas.ts';
 import { type ExecutionInputs, parseExecutionInputs } from '../../runs/execution-facts.ts';
 import { ACTIONS, VIEWS } from '../ids.ts';
 import { button, noticeMessage, type SlackMessage, when } from './common.ts';
-import { formatInputs, STATUS_EMOJI, STATUS_WORD } from './execution-card.ts';
+import { formatInputs, STATUS_EMOJI, STATUS_WORD, truncatedOutputNotice } from './execution-card.ts';
 import {
   codeBlock,
   codePointLength,
@@ -121,6 +121,7 @@ export function buildExecutionStatus(input: ExecutionStatusInput): SlackMessage 
     type: 'section',
     text: mrkdwnText(`*Output*\n${execution.output ? codeBlock(execution.output, 2900) : noOutput}`),
   });
+  blocks.push(...truncatedOutputNotice(execution));
   blocks.push({
     type: 'actions',
     block_id: 'execution_actions',
@@ -264,6 +265,7 @@ export function buildOutputModal(execution: Execution): ModalView {
         ],
       });
     }
+    blocks.push(...truncatedOutputNotice(execution));
     for (const chunk of chunks) blocks.push({ type: 'section', text: mrkdwnText(chunk) });
   }
   return {

@@ -2,6 +2,8 @@
 // Lengths are counted in code points (what a person sees as characters, emoji included) so a cut never
 // leaves half of a surrogate pair behind.
 
+import { unsealMentions } from '../../mentions.ts';
+
 const ELLIPSIS = '…';
 const ZERO_WIDTH_SPACE = '\u200b';
 const ZERO_WIDTH_JOINER = '\u200d';
@@ -24,9 +26,52 @@ export function codePointLength(text: string): number {
   return count;
 }
 
-/** Slack's escaping rule: only &, < and > are control characters in mrkdwn. Deliberately not idempotent. */
-export function escapeMrkdwn(text: string): string {
+function escapeAll(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Slack's escaping rule: only &, < and > are control characters in mrkdwn. Deliberately not idempotent.
+ * Mentions sealed by src/mentions.ts (from validated ids) stay live; nothing else can.
+ */
+export function escapeMrkdwn(text: string): string {
+  return unsealMentions(text, escapeAll, ourToken);
+}
+
+// ---- tokens we made ------------------------------------------------------------------------------
+// Every <…> the bot means to send (mentions of validated ids, dates) is made by a helper here and
+// remembered, so the outgoing guard (src/slack/outgoing-guard.ts) can keep exactly those and escape
+// any other <…> in text that reaches Slack. Bounded: the oldest are forgotten first.
+
+const OUR_TOKENS = new Set<string>();
+const MAX_OUR_TOKENS = 20_000;
+
+function ourToken(token: string): string {
+  if (OUR_TOKENS.has(token)) OUR_TOKENS.delete(token);
+  OUR_TOKENS.add(token);
+  if (OUR_TOKENS.size > MAX_OUR_TOKENS) OUR_TOKENS.delete(OUR_TOKENS.values().next().value!);
+  return token;
+}
+
+/** Whether a <…> token was made by one of the helpers here (or unsealed from src/mentions.ts). */
+export function isOurToken(token: string): boolean {
+  return OUR_TOKENS.has(token);
+}
+
+/**
+ * mrkdwn as it may reach Slack: sealed mentions unsealed, every <…> token we made kept, anything else
+ * that Slack would read as a mention, broadcast or link (<!channel>, <@U…>, <#C…>, <http…>) escaped.
+ * Text that was escaped already is unchanged (it holds no raw < or >).
+ */
+export function neutralizeMrkdwn(text: string): string {
+  return unsealMentions(
+    text,
+    (part) =>
+      part
+        .replace(/<[^<>]*>/g, (token) => (OUR_TOKENS.has(token) ? token : `&lt;${token.slice(1, -1)}&gt;`))
+        .replace(/<(?![^<>]*>)/g, '&lt;'),
+    ourToken,
+  );
 }
 
 /** Cuts `text` to at most `max` code points, ending with '…' when something was removed. */
@@ -121,12 +166,12 @@ export function inlineCode(text: string, max?: number): string {
 
 /** A mention for a real Slack user id; anything else is shown as escaped text so it can never ping. */
 export function userMention(userId: string): string {
-  return /^[UW][A-Z0-9]+$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);
+  return /^[UW][A-Z0-9]+$/.test(userId) ? ourToken(`<@${userId}>`) : escapeMrkdwn(userId);
 }
 
 /** A link to a channel for a real Slack channel id; anything else is shown as escaped text so it can never ping. */
 export function channelMention(channelId: string): string {
-  return /^[CGD][A-Z0-9]+$/.test(channelId) ? `<#${channelId}>` : escapeMrkdwn(channelId);
+  return /^[CGD][A-Z0-9]+$/.test(channelId) ? ourToken(`<#${channelId}>`) : escapeMrkdwn(channelId);
 }
 
 /** A short human duration: "45s", "3m 12s", "2h 5m", "1d 3h". Sub-second durations read "<1s". */
@@ -149,7 +194,7 @@ export function slackDate(epochSeconds: number, fallback: string, format = '{dat
   const seconds = Math.floor(epochSeconds);
   // '^' and '|' delimit the token's parts, so they must not appear inside the format.
   const safeFormat = escapeMrkdwn(format.replace(/[\^|]/g, ' '));
-  return `<!date^${seconds}^${safeFormat}|${escapeMrkdwn(fallback.replace(/\|/g, '¦'))}>`;
+  return ourToken(`<!date^${seconds}^${safeFormat}|${escapeMrkdwn(fallback.replace(/\|/g, '¦'))}>`);
 }
 
 function joinUnits(major: [number, string], minor: [number, string]): string {

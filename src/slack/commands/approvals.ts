@@ -11,6 +11,7 @@ import type { Approval } from '../../store/store.ts';
 import { actorFor } from '../actor.ts';
 import { buildApprovalNotice, buildApprovalRequest } from '../blocks/approval.ts';
 import { errorMessage, noticeMessage, type SlackMessage } from '../blocks/common.ts';
+import { userMention } from '../blocks/mrkdwn.ts';
 import { buildScheduleApprovalNotice, buildScheduleApprovalRequest } from '../blocks/schedule-approval.ts';
 import type { SlackDeps } from '../deps.ts';
 import { describeFailure } from '../describe-failure.ts';
@@ -62,10 +63,7 @@ export async function publishApprovalRequest(
   }
   const dm = await client.conversations.open({ users: approval.requesterId }).catch(() => null);
   const copy = dm?.channel?.id
-    ? await client.chat.postMessage({ channel: dm.channel.id, ...notice }).catch((err: unknown) => {
-        deps.logger.warn({ err: slackErrorCode(err) ?? err }, 'could not DM the requester');
-        return null;
-      })
+    ? await postToConversation(client, deps.logger, dm.channel.id, approval.requesterId, notice)
     : null;
   if (copy?.ts && copy.channel) {
     await deps.access.store.approvals.setMessages(approval.id, {
@@ -107,7 +105,7 @@ export async function approveRequest(ctx: HandlerContext, approvalId: string): P
       await ctx.respond(errorMessage(result.sentence));
       return;
     case 'already': {
-      const by = result.approval.decidedBy ? ` by <@${result.approval.decidedBy}>` : '';
+      const by = result.approval.decidedBy ? ` by ${userMention(result.approval.decidedBy)}` : '';
       await ctx.respond(
         noticeMessage(`That request was already ${result.approval.state}${by}.`, `Already ${result.approval.state}`),
       );

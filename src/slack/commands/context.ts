@@ -1,8 +1,10 @@
 // What a subcommand handler gets: the dependencies, a Web API client, who asked and where, and a
 // way to answer (the response_url of the command or action, ephemeral by default).
+
 import type { WebClient } from '@slack/web-api';
 import type { SlackMessage } from '../blocks/common.ts';
 import type { SlackDeps } from '../deps.ts';
+import { guardOutgoing } from '../outgoing-guard.ts';
 
 export interface Reply extends SlackMessage {
   /** Replace the message the action came from instead of adding one. */
@@ -32,11 +34,14 @@ export function respondWith(
   }) => Promise<unknown>,
 ): HandlerContext['respond'] {
   return async (reply) => {
-    await respond({
-      text: reply.text,
-      blocks: reply.blocks,
-      response_type: 'ephemeral',
-      ...(reply.replaceOriginal ? { replace_original: true } : {}),
-    });
+    // response_url bodies leave through the outgoing guard like every Web API call.
+    await respond(
+      guardOutgoing({
+        text: reply.text,
+        blocks: reply.blocks,
+        response_type: 'ephemeral' as const,
+        ...(reply.replaceOriginal ? { replace_original: true } : {}),
+      }),
+    );
   };
 }

@@ -30,6 +30,7 @@ import type { SlackDeps } from '../deps.ts';
 import { describeFailure } from '../describe-failure.ts';
 import { ACTIONS } from '../ids.ts';
 import { postToConversation } from '../post-to-conversation.ts';
+import { namesCard } from '../read-back.ts';
 import { publishApprovalRequest } from './approvals.ts';
 import type { HandlerContext } from './context.ts';
 
@@ -262,6 +263,8 @@ export async function postRunningCard(
   const posted = await postToConversation(client, deps.logger, run.channel, run.startedBy ?? '', {
     ...card,
     ...(run.threadTs ? { threadTs: run.threadTs } : {}),
+    // A lost answer is resolved by reading the channel back: one card per execution, always.
+    ...(executionIds[0] ? { sentCheck: namesCard(executionIds[0]) } : {}),
   });
   if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts);
   return posted;

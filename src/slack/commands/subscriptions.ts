@@ -116,7 +116,10 @@ export async function showSubscriptions(ctx: HandlerContext, replaceOriginal = f
 /** Adopts an execution; a running one gets its running card here now, a finished one its result from the watcher. */
 export async function watchExecution(ctx: HandlerContext, executionId: string): Promise<void> {
   const { deps } = ctx;
-  const result = await watchExecutionCase(deps, await actorOf(ctx), executionId);
+  const result = await watchExecutionCase(deps, await actorOf(ctx), executionId, async (email) => {
+    const found = await ctx.client.users.lookupByEmail({ email }).catch(() => null);
+    return found?.user?.id ?? null;
+  });
   switch (result.kind) {
     case 'refused':
       await ctx.respond(errorMessage(result.sentence));
@@ -146,7 +149,7 @@ export async function watchExecution(ctx: HandlerContext, executionId: string): 
   }
   const inputs = result.inputs.kind === 'object' ? result.inputs.values : {};
   const card = buildRunningCard(
-    { runbookId: result.runbook?.id ?? '', runbookName: result.name, proxyId: '', startedBy: null, inputs },
+    { runbookId: result.runbook?.id ?? '', runbookName: result.name, proxyId: '', startedBy: result.startedBy, inputs },
     [id],
   );
   // The watcher may already be posting (the run ended meanwhile): only the holder of the card claim posts.

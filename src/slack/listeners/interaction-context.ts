@@ -1,8 +1,10 @@
 // Builds a HandlerContext from an interaction payload (block action, shortcut, view), so the same
 // handlers serve commands, buttons and modals.
+
 import type { WebClient } from '@slack/web-api';
 import { type HandlerContext, respondWith } from '../commands/context.ts';
 import type { SlackDeps } from '../deps.ts';
+import { postOnce } from '../post-once.ts';
 
 interface InteractionBody {
   user?: { id?: string; team_id?: string };
@@ -45,8 +47,8 @@ export function interactionContext(
             return;
           }
           const dm = await client.conversations.open({ users: userId });
-          if (dm.channel?.id)
-            await client.chat.postMessage({ channel: dm.channel.id, text: reply.text, blocks: reply.blocks });
+          // Not re-sent blindly if its answer is lost (post-once.ts).
+          if (dm.channel?.id) await postOnce(client, dm.channel.id, { text: reply.text, blocks: reply.blocks });
         },
   };
 }

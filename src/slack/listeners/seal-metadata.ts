@@ -31,8 +31,10 @@ export function registerMetadataSeal(app: App, seal: MetadataSeal, logger: Logge
     const { body, client, next } = args as AnyMiddlewareArgs & { client: WebClient; next: () => Promise<void> };
     sealClient(client, seal);
     const view = (body as { view?: { private_metadata?: unknown } }).view;
-    if (view && typeof view.private_metadata === 'string' && view.private_metadata !== '') {
-      const opened = seal.open(view.private_metadata);
+    const metadata = view?.private_metadata;
+    if (view && metadata !== undefined && metadata !== '') {
+      // Anything but a string (a number, an object, null) was not made by us: it fails like a bad seal.
+      const opened = typeof metadata === 'string' ? seal.open(metadata) : null;
       if (opened === null) {
         const type = (body as { type?: string }).type;
         logger.warn({ type }, 'refused a payload whose private_metadata seal does not verify');

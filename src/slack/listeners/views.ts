@@ -1,6 +1,7 @@
 // Run modal submission: validate everything against the runbook's own schema and answer with
 // errors on the exact fields (nothing runs until the input is valid); then close the modal and
 // start the run, posting the live message where the person asked.
+import { createHash } from 'node:crypto';
 import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
@@ -84,6 +85,12 @@ async function readSubmission(deps: SlackDeps, body: ViewSubmitAction): Promise<
   return { kind: 'ready', runbook, proxyId, params: form.params, channel: readChannel(values) };
 }
 
+/** One submission: the view, its version, and what was entered (a replay carries all three unchanged). */
+function submissionKey(body: ViewSubmitAction): string {
+  const entered = createHash('sha256').update(JSON.stringify(body.view.state.values)).digest('base64url');
+  return `${body.view.id}:${body.view.hash}:${entered.slice(0, 22)}`;
+}
+
 /** A refusal shown in the form itself (the form is still open). */
 function refusalView(result: Extract<RunResult, { kind: 'refused' }>) {
   if (result.reason === 'disabled') return infoModal('Run a runbook', `:no_entry: ${escapeMrkdwn(result.sentence)}`);
@@ -120,7 +127,13 @@ export function registerViews(app: App, deps: SlackDeps): void {
       actor = await actorFor(deps, client, where, { email: true });
       const { runbook, proxyId, params } = prepared;
       const origin = { threadTs: meta.t ?? null, sourceLink: meta.s ?? null };
-      return runFromForm(deps, actor, { runbook, proxyId, params, origin }, { admitted: closeForm });
+      return runFromForm(
+        deps,
+        actor,
+        { runbook, proxyId, params, origin },
+        // The same delivery twice (Slack's retry, a replay within the signature window) runs once.
+        { admitted: closeForm, submissionKey: submissionKey(body) },
+      );
     })();
     let result: RunResult | null;
     try {

@@ -99,3 +99,22 @@ describe('server errors and fault scoping', () => {
     }
   });
 });
+
+describe('lost answers', () => {
+  it('carries the call out and drops the connection: the message is there, the caller hears nothing', async () => {
+    f.fake.setFaults({ lostAnswerNext: 1, methods: ['chat.postMessage'] });
+    const client = f.newClient({ retryConfig: retryPolicies.fiveRetriesInFiveMinutes });
+    const noRetry = f.newClient({ retryConfig: { retries: 0 } });
+    await expect(noRetry.chat.postMessage({ channel: 'C01OPS', text: 'once' })).rejects.toBeDefined();
+    expect((f.fake.state.messages.C01OPS ?? []).map((m) => m.text)).toEqual(['once']);
+    // The next call is answered normally.
+    await expect(client.chat.postMessage({ channel: 'C01OPS', text: 'twice' })).resolves.toMatchObject({ ok: true });
+  });
+
+  it('shows why a client that retries blindly doubles a post', async () => {
+    f.fake.setFaults({ lostAnswerNext: 1, methods: ['chat.postMessage'] });
+    const retrying = f.newClient({ retryConfig: { retries: 2, minTimeout: 1, maxTimeout: 5 } });
+    await retrying.chat.postMessage({ channel: 'C01OPS', text: 'card' });
+    expect((f.fake.state.messages.C01OPS ?? []).map((m) => m.text)).toEqual(['card', 'card']);
+  });
+});

@@ -1,6 +1,6 @@
 // The sandbox server against a fake bot: what it sends is signed like Slack, and what Slack does
 // with the bot's answers (response_action, failed commands) shows up in the state the UI reads.
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.ts';
@@ -65,7 +65,8 @@ afterEach(() => {
 async function post(path: string, body: object) {
   const res = await fetch(`${sandbox.url}/api/${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    // What the sandbox page's own fetch sends: its Origin and a JSON body.
+    headers: { 'content-type': 'application/json', origin: sandbox.url },
     body: JSON.stringify(body),
   });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
@@ -81,7 +82,7 @@ async function state(user = 'U01ALICE') {
 }
 
 /** Opens a modal for Alice through the fake Web API, as the bot would. */
-async function openModal(title: string): Promise<string> {
+async function openModal(title: string, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await fetch(`${fake.url}views.open`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
@@ -90,6 +91,7 @@ async function openModal(title: string): Promise<string> {
       view: {
         type: 'modal',
         callback_id: 'test',
+        ...extra,
         title: { type: 'plain_text', text: title },
         submit: { type: 'plain_text', text: 'Save' },
         blocks: [
@@ -109,6 +111,104 @@ async function openModal(title: string): Promise<string> {
 }
 
 const modalView = (title: string) => ({ type: 'modal', title: { type: 'plain_text', text: title }, blocks: [] });
+
+/** A raw request, so a test can send the headers a hostile page or a rebinding name would. */
+function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body = '',
+): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(sandbox.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, method, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('sandbox server: who it obeys', () => {
+  const command = JSON.stringify({ user: 'U01ALICE', channel: 'C01OPS', text: '/runbook list' });
+
+  it('binds to loopback unless told otherwise', () => {
+    expect(new URL(sandbox.url).hostname).toBe('127.0.0.1');
+  });
+
+  it('refuses a cross-site simple POST (text/plain, foreign Origin) before the bot sees it', async () => {
+    const host = new URL(sandbox.url).host;
+    const attempts: Array<Record<string, string>> = [
+      { 'content-type': 'text/plain', origin: 'https://evil.example', host },
+      { 'content-type': 'text/plain', origin: sandbox.url, host },
+      { 'content-type': 'application/x-www-form-urlencoded', origin: sandbox.url, host },
+      { 'content-type': 'application/json', origin: 'https://evil.example', host },
+      { 'content-type': 'application/json', origin: 'null', host },
+      { 'content-type': 'application/json', host },
+    ];
+    for (const headers of attempts) {
+      const res = await rawRequest('POST', '/api/command', headers, command);
+      expect([403, 415]).toContain(res.status);
+    }
+    expect(received).toHaveLength(0);
+    // The page's own request still works.
+    const ok = await rawRequest(
+      'POST',
+      '/api/command',
+      { 'content-type': 'application/json', origin: sandbox.url, host },
+      command,
+    );
+    expect(ok.status).toBe(200);
+    expect(received).toHaveLength(1);
+  });
+
+  it('refuses a foreign Host header (DNS rebinding), for reads too', async () => {
+    const port = new URL(sandbox.url).port;
+    const evil = `evil.example:${port}`;
+    const read = await rawRequest('GET', '/api/state?user=U01ALICE', { host: evil });
+    expect(read.status).toBe(421);
+    expect(read.body).not.toContain('U01ALICE');
+    expect((await rawRequest('GET', '/', { host: evil })).status).toBe(421);
+    const write = await rawRequest(
+      'POST',
+      '/api/command',
+      { host: evil, origin: `http://${evil}`, 'content-type': 'application/json' },
+      command,
+    );
+    expect(write.status).toBe(421);
+    expect(received).toHaveLength(0);
+    expect((await rawRequest('GET', '/api/state?user=U01ALICE', { host: `localhost:${port}` })).status).toBe(200);
+  });
+
+  it('caps typed messages and commands at 40,000 characters, like Slack', async () => {
+    const long = 'x'.repeat(40_001);
+    expect((await post('message', { user: 'U01ALICE', channel: 'C01OPS', text: long })).status).toBe(413);
+    expect((await post('command', { user: 'U01ALICE', channel: 'C01OPS', text: `/runbook ${long}` })).status).toBe(413);
+    expect((await state()).messages.C01OPS ?? []).toEqual([]);
+    expect(received).toHaveLength(0);
+    expect((await post('message', { user: 'U01ALICE', channel: 'C01OPS', text: 'x'.repeat(40_000) })).status).toBe(200);
+  });
+
+  it('sends view_closed only for a view that asked for it, and closes the others at once', async () => {
+    const plain = await openModal('Plain');
+    expect((await post('close', { user: 'U01ALICE', viewId: plain })).json.status).toBe(200);
+    expect((await state()).modal).toEqual([]);
+    expect(received).toHaveLength(0);
+
+    const asked = await openModal('Asked', { notify_on_close: true });
+    answer = { status: 200 };
+    await post('close', { user: 'U01ALICE', viewId: asked });
+    expect((await state()).modal).toEqual([]);
+    expect(received.map((r) => JSON.parse(new URLSearchParams(r.body).get('payload')!).type)).toEqual(['view_closed']);
+  });
+
+  it('lists each user’s time zone, so dates render in the viewer’s zone', async () => {
+    const users = ((await state()) as unknown as { users: Array<{ id: string; tz: string }> }).users;
+    expect(users.find((u) => u.id === 'U03CAROL')?.tz).toBe('Asia/Tokyo');
+  });
+});
 
 describe('sandbox server', () => {
   it('serves the UI with a restrictive content security policy and nothing outside it', async () => {

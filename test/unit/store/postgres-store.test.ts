@@ -76,6 +76,7 @@ describe('postgres store', () => {
       'notifications',
       'run_aliases',
       'run_drafts',
+      'run_intents',
       'run_limits',
       'schedule_owners',
       'schema_migrations',

@@ -376,6 +376,51 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
       });
     });
 
+    describe('intents', () => {
+      const intent = (id: string) => ({
+        id,
+        userId: 'U1',
+        userEmail: 'u1@example.com',
+        teamId: 'T1',
+        runbookId: 'rb-1',
+        runbookName: 'Restart pods',
+        proxyId: 'proxy-1',
+        paramsHash: 'abc',
+        channel: 'C1',
+        inputsSummary: '{"a":1}',
+      });
+
+      it('records an intent open, lists it, and settles it once across replicas', async () => {
+        await store.intents.record(intent('i-1'), T0);
+        await store.intents.record({ ...intent('i-2'), userEmail: null, teamId: null, channel: null }, T0 + 10);
+        expect((await store.intents.listOpen(T0 + 5, 10)).map((i) => i.id)).toEqual(['i-1']);
+        const open = await store.intents.listOpen(T0 + 100, 10);
+        expect(open.map((i) => i.id)).toEqual(['i-1', 'i-2']);
+        expect(open[0]).toMatchObject({
+          ...intent('i-1'),
+          state: 'open',
+          executionIds: [],
+          createdAt: T0,
+          settledAt: null,
+        });
+        expect(open[1]).toMatchObject({ userEmail: null, teamId: null, channel: null });
+
+        const replica = await harness.open();
+        const settled = await Promise.all([
+          store.intents.settle('i-1', 'reconciled', ['e-1', 'e-2'], T0 + 20),
+          replica.intents.settle('i-1', 'lost', [], T0 + 21),
+        ]);
+        expect(settled.filter(Boolean)).toHaveLength(1);
+        const after = await store.intents.get('i-1');
+        expect(after?.state === 'reconciled' ? after.executionIds : []).toEqual(
+          after?.state === 'reconciled' ? ['e-1', 'e-2'] : [],
+        );
+        expect(after?.settledAt).not.toBeNull();
+        expect((await store.intents.listOpen(T0 + 100, 10)).map((i) => i.id)).toEqual(['i-2']);
+        expect(await store.intents.get('nope')).toBeNull();
+      });
+    });
+
     describe('subscriptions', () => {
       const sub = {
         channel: 'C1',

@@ -5,6 +5,7 @@ import { WebClient } from '@slack/web-api';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRunbookApi } from '../../../src/api/client.ts';
+import { ResponseValidationError } from '../../../src/api/errors.ts';
 import type { RunbookApi } from '../../../src/api/runbook-api.ts';
 import { type Emulator, ManualClock, startEmulator } from '../../../src/emulator/server.ts';
 import { createLogger } from '../../../src/logger.ts';
@@ -291,6 +292,47 @@ describe('review fixes', () => {
     w.start();
     await until(allDone, 'the result');
     expect(countReports(fake, [run!]).get(run!.executionId)).toEqual({ resultEdits: 1, replies: 1 });
+  });
+});
+
+describe('an answer that cannot be read', () => {
+  it('ends in a result card that says so, not a card stuck at running', async () => {
+    const [run] = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 1, ['C01OPS']);
+    clock.advance(60_000);
+    let fullReads = 0;
+    const garbled: RunbookApi = {
+      ...api,
+      executions: {
+        ...api.executions,
+        get: async (id, params, call) => {
+          if (params?.summary) return api.executions.get(id, params, call);
+          fullReads++;
+          throw new ResponseValidationError({
+            tid: 't',
+            method: 'GET',
+            path: '/v1alpha1/executions',
+            status: 200,
+            message: 'HTTP 200 response is not JSON',
+            issues: 'body is not JSON',
+          });
+        },
+      },
+    };
+    const w = new Watcher({
+      store,
+      api: garbled,
+      slack: new WebClient(TOKEN, { slackApiUrl: fake.url, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } }),
+      owner: 'garbled',
+      logger,
+      settings: FAST,
+    });
+    watchers.push(w);
+    w.start();
+    await until(allDone, 'the result');
+    expect(countReports(fake, [run!]).get(run!.executionId)).toEqual({ resultEdits: 1, replies: 1 });
+    const card = fake.state.messages.C01OPS!.find((m) => m.ts === run!.ts)!;
+    expect(JSON.stringify(card.blocks)).toContain('could not be read');
+    expect(fullReads).toBe(1);
   });
 });
 

@@ -2,7 +2,17 @@
 // post whose outcome was unknown (5xx, network error) arrived before it sends that post again, and
 // the watcher to learn whether a card or reply a dead process claimed made it. Only ever a read.
 import type { WebClient } from '@slack/web-api';
-import type { SeenMessage, SentCheck } from './slack-pacer.ts';
+
+/** A message as read back from Slack. */
+export interface SeenMessage {
+  ts: string;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: Block Kit blocks pass through untouched
+  blocks?: any[];
+}
+
+/** Whether a message read back from Slack is this job's message (or a digest holding it). */
+export type SentCheck = (message: SeenMessage) => boolean;
 
 const PAGES = 5;
 

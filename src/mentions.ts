@@ -1,0 +1,52 @@
+// Real mentions inside sentences. A sentence mixes text from outside (a runbook name) with mentions the
+// bot means to make (the approvers of a denial), and the Slack layer escapes the whole sentence before
+// it shows it: a plain "<@U1>" would come out as "&lt;@U1&gt;". A mention made here is sealed instead —
+// the token wrapped in private-use characters around a per-process secret that text from outside cannot
+// know — and escaping (slack/blocks/mrkdwn.ts escapeMrkdwn) and the outgoing guard keep exactly those
+// tokens live while everything else is escaped. Ids are validated: anything else is never a mention.
+// Slack-free, so the policy can name approvers.
+import { randomBytes } from 'node:crypto';
+
+const SECRET = randomBytes(9).toString('base64url');
+const OPEN = `\uE000${SECRET}`;
+const CLOSE = '\uE001';
+const SEALED = new RegExp(`${OPEN}(<[@#!][^<>\\uE000\\uE001]*>)${CLOSE}`, 'g');
+
+function seal(token: string): string {
+  return `${OPEN}${token}${CLOSE}`;
+}
+
+export const mention = {
+  /** A user (U…/W…); an invalid id comes back as plain text. */
+  user: (id: string): string => (/^[UW][A-Z0-9]{2,30}$/.test(id) ? seal(`<@${id}>`) : id),
+  /** A user group (S…). */
+  group: (id: string): string => (/^S[A-Z0-9]{2,30}$/.test(id) ? seal(`<!subteam^${id}>`) : id),
+  /** A channel (C…/G…/D…). */
+  channel: (id: string): string => (/^[CGD][A-Z0-9]{2,30}$/.test(id) ? seal(`<#${id}>`) : id),
+};
+
+/**
+ * `text` with each sealed mention as its live token and everything between passed through `rest`
+ * (escaping, for Slack; identity, for logs and the audit trail).
+ */
+export function unsealMentions(
+  text: string,
+  rest: (part: string) => string,
+  onToken?: (token: string) => void,
+): string {
+  if (!text.includes('\uE000')) return rest(text);
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(SEALED)) {
+    out += rest(text.slice(last, m.index));
+    out += m[1]!;
+    onToken?.(m[1]!);
+    last = m.index + m[0].length;
+  }
+  return out + rest(text.slice(last));
+}
+
+/** The text with sealed mentions as plain tokens: for logs, the audit trail, anything not shown in Slack. */
+export function plainMentions(text: string): string {
+  return unsealMentions(text, (part) => part);
+}

@@ -1,0 +1,162 @@
+// Intent before the run call. A run is written to the store (who, which runbook, a hash of the params,
+// where the result goes) before POST …/run and settled when its answer is recorded. A process killed
+// while the call is answered leaves the intent open; the next start (and every minute after, on any
+// replica) looks for its execution in the executions list — same runbook, same executor, same params,
+// started around the intent's time — and reports and audits what it finds: the watch is stored, so
+// the result card and the reply go out as for any run. An intent with no execution after the window
+// is audited as lost. See README "Hardening" for the window that remains.
+import { createHash } from 'node:crypto';
+import type { Execution } from '../api/schemas.ts';
+import type { RunIntent } from '../store/store.ts';
+import type { RunsDeps } from './deps.ts';
+import type { StartedRun } from './run-tracker.ts';
+
+/** How long after its intent an execution may appear in the list (the API's clock and queues). */
+export const INTENT_WINDOW_MS = 10 * 60_000;
+/** Executions created this long before an intent still count (clock skew between bot and API). */
+const SKEW_MS = 60_000;
+const PAGES = 3;
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value as Record<string, unknown>)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/** sha256 of the params as canonical JSON (key order does not matter). */
+export function paramsHash(params: Record<string, unknown>): string {
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(params)))
+    .digest('hex');
+}
+
+function inputsHash(inputs: string): string | null {
+  if (inputs.trim() === '') return paramsHash({});
+  try {
+    const parsed: unknown = JSON.parse(inputs);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? paramsHash(parsed as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether an execution is the one an intent's run call started. */
+export function matchesIntent(intent: RunIntent, e: Execution): boolean {
+  if (e.workflowName.trim().toLowerCase() !== intent.runbookName.trim().toLowerCase()) return false;
+  const created = Date.parse(e.createTime ?? e.startTime ?? '');
+  if (!Number.isFinite(created)) return false;
+  if (created < intent.createdAt - SKEW_MS || created > intent.createdAt + INTENT_WINDOW_MS) return false;
+  if (intent.userEmail && e.executor.trim().toLowerCase() !== intent.userEmail.trim().toLowerCase()) return false;
+  return inputsHash(e.inputs) === intent.paramsHash;
+}
+
+async function findExecutions(deps: RunsDeps, intent: RunIntent): Promise<Execution[]> {
+  const part = intent.runbookName.split('"').reduce((a, b) => (b.length > a.length ? b : a), '');
+  const filter = part.trim() === '' ? undefined : `workflowName:"${part}"`;
+  const found: Execution[] = [];
+  let pageToken: string | undefined;
+  for (let page = 0; page < PAGES; page++) {
+    const res = await deps.api.executions.list({ ...(filter ? { filter } : {}), pageSize: 100, pageToken });
+    found.push(...res.items.filter((e) => matchesIntent(intent, e)));
+    if (!res.nextPageToken) break;
+    pageToken = res.nextPageToken;
+  }
+  return found;
+}
+
+export interface ReconcileReport {
+  reconciled: Array<{ intentId: string; executionIds: string[] }>;
+  lost: string[];
+  /** Still open: not old enough to call lost, or the API could not be asked. */
+  pending: string[];
+}
+
+/**
+ * Settles open intents older than `graceMs` (a run call still in flight on some replica is younger):
+ * found executions are adopted as runs (watch stored, audited), none after the window → lost (audited).
+ */
+export async function reconcileIntents(
+  deps: RunsDeps,
+  options: {
+    graceMs: number;
+    /** Shows a found run where its result goes (the Slack layer posts its running card). */
+    announce?: (run: StartedRun) => Promise<void>;
+  },
+): Promise<ReconcileReport> {
+  const now = deps.now();
+  const report: ReconcileReport = { reconciled: [], lost: [], pending: [] };
+  const open = await deps.access.store.intents.listOpen(now - options.graceMs, 50);
+  for (const intent of open) {
+    let executions: Execution[];
+    try {
+      executions = await findExecutions(deps, intent);
+    } catch (err) {
+      deps.logger.warn({ err, intentId: intent.id }, 'could not look for the execution of an unsettled run');
+      report.pending.push(intent.id);
+      continue;
+    }
+    const audit = (outcome: 'ok' | 'error', detail: string) =>
+      deps.access.audit.record({
+        userId: intent.userId,
+        teamId: intent.teamId,
+        channel: intent.channel,
+        action: 'run.start',
+        target: `${intent.runbookName} (${intent.runbookId})`,
+        outcome,
+        detail,
+        tid: null,
+      });
+    if (executions.length > 0) {
+      const ids = executions.map((e) => e.id);
+      if (!(await deps.access.store.intents.settle(intent.id, 'reconciled', ids, deps.now()))) continue;
+      const unwatched: string[] = [];
+      for (const id of ids) if (!(await deps.access.store.watches.get(id))) unwatched.push(id);
+      if (unwatched.length > 0) {
+        let inputs: Record<string, unknown> = {};
+        try {
+          inputs = JSON.parse(intent.inputsSummary) as Record<string, unknown>;
+        } catch {
+          // masked inputs only cost the card's inputs section
+        }
+        await audit(
+          'ok',
+          `executions ${unwatched.join(', ')}; proxy ${intent.proxyId}; inputs ${intent.inputsSummary}; found after a restart (the answer to the run call was not recorded)`,
+        );
+        const run: StartedRun = {
+          runbookId: intent.runbookId,
+          runbookName: intent.runbookName,
+          proxyId: intent.proxyId,
+          startedBy: intent.userId,
+          teamId: intent.teamId,
+          inputs,
+          executionIds: unwatched,
+          channel: intent.channel,
+        };
+        await deps.runs.started(run);
+        await options
+          .announce?.(run)
+          .catch((err: unknown) => deps.logger.warn({ err }, 'could not announce a found run'));
+        deps.logger.warn({ intentId: intent.id, executionIds: unwatched }, 'found the execution of an unsettled run');
+      }
+      report.reconciled.push({ intentId: intent.id, executionIds: ids });
+      continue;
+    }
+    if (now - intent.createdAt > INTENT_WINDOW_MS) {
+      if (await deps.access.store.intents.settle(intent.id, 'lost', [], deps.now())) {
+        await audit('error', 'no execution found for a run whose call was not answered; it most likely did not start');
+        report.lost.push(intent.id);
+      }
+      continue;
+    }
+    report.pending.push(intent.id);
+  }
+  return report;
+}
