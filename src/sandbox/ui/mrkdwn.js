@@ -37,6 +37,8 @@ const EMOJI = {
   stopwatch: '⏱️',
   no_entry_sign: '🚫',
   no_bell: '🔕',
+  floppy_disk: '💾',
+  pushpin: '📌',
 };
 
 /** Whether the sandbox shows this :shortcode: as an emoji (a test checks every one the bot sends). */

@@ -4,7 +4,16 @@ import type { KnownBlock } from '@slack/types';
 import type { Execution, ExecutionStatus } from '../../api/schemas.ts';
 import { ACTIONS } from '../ids.ts';
 import { button, type SlackMessage, when } from './common.ts';
-import { codeBlock, escapeMrkdwn, formatDuration, mrkdwnText, truncate, userMention } from './mrkdwn.ts';
+import {
+  codeBlock,
+  escapeMrkdwn,
+  formatDuration,
+  isSafeLink,
+  mrkdwnText,
+  slackLink,
+  truncate,
+  userMention,
+} from './mrkdwn.ts';
 
 export interface RunContext {
   runbookId: string;
@@ -20,15 +29,11 @@ export interface RunContext {
   sourceLink?: string | null;
 }
 
-/** Only a plain https link is shown: anything else could break out of the mrkdwn link. */
-const SAFE_LINK = /^https:\/\/[^\s<>|]{1,900}$/;
-
 /** "Started from <message>" under a card, when the run came from a message shortcut. */
 function sourceBlocks(run: RunContext): KnownBlock[] {
-  if (!run.sourceLink || !SAFE_LINK.test(run.sourceLink)) return [];
-  return [
-    { type: 'context', block_id: 'card_source', elements: [mrkdwnText(`Started from <${run.sourceLink}|a message>`)] },
-  ];
+  if (!run.sourceLink || !isSafeLink(run.sourceLink)) return [];
+  const link = slackLink(run.sourceLink, 'a message');
+  return [{ type: 'context', block_id: 'card_source', elements: [mrkdwnText(`Started from ${link}`)] }];
 }
 
 export const STATUS_EMOJI: Record<ExecutionStatus, string> = {

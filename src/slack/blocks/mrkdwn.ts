@@ -174,6 +174,20 @@ export function channelMention(channelId: string): string {
   return /^[CGD][A-Z0-9]+$/.test(channelId) ? ourToken(`<#${channelId}>`) : escapeMrkdwn(channelId);
 }
 
+/** Only a plain https link can be made: anything else could break out of the mrkdwn link. */
+const SAFE_LINK = /^https:\/\/[^\s<>|]{1,900}$/;
+
+/** Whether `slackLink` would make a link of this URL. */
+export function isSafeLink(url: string): boolean {
+  return SAFE_LINK.test(url);
+}
+
+/** A link to a plain https URL with an escaped label; anything else is shown as the escaped label alone. */
+export function slackLink(url: string, label: string): string {
+  const text = escapeMrkdwn(label.replace(/\|/g, '¦'));
+  return SAFE_LINK.test(url) ? ourToken(`<${url}|${text}>`) : text;
+}
+
 /** A short human duration: "45s", "3m 12s", "2h 5m", "1d 3h". Sub-second durations read "<1s". */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms <= 0) return '0s';
