@@ -9,6 +9,7 @@ import type { SqlDialect, SqlDriver } from './sql-driver.ts';
 import type {
   ApprovalStore,
   AuditStore,
+  CoordinationStore,
   CursorStore,
   NotificationStore,
   ScheduleOwner,
@@ -178,6 +179,13 @@ function watchStore(db: SqlDriver): WatchStore {
         [Math.max(0, Math.trunc(limit))],
       );
       return rows.map(toWatch);
+    },
+
+    async listActiveIds(limit) {
+      const { rows } = await db.query(`SELECT execution_id FROM watches WHERE state = 'active' LIMIT $1`, [
+        Math.max(0, Math.trunc(limit)),
+      ]);
+      return rows.map((r) => String(r.execution_id));
     },
 
     async oldestActiveCreatedAt() {
@@ -407,6 +415,49 @@ function auditStore(db: SqlDriver): AuditStore {
   };
 }
 
+function coordinationStore(db: SqlDriver): CoordinationStore {
+  return {
+    async takeTokens(name, spec, want, now) {
+      const rate = Math.max(1e-6, spec.ratePerSecond);
+      const burst = Math.max(1, spec.burst);
+      return db.transaction(async (tx) => {
+        await tx.query(
+          'INSERT INTO rate_buckets (name, tokens, at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
+          [name, burst, now],
+        );
+        // Postgres: the row lock serialises replicas; SQLite: the transaction holds the write lock.
+        const { rows } = await tx.query(
+          `SELECT tokens, at FROM rate_buckets WHERE name = $1${db.dialect === 'postgres' ? ' FOR UPDATE' : ''}`,
+          [name],
+        );
+        const at = Number(rows[0]?.at ?? now);
+        // A replica whose clock is behind never refills the bucket backwards.
+        const stamp = Math.max(at, now);
+        const tokens = Math.min(burst, Number(rows[0]?.tokens ?? burst) + ((stamp - at) * rate) / 1000);
+        const granted = Math.max(0, Math.min(Math.floor(want), Math.floor(tokens)));
+        const left = tokens - granted;
+        await tx.query('UPDATE rate_buckets SET tokens = $2, at = $3 WHERE name = $1', [name, left, stamp]);
+        const waitMs = granted >= want ? 0 : Math.ceil((Math.max(0, 1 - left) * 1000) / rate);
+        return { granted, waitMs };
+      });
+    },
+
+    async holdLease(name, owner, until, now) {
+      const result = await db.query(
+        `INSERT INTO leases (name, owner, lease_until) VALUES ($1, $2, $3)
+         ON CONFLICT (name) DO UPDATE SET owner = $2, lease_until = $3
+         WHERE leases.owner = $2 OR leases.lease_until <= $4`,
+        [name, owner, until, now],
+      );
+      return result.rowCount === 1;
+    },
+
+    async releaseLease(name, owner) {
+      await db.query('DELETE FROM leases WHERE name = $1 AND owner = $2', [name, owner]);
+    },
+  };
+}
+
 export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): Store {
   return {
     kind: db.dialect,
@@ -419,5 +470,6 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     scheduleOwners: scheduleOwnerStore(db),
     approvals: approvalStore(db),
     audit: auditStore(db),
+    coordination: coordinationStore(db),
   };
 }
