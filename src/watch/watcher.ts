@@ -28,13 +28,15 @@ import { buildResultCard, buildRunningCard, type RunContext } from '../slack/blo
 import type { AdoptedRun, RunTracker, StartedRun } from '../slack/deps.ts';
 import type { Store, Watch } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
-import { chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
+import { BULK_PAGE_SIZE, chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
+import { type CheckPlan, DEFAULT_PLAN_SETTINGS, nextLookIn, type PlanSettings, planChecks } from './check-plan.ts';
 import { NO_METRICS, type WatchMetrics } from './metrics.ts';
 import { digestLine, replyText } from './result-notice.ts';
+import { createApiBudget } from './shared-budget.ts';
 import { type OutgoingMessage, SlackPacer } from './slack-pacer.ts';
 import { namesCard, namesFinished, namesResultCard, readBackMessages } from './slack-read-back.ts';
 import { slackPostTransport } from './subscriptions.ts';
-import { RequestBudget, realSleep } from './token-bucket.ts';
+import { type RequestBudget, realSleep } from './token-bucket.ts';
 
 export interface WatcherSettings {
   requestsPerSecond: number;
@@ -59,6 +61,8 @@ export interface WatcherSettings {
   digestThreshold: number;
   /** Minimum gap between two bulk listings. */
   bulkIntervalMs: number;
+  /** How the check interval follows from the budget (check-plan.ts). */
+  plan: PlanSettings;
   /**
    * How long after a reply claim its sender may still be sending (the pacer's retry window after a
    * claim plus a Slack call's timeout). Someone taking a watch over waits this long after the claim
@@ -83,6 +87,7 @@ export const DEFAULT_WATCHER_SETTINGS: WatcherSettings = {
   slackUpdateIntervalMs: 1_000,
   digestThreshold: 3,
   bulkIntervalMs: 2_000,
+  plan: DEFAULT_PLAN_SETTINGS,
   replySettleMs: 4 * 30_000,
 };
 
@@ -127,6 +132,12 @@ interface BulkSnapshot {
   finished: Map<string, Execution>;
 }
 
+/** Lease held by the one replica that runs the periodic listing sweep. */
+export const SWEEP_LEASE = 'watch-sweep';
+
+/** A listing's page count stops steering the plan after this long (the history moves on). */
+const LISTING_COST_TTL_MS = 5 * 60_000;
+
 /** Dedupe key of the claim to post an execution's first card. */
 function messageKey(executionId: string): string {
   return `message:${executionId}`;
@@ -150,7 +161,13 @@ export class Watcher implements RunTracker {
   #roundRunning: Promise<void> | null = null;
   #lastHousekeeping = 0;
   #lastBulkPages: number | null = null;
+  #lastBulkPagesAt = 0;
   #bulk: BulkSnapshot | null = null;
+  /** The listing in progress (one at a time per process; one sweeper across replicas). */
+  #listing: Promise<void> | null = null;
+  #lastListingAt = Number.NEGATIVE_INFINITY;
+  #activeCount = 0;
+  #plan: CheckPlan;
 
   constructor(options: WatcherOptions) {
     this.owner = options.owner;
@@ -162,11 +179,12 @@ export class Watcher implements RunTracker {
     this.#log = options.logger.child({ component: 'watcher', owner: options.owner });
     this.#metrics = options.metrics ?? NO_METRICS;
     this.#now = options.now ?? Date.now;
-    this.#budget = new RequestBudget({
+    this.#budget = createApiBudget({
+      store: this.#store,
       ratePerSecond: this.settings.requestsPerSecond,
       concurrency: this.settings.concurrency,
-      now: Date.now,
     });
+    this.#plan = this.#replan();
     this.#pacer = new SlackPacer({
       transport: slackPostTransport(this.#slack),
       claimedRetryWindowMs: Math.min(CLAIMED_RETRY_WINDOW_MS, this.settings.replySettleMs / 2),
@@ -180,6 +198,29 @@ export class Watcher implements RunTracker {
         this.#log.warn({ method, code }, 'Slack call failed');
       },
     });
+  }
+
+  /** The Runbook API request budget (shared by every replica on Postgres); subscriptions spend it too. */
+  get budget(): RequestBudget {
+    return this.#budget;
+  }
+
+  /** The current check plan: interval, mode and the bound it was computed from (check-plan.ts). */
+  get plan(): CheckPlan {
+    return this.#plan;
+  }
+
+  #replan(): CheckPlan {
+    const fresh = this.#now() - this.#lastBulkPagesAt < LISTING_COST_TTL_MS;
+    this.#plan = planChecks(
+      {
+        watches: this.#activeCount,
+        requestsPerSecond: this.settings.requestsPerSecond,
+        listingPages: fresh ? this.#lastBulkPages : null,
+      },
+      this.settings.plan,
+    );
+    return this.#plan;
   }
 
   // ---- RunTracker ----------------------------------------------------------------------------
@@ -259,7 +300,11 @@ export class Watcher implements RunTracker {
     await this.#pacer.idle();
     if (this.#renewTimer) clearInterval(this.#renewTimer);
     this.#renewTimer = null;
+    await this.#listing;
     const released = await this.#store.watches.releaseAll(this.owner);
+    await this.#store.coordination
+      .releaseLease(SWEEP_LEASE, this.owner)
+      .catch((err: unknown) => this.#log.warn({ err }, 'could not release the sweep lease'));
     this.#log.info({ released }, 'watcher stopped');
   }
 
@@ -307,31 +352,31 @@ export class Watcher implements RunTracker {
 
   async #round(): Promise<void> {
     const now = this.#now();
-    if (now - this.#lastHousekeeping >= 2_000) {
+    if (now - this.#lastHousekeeping >= 1_000) {
       this.#lastHousekeeping = now;
       await this.#housekeeping(now);
     }
     const capacity = this.settings.maxInFlight - this.#inFlight.size;
-    if (capacity <= 0) return;
-    const claimed = await this.#store.watches.claimDue(this.owner, now, this.settings.leaseMs, capacity);
-    if (claimed.length === 0) return;
-    // What is due in all, not just what this round could claim, decides whether listing pays off.
-    // The claimed watches are in flight from here on, so #renew keeps their leases while a long
-    // listing runs: an expired lease would let another replica take them over mid-delivery.
-    const discovery = (async () => {
-      const due = claimed.length < capacity ? claimed.length : await this.#store.watches.countDue(now);
-      await this.#maybeDiscoverInBulk(due, now);
-    })();
-    const settled = discovery.catch(() => undefined);
+    const claimed =
+      capacity > 0 ? await this.#store.watches.claimDue(this.owner, now, this.settings.leaseMs, capacity) : [];
+    // What is due in all, not just what this round could claim, decides whether a burst listing
+    // pays off. Claimed watches are in flight from here on, so #renew keeps their leases while a
+    // long listing runs: an expired lease would let another replica take them over mid-delivery.
+    const due =
+      claimed.length === 0 ? 0 : claimed.length < capacity ? claimed.length : await this.#store.watches.countDue(now);
+    if (await this.#listingWanted(due, now)) this.#startListing();
     for (const watch of claimed) {
-      const work = settled.then(() => this.#handle(watch)).finally(() => this.#inFlight.delete(watch.executionId));
+      const work = this.#afterListing(watch)
+        .then(() => this.#handle(watch))
+        .finally(() => this.#inFlight.delete(watch.executionId));
       this.#inFlight.set(watch.executionId, work);
     }
-    await discovery;
   }
 
   async #housekeeping(now: number): Promise<void> {
     const counts = await this.#store.watches.countByState();
+    this.#activeCount = counts.active;
+    this.#replan();
     this.#metrics.setPending(counts.active);
     // Messages startRun never got up (crash, Slack down): make them due so #handle posts them.
     const unposted = await this.#store.watches.listUnposted(100);
@@ -343,37 +388,83 @@ export class Watcher implements RunTracker {
       );
   }
 
-  async #maybeDiscoverInBulk(dueCount: number, now: number): Promise<void> {
-    if (this.#bulk && now - this.#bulk.at < this.settings.bulkIntervalMs) return;
-    const active = (await this.#store.watches.countByState()).active;
-    const useBulk = chooseBulkDiscovery({
-      dueCount,
-      watchedCount: active,
-      requestsPerSecond: this.settings.requestsPerSecond,
-      lastPages: this.#lastBulkPages,
-    });
-    if (!useBulk) return;
+  /**
+   * A newest-first listing runs (1) every plan interval while listing is the cheaper way to look
+   * at every watch (list mode), and (2) when more watches are due at once than ~2 s of budget
+   * covers and one listing costs fewer requests (a burst of first looks). Only the replica holding
+   * the sweep lease lists, so replicas do not pay for the same listing twice; when it dies its
+   * lease runs out after leaseMs and another replica takes the sweep over.
+   */
+  async #listingWanted(dueCount: number, now: number): Promise<boolean> {
+    if (this.#listing || this.#activeCount === 0) return false;
+    const plan = this.#plan;
+    const gap = plan.mode === 'list' ? plan.intervalMs : this.settings.bulkIntervalMs;
+    if (now - this.#lastListingAt < gap) return false;
+    const periodic = plan.mode === 'list';
+    const burst =
+      dueCount > 0 &&
+      chooseBulkDiscovery({
+        dueCount,
+        watchedCount: this.#activeCount,
+        requestsPerSecond: this.settings.requestsPerSecond,
+        lastPages: this.#lastBulkPages,
+      });
+    if (!periodic && !burst) return false;
+    try {
+      return await this.#store.coordination.holdLease(SWEEP_LEASE, this.owner, now + this.settings.leaseMs, now);
+    } catch (err) {
+      this.#log.warn({ err }, 'could not take the sweep lease');
+      return false;
+    }
+  }
+
+  #startListing(): void {
+    this.#lastListingAt = this.#now();
+    this.#listing = this.#discoverInBulk()
+      .catch((err: unknown) => {
+        this.#apiError(err);
+        this.#log.warn({ err }, 'bulk discovery failed; checking one by one');
+      })
+      .finally(() => {
+        this.#listing = null;
+      });
+  }
+
+  /** A claimed watch the last listing did not cover waits for the one in progress (it may cover it). */
+  async #afterListing(watch: Watch): Promise<void> {
+    if (this.#snapshot()?.statuses.has(watch.executionId)) return;
+    await this.#listing;
+  }
+
+  /** The last listing, while it is recent enough to stand in for a check. */
+  #snapshot(): BulkSnapshot | null {
+    const fresh = Math.max(this.settings.bulkIntervalMs, this.#plan.intervalMs) * 2;
+    return this.#bulk && this.#now() - this.#bulk.at < fresh ? this.#bulk : null;
+  }
+
+  async #discoverInBulk(): Promise<void> {
     const oldest = await this.#store.watches.oldestActiveCreatedAt();
     if (oldest === null) return;
-    const watched = new Set((await this.#store.watches.listActive(100_000)).map((w) => w.executionId));
-    try {
-      const result = await discoverFinished(this.#api, {
-        watched,
-        oldestWatchCreatedAt: oldest,
-        call: (fn) => this.#budget.run(fn),
-      });
-      for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
-      this.#lastBulkPages = result.pages;
-      this.#bulk = { at: this.#now(), statuses: result.statuses, finished: result.finishedExecutions };
-      if (result.finished.length > 0) await this.#store.watches.expedite(result.finished, this.#now());
-      this.#log.debug(
-        { pages: result.pages, seen: result.statuses.size, finished: result.finished.length },
-        'bulk discovery',
-      );
-    } catch (err) {
-      this.#apiError(err);
-      this.#log.warn({ err }, 'bulk discovery failed; checking one by one');
-    }
+    const ids = await this.#store.watches.listActiveIds(1_000_000);
+    const watched = new Set(ids);
+    // A listing never pays for more pages than single checks of every watch would cost.
+    const maxPages = Math.max(Math.ceil(watched.size / BULK_PAGE_SIZE) + 5, Math.min(watched.size, 50));
+    const result = await discoverFinished(this.#api, {
+      watched,
+      oldestWatchCreatedAt: oldest,
+      maxPages,
+      call: (fn) => this.#budget.run(fn),
+    });
+    for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
+    this.#lastBulkPages = result.pages;
+    this.#lastBulkPagesAt = this.#now();
+    this.#replan();
+    this.#bulk = { at: this.#now(), statuses: result.statuses, finished: result.finishedExecutions };
+    if (result.finished.length > 0) await this.#store.watches.expedite(result.finished, this.#now());
+    this.#log.debug(
+      { pages: result.pages, seen: result.statuses.size, finished: result.finished.length },
+      'bulk discovery',
+    );
   }
 
   // ---- one watch -----------------------------------------------------------------------------
@@ -391,7 +482,7 @@ export class Watcher implements RunTracker {
         await this.#reportStale(w);
         return;
       }
-      const snapshot = this.#bulk && this.#now() - this.#bulk.at < this.settings.bulkIntervalMs * 2 ? this.#bulk : null;
+      const snapshot = this.#snapshot();
       const known = snapshot?.statuses.get(id);
       let terminal: boolean;
       if (known === 'EXECUTION_STATUS_IN_PROGRESS') {
@@ -405,14 +496,11 @@ export class Watcher implements RunTracker {
         terminal = isTerminal(summary);
       }
       if (!terminal) {
+        // Still running: next look per the plan (the sweep interval, or in list mode the backstop,
+        // since the periodic listing is what notices the end).
         const attempts = w.attempts + 1;
-        await this.#store.watches.reschedule(
-          id,
-          this.owner,
-          this.#now() + nextCheckDelay(attempts, this.settings.backoff),
-          attempts,
-          this.#now(),
-        );
+        const delay = nextLookIn(this.#plan, attempts, this.settings.backoff.firstMs);
+        await this.#store.watches.reschedule(id, this.owner, this.#now() + delay, attempts, this.#now());
         return;
       }
       if (w.messageTs === null && w.origin === 'slack') {
