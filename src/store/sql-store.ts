@@ -102,6 +102,20 @@ function watchStore(db: SqlDriver): WatchStore {
       return rows.map(toWatch).sort(byNextCheck);
     },
 
+    async claimIds(owner, executionIds, now, leaseMs) {
+      if (executionIds.length === 0) return [];
+      const sql = `UPDATE watches SET lease_owner = $1, lease_until = $2
+        WHERE execution_id IN (
+          SELECT execution_id FROM watches
+          WHERE ${inList(dialect, 'execution_id', 4)} AND state = 'active' AND (lease_owner IS NULL OR lease_until <= $3)
+          ${dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : ''})
+        RETURNING *`;
+      const params = [owner, now + leaseMs, now, unique(executionIds)];
+      const { rows } =
+        dialect === 'sqlite' ? await db.transaction((tx) => tx.query(sql, params)) : await db.query(sql, params);
+      return rows.map(toWatch).sort(byNextCheck);
+    },
+
     async renewLeases(owner, executionIds, until) {
       if (executionIds.length === 0) return 0;
       const result = await db.query(

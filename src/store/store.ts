@@ -165,6 +165,11 @@ export interface WatchStore {
    * atomically: two replicas never get the same watch.
    */
   claimDue(owner: string, now: number, leaseMs: number, limit: number): Promise<Watch[]>;
+  /**
+   * Claim these watches (due or not) whose lease is free or expired, like claimDue: the replica
+   * whose listing saw them finish takes them itself, where its listing already answers them.
+   */
+  claimIds(owner: string, executionIds: string[], now: number, leaseMs: number): Promise<Watch[]>;
   /** Extends the leases `owner` still holds on active watches; returns how many. */
   renewLeases(owner: string, executionIds: string[], until: number): Promise<number>;
   /**

@@ -64,6 +64,11 @@ export interface WatcherSettings {
   /** How the check interval follows from the budget (check-plan.ts). */
   plan: PlanSettings;
   /**
+   * 'budget' (default): the plan above. 'backoff': the rule before it (2 s, ×1.5, capped at
+   * backoff.maxMs, listing only for bursts of due watches); kept as the benchmarks' baseline.
+   */
+  schedule: 'budget' | 'backoff';
+  /**
    * How long after a reply claim its sender may still be sending (the pacer's retry window after a
    * claim plus a Slack call's timeout). Someone taking a watch over waits this long after the claim
    * before asking Slack whether the reply arrived, so it never re-sends a reply still in flight.
@@ -88,6 +93,7 @@ export const DEFAULT_WATCHER_SETTINGS: WatcherSettings = {
   digestThreshold: 3,
   bulkIntervalMs: 2_000,
   plan: DEFAULT_PLAN_SETTINGS,
+  schedule: 'budget',
   replySettleMs: 4 * 30_000,
 };
 
@@ -296,11 +302,11 @@ export class Watcher implements RunTracker {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     await this.#roundRunning;
+    await this.#listing;
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
     await this.#pacer.idle();
     if (this.#renewTimer) clearInterval(this.#renewTimer);
     this.#renewTimer = null;
-    await this.#listing;
     const released = await this.#store.watches.releaseAll(this.owner);
     await this.#store.coordination
       .releaseLease(SWEEP_LEASE, this.owner)
@@ -315,6 +321,7 @@ export class Watcher implements RunTracker {
 
   /** Resolves when no watch is being handled and no Slack call is queued. */
   async idle(): Promise<void> {
+    await this.#listing;
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
     await this.#pacer.idle();
   }
@@ -398,9 +405,10 @@ export class Watcher implements RunTracker {
   async #listingWanted(dueCount: number, now: number): Promise<boolean> {
     if (this.#listing || this.#activeCount === 0) return false;
     const plan = this.#plan;
-    const gap = plan.mode === 'list' ? plan.intervalMs : this.settings.bulkIntervalMs;
+    const gap =
+      plan.mode === 'list' && this.settings.schedule === 'budget' ? plan.intervalMs : this.settings.bulkIntervalMs;
     if (now - this.#lastListingAt < gap) return false;
-    const periodic = plan.mode === 'list';
+    const periodic = plan.mode === 'list' && this.settings.schedule === 'budget';
     const burst =
       dueCount > 0 &&
       chooseBulkDiscovery({
@@ -428,6 +436,26 @@ export class Watcher implements RunTracker {
       .finally(() => {
         this.#listing = null;
       });
+  }
+
+  /**
+   * Runs the listing saw finish: this replica takes them itself (its listing already answers them,
+   * often with the output, so no further request), as many as it has room for; the rest are
+   * brought forward for whoever claims them next.
+   */
+  async #takeFinished(finished: string[]): Promise<void> {
+    const room = Math.max(0, this.settings.maxInFlight - this.#inFlight.size);
+    const mine = finished.filter((id) => !this.#inFlight.has(id)).slice(0, room);
+    const claimed = this.#running
+      ? await this.#store.watches.claimIds(this.owner, mine, this.#now(), this.settings.leaseMs)
+      : [];
+    for (const watch of claimed) {
+      const work = this.#handle(watch).finally(() => this.#inFlight.delete(watch.executionId));
+      this.#inFlight.set(watch.executionId, work);
+    }
+    const taken = new Set(claimed.map((w) => w.executionId));
+    const rest = finished.filter((id) => !taken.has(id));
+    if (rest.length > 0) await this.#store.watches.expedite(rest, this.#now());
   }
 
   /** A claimed watch the last listing did not cover waits for the one in progress (it may cover it). */
@@ -460,7 +488,7 @@ export class Watcher implements RunTracker {
     this.#lastBulkPagesAt = this.#now();
     this.#replan();
     this.#bulk = { at: this.#now(), statuses: result.statuses, finished: result.finishedExecutions };
-    if (result.finished.length > 0) await this.#store.watches.expedite(result.finished, this.#now());
+    if (result.finished.length > 0) await this.#takeFinished(result.finished);
     this.#log.debug(
       { pages: result.pages, seen: result.statuses.size, finished: result.finished.length },
       'bulk discovery',
@@ -499,7 +527,10 @@ export class Watcher implements RunTracker {
         // Still running: next look per the plan (the sweep interval, or in list mode the backstop,
         // since the periodic listing is what notices the end).
         const attempts = w.attempts + 1;
-        const delay = nextLookIn(this.#plan, attempts, this.settings.backoff.firstMs);
+        const delay =
+          this.settings.schedule === 'backoff'
+            ? nextCheckDelay(attempts, this.settings.backoff)
+            : nextLookIn(this.#plan, attempts, this.settings.backoff.firstMs);
         await this.#store.watches.reschedule(id, this.owner, this.#now() + delay, attempts, this.#now());
         return;
       }

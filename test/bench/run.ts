@@ -10,6 +10,7 @@ import { runInNewContext } from 'node:vm';
 import { renderTable, type ScenarioResult } from './report.ts';
 import { ackLatency } from './scenarios/ack-latency.ts';
 import { clientThroughput } from './scenarios/client-throughput.ts';
+import { longRuns } from './scenarios/long-runs.ts';
 import { memory } from './scenarios/memory.ts';
 import { modalOpen } from './scenarios/modal-open.ts';
 import { typeahead } from './scenarios/typeahead.ts';
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
     ['modal-open', modalOpen],
     ['typeahead', typeahead],
     ['client-throughput', clientThroughput],
+    ['long-runs', longRuns],
     [
       'watcher',
       async () => {

@@ -306,6 +306,23 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         }
       });
 
+      it('claimIds takes the named active watches whose lease is free, due or not, once', async () => {
+        const replica = await harness.open();
+        await store.watches.insert(newWatch('e-1', { nextCheckAt: T0 + 60_000 }), T0);
+        await store.watches.insert(newWatch('e-2'), T0);
+        await store.watches.insert(newWatch('e-3'), T0);
+        await store.watches.claimDue('other', T0, LEASE, 1);
+        const [a, b] = await Promise.all([
+          store.watches.claimIds('a', ['e-1', 'e-2', 'e-3', 'missing'], T0, LEASE),
+          replica.watches.claimIds('b', ['e-1', 'e-2', 'e-3'], T0, LEASE),
+        ]);
+        const won = [...ids(a), ...ids(b)].sort();
+        expect(won).toEqual(['e-1', 'e-3']);
+        expect(await store.watches.claimIds('c', [], T0, LEASE)).toEqual([]);
+        // An expired lease is taken over.
+        expect(ids(await store.watches.claimIds('c', ['e-2'], T0 + LEASE, LEASE))).toEqual(['e-2']);
+      });
+
       it('releaseAll frees every lease of one owner', async () => {
         await store.watches.insert(newWatch('e-1'), T0);
         await store.watches.insert(newWatch('e-2'), T0);
