@@ -33,7 +33,7 @@ import { type CheckPlan, DEFAULT_PLAN_SETTINGS, nextLookIn, type PlanSettings, p
 import { NO_METRICS, type WatchMetrics } from './metrics.ts';
 import { digestLine, replyText } from './result-notice.ts';
 import { createApiBudget } from './shared-budget.ts';
-import { type OutgoingMessage, SlackPacer } from './slack-pacer.ts';
+import { type OutgoingMessage, type ReplyOutcome, SlackPacer } from './slack-pacer.ts';
 import { namesCard, namesFinished, namesResultCard, readBackMessages } from './slack-read-back.ts';
 import { slackPostTransport } from './subscriptions.ts';
 import { type RequestBudget, realSleep } from './token-bucket.ts';
@@ -138,6 +138,9 @@ interface BulkSnapshot {
   finished: Map<string, Execution>;
 }
 
+/** Deliveries waiting on Slack at once, at most (memory bound; each is a promise and a lease). */
+const MAX_DELIVERING = 5_000;
+
 /** Lease held by the one replica that runs the periodic listing sweep. */
 export const SWEEP_LEASE = 'watch-sweep';
 
@@ -169,6 +172,10 @@ export class Watcher implements RunTracker {
   #lastBulkPages: number | null = null;
   #lastBulkPagesAt = 0;
   #bulk: BulkSnapshot | null = null;
+  /** Watches whose delivery stopped at the card (rescheduled until another poster's card is up). */
+  readonly #cardDeferred = new Set<string>();
+  /** In-flight watches that are only waiting on Slack's lanes: they do not hold a check slot. */
+  readonly #delivering = new Set<string>();
   /** The listing in progress (one at a time per process; one sweeper across replicas). */
   #listing: Promise<void> | null = null;
   #lastListingAt = Number.NEGATIVE_INFINITY;
@@ -363,7 +370,10 @@ export class Watcher implements RunTracker {
       this.#lastHousekeeping = now;
       await this.#housekeeping(now);
     }
-    const capacity = this.settings.maxInFlight - this.#inFlight.size;
+    // A burst of finished runs waits on Slack's lanes (edits are ~1/s per workspace); those
+    // deliveries do not hold check slots, or one busy channel would stall every other watch.
+    const checking = this.#inFlight.size - this.#delivering.size;
+    const capacity = Math.min(this.settings.maxInFlight - checking, MAX_DELIVERING - this.#inFlight.size);
     const claimed =
       capacity > 0 ? await this.#store.watches.claimDue(this.owner, now, this.settings.leaseMs, capacity) : [];
     // What is due in all, not just what this round could claim, decides whether a burst listing
@@ -444,7 +454,7 @@ export class Watcher implements RunTracker {
    * brought forward for whoever claims them next.
    */
   async #takeFinished(finished: string[]): Promise<void> {
-    const room = Math.max(0, this.settings.maxInFlight - this.#inFlight.size);
+    const room = Math.max(0, MAX_DELIVERING - this.#inFlight.size);
     const mine = finished.filter((id) => !this.#inFlight.has(id)).slice(0, room);
     const claimed = this.#running
       ? await this.#store.watches.claimIds(this.owner, mine, this.#now(), this.settings.leaseMs)
@@ -687,11 +697,36 @@ export class Watcher implements RunTracker {
     this.#log.warn({ executionId: w.executionId }, 'the finished-run reply could not be sent; giving up');
   }
 
-  async #deliver(w: Watch, execution: Execution, stale: boolean): Promise<void> {
+  /** The thread reply (or a digest line holding it), claimed right before it is sent. */
+  #tell(channel: string, ts: string | null, w: Watch, execution: Execution, stale: boolean): Promise<ReplyOutcome> {
     const id = w.executionId;
-    const card: OutgoingMessage = buildResultCard(this.#runContext(w), execution, { stale });
-    let channel = await this.#destination(w);
-    let ts = w.messageTs;
+    return this.#pacer.reply({
+      channel,
+      threadTs: ts,
+      message: { text: replyText(w, execution, stale) },
+      digestLine: digestLine(w, execution, stale),
+      claim: () => this.#store.watches.claimReply(id, this.#now()),
+      sentCheck: namesFinished(id),
+    });
+  }
+
+  /**
+   * The result card: the running message edited, or a first card posted with the card claim.
+   * When someone else's card has to come first, the watch is rescheduled and its id put in
+   * #cardDeferred, so #deliver stops there.
+   */
+  async #deliverCard(
+    w: Watch,
+    execution: Execution,
+    stale: boolean,
+    card: OutgoingMessage,
+    startChannel: string | null,
+    startTs: string | null,
+    moved: (channel: string, ts: string | null) => void,
+  ): Promise<void> {
+    const id = w.executionId;
+    let channel = startChannel;
+    let ts = startTs;
     if (channel && w.resultPostedAt === null) {
       let gone = false;
       if (ts) {
@@ -700,6 +735,7 @@ export class Watcher implements RunTracker {
           if (!(edited.code && GONE.has(edited.code))) throw edited.error;
           ts = null;
           gone = true;
+          moved(channel, null);
         }
       }
       if (!ts && !gone) {
@@ -709,9 +745,11 @@ export class Watcher implements RunTracker {
           if (mine.messageTs) {
             // Someone else's card is up now: edit that one next time round.
             await this.#store.watches.reschedule(id, this.owner, this.#now(), w.attempts, this.#now());
+            this.#cardDeferred.add(id);
             return;
           }
           await this.#store.watches.reschedule(id, this.owner, this.#now() + 1_000, w.attempts, this.#now());
+          this.#cardDeferred.add(id);
           return;
         }
       }
@@ -728,6 +766,7 @@ export class Watcher implements RunTracker {
         } else {
           channel = posted.value.channel;
           ts = posted.value.ts;
+          moved(channel, ts);
           await this.#store.watches.setMessage(id, channel, ts, this.#now());
         }
       }
@@ -735,6 +774,45 @@ export class Watcher implements RunTracker {
       const ended = execution.endTime ? Date.parse(execution.endTime) : Number.NaN;
       if (!stale && Number.isFinite(ended)) this.#metrics.reported((Date.now() - ended) / 1000);
     }
+  }
+
+  async #deliver(w: Watch, execution: Execution, stale: boolean): Promise<void> {
+    this.#delivering.add(w.executionId);
+    try {
+      await this.#deliverResult(w, execution, stale);
+    } finally {
+      this.#delivering.delete(w.executionId);
+    }
+  }
+
+  /**
+   * The finish path of a watch: result card, thread reply (both exactly once), then complete().
+   * Every step is idempotent until complete(), so a crash anywhere reruns it safely.
+   */
+  async #deliverResult(w: Watch, execution: Execution, stale: boolean): Promise<void> {
+    const id = w.executionId;
+    const card: OutgoingMessage = buildResultCard(this.#runContext(w), execution, { stale });
+    let channel = await this.#destination(w);
+    let ts = w.messageTs;
+    // With the running card up and no reply claimed yet, the reply is queued now, beside the edit:
+    // edits share one lane for the workspace (Slack's chat.update tier), so in a burst an edit may
+    // wait minutes while the channel's post lane (folding bursts into digests) tells people within
+    // seconds. Each half keeps its own exactly-once rule (resultPostedAt; the reply claim): if the
+    // edit fails, the next attempt redoes the edit and finds the reply claimed (the branch below).
+    const early =
+      channel && ts && w.resultPostedAt === null && w.replyPostedAt === null
+        ? this.#tell(channel, ts, w, execution, stale)
+        : null;
+    try {
+      await this.#deliverCard(w, execution, stale, card, channel, ts, (c, t) => {
+        channel = c;
+        ts = t;
+      });
+    } catch (err) {
+      await early;
+      throw err;
+    }
+    if (this.#cardDeferred.delete(id)) return;
     if (channel && w.replyPostedAt !== null) {
       // Claimed earlier but the watch never completed: that process died, lost its lease, or the
       // claim's answer was lost. Its sender may still be retrying for a while after the claim, so
@@ -757,14 +835,7 @@ export class Watcher implements RunTracker {
         this.#replyFailed(w, outcome);
       }
     } else if (channel) {
-      const outcome = await this.#pacer.reply({
-        channel,
-        threadTs: ts,
-        message: { text: replyText(w, execution, stale) },
-        digestLine: digestLine(w, execution, stale),
-        claim: () => this.#store.watches.claimReply(id, this.#now()),
-        sentCheck: namesFinished(id),
-      });
+      const outcome = await (early ?? this.#tell(channel, ts, w, execution, stale));
       // A claim that failed in the store (say, Postgres restarting) may still have committed: the
       // watch stays active, and the next attempt sees the claim and asks Slack.
       if (outcome === 'claim_error') throw new Error('could not claim the finished-run reply; will retry');

@@ -13,6 +13,7 @@ import { clientThroughput } from './scenarios/client-throughput.ts';
 import { longRuns } from './scenarios/long-runs.ts';
 import { memory } from './scenarios/memory.ts';
 import { modalOpen } from './scenarios/modal-open.ts';
+import { replicasScenario } from './scenarios/replicas.ts';
 import { typeahead } from './scenarios/typeahead.ts';
 import { watcherScenario } from './scenarios/watcher.ts';
 
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
     ['typeahead', typeahead],
     ['client-throughput', clientThroughput],
     ['long-runs', longRuns],
+    ['replicas', replicasScenario],
     [
       'watcher',
       async () => {
