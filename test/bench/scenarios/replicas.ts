@@ -40,7 +40,14 @@ export interface ReplicaFigures {
 }
 
 export async function replicaCase(replicas: number, seed: number): Promise<ReplicaFigures> {
-  const rig = await prepareRig({ runs: RUNS, ageMs: AGE_MS, endFromMs: END_FROM_MS, endToMs: END_TO_MS, channels: 10, seed });
+  const rig = await prepareRig({
+    runs: RUNS,
+    ageMs: AGE_MS,
+    endFromMs: END_FROM_MS,
+    endToMs: END_TO_MS,
+    channels: 10,
+    seed,
+  });
   const rigStore = await openRigStore('postgres');
   const watchers: Watcher[] = [];
   try {
@@ -48,7 +55,9 @@ export async function replicaCase(replicas: number, seed: number): Promise<Repli
     await seedWatches(rig, rigStore.store, AGE_MS, nextLookIn(plan, 10, 2_000));
     for (let i = 0; i < replicas; i++) {
       const store = i === 0 ? rigStore.store : await rigStore.replica();
-      watchers.push(newWatcher(rig, store, { requestsPerSecond: BUDGET, slackPostIntervalMs: 0, slackUpdateIntervalMs: 0 }));
+      watchers.push(
+        newWatcher(rig, store, { requestsPerSecond: BUDGET, slackPostIntervalMs: 0, slackUpdateIntervalMs: 0 }),
+      );
     }
     const wait = rig.t0 - Date.now();
     if (wait < 0) throw new Error(`set-up overran the lead by ${-wait} ms`);
