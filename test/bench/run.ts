@@ -14,6 +14,7 @@ import { longRuns } from './scenarios/long-runs.ts';
 import { memory } from './scenarios/memory.ts';
 import { modalOpen } from './scenarios/modal-open.ts';
 import { replicasScenario } from './scenarios/replicas.ts';
+import { slackBurst } from './scenarios/slack-burst.ts';
 import { typeahead } from './scenarios/typeahead.ts';
 import { watcherScenario } from './scenarios/watcher.ts';
 
@@ -45,6 +46,8 @@ async function main(): Promise<void> {
       },
     ],
     ['memory', () => memory(watch10k)],
+    // Last: it leaves a watcher behind with edits still queued (see the scenario).
+    ['slack-burst', slackBurst],
   ];
   for (const [id, run] of steps) {
     if (!wanted(id)) continue;

@@ -60,6 +60,10 @@ export interface Rig {
   notices: Map<string, number>;
   /** chat.* answers `ratelimited` (what Slack pushed back; the pacer retries them). */
   ratelimited: number;
+  /** Messages a person would see that mention a rate limit (must stay 0). */
+  surfacedRateLimits: number;
+  /** Successful chat.postMessage / chat.update calls: [epoch ms, method, channel]. */
+  chatCalls: Array<[number, string, string]>;
   /** [epoch ms, emulator requests so far] every 100 ms. */
   samples: Array<[number, number]>;
   close(): Promise<void>;
@@ -135,6 +139,8 @@ export async function prepareRig(options: RigOptions): Promise<Rig> {
     told,
     notices,
     ratelimited: 0,
+    surfacedRateLimits: 0,
+    chatCalls: [],
     samples: [],
     async close() {
       clearInterval(sampler);
@@ -147,6 +153,8 @@ export async function prepareRig(options: RigOptions): Promise<Rig> {
     if (call.status === 429) rig.ratelimited++;
     if (!call.ok) return;
     const now = Date.now();
+    rig.chatCalls.push([now, call.method, String(call.args.channel ?? '')]);
+    if (/rate.?limit/i.test(JSON.stringify(call.args))) rig.surfacedRateLimits++;
     if (call.method === 'chat.update') {
       const run = byTs.get(String(call.args.ts));
       if (run && !told.has(run.id)) told.set(run.id, now);
@@ -242,7 +250,7 @@ export async function openRigStore(kind: 'sqlite' | 'postgres'): Promise<RigStor
  * somewhere within `settledGapMs` from now.
  */
 export async function seedWatches(rig: Rig, store: Store, ageMs: number, settledGapMs: number): Promise<void> {
-  const startedAt = Date.now() - ageMs;
+  const startedAt = Math.round(Date.now() - ageMs);
   for (const run of rig.runs) {
     await store.watches.insert(
       {
@@ -263,7 +271,7 @@ export async function seedWatches(rig: Rig, store: Store, ageMs: number, settled
   const now = Date.now();
   const claimed = await store.watches.claimDue(owner, now, 60_000, rig.runs.length);
   for (const w of claimed) {
-    await store.watches.reschedule(w.executionId, owner, now + rig.random() * settledGapMs, 10, now);
+    await store.watches.reschedule(w.executionId, owner, Math.round(now + rig.random() * settledGapMs), 10, now);
   }
 }
 
