@@ -4,7 +4,6 @@
 // window must stay ≤ 1.05 × the budget (20 s of refill plus a one-second burst is exactly 1.05×),
 // and the delays must match one replica on the same budget (the baseline, measured at the same
 // time on its own emulator and schema). Every run must be told exactly once.
-import { nextLookIn, planChecks } from '../../../src/watch/check-plan.ts';
 import type { Watcher } from '../../../src/watch/watcher.ts';
 import { ms, num, type Row, type ScenarioResult, times } from '../report.ts';
 import { ratio, summarize } from '../stats.ts';
@@ -51,8 +50,9 @@ export async function replicaCase(replicas: number, seed: number): Promise<Repli
   const rigStore = await openRigStore('postgres');
   const watchers: Watcher[] = [];
   try {
-    const plan = planChecks({ watches: RUNS, requestsPerSecond: BUDGET, listingPages: Math.ceil(RUNS / 100) });
-    await seedWatches(rig, rigStore.store, AGE_MS, nextLookIn(plan, 10, 2_000));
+    // Every watch due at once when the replicas start (as after a restart): the first looks want
+    // far more than the budget, so the shared bucket, not the plan, is what holds the rate.
+    await seedWatches(rig, rigStore.store, AGE_MS, 0);
     for (let i = 0; i < replicas; i++) {
       const store = i === 0 ? rigStore.store : await rigStore.replica();
       watchers.push(
@@ -90,7 +90,7 @@ export async function replicasScenario(): Promise<ScenarioResult> {
   const [two, one] = await Promise.all([replicaCase(2, 5), replicaCase(1, 5)]);
   const rows: Row[] = [
     {
-      scenario: `5b. 2 replicas on Postgres, one budget of ${BUDGET} req/s, ${RUNS} runs ending in 20 s: peak 20 s request rate (baseline: the budget; target ≤ 1.05×)`,
+      scenario: `5b. 2 replicas on Postgres, one budget of ${BUDGET} req/s, ${RUNS} runs all due at start, ending in 20 s: peak 20 s request rate (baseline: the budget; target ≤ 1.05×)`,
       ours: `${num(two.peakRate, 2)} req/s`,
       baseline: `${BUDGET} req/s`,
       ratio: times(ratio(two.peakRate, BUDGET)),
