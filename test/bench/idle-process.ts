@@ -19,6 +19,9 @@ async function main(): Promise<void> {
   const env = process.env;
   let stop: () => Promise<void>;
   let peak = 0;
+  let heapPeak = 0;
+  let afterInsert = 0;
+  let externalPeak = 0;
   if (mode === 'bot' || mode === 'bot-watches') {
     const dataDir = mkdtempSync(join(tmpdir(), 'runbook-idle-'));
     const config = loadConfig({
@@ -60,9 +63,13 @@ async function main(): Promise<void> {
           now,
         );
       }
+      afterInsert = process.memoryUsage().rss;
       const until = Date.now() + WATCHING_MS;
       while (Date.now() < until) {
-        peak = Math.max(peak, process.memoryUsage().rss);
+        const m = process.memoryUsage();
+        peak = Math.max(peak, m.rss);
+        heapPeak = Math.max(heapPeak, m.heapTotal);
+        externalPeak = Math.max(externalPeak, m.external + m.arrayBuffers);
         await sleep(100);
       }
     }
@@ -85,7 +92,7 @@ async function main(): Promise<void> {
   await sleep(100);
   const usage = process.memoryUsage();
   process.stdout.write(
-    `${JSON.stringify({ rss: usage.rss, heapUsed: usage.heapUsed, peak: Math.max(peak, usage.rss) })}\n`,
+    `${JSON.stringify({ rss: usage.rss, heapUsed: usage.heapUsed, peak: Math.max(peak, usage.rss), afterInsert, heapPeak, externalPeak })}\n`,
   );
   await stop();
   process.exit(0);
