@@ -181,6 +181,8 @@ export class Watcher implements RunTracker {
   #lastListingAt = Number.NEGATIVE_INFINITY;
   #activeCount = 0;
   #plan: CheckPlan;
+  /** When this replica last found the sweep lease held by another (that one lists for everyone). */
+  #sweptElsewhereAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: WatcherOptions) {
     this.owner = options.owner;
@@ -429,7 +431,9 @@ export class Watcher implements RunTracker {
       });
     if (!periodic && !burst) return false;
     try {
-      return await this.#store.coordination.holdLease(SWEEP_LEASE, this.owner, now + this.settings.leaseMs, now);
+      const held = await this.#store.coordination.holdLease(SWEEP_LEASE, this.owner, now + this.settings.leaseMs, now);
+      this.#sweptElsewhereAt = held ? Number.NEGATIVE_INFINITY : now;
+      return held;
     } catch (err) {
       this.#log.warn({ err }, 'could not take the sweep lease');
       return false;
@@ -528,6 +532,17 @@ export class Watcher implements RunTracker {
       } else if (known === 'EXECUTION_STATUS_SUCCEEDED' || known === 'EXECUTION_STATUS_FAILED') {
         // The listing already saw it end: no status check (and no fetch at all if it carried the output).
         terminal = true;
+      } else if (this.#leaveToSweeper(w)) {
+        // Another replica's listing covers this watch and will bring it forward when it ends;
+        // a single get here would only spend the shared budget that listing needs.
+        await this.#store.watches.reschedule(
+          id,
+          this.owner,
+          this.#now() + this.#plan.intervalMs,
+          w.attempts,
+          this.#now(),
+        );
+        return;
       } else {
         this.#metrics.checked('single');
         const summary = await this.#budget.run(() => this.#api.executions.get(id, { summary: true }));
@@ -570,6 +585,20 @@ export class Watcher implements RunTracker {
       }
       await this.#retryLater(w, err);
     }
+  }
+
+  /**
+   * In list mode on a replica that is not the sweeper (it found the lease held within the lease
+   * time), a watch past its first look is left to the sweeper's listing. First looks are still
+   * taken here: a run started after the last listing is in no listing yet.
+   */
+  #leaveToSweeper(w: Watch): boolean {
+    return (
+      this.settings.schedule === 'budget' &&
+      this.#plan.mode === 'list' &&
+      w.attempts > 0 &&
+      this.#now() - this.#sweptElsewhereAt < this.settings.leaseMs
+    );
   }
 
   async #retryLater(watch: Watch, err: unknown): Promise<void> {
