@@ -498,7 +498,9 @@ export class Watcher implements RunTracker {
       call: (fn) => this.#budget.run(fn),
     });
     for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
-    this.#lastBulkPages = result.pages;
+    // A listing that found fewer than half of the watches (they lie beyond its reach, or the API's
+    // clock disagrees with ours) is no cheaper way to look at them: plan as if it cost a get each.
+    this.#lastBulkPages = result.statuses.size * 2 < watched.size ? Math.max(result.pages, watched.size) : result.pages;
     this.#lastBulkPagesAt = this.#now();
     this.#replan();
     this.#bulk = { at: this.#now(), statuses: result.statuses, finished: result.finishedExecutions };
@@ -549,13 +551,17 @@ export class Watcher implements RunTracker {
         terminal = isTerminal(summary);
       }
       if (!terminal) {
-        // Still running: next look per the plan (the sweep interval, or in list mode the backstop,
-        // since the periodic listing is what notices the end).
+        // Still running: next look per the plan. Only a watch the last listing actually saw waits
+        // for the backstop (the periodic listing is what notices its end); one it did not see (new
+        // since, or out of the listing's reach) is looked at again after the sweep interval.
         const attempts = w.attempts + 1;
+        const covered = known !== undefined;
         const delay =
           this.settings.schedule === 'backoff'
             ? nextCheckDelay(attempts, this.settings.backoff)
-            : nextLookIn(this.#plan, attempts, this.settings.backoff.firstMs);
+            : covered
+              ? nextLookIn(this.#plan, attempts, this.settings.backoff.firstMs)
+              : this.#plan.intervalMs;
         await this.#store.watches.reschedule(id, this.owner, this.#now() + delay, attempts, this.#now());
         return;
       }

@@ -149,6 +149,18 @@ describe('Watcher', () => {
     expect([...countReports(fake, runs).values()].every((r) => r.resultEdits === 1 && r.replies === 1)).toBe(true);
   });
 
+  it('when the listing cannot see the watched runs (the API clock a day behind), checks them one by one', async () => {
+    clock.set(Date.now() - 24 * 60 * 60_000);
+    const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 20, ['C01OPS']);
+    const w = watcher('w1', { requestsPerSecond: 50, plan: { ...DEFAULT_PLAN_SETTINGS, minIntervalMs: 100 } });
+    w.start();
+    // The listing finds none of them older than the oldest watch: it is no cheaper, so single mode.
+    await until(async () => w.plan.mode === 'single', 'single mode', 8_000);
+    clock.advance(5_000);
+    await until(allDone, 'every result', 8_000);
+    expect([...countReports(fake, runs).values()].every((r) => r.resultEdits === 1 && r.replies === 1)).toBe(true);
+  });
+
   it('two watchers on one store report every run exactly once', async () => {
     const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 40, [
       'C01OPS',
