@@ -93,7 +93,7 @@ export async function prepareRig(options: RigOptions): Promise<Rig> {
   });
   const runbook = [...emulator.state.workflows.byId.values()].filter((r) => !r.workflow.isFolder)[0]!;
   // Measurement starts once set-up is done; leave it a generous lead.
-  const t0 = Date.now() + 2_000 + options.runs * 2;
+  const t0 = Date.now() + 2_000 + options.runs * 10;
   const ends = Array.from(
     { length: options.runs },
     () => t0 + options.endFromMs + random() * (options.endToMs - options.endFromMs),
