@@ -245,6 +245,17 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         (userId) => deps.access.identity.groupsOf(groupsClient, userId),
         (execution) => runbookNamed(deps, execution.workflowName),
       ),
+      // On the watcher's budget and check interval (one budget for everything, one bound), and
+      // scanned by one replica at a time (a lease in the store).
+      ...(watcher
+        ? {
+            budget: watcher.budget,
+            nextScanIn: () =>
+              Math.min(config.watch.subscriptionsPollMs, watcher?.plan.intervalMs ?? Number.POSITIVE_INFINITY),
+            owner: watcher.owner,
+            leaseMs: config.watch.leaseMs,
+          }
+        : {}),
       settings: {
         intervalMs: config.watch.subscriptionsPollMs,
         requestsPerSecond: Math.max(0.1, config.watch.requestsPerSecond / 4),

@@ -215,6 +215,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX run_intents_open ON run_intents (state, created_at);
     `,
   },
+  {
+    version: 5,
+    name: 'shared request budget and leases',
+    up: (dialect) => `
+      CREATE TABLE rate_buckets (
+        name   TEXT PRIMARY KEY,
+        tokens ${dialect === 'postgres' ? 'DOUBLE PRECISION' : 'REAL'} NOT NULL,
+        at     BIGINT NOT NULL
+      );
+
+      CREATE TABLE leases (
+        name        TEXT PRIMARY KEY,
+        owner       TEXT NOT NULL,
+        lease_until BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 export interface MigrateOptions {

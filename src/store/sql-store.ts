@@ -18,6 +18,7 @@ import { aliasStore, channelDefaultsStore, workflowStepStore } from './sql-saved
 import type {
   ApprovalStore,
   AuditStore,
+  CoordinationStore,
   CursorStore,
   NotificationStore,
   RunDraftStore,
@@ -117,6 +118,20 @@ function watchStore(db: SqlDriver): WatchStore {
       return rows.map(toWatch).sort(byNextCheck);
     },
 
+    async claimIds(owner, executionIds, now, leaseMs) {
+      if (executionIds.length === 0) return [];
+      const sql = `UPDATE watches SET lease_owner = $1, lease_until = $2
+        WHERE execution_id IN (
+          SELECT execution_id FROM watches
+          WHERE ${inList(dialect, 'execution_id', 4)} AND state = 'active' AND (lease_owner IS NULL OR lease_until <= $3)
+          ${dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : ''})
+        RETURNING *`;
+      const params = [owner, now + leaseMs, now, unique(executionIds)];
+      const { rows } =
+        dialect === 'sqlite' ? await db.transaction((tx) => tx.query(sql, params)) : await db.query(sql, params);
+      return rows.map(toWatch).sort(byNextCheck);
+    },
+
     async renewLeases(owner, executionIds, until) {
       if (executionIds.length === 0) return 0;
       const result = await db.query(
@@ -194,6 +209,13 @@ function watchStore(db: SqlDriver): WatchStore {
         [Math.max(0, Math.trunc(limit))],
       );
       return rows.map(toWatch);
+    },
+
+    async listActiveIds(limit) {
+      const { rows } = await db.query(`SELECT execution_id FROM watches WHERE state = 'active' LIMIT $1`, [
+        Math.max(0, Math.trunc(limit)),
+      ]);
+      return rows.map((r) => String(r.execution_id));
     },
 
     async oldestActiveCreatedAt() {
@@ -540,6 +562,49 @@ function runLimitStore(db: SqlDriver): RunLimitStore {
   };
 }
 
+function coordinationStore(db: SqlDriver): CoordinationStore {
+  return {
+    async takeTokens(name, spec, want, now) {
+      const rate = Math.max(1e-6, spec.ratePerSecond);
+      const burst = Math.max(1, spec.burst);
+      return db.transaction(async (tx) => {
+        await tx.query(
+          'INSERT INTO rate_buckets (name, tokens, at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
+          [name, burst, now],
+        );
+        // Postgres: the row lock serialises replicas; SQLite: the transaction holds the write lock.
+        const { rows } = await tx.query(
+          `SELECT tokens, at FROM rate_buckets WHERE name = $1${db.dialect === 'postgres' ? ' FOR UPDATE' : ''}`,
+          [name],
+        );
+        const at = Number(rows[0]?.at ?? now);
+        // A replica whose clock is behind never refills the bucket backwards.
+        const stamp = Math.max(at, now);
+        const tokens = Math.min(burst, Number(rows[0]?.tokens ?? burst) + ((stamp - at) * rate) / 1000);
+        const granted = Math.max(0, Math.min(Math.floor(want), Math.floor(tokens)));
+        const left = tokens - granted;
+        await tx.query('UPDATE rate_buckets SET tokens = $2, at = $3 WHERE name = $1', [name, left, stamp]);
+        const waitMs = granted >= want ? 0 : Math.ceil((Math.max(0, 1 - left) * 1000) / rate);
+        return { granted, waitMs };
+      });
+    },
+
+    async holdLease(name, owner, until, now) {
+      const result = await db.query(
+        `INSERT INTO leases (name, owner, lease_until) VALUES ($1, $2, $3)
+         ON CONFLICT (name) DO UPDATE SET owner = $2, lease_until = $3
+         WHERE leases.owner = $2 OR leases.lease_until <= $4`,
+        [name, owner, until, now],
+      );
+      return result.rowCount === 1;
+    },
+
+    async releaseLease(name, owner) {
+      await db.query('DELETE FROM leases WHERE name = $1 AND owner = $2', [name, owner]);
+    },
+  };
+}
+
 export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): Store {
   return {
     kind: db.dialect,
@@ -558,5 +623,6 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     aliases: aliasStore(db),
     channelDefaults: channelDefaultsStore(db),
     workflowSteps: workflowStepStore(db),
+    coordination: coordinationStore(db),
   };
 }

@@ -192,6 +192,11 @@ export interface WatchStore {
    * atomically: two replicas never get the same watch.
    */
   claimDue(owner: string, now: number, leaseMs: number, limit: number): Promise<Watch[]>;
+  /**
+   * Claim these watches (due or not) whose lease is free or expired, like claimDue: the replica
+   * whose listing saw them finish takes them itself, where its listing already answers them.
+   */
+  claimIds(owner: string, executionIds: string[], now: number, leaseMs: number): Promise<Watch[]>;
   /** Extends the leases `owner` still holds on active watches; returns how many. */
   renewLeases(owner: string, executionIds: string[], until: number): Promise<number>;
   /**
@@ -218,6 +223,8 @@ export interface WatchStore {
   countDue(now: number): Promise<number>;
   /** Active watches, oldest createdAt first. */
   listActive(limit: number): Promise<Watch[]>;
+  /** Ids of active watches (any order): what a listing must look for, without loading whole rows. */
+  listActiveIds(limit: number): Promise<string[]>;
   oldestActiveCreatedAt(): Promise<number | null>;
   /** Brings nextCheckAt forward to `now` for the given active watches (bulk discovery saw them finish). */
   expedite(executionIds: string[], now: number): Promise<void>;
@@ -343,6 +350,34 @@ export interface RunLimitStore {
   deleteIdle(before: number): Promise<number>;
 }
 
+export interface TokenBucketSpec {
+  ratePerSecond: number;
+  /** Most tokens the bucket holds (what may be spent at once after a quiet spell). */
+  burst: number;
+}
+
+/** Coordination between replicas: one request budget and single-holder leases, kept in the store. */
+export interface CoordinationStore {
+  /**
+   * Takes up to `want` whole tokens from the named bucket (created full on first use), refilled at
+   * `ratePerSecond` since its last use. Atomic across replicas: the sum of everything granted never
+   * exceeds burst + rate × time. `waitMs` says when the next token is there when fewer were granted.
+   */
+  takeTokens(
+    name: string,
+    spec: TokenBucketSpec,
+    want: number,
+    now: number,
+  ): Promise<{ granted: number; waitMs: number }>;
+  /**
+   * Takes the named lease for `owner` until `until`, or renews it: true if `owner` holds it now.
+   * Someone else's lease is taken over only once it has run out (lease_until <= now).
+   */
+  holdLease(name: string, owner: string, until: number, now: number): Promise<boolean>;
+  /** Gives the lease up if `owner` holds it (graceful stop). */
+  releaseLease(name: string, owner: string): Promise<void>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   /** Idempotent, versioned; safe when two replicas start at once. */
@@ -361,6 +396,7 @@ export interface Store {
   aliases: AliasStore;
   channelDefaults: ChannelDefaultsStore;
   workflowSteps: WorkflowStepStore;
+  coordination: CoordinationStore;
 }
 
 export type StoreConfig =

@@ -128,7 +128,27 @@ export interface SubscriptionScannerOptions {
   /** Epoch ms for the store's timestamps. */
   now?: () => number;
   sleep?: Sleep;
+  /**
+   * The watcher's request budget: subscription scans then spend the same budget (shared by every
+   * replica on Postgres) instead of a quarter of their own.
+   */
+  budget?: RequestBudget;
+  /**
+   * Time until the next scan, asked after each scan: the watcher's check interval, so a subscribed
+   * channel hears of a finished run within the same bound as a watched one. Default: intervalMs.
+   */
+  nextScanIn?: () => number;
+  /**
+   * With an owner, a scan runs only while this owner holds the store lease SUBSCRIPTIONS_LEASE
+   * (renewed by every scan, for `leaseMs`): one replica scans, and when it dies another takes over
+   * once the lease has run out. Without one every scanner scans (claims still keep notices single).
+   */
+  owner?: string;
+  leaseMs?: number;
 }
+
+/** Lease of the replica that scans for subscriptions. */
+export const SUBSCRIPTIONS_LEASE = 'subscription-scan';
 
 export interface ScanResult {
   /** False when there were no subscriptions (nothing was listed). */
@@ -170,6 +190,9 @@ export class SubscriptionScanner {
   readonly #now: () => number;
   readonly #budget: RequestBudget;
   readonly #pacer: SlackPacer;
+  readonly #nextScanIn: (() => number) | null;
+  readonly #owner: string | null;
+  readonly #leaseMs: number;
   /**
    * The last post failure per channel. A channel's posts leave one at a time (the pacer's lane), and
    * a reply's 'failed' outcome is read right after that post failed, so this names its cause.
@@ -192,12 +215,17 @@ export class SubscriptionScanner {
     this.#mayNotify = options.mayNotify ?? null;
     this.#now = options.now ?? Date.now;
     const sleep = options.sleep ?? realSleep;
-    this.#budget = new RequestBudget({
-      ratePerSecond: this.settings.requestsPerSecond,
-      concurrency: this.settings.concurrency,
-      now: Date.now,
-      sleep,
-    });
+    this.#budget =
+      options.budget ??
+      new RequestBudget({
+        ratePerSecond: this.settings.requestsPerSecond,
+        concurrency: this.settings.concurrency,
+        now: Date.now,
+        sleep,
+      });
+    this.#nextScanIn = options.nextScanIn ?? null;
+    this.#owner = options.owner ?? null;
+    this.#leaseMs = options.leaseMs ?? 30_000;
     const inner = options.transport;
     const transport: PacerTransport = {
       post: async (channel, message, threadTs) => {
@@ -236,6 +264,9 @@ export class SubscriptionScanner {
     this.#timer = null;
     await this.#scan?.catch(() => undefined);
     await this.#pacer.idle();
+    if (this.#owner !== null) {
+      await this.#store.coordination.releaseLease(SUBSCRIPTIONS_LEASE, this.#owner).catch(() => undefined);
+    }
   }
 
   /** One scan now (the loop uses it; tests call it). Concurrent calls in one process share a scan. */
@@ -256,11 +287,17 @@ export class SubscriptionScanner {
 
   async #tick(): Promise<void> {
     try {
-      await this.scanOnce();
+      if (await this.#mayScan()) await this.scanOnce();
     } catch (err) {
       this.#log.warn({ err }, 'subscription scan failed; will retry');
     }
-    this.#schedule(this.settings.intervalMs);
+    this.#schedule(this.#nextScanIn?.() ?? this.settings.intervalMs);
+  }
+
+  async #mayScan(): Promise<boolean> {
+    if (this.#owner === null) return true;
+    const now = this.#now();
+    return this.#store.coordination.holdLease(SUBSCRIPTIONS_LEASE, this.#owner, now + this.#leaseMs, now);
   }
 
   async #runScan(): Promise<ScanResult> {

@@ -52,12 +52,37 @@ export type Sleep = (ms: number) => Promise<void>;
 
 export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Rate + concurrency limit around async calls. Waiters are served in arrival order. */
+/**
+ * Where tokens come from when the budget is shared (replicas on Postgres): the store's bucket.
+ * `take` grants up to `want` tokens; `waitMs` says when to ask again if fewer were granted.
+ */
+export interface TokenSource {
+  take(want: number): Promise<{ granted: number; waitMs: number }>;
+}
+
+/** Tokens fetched from a shared source but not spent within this long are dropped (never hoarded). */
+const HELD_TOKEN_MS = 1_000;
+
+/**
+ * Rate + concurrency limit around async calls. Waiters are served in arrival order. With a
+ * `source` the rate is one bucket shared by every replica: tokens are fetched from it a few at a
+ * time (about a tenth of a second's worth) and only while a call is waiting, so all replicas
+ * together stay within the rate; when the source fails (the store is down) calls fall back to a
+ * local bucket at half the rate until it answers again.
+ */
 export class RequestBudget {
   readonly #bucket: TokenBucket;
   readonly #concurrency: number;
   readonly #sleep: Sleep;
+  readonly #now: () => number;
+  readonly #source: TokenSource | null;
+  readonly #batch: number;
+  readonly #fallback: TokenBucket | null;
+  #held = 0;
+  #heldUntil = 0;
+  #fetching: Promise<number> | null = null;
   #active = 0;
+  #spent = 0;
   readonly #waiting: Array<() => void> = [];
 
   constructor(options: {
@@ -66,10 +91,17 @@ export class RequestBudget {
     now: () => number;
     sleep?: Sleep;
     burst?: number;
+    source?: TokenSource;
   }) {
     this.#bucket = new TokenBucket({ ratePerSecond: options.ratePerSecond, now: options.now, burst: options.burst });
     this.#concurrency = Math.max(1, options.concurrency);
     this.#sleep = options.sleep ?? realSleep;
+    this.#now = options.now;
+    this.#source = options.source ?? null;
+    this.#batch = Math.max(1, Math.min(this.#bucket.burst, Math.round(options.ratePerSecond / 10)));
+    this.#fallback = this.#source
+      ? new TokenBucket({ ratePerSecond: options.ratePerSecond / 2, now: options.now, burst: 1 })
+      : null;
   }
 
   get ratePerSecond(): number {
@@ -80,17 +112,67 @@ export class RequestBudget {
     return this.#active;
   }
 
+  /** Calls that got a token so far (what this process spent). */
+  get spent(): number {
+    return this.#spent;
+  }
+
+  /** True when the rate is one bucket shared through the store. */
+  get shared(): boolean {
+    return this.#source !== null;
+  }
+
   async run<T>(call: () => Promise<T>): Promise<T> {
     await this.#acquireSlot();
     try {
-      for (;;) {
-        const wait = this.#bucket.tryTake();
-        if (wait === 0) break;
-        await this.#sleep(wait);
-      }
+      await this.#token();
+      this.#spent++;
       return await call();
     } finally {
       this.#releaseSlot();
+    }
+  }
+
+  async #token(): Promise<void> {
+    if (!this.#source) {
+      for (;;) {
+        const wait = this.#bucket.tryTake();
+        if (wait === 0) return;
+        await this.#sleep(wait);
+      }
+    }
+    for (;;) {
+      if (this.#held > 0 && this.#now() < this.#heldUntil) {
+        this.#held--;
+        return;
+      }
+      this.#held = 0;
+      // One fetch at a time; everyone waiting shares its answer.
+      if (!this.#fetching) {
+        this.#fetching = this.#fetch().finally(() => {
+          this.#fetching = null;
+        });
+      }
+      const wait = await this.#fetching;
+      if (this.#held > 0) continue;
+      await this.#sleep(wait);
+    }
+  }
+
+  /** Refills the held tokens from the source; returns how long to wait when none came. */
+  async #fetch(): Promise<number> {
+    try {
+      const { granted, waitMs } = await this.#source!.take(this.#batch);
+      this.#held = granted;
+      this.#heldUntil = this.#now() + HELD_TOKEN_MS;
+      return granted > 0 ? 0 : Math.max(5, waitMs);
+    } catch {
+      const wait = this.#fallback!.tryTake();
+      if (wait === 0) {
+        this.#held = 1;
+        this.#heldUntil = this.#now() + HELD_TOKEN_MS;
+      }
+      return Math.max(5, wait);
     }
   }
 

@@ -29,12 +29,14 @@ import { buildResultCard, buildRunningCard, type RunContext } from '../slack/blo
 import { namesCard, namesFinished, namesResultCard, readBackMessages } from '../slack/read-back.ts';
 import type { Store, Watch } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
-import { chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
+import { BULK_PAGE_SIZE, chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
+import { type CheckPlan, DEFAULT_PLAN_SETTINGS, nextLookIn, type PlanSettings, planChecks } from './check-plan.ts';
 import { NO_METRICS, type WatchMetrics } from './metrics.ts';
 import { digestLine, replyText } from './result-notice.ts';
-import { type OutgoingMessage, SlackPacer } from './slack-pacer.ts';
+import { createApiBudget } from './shared-budget.ts';
+import { type OutgoingMessage, type ReplyOutcome, SlackPacer } from './slack-pacer.ts';
 import { slackPostTransport } from './subscriptions.ts';
-import { RequestBudget, realSleep } from './token-bucket.ts';
+import { type RequestBudget, realSleep } from './token-bucket.ts';
 
 export interface WatcherSettings {
   requestsPerSecond: number;
@@ -59,6 +61,13 @@ export interface WatcherSettings {
   digestThreshold: number;
   /** Minimum gap between two bulk listings. */
   bulkIntervalMs: number;
+  /** How the check interval follows from the budget (check-plan.ts). */
+  plan: PlanSettings;
+  /**
+   * 'budget' (default): the plan above. 'backoff': the rule before it (2 s, ×1.5, capped at
+   * backoff.maxMs, listing only for bursts of due watches); kept as the benchmarks' baseline.
+   */
+  schedule: 'budget' | 'backoff';
   /**
    * How long after a reply claim its sender may still be sending (the pacer's retry window after a
    * claim plus a Slack call's timeout). Someone taking a watch over waits this long after the claim
@@ -83,6 +92,8 @@ export const DEFAULT_WATCHER_SETTINGS: WatcherSettings = {
   slackUpdateIntervalMs: 1_000,
   digestThreshold: 3,
   bulkIntervalMs: 2_000,
+  plan: DEFAULT_PLAN_SETTINGS,
+  schedule: 'budget',
   replySettleMs: 4 * 30_000,
 };
 
@@ -128,6 +139,15 @@ interface BulkSnapshot {
   finished: Map<string, Execution>;
 }
 
+/** Deliveries waiting on Slack at once, at most (memory bound; each is a promise and a lease). */
+const MAX_DELIVERING = 5_000;
+
+/** Lease held by the one replica that runs the periodic listing sweep. */
+export const SWEEP_LEASE = 'watch-sweep';
+
+/** A listing's page count stops steering the plan after this long (the history moves on). */
+const LISTING_COST_TTL_MS = 5 * 60_000;
+
 /** Dedupe key of the claim to post an execution's first card. */
 function messageKey(executionId: string): string {
   return `message:${executionId}`;
@@ -152,7 +172,19 @@ export class Watcher implements RunTracker {
   #roundRunning: Promise<void> | null = null;
   #lastHousekeeping = 0;
   #lastBulkPages: number | null = null;
+  #lastBulkPagesAt = 0;
   #bulk: BulkSnapshot | null = null;
+  /** Watches whose delivery stopped at the card (rescheduled until another poster's card is up). */
+  readonly #cardDeferred = new Set<string>();
+  /** In-flight watches that are only waiting on Slack's lanes: they do not hold a check slot. */
+  readonly #delivering = new Set<string>();
+  /** The listing in progress (one at a time per process; one sweeper across replicas). */
+  #listing: Promise<void> | null = null;
+  #lastListingAt = Number.NEGATIVE_INFINITY;
+  #activeCount = 0;
+  #plan: CheckPlan;
+  /** When this replica last found the sweep lease held by another (that one lists for everyone). */
+  #sweptElsewhereAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: WatcherOptions) {
     this.owner = options.owner;
@@ -165,11 +197,12 @@ export class Watcher implements RunTracker {
     this.#metrics = options.metrics ?? NO_METRICS;
     this.#now = options.now ?? Date.now;
     this.#onFinished = options.onFinished ?? null;
-    this.#budget = new RequestBudget({
+    this.#budget = createApiBudget({
+      store: this.#store,
       ratePerSecond: this.settings.requestsPerSecond,
       concurrency: this.settings.concurrency,
-      now: Date.now,
     });
+    this.#plan = this.#replan();
     this.#pacer = new SlackPacer({
       transport: slackPostTransport(this.#slack),
       claimedRetryWindowMs: Math.min(CLAIMED_RETRY_WINDOW_MS, this.settings.replySettleMs / 2),
@@ -183,6 +216,29 @@ export class Watcher implements RunTracker {
         this.#log.warn({ method, code }, 'Slack call failed');
       },
     });
+  }
+
+  /** The Runbook API request budget (shared by every replica on Postgres); subscriptions spend it too. */
+  get budget(): RequestBudget {
+    return this.#budget;
+  }
+
+  /** The current check plan: interval, mode and the bound it was computed from (check-plan.ts). */
+  get plan(): CheckPlan {
+    return this.#plan;
+  }
+
+  #replan(): CheckPlan {
+    const fresh = this.#now() - this.#lastBulkPagesAt < LISTING_COST_TTL_MS;
+    this.#plan = planChecks(
+      {
+        watches: this.#activeCount,
+        requestsPerSecond: this.settings.requestsPerSecond,
+        listingPages: fresh ? this.#lastBulkPages : null,
+      },
+      this.settings.plan,
+    );
+    return this.#plan;
   }
 
   // ---- RunTracker ----------------------------------------------------------------------------
@@ -267,11 +323,15 @@ export class Watcher implements RunTracker {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     await this.#roundRunning;
+    await this.#listing;
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
     await this.#pacer.idle();
     if (this.#renewTimer) clearInterval(this.#renewTimer);
     this.#renewTimer = null;
     const released = await this.#store.watches.releaseAll(this.owner);
+    await this.#store.coordination
+      .releaseLease(SWEEP_LEASE, this.owner)
+      .catch((err: unknown) => this.#log.warn({ err }, 'could not release the sweep lease'));
     this.#log.info({ released }, 'watcher stopped');
   }
 
@@ -282,6 +342,7 @@ export class Watcher implements RunTracker {
 
   /** Resolves when no watch is being handled and no Slack call is queued. */
   async idle(): Promise<void> {
+    await this.#listing;
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
     await this.#pacer.idle();
   }
@@ -320,31 +381,34 @@ export class Watcher implements RunTracker {
 
   async #round(): Promise<void> {
     const now = this.#now();
-    if (now - this.#lastHousekeeping >= 2_000) {
+    if (now - this.#lastHousekeeping >= 1_000) {
       this.#lastHousekeeping = now;
       await this.#housekeeping(now);
     }
-    const capacity = this.settings.maxInFlight - this.#inFlight.size;
-    if (capacity <= 0) return;
-    const claimed = await this.#store.watches.claimDue(this.owner, now, this.settings.leaseMs, capacity);
-    if (claimed.length === 0) return;
-    // What is due in all, not just what this round could claim, decides whether listing pays off.
-    // The claimed watches are in flight from here on, so #renew keeps their leases while a long
-    // listing runs: an expired lease would let another replica take them over mid-delivery.
-    const discovery = (async () => {
-      const due = claimed.length < capacity ? claimed.length : await this.#store.watches.countDue(now);
-      await this.#maybeDiscoverInBulk(due, now);
-    })();
-    const settled = discovery.catch(() => undefined);
+    // A burst of finished runs waits on Slack's lanes (edits are ~1/s per workspace); those
+    // deliveries do not hold check slots, or one busy channel would stall every other watch.
+    const checking = this.#inFlight.size - this.#delivering.size;
+    const capacity = Math.min(this.settings.maxInFlight - checking, MAX_DELIVERING - this.#inFlight.size);
+    const claimed =
+      capacity > 0 ? await this.#store.watches.claimDue(this.owner, now, this.settings.leaseMs, capacity) : [];
+    // What is due in all, not just what this round could claim, decides whether a burst listing
+    // pays off. Claimed watches are in flight from here on, so #renew keeps their leases while a
+    // long listing runs: an expired lease would let another replica take them over mid-delivery.
+    const due =
+      claimed.length === 0 ? 0 : claimed.length < capacity ? claimed.length : await this.#store.watches.countDue(now);
+    if (await this.#listingWanted(due, now)) this.#startListing();
     for (const watch of claimed) {
-      const work = settled.then(() => this.#handle(watch)).finally(() => this.#inFlight.delete(watch.executionId));
+      const work = this.#afterListing(watch)
+        .then(() => this.#handle(watch))
+        .finally(() => this.#inFlight.delete(watch.executionId));
       this.#inFlight.set(watch.executionId, work);
     }
-    await discovery;
   }
 
   async #housekeeping(now: number): Promise<void> {
     const counts = await this.#store.watches.countByState();
+    this.#activeCount = counts.active;
+    this.#replan();
     this.#metrics.setPending(counts.active);
     // Messages startRun never got up (crash, Slack down): make them due so #handle posts them.
     const unposted = await this.#store.watches.listUnposted(100);
@@ -356,37 +420,108 @@ export class Watcher implements RunTracker {
       );
   }
 
-  async #maybeDiscoverInBulk(dueCount: number, now: number): Promise<void> {
-    if (this.#bulk && now - this.#bulk.at < this.settings.bulkIntervalMs) return;
-    const active = (await this.#store.watches.countByState()).active;
-    const useBulk = chooseBulkDiscovery({
-      dueCount,
-      watchedCount: active,
-      requestsPerSecond: this.settings.requestsPerSecond,
-      lastPages: this.#lastBulkPages,
-    });
-    if (!useBulk) return;
+  /**
+   * A newest-first listing runs (1) every plan interval while listing is the cheaper way to look
+   * at every watch (list mode), and (2) when more watches are due at once than ~2 s of budget
+   * covers and one listing costs fewer requests (a burst of first looks). Only the replica holding
+   * the sweep lease lists, so replicas do not pay for the same listing twice; when it dies its
+   * lease runs out after leaseMs and another replica takes the sweep over.
+   */
+  async #listingWanted(dueCount: number, now: number): Promise<boolean> {
+    if (this.#listing || this.#activeCount === 0) return false;
+    const plan = this.#plan;
+    const gap =
+      plan.mode === 'list' && this.settings.schedule === 'budget' ? plan.intervalMs : this.settings.bulkIntervalMs;
+    if (now - this.#lastListingAt < gap) return false;
+    const periodic = plan.mode === 'list' && this.settings.schedule === 'budget';
+    const burst =
+      dueCount > 0 &&
+      chooseBulkDiscovery({
+        dueCount,
+        watchedCount: this.#activeCount,
+        requestsPerSecond: this.settings.requestsPerSecond,
+        lastPages: this.#lastBulkPages,
+      });
+    if (!periodic && !burst) return false;
+    try {
+      const held = await this.#store.coordination.holdLease(SWEEP_LEASE, this.owner, now + this.settings.leaseMs, now);
+      this.#sweptElsewhereAt = held ? Number.NEGATIVE_INFINITY : now;
+      return held;
+    } catch (err) {
+      this.#log.warn({ err }, 'could not take the sweep lease');
+      return false;
+    }
+  }
+
+  #startListing(): void {
+    this.#lastListingAt = this.#now();
+    this.#listing = this.#discoverInBulk()
+      .catch((err: unknown) => {
+        this.#apiError(err);
+        this.#log.warn({ err }, 'bulk discovery failed; checking one by one');
+      })
+      .finally(() => {
+        this.#listing = null;
+      });
+  }
+
+  /**
+   * Runs the listing saw finish: this replica takes them itself (its listing already answers them,
+   * often with the output, so no further request), as many as it has room for; the rest are
+   * brought forward for whoever claims them next.
+   */
+  async #takeFinished(finished: string[]): Promise<void> {
+    const room = Math.max(0, MAX_DELIVERING - this.#inFlight.size);
+    const mine = finished.filter((id) => !this.#inFlight.has(id)).slice(0, room);
+    const claimed = this.#running
+      ? await this.#store.watches.claimIds(this.owner, mine, this.#now(), this.settings.leaseMs)
+      : [];
+    for (const watch of claimed) {
+      const work = this.#handle(watch).finally(() => this.#inFlight.delete(watch.executionId));
+      this.#inFlight.set(watch.executionId, work);
+    }
+    const taken = new Set(claimed.map((w) => w.executionId));
+    const rest = finished.filter((id) => !taken.has(id));
+    if (rest.length > 0) await this.#store.watches.expedite(rest, this.#now());
+  }
+
+  /** A claimed watch the last listing did not cover waits for the one in progress (it may cover it). */
+  async #afterListing(watch: Watch): Promise<void> {
+    if (this.#snapshot()?.statuses.has(watch.executionId)) return;
+    await this.#listing;
+  }
+
+  /** The last listing, while it is recent enough to stand in for a check. */
+  #snapshot(): BulkSnapshot | null {
+    const fresh = Math.max(this.settings.bulkIntervalMs, this.#plan.intervalMs) * 2;
+    return this.#bulk && this.#now() - this.#bulk.at < fresh ? this.#bulk : null;
+  }
+
+  async #discoverInBulk(): Promise<void> {
     const oldest = await this.#store.watches.oldestActiveCreatedAt();
     if (oldest === null) return;
-    const watched = new Set((await this.#store.watches.listActive(100_000)).map((w) => w.executionId));
-    try {
-      const result = await discoverFinished(this.#api, {
-        watched,
-        oldestWatchCreatedAt: oldest,
-        call: (fn) => this.#budget.run(fn),
-      });
-      for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
-      this.#lastBulkPages = result.pages;
-      this.#bulk = { at: this.#now(), statuses: result.statuses, finished: result.finishedExecutions };
-      if (result.finished.length > 0) await this.#store.watches.expedite(result.finished, this.#now());
-      this.#log.debug(
-        { pages: result.pages, seen: result.statuses.size, finished: result.finished.length },
-        'bulk discovery',
-      );
-    } catch (err) {
-      this.#apiError(err);
-      this.#log.warn({ err }, 'bulk discovery failed; checking one by one');
-    }
+    const ids = await this.#store.watches.listActiveIds(1_000_000);
+    const watched = new Set(ids);
+    // A listing never pays for more pages than single checks of every watch would cost.
+    const maxPages = Math.max(Math.ceil(watched.size / BULK_PAGE_SIZE) + 5, Math.min(watched.size, 50));
+    const result = await discoverFinished(this.#api, {
+      watched,
+      oldestWatchCreatedAt: oldest,
+      maxPages,
+      call: (fn) => this.#budget.run(fn),
+    });
+    for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
+    // A listing that found fewer than half of the watches (they lie beyond its reach, or the API's
+    // clock disagrees with ours) is no cheaper way to look at them: plan as if it cost a get each.
+    this.#lastBulkPages = result.statuses.size * 2 < watched.size ? Math.max(result.pages, watched.size) : result.pages;
+    this.#lastBulkPagesAt = this.#now();
+    this.#replan();
+    this.#bulk = { at: this.#now(), statuses: result.statuses, finished: result.finishedExecutions };
+    if (result.finished.length > 0) await this.#takeFinished(result.finished);
+    this.#log.debug(
+      { pages: result.pages, seen: result.statuses.size, finished: result.finished.length },
+      'bulk discovery',
+    );
   }
 
   // ---- one watch -----------------------------------------------------------------------------
@@ -404,7 +539,7 @@ export class Watcher implements RunTracker {
         await this.#reportStale(w);
         return;
       }
-      const snapshot = this.#bulk && this.#now() - this.#bulk.at < this.settings.bulkIntervalMs * 2 ? this.#bulk : null;
+      const snapshot = this.#snapshot();
       const known = snapshot?.statuses.get(id);
       let terminal: boolean;
       if (known === 'EXECUTION_STATUS_IN_PROGRESS') {
@@ -412,20 +547,35 @@ export class Watcher implements RunTracker {
       } else if (known === 'EXECUTION_STATUS_SUCCEEDED' || known === 'EXECUTION_STATUS_FAILED') {
         // The listing already saw it end: no status check (and no fetch at all if it carried the output).
         terminal = true;
+      } else if (this.#leaveToSweeper(w)) {
+        // Another replica's listing covers this watch and will bring it forward when it ends;
+        // a single get here would only spend the shared budget that listing needs.
+        await this.#store.watches.reschedule(
+          id,
+          this.owner,
+          this.#now() + this.#plan.intervalMs,
+          w.attempts,
+          this.#now(),
+        );
+        return;
       } else {
         this.#metrics.checked('single');
         const summary = await this.#budget.run(() => this.#api.executions.get(id, { summary: true }));
         terminal = isTerminal(summary);
       }
       if (!terminal) {
+        // Still running: next look per the plan. Only a watch the last listing actually saw waits
+        // for the backstop (the periodic listing is what notices its end); one it did not see (new
+        // since, or out of the listing's reach) is looked at again after the sweep interval.
         const attempts = w.attempts + 1;
-        await this.#store.watches.reschedule(
-          id,
-          this.owner,
-          this.#now() + nextCheckDelay(attempts, this.settings.backoff),
-          attempts,
-          this.#now(),
-        );
+        const covered = known !== undefined;
+        const delay =
+          this.settings.schedule === 'backoff'
+            ? nextCheckDelay(attempts, this.settings.backoff)
+            : covered
+              ? nextLookIn(this.#plan, attempts, this.settings.backoff.firstMs)
+              : this.#plan.intervalMs;
+        await this.#store.watches.reschedule(id, this.owner, this.#now() + delay, attempts, this.#now());
         return;
       }
       if (w.messageTs === null && w.origin === 'slack') {
@@ -474,6 +624,20 @@ export class Watcher implements RunTracker {
         output: `(The Runbook API's answer for this execution could not be read (${err.issues}), so its output is not shown. Look it up in the Runbook API.)`,
       };
     }
+  }
+
+  /**
+   * In list mode on a replica that is not the sweeper (it found the lease held within the lease
+   * time), a watch past its first look is left to the sweeper's listing. First looks are still
+   * taken here: a run started after the last listing is in no listing yet.
+   */
+  #leaveToSweeper(w: Watch): boolean {
+    return (
+      this.settings.schedule === 'budget' &&
+      this.#plan.mode === 'list' &&
+      w.attempts > 0 &&
+      this.#now() - this.#sweptElsewhereAt < this.settings.leaseMs
+    );
   }
 
   async #retryLater(watch: Watch, err: unknown): Promise<void> {
@@ -608,11 +772,36 @@ export class Watcher implements RunTracker {
     this.#log.warn({ executionId: w.executionId }, 'the finished-run reply could not be sent; giving up');
   }
 
-  async #deliver(w: Watch, execution: Execution, stale: boolean): Promise<void> {
+  /** The thread reply (or a digest line holding it), claimed right before it is sent. */
+  #tell(channel: string, ts: string | null, w: Watch, execution: Execution, stale: boolean): Promise<ReplyOutcome> {
     const id = w.executionId;
-    const card: OutgoingMessage = buildResultCard(this.#runContext(w), execution, { stale });
-    let channel = await this.#destination(w);
-    let ts = w.messageTs;
+    return this.#pacer.reply({
+      channel,
+      threadTs: ts,
+      message: { text: replyText(w, execution, stale) },
+      digestLine: digestLine(w, execution, stale),
+      claim: () => this.#store.watches.claimReply(id, this.#now()),
+      sentCheck: namesFinished(id),
+    });
+  }
+
+  /**
+   * The result card: the running message edited, or a first card posted with the card claim.
+   * When someone else's card has to come first, the watch is rescheduled and its id put in
+   * #cardDeferred, so #deliver stops there.
+   */
+  async #deliverCard(
+    w: Watch,
+    execution: Execution,
+    stale: boolean,
+    card: OutgoingMessage,
+    startChannel: string | null,
+    startTs: string | null,
+    moved: (channel: string, ts: string | null) => void,
+  ): Promise<void> {
+    const id = w.executionId;
+    let channel = startChannel;
+    let ts = startTs;
     if (channel && w.resultPostedAt === null) {
       let gone = false;
       if (ts) {
@@ -621,6 +810,7 @@ export class Watcher implements RunTracker {
           if (!(edited.code && GONE.has(edited.code))) throw edited.error;
           ts = null;
           gone = true;
+          moved(channel, null);
         }
       }
       if (!ts && !gone) {
@@ -630,9 +820,11 @@ export class Watcher implements RunTracker {
           if (mine.messageTs) {
             // Someone else's card is up now: edit that one next time round.
             await this.#store.watches.reschedule(id, this.owner, this.#now(), w.attempts, this.#now());
+            this.#cardDeferred.add(id);
             return;
           }
           await this.#store.watches.reschedule(id, this.owner, this.#now() + 1_000, w.attempts, this.#now());
+          this.#cardDeferred.add(id);
           return;
         }
       }
@@ -649,6 +841,7 @@ export class Watcher implements RunTracker {
         } else {
           channel = posted.value.channel;
           ts = posted.value.ts;
+          moved(channel, ts);
           await this.#store.watches.setMessage(id, channel, ts, this.#now());
         }
       }
@@ -657,6 +850,45 @@ export class Watcher implements RunTracker {
       if (!stale && Number.isFinite(ended)) this.#metrics.reported((Date.now() - ended) / 1000);
       this.#metrics.result(stale ? 'stale' : execution.executionStatus);
     }
+  }
+
+  async #deliver(w: Watch, execution: Execution, stale: boolean): Promise<void> {
+    this.#delivering.add(w.executionId);
+    try {
+      await this.#deliverResult(w, execution, stale);
+    } finally {
+      this.#delivering.delete(w.executionId);
+    }
+  }
+
+  /**
+   * The finish path of a watch: result card, thread reply (both exactly once), then complete().
+   * Every step is idempotent until complete(), so a crash anywhere reruns it safely.
+   */
+  async #deliverResult(w: Watch, execution: Execution, stale: boolean): Promise<void> {
+    const id = w.executionId;
+    const card: OutgoingMessage = buildResultCard(this.#runContext(w), execution, { stale });
+    let channel = await this.#destination(w);
+    let ts = w.messageTs;
+    // With the running card up and no reply claimed yet, the reply is queued now, beside the edit:
+    // edits share one lane for the workspace (Slack's chat.update tier), so in a burst an edit may
+    // wait minutes while the channel's post lane (folding bursts into digests) tells people within
+    // seconds. Each half keeps its own exactly-once rule (resultPostedAt; the reply claim): if the
+    // edit fails, the next attempt redoes the edit and finds the reply claimed (the branch below).
+    const early =
+      channel && ts && w.resultPostedAt === null && w.replyPostedAt === null
+        ? this.#tell(channel, ts, w, execution, stale)
+        : null;
+    try {
+      await this.#deliverCard(w, execution, stale, card, channel, ts, (c, t) => {
+        channel = c;
+        ts = t;
+      });
+    } catch (err) {
+      await early;
+      throw err;
+    }
+    if (this.#cardDeferred.delete(id)) return;
     if (channel && w.replyPostedAt !== null) {
       // Claimed earlier but the watch never completed: that process died, lost its lease, or the
       // claim's answer was lost. Its sender may still be retrying for a while after the claim, so
@@ -679,14 +911,7 @@ export class Watcher implements RunTracker {
         this.#replyFailed(w, outcome);
       }
     } else if (channel) {
-      const outcome = await this.#pacer.reply({
-        channel,
-        threadTs: ts,
-        message: { text: replyText(w, execution, stale) },
-        digestLine: digestLine(w, execution, stale),
-        claim: () => this.#store.watches.claimReply(id, this.#now()),
-        sentCheck: namesFinished(id),
-      });
+      const outcome = await (early ?? this.#tell(channel, ts, w, execution, stale));
       // A claim that failed in the store (say, Postgres restarting) may still have committed: the
       // watch stays active, and the next attempt sees the claim and asks Slack.
       if (outcome === 'claim_error') throw new Error('could not claim the finished-run reply; will retry');

@@ -10,8 +10,11 @@ import { runInNewContext } from 'node:vm';
 import { renderTable, type ScenarioResult } from './report.ts';
 import { ackLatency } from './scenarios/ack-latency.ts';
 import { clientThroughput } from './scenarios/client-throughput.ts';
+import { longRuns } from './scenarios/long-runs.ts';
 import { memory } from './scenarios/memory.ts';
 import { modalOpen } from './scenarios/modal-open.ts';
+import { replicasScenario } from './scenarios/replicas.ts';
+import { slackBurst } from './scenarios/slack-burst.ts';
 import { typeahead } from './scenarios/typeahead.ts';
 import { watcherScenario } from './scenarios/watcher.ts';
 
@@ -32,6 +35,8 @@ async function main(): Promise<void> {
     ['modal-open', modalOpen],
     ['typeahead', typeahead],
     ['client-throughput', clientThroughput],
+    ['long-runs', longRuns],
+    ['replicas', replicasScenario],
     [
       'watcher',
       async () => {
@@ -41,6 +46,8 @@ async function main(): Promise<void> {
       },
     ],
     ['memory', () => memory(watch10k)],
+    // Last: it leaves a watcher behind with edits still queued (see the scenario).
+    ['slack-burst', slackBurst],
   ];
   for (const [id, run] of steps) {
     if (!wanted(id)) continue;

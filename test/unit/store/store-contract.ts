@@ -307,6 +307,23 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         }
       });
 
+      it('claimIds takes the named active watches whose lease is free, due or not, once', async () => {
+        const replica = await harness.open();
+        await store.watches.insert(newWatch('e-1', { nextCheckAt: T0 + 60_000 }), T0);
+        await store.watches.insert(newWatch('e-2'), T0);
+        await store.watches.insert(newWatch('e-3'), T0);
+        await store.watches.claimDue('other', T0, LEASE, 1);
+        const [a, b] = await Promise.all([
+          store.watches.claimIds('a', ['e-1', 'e-2', 'e-3', 'missing'], T0, LEASE),
+          replica.watches.claimIds('b', ['e-1', 'e-2', 'e-3'], T0, LEASE),
+        ]);
+        const won = [...ids(a), ...ids(b)].sort();
+        expect(won).toEqual(['e-1', 'e-3']);
+        expect(await store.watches.claimIds('c', [], T0, LEASE)).toEqual([]);
+        // An expired lease is taken over.
+        expect(ids(await store.watches.claimIds('c', ['e-2'], T0 + LEASE, LEASE))).toEqual(['e-2']);
+      });
+
       it('releaseAll frees every lease of one owner', async () => {
         await store.watches.insert(newWatch('e-1'), T0);
         await store.watches.insert(newWatch('e-2'), T0);
@@ -333,6 +350,8 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(ids(await store.watches.listActive(10))).toEqual(['older', 'newer', 'newest']);
         expect(ids(await store.watches.listActive(2))).toEqual(['older', 'newer']);
         expect(await store.watches.oldestActiveCreatedAt()).toBe(T0 + 10);
+        expect((await store.watches.listActiveIds(10)).sort()).toEqual(['newer', 'newest', 'older']);
+        expect(await store.watches.listActiveIds(2)).toHaveLength(2);
       });
 
       it('expedite brings active watches forward and leaves the rest alone', async () => {
@@ -356,6 +375,49 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         await store.watches.setMessage('later-posted', 'C100', '2.2', T0 + 4);
         expect(ids(await store.watches.listUnposted(10))).toEqual(['a-unposted', 'b-unposted']);
         expect(ids(await store.watches.listUnposted(1))).toEqual(['a-unposted']);
+      });
+    });
+
+    describe('coordination', () => {
+      const spec = { ratePerSecond: 10, burst: 5 };
+
+      it('a token bucket starts full, refills at its rate and never grants more than it holds', async () => {
+        expect(await store.coordination.takeTokens('api', spec, 3, T0)).toEqual({ granted: 3, waitMs: 0 });
+        const rest = await store.coordination.takeTokens('api', spec, 4, T0);
+        expect(rest.granted).toBe(2);
+        expect(rest.waitMs).toBe(100);
+        expect((await store.coordination.takeTokens('api', spec, 1, T0)).granted).toBe(0);
+        // 350 ms at 10/s = 3.5 tokens; capped at the burst after a long quiet spell.
+        expect((await store.coordination.takeTokens('api', spec, 10, T0 + 350)).granted).toBe(3);
+        expect((await store.coordination.takeTokens('api', spec, 10, T0 + 60_000)).granted).toBe(5);
+        // A clock behind the bucket's never refills it backwards.
+        expect((await store.coordination.takeTokens('api', spec, 10, T0 + 1_000)).granted).toBe(0);
+        // Buckets are independent by name.
+        expect((await store.coordination.takeTokens('other', spec, 2, T0)).granted).toBe(2);
+      });
+
+      it('replicas taking tokens at once share one bucket', async () => {
+        const replica = await harness.open();
+        const takes = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            (i % 2 === 0 ? store : replica).coordination.takeTokens('shared', { ratePerSecond: 1, burst: 7 }, 1, T0),
+          ),
+        );
+        expect(takes.reduce((sum, t) => sum + t.granted, 0)).toBe(7);
+      });
+
+      it('a lease has one holder, is renewed by it and taken over only once it ran out', async () => {
+        const replica = await harness.open();
+        expect(await store.coordination.holdLease('sweep', 'a', T0 + 1_000, T0)).toBe(true);
+        expect(await replica.coordination.holdLease('sweep', 'b', T0 + 1_500, T0 + 500)).toBe(false);
+        expect(await store.coordination.holdLease('sweep', 'a', T0 + 2_000, T0 + 900)).toBe(true);
+        expect(await replica.coordination.holdLease('sweep', 'b', T0 + 2_500, T0 + 1_500)).toBe(false);
+        expect(await replica.coordination.holdLease('sweep', 'b', T0 + 3_000, T0 + 2_000)).toBe(true);
+        expect(await store.coordination.holdLease('sweep', 'a', T0 + 3_000, T0 + 2_100)).toBe(false);
+        await store.coordination.releaseLease('sweep', 'a');
+        expect(await store.coordination.holdLease('sweep', 'a', T0 + 3_000, T0 + 2_100)).toBe(false);
+        await replica.coordination.releaseLease('sweep', 'b');
+        expect(await store.coordination.holdLease('sweep', 'a', T0 + 3_000, T0 + 2_100)).toBe(true);
       });
     });
 

@@ -68,3 +68,90 @@ describe('RequestBudget', () => {
     expect(peak).toBe(3);
   });
 });
+
+describe('RequestBudget with a shared token source', () => {
+  /** A source over one TokenBucket, as the store's bucket behaves for every replica at once. */
+  function sharedSource(bucket: TokenBucket, log: number[]) {
+    return {
+      async take(want: number) {
+        let granted = 0;
+        let waitMs = 0;
+        while (granted < want) {
+          const wait = bucket.tryTake();
+          if (wait > 0) {
+            waitMs = wait;
+            break;
+          }
+          granted++;
+        }
+        log.push(granted);
+        return { granted, waitMs };
+      },
+    };
+  }
+
+  it('two budgets on one source together keep to the one rate', async () => {
+    let t = 0;
+    const clock = () => t;
+    const sleep = async (ms: number) => {
+      t += ms;
+    };
+    const bucket = new TokenBucket({ ratePerSecond: 10, burst: 10, now: clock });
+    const takes: number[] = [];
+    const source = sharedSource(bucket, takes);
+    const a = new RequestBudget({ ratePerSecond: 10, concurrency: 4, now: clock, sleep, source });
+    const b = new RequestBudget({ ratePerSecond: 10, concurrency: 4, now: clock, sleep, source });
+    const at: number[] = [];
+    const calls = Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? a : b).run(async () => at.push(t)));
+    await Promise.all(calls);
+    expect(at).toHaveLength(60);
+    expect(a.shared).toBe(true);
+    expect(a.spent + b.spent).toBe(60);
+    // 10 at once (the burst), then 10 per second between them: 50 more take at least 5 s.
+    expect(Math.max(...at)).toBeGreaterThanOrEqual(4_900);
+    // Fetched a tenth of a second's worth at a time, never more.
+    expect(Math.max(...takes)).toBeLessThanOrEqual(1);
+  });
+
+  it('drops held tokens it did not spend within a second instead of saving them up', async () => {
+    let t = 0;
+    const clock = () => t;
+    const bucket = new TokenBucket({ ratePerSecond: 40, burst: 40, now: clock });
+    const takes: number[] = [];
+    const budget = new RequestBudget({
+      ratePerSecond: 40,
+      concurrency: 1,
+      now: clock,
+      sleep: async (ms) => {
+        t += ms;
+      },
+      source: sharedSource(bucket, takes),
+    });
+    await budget.run(async () => {});
+    expect(takes).toEqual([4]);
+    t += 1_500;
+    await budget.run(async () => {});
+    // The 3 left over were dropped: a fresh fetch.
+    expect(takes).toEqual([4, 4]);
+  });
+
+  it('falls back to a local bucket at half the rate while the source fails', async () => {
+    let t = 0;
+    const budget = new RequestBudget({
+      ratePerSecond: 10,
+      concurrency: 1,
+      now: () => t,
+      sleep: async (ms) => {
+        t += ms;
+      },
+      source: {
+        take: async () => {
+          throw new Error('store down');
+        },
+      },
+    });
+    const at: number[] = [];
+    for (let i = 0; i < 4; i++) await budget.run(async () => at.push(t));
+    expect(at).toEqual([0, 200, 400, 600]);
+  });
+});

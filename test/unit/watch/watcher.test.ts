@@ -12,6 +12,7 @@ import { createLogger } from '../../../src/logger.ts';
 import { type FakeSlack, startFakeSlack } from '../../../src/sandbox/fake-slack-api.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
+import { DEFAULT_PLAN_SETTINGS } from '../../../src/watch/check-plan.ts';
 import { createWatchMetrics } from '../../../src/watch/metrics.ts';
 import { Watcher, type WatcherSettings } from '../../../src/watch/watcher.ts';
 import { countReports, seedWatchedRuns } from '../../support/process-harness.ts';
@@ -125,6 +126,40 @@ describe('Watcher', () => {
     expect([...reports.values()].every((r) => r.resultEdits === 1 && r.replies === 1)).toBe(true);
     const metrics = await registry.getSingleMetricAsString('runbook_watch_checks_total');
     expect(metrics).toContain('how="bulk"');
+  });
+
+  it('with many runs open, looks at all of them with one listing per plan interval instead of a get each', async () => {
+    const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 30, ['C01OPS']);
+    const gets = () => emulator.state.requests.count('GET /v1alpha1/executions/{executionId}');
+    const lists = () => emulator.state.requests.count('GET /v1alpha1/executions');
+    const getsBefore = gets();
+    const w = watcher('w1', { requestsPerSecond: 20, plan: { ...DEFAULT_PLAN_SETTINGS, minIntervalMs: 100 } });
+    w.start();
+    await until(async () => (await store.watches.listActive(100)).every((x) => x.attempts >= 1), 'first looks');
+    expect(w.plan.mode).toBe('list');
+    expect(w.plan.sweepCost).toBe(1);
+    // While they run: listings every ~100 ms, and no watch checked on its own.
+    const listsBefore = lists();
+    await new Promise((r) => setTimeout(r, 600));
+    expect(lists() - listsBefore).toBeGreaterThanOrEqual(2);
+    expect(gets() - getsBefore).toBe(0);
+    // They end: the next listing sees it and carries the output, so still no single request.
+    clock.advance(5_000);
+    await until(allDone, 'every result');
+    expect(gets() - getsBefore).toBe(0);
+    expect([...countReports(fake, runs).values()].every((r) => r.resultEdits === 1 && r.replies === 1)).toBe(true);
+  });
+
+  it('when the listing cannot see the watched runs (the API clock a day behind), checks them one by one', async () => {
+    clock.set(Date.now() - 24 * 60 * 60_000);
+    const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 20, ['C01OPS']);
+    const w = watcher('w1', { requestsPerSecond: 50, plan: { ...DEFAULT_PLAN_SETTINGS, minIntervalMs: 100 } });
+    w.start();
+    // The listing finds none of them older than the oldest watch: it is no cheaper, so single mode.
+    await until(async () => w.plan.mode === 'single', 'single mode', 8_000);
+    clock.advance(5_000);
+    await until(allDone, 'every result', 8_000);
+    expect([...countReports(fake, runs).values()].every((r) => r.resultEdits === 1 && r.replies === 1)).toBe(true);
   });
 
   it('two watchers on one store report every run exactly once', async () => {
