@@ -22,6 +22,8 @@ export const ACTIONS = {
   executionStatus: 'execution_status', // value: execution id
   executionOutput: 'execution_output', // value: execution id
   executionRerun: 'execution_rerun', // value: execution id
+  executionFind: 'execution_find', // value: execution id (opens "Find in output")
+  outputPage: 'output_page', // value: JSON {e: execution id, p: page} (pages the full-output modal)
   // modal internals
   runbookPicker: 'runbook_picker', // external select in run/schedule modals (dispatches to reload the form)
   proxySelect: 'proxy_select',
@@ -57,6 +59,7 @@ export const VIEWS = {
   output: 'output_modal',
   info: 'info_modal',
   reject: 'reject_modal',
+  outputFind: 'output_find_modal',
 } as const;
 
 export const BLOCKS = {

@@ -25,6 +25,7 @@ import type { RunbookApi } from '../api/runbook-api.ts';
 import { Execution, type ExecutionStatus } from '../api/schemas.ts';
 import type { Logger } from '../logger.ts';
 import { buildResultCard, buildRunningCard, type RunContext } from '../slack/blocks/execution-card.ts';
+import { toLabelledInputs } from '../slack/blocks/input-summary.ts';
 import type { AdoptedRun, RunTracker, StartedRun } from '../slack/deps.ts';
 import type { Store, Watch } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
@@ -469,10 +470,11 @@ export class Watcher implements RunTracker {
   }
 
   #runContext(w: Watch): RunContext {
-    let inputs: Record<string, unknown> = {};
+    let inputs: RunContext['inputs'] = {};
     try {
+      // An object of masked params, or (runs started since inputs carry titles) the labelled list.
       const parsed: unknown = JSON.parse(w.inputsSummary);
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) inputs = parsed as Record<string, unknown>;
+      if (parsed && typeof parsed === 'object') inputs = toLabelledInputs(parsed);
     } catch {
       // A damaged summary only costs the inputs section of the card.
     }
