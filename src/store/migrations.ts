@@ -121,6 +121,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_at ON audit (at);
     `,
   },
+  {
+    version: 2,
+    name: 'output uploads',
+    up: () => `
+      CREATE TABLE output_uploads (
+        execution_id TEXT PRIMARY KEY,
+        claimed_at   BIGINT NOT NULL,
+        file_id      TEXT,
+        completed_at BIGINT
+      );
+    `,
+  },
 ];
 
 export interface MigrateOptions {

@@ -11,6 +11,7 @@ import type {
   AuditStore,
   CursorStore,
   NotificationStore,
+  OutputUploadStore,
   ScheduleOwner,
   ScheduleOwnerStore,
   Store,
@@ -38,6 +39,38 @@ function unique(ids: string[]): string[] {
 
 function byNextCheck(a: Watch, b: Watch): number {
   return a.nextCheckAt - b.nextCheckAt || (a.executionId < b.executionId ? -1 : a.executionId > b.executionId ? 1 : 0);
+}
+
+function outputUploadStore(db: SqlDriver): OutputUploadStore {
+  return {
+    async claim(executionId, now) {
+      const result = await db.query(
+        'INSERT INTO output_uploads (execution_id, claimed_at) VALUES ($1, $2) ON CONFLICT (execution_id) DO NOTHING',
+        [executionId, now],
+      );
+      return result.rowCount === 1;
+    },
+    async complete(executionId, fileId, now) {
+      await db.query(
+        'UPDATE output_uploads SET file_id = $2, completed_at = $3 WHERE execution_id = $1 AND file_id IS NULL',
+        [executionId, fileId, now],
+      );
+    },
+    async release(executionId) {
+      await db.query('DELETE FROM output_uploads WHERE execution_id = $1 AND file_id IS NULL', [executionId]);
+    },
+    async get(executionId) {
+      const { rows } = await db.query('SELECT * FROM output_uploads WHERE execution_id = $1', [executionId]);
+      const row = rows[0];
+      if (!row) return null;
+      return {
+        executionId: String(row.execution_id),
+        claimedAt: Number(row.claimed_at),
+        fileId: row.file_id === null || row.file_id === undefined ? null : String(row.file_id),
+        completedAt: row.completed_at === null || row.completed_at === undefined ? null : Number(row.completed_at),
+      };
+    },
+  };
 }
 
 function watchStore(db: SqlDriver): WatchStore {
@@ -414,6 +447,7 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     close: () => db.close(),
     watches: watchStore(db),
     notifications: notificationStore(db),
+    outputUploads: outputUploadStore(db),
     subscriptions: subscriptionStore(db),
     cursors: cursorStore(db),
     scheduleOwners: scheduleOwnerStore(db),

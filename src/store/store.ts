@@ -250,6 +250,25 @@ export interface ApprovalStore {
   listExpired(now: number, limit: number): Promise<Approval[]>;
 }
 
+/** An execution's full output uploaded into its card's thread as a file (at most once, ever). */
+export interface OutputUpload {
+  executionId: string;
+  claimedAt: number;
+  /** Slack file id once the upload completed; null while in flight (or lost in a crash). */
+  fileId: string | null;
+  completedAt: number | null;
+}
+
+export interface OutputUploadStore {
+  /** True only for the one caller, across restarts and replicas, that may upload this execution's output. */
+  claim(executionId: string, now: number): Promise<boolean>;
+  /** Records the uploaded file (first completion wins). */
+  complete(executionId: string, fileId: string, now: number): Promise<void>;
+  /** Gives the claim back when the upload definitely did not happen, so a later delivery may try again. */
+  release(executionId: string): Promise<void>;
+  get(executionId: string): Promise<OutputUpload | null>;
+}
+
 export interface AuditStore {
   append(e: AuditEntry): Promise<void>;
   /** Newest first. */
@@ -268,6 +287,7 @@ export interface Store {
   scheduleOwners: ScheduleOwnerStore;
   approvals: ApprovalStore;
   audit: AuditStore;
+  outputUploads: OutputUploadStore;
 }
 
 export type StoreConfig =

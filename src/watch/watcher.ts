@@ -31,6 +31,7 @@ import type { Store, Watch } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
 import { chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
 import { NO_METRICS, type WatchMetrics } from './metrics.ts';
+import { uploadOutputOnce } from './output-upload.ts';
 import { digestLine, replyText } from './result-notice.ts';
 import { type OutgoingMessage, SlackPacer } from './slack-pacer.ts';
 import { namesCard, namesFinished, namesResultCard, readBackMessages } from './slack-read-back.ts';
@@ -617,6 +618,13 @@ export class Watcher implements RunTracker {
       await this.#store.watches.markResultPosted(id, this.#now());
       const ended = execution.endTime ? Date.parse(execution.endTime) : Number.NaN;
       if (!stale && Number.isFinite(ended)) this.#metrics.reported((Date.now() - ended) / 1000);
+    }
+    if (channel && ts && !stale && execution.output) {
+      // Longer output than the card shows goes into the thread as a file: once per execution, ever.
+      await uploadOutputOnce(
+        { store: this.#store, slack: this.#slack, logger: this.#log, now: this.#now },
+        { executionId: id, runbookName: w.runbookName, channel, threadTs: ts, output: execution.output },
+      );
     }
     if (channel && w.replyPostedAt !== null) {
       // Claimed earlier but the watch never completed: that process died, lost its lease, or the

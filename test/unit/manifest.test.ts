@@ -25,6 +25,8 @@ const SCOPES: Record<string, string[]> = {
   'views.push': [],
   'views.publish': [],
   'auth.test': [],
+  'files.getUploadURLExternal': ['files:write'],
+  'files.completeUploadExternal': ['files:write'],
 };
 
 function sourceFiles(dir: string): string[] {
@@ -38,7 +40,7 @@ function sourceFiles(dir: string): string[] {
 function methodsCalled(): Set<string> {
   const methods = new Set<string>();
   const pattern =
-    /(?:client|slack)\s*\.(chat|views|users|usergroups|conversations|auth)\s*\.\s*([a-zA-Z]+(?:\s*\.\s*[a-zA-Z]+)?)\s*\(/g;
+    /(?:client|slack)\s*\.(chat|views|users|usergroups|conversations|auth|files)\s*\.\s*([a-zA-Z]+(?:\s*\.\s*[a-zA-Z]+)?)\s*\(/g;
   for (const file of sourceFiles(path.join(root, 'src'))) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(pattern)) methods.add(`${m[1]}.${m[2]!.replace(/\s+/g, '')}`);

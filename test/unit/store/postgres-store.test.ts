@@ -71,6 +71,7 @@ describe('postgres store', () => {
       'audit',
       'cursors',
       'notifications',
+      'output_uploads',
       'schedule_owners',
       'schema_migrations',
       'subscriptions',

@@ -375,6 +375,34 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
       });
     });
 
+    describe('output uploads', () => {
+      it('one claim per execution across concurrent callers, replicas and restarts; release only before completion', async () => {
+        const replica = await harness.open();
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 ? store : replica).outputUploads.claim('e-1', T0)),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.outputUploads.get('e-1')).toEqual({
+          executionId: 'e-1',
+          claimedAt: T0,
+          fileId: null,
+          completedAt: null,
+        });
+        // A definite failure gives the claim back; a later delivery may upload.
+        await replica.outputUploads.release('e-1');
+        expect(await store.outputUploads.get('e-1')).toBeNull();
+        expect(await store.outputUploads.claim('e-1', T0 + 1)).toBe(true);
+        await store.outputUploads.complete('e-1', 'F123', T0 + 2);
+        await store.outputUploads.complete('e-1', 'F999', T0 + 3);
+        // Once uploaded, the record stays: no release, no second claim, even after a restart.
+        await store.outputUploads.release('e-1');
+        const restarted = await harness.open();
+        expect(await restarted.outputUploads.claim('e-1', T0 + 4)).toBe(false);
+        expect(await restarted.outputUploads.get('e-1')).toMatchObject({ fileId: 'F123', completedAt: T0 + 2 });
+        expect(await restarted.outputUploads.get('e-2')).toBeNull();
+      });
+    });
+
     describe('subscriptions', () => {
       const sub = {
         channel: 'C1',
