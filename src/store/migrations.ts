@@ -133,6 +133,20 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'approval quorums',
+    up: () => `
+      ALTER TABLE approvals ADD COLUMN quorum TEXT;
+      CREATE TABLE approval_votes (
+        approval_id TEXT NOT NULL,
+        user_id     TEXT NOT NULL,
+        groups_json TEXT NOT NULL,
+        voted_at    BIGINT NOT NULL,
+        PRIMARY KEY (approval_id, user_id)
+      );
+    `,
+  },
 ];
 
 export interface MigrateOptions {

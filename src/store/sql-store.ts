@@ -361,8 +361,8 @@ function approvalStore(db: SqlDriver): ApprovalStore {
     async create(a, now) {
       const { rows } = await db.query(
         `INSERT INTO approvals (id, runbook_id, runbook_name, proxy_id, params, params_masked, requester_id,
-           requester_team, channel, state, created_at, expires_at, execution_ids)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, '[]')
+           requester_team, channel, state, created_at, expires_at, execution_ids, quorum)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, '[]', $12)
          RETURNING *`,
         [
           randomUUID(),
@@ -376,6 +376,7 @@ function approvalStore(db: SqlDriver): ApprovalStore {
           a.channel,
           now,
           a.expiresAt,
+          a.quorum ? JSON.stringify({ count: a.quorum.count, eachOf: a.quorum.eachOf }) : null,
         ],
       );
       return toApproval(rows[0]!);
@@ -411,6 +412,39 @@ function approvalStore(db: SqlDriver): ApprovalStore {
          WHERE id = $1`,
         [id, m.approversChannel ?? null, m.approversTs ?? null, m.requesterChannel ?? null, m.requesterTs ?? null],
       );
+    },
+    async vote(id, userId, groups, now) {
+      const result = await db.query(
+        `INSERT INTO approval_votes (approval_id, user_id, groups_json, voted_at)
+         SELECT $1, $2, $3, $4 WHERE EXISTS (
+           SELECT 1 FROM approvals WHERE id = $1 AND state = 'pending' AND expires_at > $4)
+         ON CONFLICT (approval_id, user_id) DO NOTHING`,
+        [id, userId, JSON.stringify([...groups]), now],
+      );
+      return result.rowCount === 1;
+    },
+    async votes(id) {
+      const { rows } = await db.query(
+        'SELECT * FROM approval_votes WHERE approval_id = $1 ORDER BY voted_at, user_id',
+        [id],
+      );
+      return rows.map((row) => {
+        let groups: string[] = [];
+        try {
+          const parsed: unknown = JSON.parse(String(row.groups_json));
+          if (Array.isArray(parsed)) groups = parsed.filter((g): g is string => typeof g === 'string');
+        } catch {
+          // A damaged row still counts as an approval, just without groups.
+        }
+        return { userId: String(row.user_id), groups, at: Number(row.voted_at) };
+      });
+    },
+    async listPending(now, limit) {
+      const { rows } = await db.query(
+        `SELECT * FROM approvals WHERE state = 'pending' AND expires_at > $1 ORDER BY created_at, id LIMIT $2`,
+        [now, Math.max(0, Math.trunc(limit))],
+      );
+      return rows.map(toApproval);
     },
     async listExpired(now, limit) {
       const { rows } = await db.query(

@@ -83,6 +83,19 @@ export interface ScheduleOwner {
 
 export type ApprovalState = 'pending' | 'approved' | 'rejected' | 'expired';
 
+/** Distinct approvers (and groups to cover) a request needs; null = one approver. See src/policy/quorum.ts. */
+export interface ApprovalQuorum {
+  count: number;
+  eachOf: string[];
+}
+
+/** One approver's approval of a request, with their user groups at the time. */
+export interface ApprovalVote {
+  userId: string;
+  groups: string[];
+  at: number;
+}
+
 export interface Approval {
   id: string;
   runbookId: string;
@@ -110,6 +123,8 @@ export interface Approval {
   approversTs: string | null;
   requesterChannel: string | null;
   requesterTs: string | null;
+  /** What it takes to approve; null = one approver (requests made before quorums existed too). */
+  quorum: ApprovalQuorum | null;
 }
 
 export interface NewApproval {
@@ -122,6 +137,7 @@ export interface NewApproval {
   requesterTeam: string | null;
   channel: string;
   expiresAt: number;
+  quorum?: ApprovalQuorum | null;
 }
 
 export interface ApprovalMessages {
@@ -248,6 +264,17 @@ export interface ApprovalStore {
   setMessages(id: string, m: ApprovalMessages): Promise<void>;
   /** Pending approvals with expiresAt <= now, soonest first. */
   listExpired(now: number, limit: number): Promise<Approval[]>;
+  /**
+   * Records `userId`'s approval of a request that is still pending and unexpired; false when they had
+   * already approved it or it is no longer open. Whoever then finds the quorum met calls decide(), whose
+   * compare-and-set picks the one caller that runs it. The last vote to commit always sees every
+   * earlier vote, so a quorum completed by two clicks at once is never missed.
+   */
+  vote(id: string, userId: string, groups: readonly string[], now: number): Promise<boolean>;
+  /** The approvals given so far, oldest first. */
+  votes(id: string): Promise<ApprovalVote[]>;
+  /** Open requests (pending, unexpired at `now`), oldest first: App Home's "Waiting for your approval". */
+  listPending(now: number, limit: number): Promise<Approval[]>;
 }
 
 /** An execution's full output uploaded into its card's thread as a file (at most once, ever). */

@@ -67,6 +67,7 @@ describe('postgres store', () => {
       ),
     );
     expect(tables.rows.map((r) => r.table_name)).toEqual([
+      'approval_votes',
       'approvals',
       'audit',
       'cursors',

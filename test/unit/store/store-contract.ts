@@ -507,6 +507,29 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
     });
 
     describe('approvals', () => {
+      it('keeps a quorum and one vote per approver; votes only while pending and unexpired', async () => {
+        const a = await store.approvals.create(newApproval({ quorum: { count: 2, eachOf: ['S1'] } }), T0);
+        expect(a.quorum).toEqual({ count: 2, eachOf: ['S1'] });
+        const replica = await harness.open();
+        // Two approvers clicking at once, twice each, on two replicas: one vote each.
+        const results = await Promise.all(
+          ['U1', 'U2', 'U1', 'U2'].map((u, i) => (i % 2 ? replica : store).approvals.vote(a.id, u, ['S1'], T0 + i)),
+        );
+        expect(results.filter(Boolean)).toHaveLength(2);
+        const votes = await replica.approvals.votes(a.id);
+        expect(votes.map((v) => v.userId).sort()).toEqual(['U1', 'U2']);
+        expect(votes[0]!.groups).toEqual(['S1']);
+        expect(await store.approvals.listPending(T0, 10)).toEqual([expect.objectContaining({ id: a.id })]);
+        expect(await store.approvals.listPending(a.expiresAt, 10)).toEqual([]);
+        // Expired, or decided: no more votes.
+        expect(await store.approvals.vote(a.id, 'U3', [], a.expiresAt)).toBe(false);
+        expect(await store.approvals.decide(a.id, 'approved', 'U2', null, T0 + 5)).toBe(true);
+        expect(await store.approvals.vote(a.id, 'U3', [], T0 + 6)).toBe(false);
+        expect(await store.approvals.votes(a.id)).toHaveLength(2);
+        expect(await store.approvals.listPending(T0 + 6, 10)).toEqual([]);
+        expect(await store.approvals.vote('no-such-id', 'U3', [], T0)).toBe(false);
+      });
+
       it('create stores a pending approval with a fresh uuid', async () => {
         const a = await store.approvals.create(newApproval(), T0);
         const b = await store.approvals.create(newApproval(), T0);
@@ -535,6 +558,7 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           approversTs: null,
           requesterChannel: null,
           requesterTs: null,
+          quorum: null,
         });
         expect(await store.approvals.get(a.id)).toEqual(a);
         expect(await store.approvals.get('00000000-0000-4000-8000-000000000000')).toBeNull();
