@@ -15,6 +15,8 @@ import { AuditLog } from './policy/audit-log.ts';
 import { loadPolicy, policyGroups } from './policy/load-policy.ts';
 import type { Policy } from './policy/policy.ts';
 import { RunRateLimit } from './policy/run-rate-limit.ts';
+import { subscriberMayView } from './runs/subscriptions.ts';
+import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle } from './slack/app.ts';
 import { expireApprovals } from './slack/commands/approvals.ts';
 import type { RunTracker, SlackDeps } from './slack/deps.ts';
@@ -180,6 +182,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       interactiveTimeoutMs: Math.min(config.api.timeoutMs, 10_000),
     };
 
+    const groupsClient = new WebClient(botToken, { slackApiUrl });
     // Subscription discovery: after the watcher (cleanups run in reverse, so it stops first and
     // before the store closes). Its own client for the same reasons as the watcher's.
     const scanner = new SubscriptionScanner({
@@ -196,6 +199,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       ),
       logger,
       runbooks: catalogLookup(deps.catalog),
+      // A run is posted only where its subscriber may view its runbook (their groups read with the bot's client).
+      mayNotify: subscriberMayView(
+        deps,
+        (userId) => deps.access.identity.groupsOf(groupsClient, userId),
+        (execution) => runbookNamed(deps, execution.workflowName),
+      ),
       settings: {
         intervalMs: config.watch.subscriptionsPollMs,
         requestsPerSecond: Math.max(0.1, config.watch.requestsPerSecond / 4),

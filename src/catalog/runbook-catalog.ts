@@ -1,9 +1,10 @@
 // An in-memory view of the whole runbook catalog, refreshed in the background, so typeahead and
 // name resolution answer in microseconds instead of one API round trip per keystroke. Stale data
 // is served while a refresh runs (one at a time); the first load waits for the API.
+
+import { distance as levenshtein } from 'fastest-levenshtein';
 import type { RunbookApi } from '../api/runbook-api.ts';
 import type { CountEntry, Workflow } from '../api/schemas.ts';
-import { levenshtein } from '../slack/commands/parse-command.ts';
 
 export type Resolution =
   | { kind: 'match'; runbook: Workflow }
@@ -40,6 +41,10 @@ export interface RunbookCatalogOptions {
   ttlMs?: number;
   now?: () => number;
 }
+
+/** Which runbooks the person asking may see; everything by default. */
+export type Visible = (runbook: Workflow) => boolean;
+const everything: Visible = () => true;
 
 interface Entry {
   runbook: Workflow;
@@ -115,15 +120,19 @@ export class RunbookCatalog {
     return [...names];
   }
 
-  /** Typeahead: prefix matches on the name first, then word-prefix, then substring over name and tags. */
-  async search(query: string, limit = 100): Promise<Workflow[]> {
+  /**
+   * Typeahead: prefix matches on the name first, then word-prefix, then substring over name and tags.
+   * `visible` (the policy's `view` for the person asking) keeps hidden runbooks out of the answer.
+   */
+  async search(query: string, limit = 100, visible: Visible = everything): Promise<Workflow[]> {
     await this.#ensure();
     const q = query.trim().toLowerCase();
-    if (q === '') return this.#entries.slice(0, limit).map((e) => e.runbook);
+    const entries = this.#entries.filter((e) => visible(e.runbook));
+    if (q === '') return entries.slice(0, limit).map((e) => e.runbook);
     const prefix: Workflow[] = [];
     const wordPrefix: Workflow[] = [];
     const substring: Workflow[] = [];
-    for (const entry of this.#entries) {
+    for (const entry of entries) {
       if (entry.name.startsWith(q)) prefix.push(entry.runbook);
       else if (entry.name.includes(` ${q}`)) wordPrefix.push(entry.runbook);
       else if (entry.haystack.includes(q)) substring.push(entry.runbook);
@@ -132,39 +141,26 @@ export class RunbookCatalog {
     return [...prefix, ...wordPrefix, ...substring].slice(0, limit);
   }
 
-  /** `<runbook>` in a command: an id or a name, case-insensitive; unique substring also matches. */
-  async resolve(text: string): Promise<Resolution> {
+  /**
+   * `<runbook>` in a command: an id or a name, case-insensitive; unique substring also matches.
+   * `visible` (the policy's `view` for the person asking) makes hidden runbooks unknown: they are never
+   * matched, listed as candidates or suggested.
+   */
+  async resolve(text: string, visible: Visible = everything): Promise<Resolution> {
     await this.#ensure();
     const query = text.trim();
+    const entries = this.#entries.filter((e) => visible(e.runbook));
     const byId = this.#byId.get(query);
-    if (byId) return { kind: 'match', runbook: byId.runbook };
+    if (byId && visible(byId.runbook)) return { kind: 'match', runbook: byId.runbook };
     const q = query.toLowerCase();
-    const exact = this.#entries.filter((e) => e.name === q);
+    const exact = entries.filter((e) => e.name === q);
     if (exact.length === 1) return { kind: 'match', runbook: exact[0]!.runbook };
     if (exact.length > 1) return { kind: 'several', candidates: exact.map((e) => e.runbook) };
     const words = q.split(/\s+/).filter(Boolean);
-    const partial = this.#entries.filter((e) => words.every((w) => e.name.includes(w)));
+    const partial = entries.filter((e) => words.every((w) => e.name.includes(w)));
     if (partial.length === 1) return { kind: 'match', runbook: partial[0]!.runbook };
     if (partial.length > 1) return { kind: 'several', candidates: partial.slice(0, 10).map((e) => e.runbook) };
-    return { kind: 'none', suggestions: this.#closest(q, 5) };
-  }
-
-  #closest(q: string, count: number): Workflow[] {
-    const scored = this.#entries.map((e) => {
-      // Compare against the whole name and against each word run of the same length.
-      const words = e.name.split(/\s+/);
-      let best = levenshtein(q, e.name);
-      const n = q.split(/\s+/).length;
-      for (let i = 0; i + n <= words.length; i++) {
-        best = Math.min(best, levenshtein(q, words.slice(i, i + n).join(' ')));
-      }
-      return { e, score: best / Math.max(q.length, 1) };
-    });
-    scored.sort((a, b) => a.score - b.score);
-    return scored
-      .filter((s) => s.score <= 0.5)
-      .slice(0, count)
-      .map((s) => s.e.runbook);
+    return { kind: 'none', suggestions: closest(entries, q, 5) };
   }
 
   async #ensure(): Promise<void> {
@@ -210,6 +206,25 @@ export class RunbookCatalog {
     this.#byId = byId;
     this.#loadedAt = this.#now();
   }
+}
+
+/** The names nearest to `q` (edit distance over the whole name and over word runs of the same length). */
+function closest(entries: readonly Entry[], q: string, count: number): Workflow[] {
+  const scored = entries.map((e) => {
+    // Compare against the whole name and against each word run of the same length.
+    const words = e.name.split(/\s+/);
+    let best = levenshtein(q, e.name);
+    const n = q.split(/\s+/).length;
+    for (let i = 0; i + n <= words.length; i++) {
+      best = Math.min(best, levenshtein(q, words.slice(i, i + n).join(' ')));
+    }
+    return { e, score: best / Math.max(q.length, 1) };
+  });
+  scored.sort((a, b) => a.score - b.score);
+  return scored
+    .filter((s) => s.score <= 0.5)
+    .slice(0, count)
+    .map((s) => s.e.runbook);
 }
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {

@@ -204,7 +204,9 @@ export class Policy {
   }
 
   #denial(action: PolicyAction, runbook: RunbookFacts | null, by: string): string {
-    const what = runbook ? `${VERB[action]} ${runbook.name}` : action === 'audit' ? 'read the audit trail' : action;
+    // A runbook the person may not view is never named to them, not even in the refusal.
+    const name = action === 'view' ? 'that runbook' : runbook?.name;
+    const what = runbook ? `${VERB[action]} ${name}` : action === 'audit' ? 'read the audit trail' : action;
     return `You may not ${what}: denied by ${by} of ${this.source}. Ask ${this.contact} if you need access.`;
   }
 

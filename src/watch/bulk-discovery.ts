@@ -4,16 +4,11 @@
 // watches one by one within a couple of seconds of request budget.
 import type { RunbookApi } from '../api/runbook-api.ts';
 import type { Execution, ExecutionStatus } from '../api/schemas.ts';
+import { isTerminal } from '../runs/execution-facts.ts';
+
+export { isTerminal };
 
 export const BULK_PAGE_SIZE = 100;
-
-/** Terminal = will not change any more. Unknown (new) statuses count as terminal once they have an end time. */
-export function isTerminal(execution: Pick<Execution, 'executionStatus' | 'endTime'>): boolean {
-  const status = execution.executionStatus;
-  if (status === 'EXECUTION_STATUS_SUCCEEDED' || status === 'EXECUTION_STATUS_FAILED') return true;
-  if (status === 'EXECUTION_STATUS_IN_PROGRESS') return false;
-  return execution.endTime !== null && execution.endTime !== '';
-}
 
 export interface BulkChoiceInput {
   /** Watches due for a check now. */

@@ -3,9 +3,12 @@
 // catalog's current name of its runbook id when known (a renamed runbook keeps its subscribers),
 // else the name stored when subscribing.
 import type { Execution, Workflow } from '../api/schemas.ts';
+import { ALL_RUNBOOKS, sameRunbookName } from '../runs/execution-facts.ts';
 import { buildResultCard, STATUS_WORD } from '../slack/blocks/execution-card.ts';
 import { escapeMrkdwn, truncate } from '../slack/blocks/mrkdwn.ts';
 import type { OutgoingMessage } from './slack-pacer.ts';
+
+export { ALL_RUNBOOKS, sameRunbookName };
 
 /** The fields of a stored subscription that matching needs. */
 export interface SubscriptionRule {
@@ -16,15 +19,9 @@ export interface SubscriptionRule {
   failuresOnly: boolean;
 }
 
-export const ALL_RUNBOOKS = '*';
-
 /** Dedupe key of "this channel was told about this execution" (one message per pair, ever). */
 export function subscriptionNoticeKey(channel: string, executionId: string): string {
   return `sub:${channel}:${executionId}`;
-}
-
-export function sameRunbookName(a: string, b: string): boolean {
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
 }
 
 /** Whether one subscription wants this (finished) execution. `currentName` = the runbook's name now, if known. */

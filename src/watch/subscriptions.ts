@@ -20,8 +20,8 @@ import type { ExecutionPage, RunbookApi } from '../api/runbook-api.ts';
 import type { Execution, Workflow } from '../api/schemas.ts';
 import type { RunbookCatalog } from '../catalog/runbook-catalog.ts';
 import type { Logger } from '../logger.ts';
+import { maskExecutionInputs } from '../runs/execution-facts.ts';
 import { parseExecutionInputs } from '../slack/blocks/execution-status.ts';
-import { maskExecutionInputs } from '../slack/commands/executions.ts';
 import type { Store, Subscription } from '../store/store.ts';
 import { BULK_PAGE_SIZE } from './bulk-discovery.ts';
 import { type OutgoingMessage, type PacerTransport, SlackPacer, slackCallCode } from './slack-pacer.ts';
@@ -119,6 +119,11 @@ export interface SubscriptionScannerOptions {
   transport: PacerTransport;
   logger: Logger;
   runbooks?: RunbookLookup;
+  /**
+   * Whether this subscription may be told about this execution (the subscriber's `view` of its runbook in
+   * the channel: src/runs/subscriptions.ts subscriberMayView). Absent: every matching subscription is.
+   */
+  mayNotify?: (subscription: Subscription, execution: Execution) => Promise<boolean>;
   settings?: Partial<SubscriptionSettings>;
   /** Epoch ms for the store's timestamps. */
   now?: () => number;
@@ -161,6 +166,7 @@ export class SubscriptionScanner {
   readonly #api: Pick<RunbookApi, 'executions'>;
   readonly #log: Logger;
   readonly #runbooks: RunbookLookup | null;
+  readonly #mayNotify: SubscriptionScannerOptions['mayNotify'] | null;
   readonly #now: () => number;
   readonly #budget: RequestBudget;
   readonly #pacer: SlackPacer;
@@ -183,6 +189,7 @@ export class SubscriptionScanner {
     this.#api = options.api;
     this.#log = options.logger.child({ component: 'subscriptions' });
     this.#runbooks = options.runbooks ?? null;
+    this.#mayNotify = options.mayNotify ?? null;
     this.#now = options.now ?? Date.now;
     const sleep = options.sleep ?? realSleep;
     this.#budget = new RequestBudget({
@@ -322,7 +329,8 @@ export class SubscriptionScanner {
       const names = await this.#currentNames(subscriptions);
       const notices: Array<{ channel: string; execution: Execution; message: OutgoingMessage }> = [];
       for (const execution of owed) {
-        const channels = channelsFor(subscriptions, execution, (id) => names.get(id) ?? null);
+        const allowed = await this.#allowed(subscriptions, execution);
+        const channels = channelsFor(allowed, execution, (id) => names.get(id) ?? null);
         if (channels.length === 0) continue;
         const message = await this.#notice(execution);
         // A run started from Slack into a subscribed channel already gets the watcher's card there.
@@ -372,6 +380,14 @@ export class SubscriptionScanner {
         ...(token ? { pageToken: token } : {}),
       }),
     );
+  }
+
+  /** The subscriptions whose subscriber may see this execution (all of them without a mayNotify). */
+  async #allowed(subscriptions: Subscription[], execution: Execution): Promise<Subscription[]> {
+    const mayNotify = this.#mayNotify;
+    if (!mayNotify) return subscriptions;
+    const verdicts = await Promise.all(subscriptions.map((s) => mayNotify(s, execution).catch(() => false)));
+    return subscriptions.filter((_, i) => verdicts[i]);
   }
 
   /** Current catalog names of subscribed runbook ids (a renamed runbook keeps its subscribers). */

@@ -7,9 +7,11 @@ import path from 'node:path';
 import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Workflow } from '../../src/api/schemas.ts';
+import { actor } from '../../src/runs/actor.ts';
+import { startRun } from '../../src/runs/run.ts';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-api.ts';
 import { checkBlocks } from '../../src/slack/blocks/limits.ts';
-import { startRun } from '../../src/slack/commands/run.ts';
+import { postRunningCard } from '../../src/slack/commands/run.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
 import {
   BOT_TOKEN,
@@ -58,16 +60,11 @@ async function waitDone(executionId: string) {
 }
 
 async function start(params: Record<string, unknown>, channel: string | null, userId = 'U03CAROL') {
-  const result = await startRun(h.runtime.deps, client, {
-    runbook,
-    proxyId: 'proxy-dev',
-    params,
-    channel,
-    userId,
-    teamId: 'T0SANDBOX',
-  });
-  expect(result.ok).toBe(true);
-  return result.executionIds[0]!;
+  const who = actor({ userId, teamId: 'T0SANDBOX', groups: [], channelId: channel });
+  const result = await startRun(h.runtime.deps, who, { runbook, proxyId: 'proxy-dev', params });
+  if (result.kind !== 'started') throw new Error(`the run did not start: ${result.kind}`);
+  await postRunningCard(h.runtime.deps, client, result.run);
+  return result.run.executionIds[0]!;
 }
 
 describe('execution watcher', () => {

@@ -1,9 +1,9 @@
 // The App Home tab: quick buttons, recent executions, schedules. A list that failed to load shows
 // one sentence instead of blanking the whole tab.
 import type { HomeView, KnownBlock } from '@slack/types';
-import { describeApiError } from '../../api/errors.ts';
 import type { Execution, Schedule } from '../../api/schemas.ts';
 import { describeCron } from '../../schedules/cron.ts';
+import { describeFailure } from '../describe-failure.ts';
 import { ACTIONS } from '../ids.ts';
 import { button, when } from './common.ts';
 import { STATUS_EMOJI, STATUS_WORD } from './execution-card.ts';
@@ -18,7 +18,7 @@ export interface AppHomeInput {
 function failed(what: string, err: unknown): KnownBlock {
   return {
     type: 'context',
-    elements: [mrkdwnText(`:warning: ${escapeMrkdwn(`Could not load ${what}. ${describeApiError(err)}`)}`)],
+    elements: [mrkdwnText(`:warning: ${escapeMrkdwn(`Could not load ${what}. ${describeFailure(err)}`)}`)],
   };
 }
 

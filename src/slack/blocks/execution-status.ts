@@ -2,6 +2,7 @@
 // the handler fetches the execution, parses and masks its inputs, and passes everything in.
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Execution, ExecutionType } from '../../api/schemas.ts';
+import { type ExecutionInputs, parseExecutionInputs } from '../../runs/execution-facts.ts';
 import { ACTIONS, VIEWS } from '../ids.ts';
 import { button, noticeMessage, type SlackMessage, when } from './common.ts';
 import { formatInputs, STATUS_EMOJI, STATUS_WORD } from './execution-card.ts';
@@ -17,22 +18,8 @@ import {
 } from './mrkdwn.ts';
 
 /** An execution's `inputs` string, read: a JSON object, or text to show as it is. */
-export type ExecutionInputs = { kind: 'object'; values: Record<string, unknown> } | { kind: 'text'; text: string };
-
-/** `inputs` is a JSON object serialised as a string ("{}" when empty); anything else is shown as text. */
-export function parseExecutionInputs(raw: string): ExecutionInputs {
-  const text = raw.trim();
-  if (text === '') return { kind: 'object', values: {} };
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      return { kind: 'object', values: value as Record<string, unknown> };
-    }
-  } catch {
-    // Not JSON: fall through and show the raw text.
-  }
-  return { kind: 'text', text: raw };
-}
+export type { ExecutionInputs };
+export { parseExecutionInputs };
 
 /** "runbook" / "action", or null when the API did not say. */
 export function executionTypeWord(type: ExecutionType): string | null {

@@ -3,6 +3,7 @@
 import type { ActionsBlock, KnownBlock, PlainTextOption, StaticSelect } from '@slack/types';
 import type { Workflow } from '../../api/schemas.ts';
 import { type BrowsePage, type BrowseScope, categoryLabel } from '../../catalog/runbook-catalog.ts';
+import { isRunnable } from '../../runs/runnable.ts';
 import { ACTIONS } from '../ids.ts';
 import { button, type SlackMessage, when } from './common.ts';
 import { escapeMrkdwn, mrkdwnText, plainText, truncate } from './mrkdwn.ts';
@@ -48,9 +49,7 @@ export function runbookBadges(runbook: Workflow): string[] {
   return badges;
 }
 
-export function isRunnable(runbook: Workflow): boolean {
-  return !(runbook.runningDisabled || runbook.executionDisabled || runbook.runningDisabledByFloatingEnv);
-}
+export { isRunnable };
 
 function row(runbook: Workflow, index: number): KnownBlock[] {
   const badges = runbookBadges(runbook);

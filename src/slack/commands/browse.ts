@@ -5,7 +5,7 @@ import { buildHelp } from '../blocks/help-message.ts';
 import { buildRunbookChoice } from '../blocks/runbook-choice.ts';
 import { buildRunbookDetails } from '../blocks/runbook-details.ts';
 import { buildRunbookList, LIST_PAGE_SIZE, type ListState } from '../blocks/runbook-list.ts';
-import { runbookFacts, subjectOf } from './access.ts';
+import { visibleTo } from './access.ts';
 import type { HandlerContext } from './context.ts';
 import type { SubcommandName } from './parse-command.ts';
 import { loadRunbook } from './run.ts';
@@ -15,9 +15,9 @@ export async function showHelp(ctx: HandlerContext, topic: SubcommandName | null
 }
 
 export async function showList(ctx: HandlerContext, state: ListState, replaceOriginal = false): Promise<void> {
-  const subject = await subjectOf(ctx.deps, ctx.client, ctx.userId, ctx.channelId);
+  const visible = await visibleTo(ctx);
   const page = await ctx.deps.catalog.browse({
-    visible: (runbook) => ctx.deps.access.policy.decide('view', subject, runbookFacts(ctx.deps, runbook)).allowed,
+    visible: visible.runbook,
     words: state.w,
     scope: state.s,
     category: state.c,
@@ -28,21 +28,22 @@ export async function showList(ctx: HandlerContext, state: ListState, replaceOri
 }
 
 export async function showRunbook(ctx: HandlerContext, query: { text?: string; id?: string }): Promise<void> {
+  const visible = await visibleTo(ctx);
   let id = query.id ?? null;
   if (!id) {
-    const resolution = await ctx.deps.catalog.resolve(query.text ?? '');
+    const resolution = await visible.resolve(query.text ?? '');
     if (resolution.kind !== 'match') {
       await ctx.respond(buildRunbookChoice(query.text ?? '', resolution, 'show'));
       return;
     }
     id = resolution.runbook.id;
   }
-  const runbook = await loadRunbook(ctx.deps, id);
-  const subject = await subjectOf(ctx.deps, ctx.client, ctx.userId, ctx.channelId);
-  const decision = ctx.deps.access.policy.decide('view', subject, runbookFacts(ctx.deps, runbook));
+  // Judged before anything is loaded: a hidden runbook's id answers like an unknown one.
+  const decision = visible.decide({ id });
   if (!decision.allowed) {
     await ctx.respond(errorMessage(decision.message));
     return;
   }
+  const runbook = await loadRunbook(ctx.deps, id);
   await ctx.respond(buildRunbookDetails(runbook, parseInputSchema(runbook.inputSchema)));
 }

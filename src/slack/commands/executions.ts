@@ -3,10 +3,9 @@
 import type { WebClient } from '@slack/web-api';
 import { NotFoundError } from '../../api/errors.ts';
 import type { ListExecutionsParams } from '../../api/runbook-api.ts';
-import type { Workflow } from '../../api/schemas.ts';
 import type { Resolution } from '../../catalog/runbook-catalog.ts';
-import { parseInputSchema } from '../../forms/input-schema.ts';
-import { maskSecrets, SECRET_MASK } from '../../forms/secrets.ts';
+import { maskExecutionInputs, SECRET_KEY } from '../../runs/execution-facts.ts';
+import { runbookNamed } from '../../runs/visibility.ts';
 import { errorModal, infoModal, loadingModal } from '../blocks/common.ts';
 import {
   buildExecutionList,
@@ -18,14 +17,13 @@ import {
   buildExecutionNotFound,
   buildExecutionStatus,
   buildOutputModal,
-  type ExecutionInputs,
   parseExecutionInputs,
 } from '../blocks/execution-status.ts';
 import { buildChoiceBlocks, buildRunbookChoice } from '../blocks/runbook-choice.ts';
 import type { SlackDeps } from '../deps.ts';
 import { describeFailure } from '../describe-failure.ts';
 import { UserFacingError } from '../user-facing-error.ts';
-import { visibilityFor } from './access.ts';
+import { visibleTo } from './access.ts';
 import type { HandlerContext } from './context.ts';
 import { runModalView } from './run.ts';
 
@@ -69,7 +67,7 @@ export async function showExecutions(
 ): Promise<void> {
   let runbookName = query.runbookName ?? null;
   if (!runbookName && query.runbookQuery) {
-    const resolution = await ctx.deps.catalog.resolve(query.runbookQuery);
+    const resolution = await (await visibleTo(ctx)).resolve(query.runbookQuery);
     if (resolution.kind !== 'match') {
       await ctx.respond({ ...buildRunbookChoice(query.runbookQuery, resolution, 'executions'), replaceOriginal });
       return;
@@ -88,12 +86,12 @@ export async function showExecutions(
   const page = await ctx.deps.api.executions.list(params);
   // The filter grammar is not published, so a server may ignore it or match loosely (substrings):
   // never show a row that does not belong to the query.
-  const visible = await visibilityFor(ctx.deps, ctx.client, ctx.userId, ctx.channelId);
+  const visible = await visibleTo(ctx);
   const items = page.items.filter(
     (e) =>
       (!runbookName || sameName(e.workflowName, runbookName)) &&
       (!query.status || e.executionStatus === STATUS_OF_FILTER[query.status]) &&
-      visible.runbook({ name: e.workflowName }),
+      visible.ref({ name: e.workflowName }),
   );
   const message = buildExecutionList({
     page: { ...page, items },
@@ -102,31 +100,6 @@ export async function showExecutions(
     nowMs: ctx.deps.now(),
   });
   await ctx.respond({ ...message, replaceOriginal });
-}
-
-/** Key names that hold credentials even when the runbook's schema does not mark them secret. */
-const SECRET_KEY = /pass(word|wd|phrase)?$|secret|token|api[_-]?key|private[_-]?key|credential/i;
-
-/** Inputs as shown to people: schema secrets masked, and anything named like a credential too. */
-export function maskExecutionInputs(inputs: ExecutionInputs, runbook: Workflow | null): ExecutionInputs {
-  if (inputs.kind === 'text') return inputs;
-  const masked = runbook ? maskSecrets(parseInputSchema(runbook.inputSchema), inputs.values) : { ...inputs.values };
-  for (const key of Object.keys(masked)) if (SECRET_KEY.test(key)) masked[key] = SECRET_MASK;
-  return { kind: 'object', values: masked };
-}
-
-/** The catalog's runbook with exactly this name, or null (unknown, renamed, or the catalog is down). */
-async function runbookNamed(deps: SlackDeps, name: string): Promise<Workflow | null> {
-  if (!name) return null;
-  try {
-    const resolution = await deps.catalog.resolve(name);
-    if (resolution.kind === 'match') return sameName(resolution.runbook.name, name) ? resolution.runbook : null;
-    if (resolution.kind === 'several') return resolution.candidates.find((r) => sameName(r.name, name)) ?? null;
-  } catch (err) {
-    // Status must still show when the catalog cannot load; only Re-run's shortcut is lost.
-    deps.logger.warn({ err }, 'could not look up the runbook of an execution');
-  }
-  return null;
 }
 
 export async function showStatus(ctx: HandlerContext, executionId: string, replaceOriginal = false): Promise<void> {
@@ -182,7 +155,7 @@ async function openFilledModal(
 
 /** The policy's `view` rule for one execution's runbook; refuses with the rule's sentence. */
 async function assertVisible(ctx: HandlerContext, name: string, id: string | null): Promise<void> {
-  const decision = (await visibilityFor(ctx.deps, ctx.client, ctx.userId, ctx.channelId)).decide({ id, name });
+  const decision = (await visibleTo(ctx)).decide({ id, name });
   if (!decision.allowed) throw new UserFacingError(decision.message);
 }
 
@@ -220,7 +193,7 @@ export async function openRerunModal(ctx: HandlerContext, target: RerunTarget): 
     if (!runbookId) {
       const runbook = await runbookNamed(ctx.deps, execution.workflowName);
       if (!runbook) {
-        const resolution = await closestRunbooks(ctx.deps, execution.workflowName);
+        const resolution = await closestRunbooks(ctx, execution.workflowName);
         return infoModal('Run a runbook', ' ', buildChoiceBlocks(execution.workflowName || '?', resolution, 'run'));
       }
       runbookId = runbook.id;
@@ -236,8 +209,8 @@ export async function openRerunModal(ctx: HandlerContext, target: RerunTarget): 
 }
 
 /** When the execution's runbook is not in the catalog by that exact name: the nearest names to pick from. */
-async function closestRunbooks(deps: SlackDeps, name: string): Promise<Exclude<Resolution, { kind: 'match' }>> {
-  const resolution = name ? await deps.catalog.resolve(name) : { kind: 'none' as const, suggestions: [] };
+async function closestRunbooks(ctx: HandlerContext, name: string): Promise<Exclude<Resolution, { kind: 'match' }>> {
+  const resolution = name ? await (await visibleTo(ctx)).resolve(name) : { kind: 'none' as const, suggestions: [] };
   if (resolution.kind === 'match') return { kind: 'none', suggestions: [resolution.runbook] };
   return resolution;
 }

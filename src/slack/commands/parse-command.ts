@@ -1,6 +1,7 @@
 // The /runbook grammar: one table of subcommands (also the source of the help text), a tokenizer
 // that copes with what Slack clients send (smart quotes, HTML-escaped &, <, >), and a parser that
 // answers either a typed command or an error with the subcommand's help and a "did you mean".
+import { distance } from 'fastest-levenshtein';
 
 export type ListScope = 'all' | 'service' | 'custom';
 export type StatusFilter = 'succeeded' | 'failed' | 'running';
@@ -206,21 +207,6 @@ function scan(text: string): { tokens: string[]; unclosedQuote: boolean } {
   return { tokens, unclosedQuote: quote !== null };
 }
 
-export function levenshtein(a: string, b: string): number {
-  if (a === b) return 0;
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j]!;
-      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length]!;
-}
-
 /** The closest candidate within a small edit distance (or sharing a prefix), else null. */
 export function didYouMean(input: string, candidates: readonly string[]): string | null {
   const word = input.toLowerCase();
@@ -228,7 +214,7 @@ export function didYouMean(input: string, candidates: readonly string[]): string
   let bestScore = Number.POSITIVE_INFINITY;
   for (const candidate of candidates) {
     const c = candidate.toLowerCase();
-    const score = c.startsWith(word) && word.length >= 2 ? 0.5 : levenshtein(word, c);
+    const score = c.startsWith(word) && word.length >= 2 ? 0.5 : distance(word, c);
     if (score < bestScore) {
       bestScore = score;
       best = candidate;

@@ -1,21 +1,35 @@
 // `/runbook run [runbook]` and everything else that opens the run modal (list buttons, re-run,
 // the global shortcut, App Home), plus starting the run once the form is valid.
 import type { WebClient } from '@slack/web-api';
-import { describeApiError } from '../../api/errors.ts';
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
-import { maskSecrets, stripSecrets } from '../../forms/secrets.ts';
+import { stripSecrets } from '../../forms/secrets.ts';
 import { describeApprovers } from '../../policy/policy.ts';
-import { button, errorModal, infoModal, loadingModal } from '../blocks/common.ts';
+import type { Actor } from '../../runs/actor.ts';
+import { runbookFacts } from '../../runs/gate.ts';
+import { checkRunForm, loadRunbook, type RunRequest, type RunResult } from '../../runs/run.ts';
+import type { StartedRun } from '../../runs/run-tracker.ts';
+import { disabledReason, isRunnable } from '../../runs/runnable.ts';
+import { visibilityFor } from '../../runs/visibility.ts';
+import { actorFor } from '../actor.ts';
+import {
+  button,
+  errorMessage,
+  errorModal,
+  infoModal,
+  loadingModal,
+  noticeMessage,
+  type SlackMessage,
+} from '../blocks/common.ts';
 import { buildRunningCard } from '../blocks/execution-card.ts';
 import { channelMention, escapeMrkdwn, mrkdwnText } from '../blocks/mrkdwn.ts';
 import { buildRunModal } from '../blocks/run-modal.ts';
 import { buildChoiceBlocks, type PickThen } from '../blocks/runbook-choice.ts';
-import { isRunnable } from '../blocks/runbook-list.ts';
 import type { SlackDeps } from '../deps.ts';
+import { describeFailure } from '../describe-failure.ts';
 import { ACTIONS } from '../ids.ts';
 import { postToConversation } from '../post-to-conversation.ts';
-import { runbookFacts, subjectOf } from './access.ts';
+import { publishApprovalRequest } from './approvals.ts';
 import type { HandlerContext } from './context.ts';
 
 export interface RunModalTarget {
@@ -31,20 +45,7 @@ export interface RunModalTarget {
   withPicker?: boolean;
 }
 
-/** Fetch one runbook with its input schema, the right way for service and custom runbooks. */
-export async function loadRunbook(deps: SlackDeps, id: string): Promise<Workflow> {
-  const isService = deps.catalog.isService(id);
-  const { workflow } = await deps.api.workflows.get(id, isService === true ? { isService: true } : {}, {
-    timeoutMs: deps.interactiveTimeoutMs,
-  });
-  return workflow;
-}
-
-function disabledReason(runbook: Workflow): string {
-  if (runbook.runningDisabledByFloatingEnv) return 'its environment is not ready';
-  if (runbook.executionDisabled) return 'execution of this runbook is disabled';
-  return 'running this runbook is disabled';
-}
+export { loadRunbook };
 
 /** Notes shown above the form: what will happen on submit (approval, who approves, where the result goes). */
 export function runNotes(deps: SlackDeps, runbook: Workflow): string[] {
@@ -60,7 +61,7 @@ export function runNotes(deps: SlackDeps, runbook: Workflow): string[] {
   return notes;
 }
 
-/** Who is looking at the form, for the policy check when it opens. */
+/** Who is looking at the form, for the gate when it opens. */
 export interface Viewer {
   userId: string;
   client: WebClient;
@@ -83,7 +84,7 @@ export async function openRunModal(ctx: HandlerContext, target: RunModalTarget):
     );
   } catch (err) {
     ctx.deps.logger.warn({ err }, 'could not fill the run modal');
-    await update(errorModal('Run a runbook', describeApiError(err))).catch(() => {});
+    await update(errorModal('Run a runbook', describeFailure(err))).catch(() => {});
   }
 }
 
@@ -93,12 +94,19 @@ export async function runModalView(
   target: RunModalTarget,
   channelId: string | null,
   then: PickThen,
-  viewer: Viewer | null = null,
+  viewer: Viewer,
 ) {
   const channel = target.channel ?? channelId;
+  const actor = await actorFor(deps, viewer.client, {
+    userId: viewer.userId,
+    teamId: null,
+    channelId,
+    destinationChannel: channel,
+  });
   let runbookId = target.runbookId ?? null;
   if (!runbookId && target.query) {
-    const resolution = await deps.catalog.resolve(target.query);
+    // Only runbooks the person may view are matched, listed or suggested.
+    const resolution = await (await visibilityFor(deps, actor)).resolve(target.query);
     if (resolution.kind !== 'match') {
       return infoModal('Run a runbook', ' ', buildChoiceBlocks(target.query, resolution, then));
     }
@@ -115,23 +123,8 @@ export async function runModalView(
     });
   }
   const runbook = await loadRunbook(deps, runbookId);
-  if (viewer) {
-    const subject = await subjectOf(deps, viewer.client, viewer.userId, channelId);
-    const decision = deps.access.policy.decide('run', subject, runbookFacts(deps, runbook));
-    if (!decision.allowed) {
-      await deps.access.audit.record({
-        userId: viewer.userId,
-        teamId: null,
-        channel: channelId,
-        action: 'run.open',
-        target: `${runbook.name} (${runbook.id})`,
-        outcome: 'denied',
-        detail: decision.message,
-        tid: null,
-      });
-      return infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(decision.message)}`);
-    }
-  }
+  const check = await checkRunForm(deps, actor, runbook);
+  if (check.kind === 'refused') return infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(check.sentence)}`);
   if (!isRunnable(runbook)) {
     return infoModal(
       'Run a runbook',
@@ -153,113 +146,82 @@ export async function runModalView(
   });
 }
 
-export interface StartRunInput {
-  runbook: Workflow;
-  proxyId: string;
-  params: Record<string, unknown>;
-  /** Destination channel; null → DM the person. */
-  channel: string | null;
-  userId: string;
-  teamId: string | null;
-  userEmail?: string;
-  /** The approval request this run follows, and who approved it. */
-  requestId?: string;
-  approvedBy?: string;
+/** Where to tell the person something privately, and how to post the live card. */
+export interface RunAudience {
+  client: WebClient;
+  /** Answer the person privately (ephemeral where they acted, or the form's response). */
+  tell: (message: SlackMessage) => Promise<void>;
 }
 
-export interface StartRunResult {
-  ok: boolean;
-  executionIds: string[];
-  /** One sentence when the run did not start. */
-  error?: string;
-  /** Runbook API request tid of the run call, when known. */
-  tid?: string;
-}
-
-/** Starts the run, then posts the live "running" message where the person asked for it. */
-export async function startRun(deps: SlackDeps, client: WebClient, input: StartRunInput): Promise<StartRunResult> {
-  const spec = parseInputSchema(input.runbook.inputSchema);
-  const masked = maskSecrets(spec, input.params);
-  let executionIds: string[];
-  let tid: string | undefined;
-  const audit = (outcome: 'ok' | 'error', detail: string, auditTid: string | null) =>
-    deps.access.audit.record({
-      userId: input.userId,
-      teamId: input.teamId,
-      channel: input.channel,
-      action: 'run.start',
-      target: `${input.runbook.name} (${input.runbook.id})`,
-      outcome,
-      detail,
-      tid: auditTid,
-    });
-  try {
-    const result = await deps.api.workflows.run(input.runbook.id, {
-      proxyId: input.proxyId,
-      ...(Object.keys(input.params).length ? { params: input.params } : {}),
-      userId: input.userId,
-      ...(input.userEmail ? { userEmail: input.userEmail } : {}),
-      ...(input.requestId ? { requestId: input.requestId } : {}),
-    });
-    executionIds = result.executionIds;
-    tid = result.tid;
-    await audit(
-      'ok',
-      `executions ${executionIds.join(', ')}; proxy ${input.proxyId}; inputs ${JSON.stringify(masked)}${input.approvedBy ? `; approved by ${input.approvedBy}` : ''}`,
-      tid ?? null,
-    );
-  } catch (err) {
-    deps.logger.warn({ err, runbookId: input.runbook.id }, 'run failed to start');
-    const errorTid = (err as { tid?: unknown }).tid;
-    await audit('error', describeApiError(err), typeof errorTid === 'string' ? errorTid : null);
-    const draftId = deps.drafts.save({
-      runbookId: input.runbook.id,
-      proxyId: input.proxyId,
-      channel: input.channel,
-      params: stripSecrets(spec, input.params),
-    });
-    const sentence = `${input.runbook.name} did not start. ${describeApiError(err)}`;
-    await postToConversation(client, deps.logger, input.channel, input.userId, {
-      text: sentence,
-      blocks: [
-        { type: 'section', text: mrkdwnText(`:warning: ${escapeMrkdwn(sentence)}`) },
-        {
-          type: 'actions',
-          block_id: 'retry_actions',
-          elements: [button('Try again', ACTIONS.retryRun, draftId, { style: 'primary' })],
-        },
-      ],
-      ephemeralTo: input.userId,
-    });
-    return { ok: false, executionIds: [], error: describeApiError(err) };
+/**
+ * Shows the outcome of a run use case: the live "running" card where the result goes, the approval request
+ * to the approvers, a "Try again" after a failure (the form values kept as a draft), or the refusal.
+ */
+export async function renderRunResult(
+  deps: SlackDeps,
+  audience: RunAudience,
+  actor: Actor,
+  /** The form's request, kept as a draft for "Try again" when the run fails; null: nothing to reopen. */
+  request: RunRequest | null,
+  result: RunResult,
+): Promise<void> {
+  const { client } = audience;
+  switch (result.kind) {
+    case 'started':
+      await postRunningCard(deps, client, result.run);
+      return;
+    case 'approval-requested': {
+      const name = escapeMrkdwn(result.runbook.name);
+      await publishApprovalRequest(deps, client, result.approval, result.need);
+      await audience.tell(
+        noticeMessage(`:lock: ${name} needs approval; the request went to the approvers.`, 'Approval requested'),
+      );
+      return;
+    }
+    case 'refused':
+      await audience.tell(errorMessage(result.sentence));
+      return;
+    case 'failed': {
+      const sentence = `${result.runbook.name} did not start. ${describeFailure(result.error)}`;
+      if (!request) {
+        await audience.tell(errorMessage(sentence));
+        return;
+      }
+      const spec = parseInputSchema(result.runbook.inputSchema);
+      const draftId = await deps.drafts.save({
+        runbookId: result.runbook.id,
+        proxyId: request.proxyId,
+        channel: actor.destinationChannel,
+        params: stripSecrets(spec, request.params),
+      });
+      await postToConversation(client, deps.logger, actor.destinationChannel, actor.userId, {
+        text: sentence,
+        blocks: [
+          { type: 'section', text: mrkdwnText(`:warning: ${escapeMrkdwn(sentence)}`) },
+          {
+            type: 'actions',
+            block_id: 'retry_actions',
+            elements: [button('Try again', ACTIONS.retryRun, draftId, { style: 'primary' })],
+          },
+        ],
+        ephemeralTo: actor.userId,
+      });
+      return;
+    }
   }
+}
 
-  const run = {
-    runbookId: input.runbook.id,
-    runbookName: input.runbook.name,
-    proxyId: input.proxyId,
-    startedBy: input.userId,
-    inputs: masked,
-    ...(input.approvedBy ? { approvedBy: input.approvedBy } : {}),
-  };
-  // The watch is stored before anything is posted, so a crash here still gets a result later. If the
-  // store fails, the run is still going: the person must at least get its message and id.
-  await deps.runs
-    .started({ ...run, executionIds, channel: input.channel, teamId: input.teamId })
-    .catch((err: unknown) =>
-      deps.logger.error({ err, executionIds }, 'could not store the watch; the result will not be followed'),
-    );
-  // Whoever holds the card claim posts it; if the watcher got there first (a very slow post), it has.
+/** Posts the live card of a started run, if this process holds the card claim (else the watcher posts it). */
+export async function postRunningCard(deps: SlackDeps, client: WebClient, run: StartedRun): Promise<void> {
+  const { executionIds } = run;
   const mayPost = executionIds[0] ? await deps.runs.claimMessage(executionIds[0]).catch(() => true) : true;
-  if (mayPost) {
-    const posted = await postToConversation(
-      client,
-      deps.logger,
-      input.channel,
-      input.userId,
-      buildRunningCard(run, executionIds),
-    );
-    if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts);
-  }
-  return { ok: true, executionIds, ...(tid ? { tid } : {}) };
+  if (!mayPost) return;
+  const posted = await postToConversation(
+    client,
+    deps.logger,
+    run.channel,
+    run.startedBy ?? '',
+    buildRunningCard(run, executionIds),
+  );
+  if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts);
 }

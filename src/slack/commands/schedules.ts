@@ -3,16 +3,32 @@
 import { randomUUID } from 'node:crypto';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { describeApiError, NotFoundError } from '../../api/errors.ts';
-import { type Schedule, type ScheduleWrite, Workflow } from '../../api/schemas.ts';
+import { NotFoundError } from '../../api/errors.ts';
+import { type Schedule, Workflow } from '../../api/schemas.ts';
 import { type FormSpec, isRecord, parseInputSchema } from '../../forms/input-schema.ts';
 import { readFormValues } from '../../forms/read-form-values.ts';
 import { stripSecrets } from '../../forms/secrets.ts';
+import { runScheduleNow as runScheduleNowCase } from '../../runs/run.ts';
+import { isRunnable } from '../../runs/runnable.ts';
+import {
+  checkScheduleChange,
+  checkScheduleForm,
+  deleteSchedule as deleteScheduleCase,
+  saveSchedule as saveScheduleCase,
+} from '../../runs/schedules.ts';
 import { describeCron, resolveTimeZone } from '../../schedules/cron.ts';
-import { button, errorMessage, errorModal, infoModal, loadingModal, noticeMessage } from '../blocks/common.ts';
+import { actorFor } from '../actor.ts';
+import {
+  button,
+  errorMessage,
+  errorModal,
+  infoModal,
+  loadingModal,
+  noticeMessage,
+  type SlackMessage,
+} from '../blocks/common.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, slackDate, truncate } from '../blocks/mrkdwn.ts';
 import { buildChoiceBlocks, buildRunbookChoice } from '../blocks/runbook-choice.ts';
-import { isRunnable } from '../blocks/runbook-list.ts';
 import { buildScheduleList, nextRunOf, type ScheduleRef } from '../blocks/schedule-list.ts';
 import {
   builderFromCron,
@@ -24,12 +40,13 @@ import {
   type ScheduleModalMetadata,
 } from '../blocks/schedule-modal.ts';
 import type { SlackDeps } from '../deps.ts';
+import { describeFailure } from '../describe-failure.ts';
 import { ACTIONS, BLOCKS } from '../ids.ts';
 import { postToConversation } from '../post-to-conversation.ts';
-import { runbookFacts, subjectOf, visibilityFor } from './access.ts';
-import { requestApproval } from './approvals.ts';
+import { actorOf, visibleTo } from './access.ts';
+import { publishApprovalRequest } from './approvals.ts';
 import type { HandlerContext } from './context.ts';
-import { loadRunbook, startRun } from './run.ts';
+import { loadRunbook, renderRunResult } from './run.ts';
 
 /** More schedules than this are not listed (the message says how many there are in total). */
 const MAX_LISTED = 1_000;
@@ -143,18 +160,18 @@ export async function showSchedules(
     const known = await deps.catalog.get(target.runbookId).catch(() => null);
     runbook = { id: target.runbookId, name: known?.name ?? '' };
   } else if (target.query) {
-    const resolution = await deps.catalog.resolve(target.query);
+    const resolution = await (await visibleTo(ctx)).resolve(target.query);
     if (resolution.kind !== 'match') {
       await ctx.respond({ ...buildRunbookChoice(target.query, resolution, 'schedules'), replaceOriginal });
       return;
     }
     runbook = { id: resolution.runbook.id, name: resolution.runbook.name };
   }
-  const visible = await visibilityFor(deps, ctx.client, ctx.userId, ctx.channelId);
+  const visible = await visibleTo(ctx);
   const schedules: Schedule[] = [];
   for await (const schedule of deps.api.schedules.iterate({ pageSize: 100 })) {
     if (runbook && schedule.runbookId !== runbook.id) continue;
-    if (visible.runbook({ id: schedule.runbookId, name: schedule.runbookName })) schedules.push(schedule);
+    if (visible.ref({ id: schedule.runbookId, name: schedule.runbookName })) schedules.push(schedule);
     if (schedules.length >= MAX_LISTED) break;
   }
   // A runbook the catalog no longer knows still has a name on its schedules.
@@ -211,7 +228,7 @@ export async function openScheduleModal(ctx: HandlerContext, target: ScheduleMod
     const sentence =
       err instanceof NotFoundError && target.scheduleId
         ? 'That schedule no longer exists; it may have been deleted. Run /runbook schedules to see the current list.'
-        : describeApiError(err);
+        : describeFailure(err);
     await update(errorModal(title, sentence)).catch(() => {});
   }
 }
@@ -256,8 +273,8 @@ export async function scheduleModalView(ctx: HandlerContext, target: ScheduleMod
     }
     if (schedule) {
       // Whoever may not change this schedule does not get its form (nor its stored parameters).
-      const allowed = await mayChangeSchedule(deps, ctx.client, ctx, runbook, schedule.id, 'schedule.open');
-      if (!allowed.allowed) return errorModal('Edit schedule', allowed.message);
+      const refusal = await checkScheduleChange(deps, await actorOf(ctx), schedule, 'schedule.open');
+      if (refusal) return errorModal('Edit schedule', refusal.sentence);
     }
     if (!isRunnable(runbook))
       notes.push(':no_entry: Running this runbook is disabled, so scheduled runs will not start.');
@@ -281,7 +298,7 @@ export async function scheduleModalView(ctx: HandlerContext, target: ScheduleMod
 
   let runbookId = target.runbookId ?? null;
   if (!runbookId && target.query) {
-    const resolution = await deps.catalog.resolve(target.query);
+    const resolution = await (await visibleTo(ctx)).resolve(target.query);
     if (resolution.kind !== 'match') {
       return infoModal('New schedule', ' ', buildChoiceBlocks(target.query, resolution, 'schedule'));
     }
@@ -312,6 +329,9 @@ export async function newScheduleView(
     });
   }
   const runbook = await scheduleRunbook(ctx.deps, runbookId, true);
+  // The form of a runbook the person may not schedule is not shown (nor, when hidden, its name).
+  const refusal = await checkScheduleForm(ctx.deps, await actorOf(ctx), runbook);
+  if (refusal) return errorModal('New schedule', refusal.sentence);
   const notes = isRunnable(runbook)
     ? []
     : [':no_entry: Running this runbook is disabled, so scheduled runs will not start until it is enabled.'];
@@ -370,8 +390,9 @@ export function readScheduleSubmission(runbook: Workflow, values: StateValues): 
 }
 
 /**
- * Creates or updates the schedule (the modal is already closed), then tells the person in the channel the
- * modal came from: a confirmation with the English description and next run, or one sentence and "Try again".
+ * Saves the submitted schedule through the use case (the modal is already closed), then tells the person in
+ * the channel the modal came from: a confirmation with the English description and next run, the approval
+ * request, the refusal, or one sentence and "Try again".
  */
 export async function saveSchedule(
   deps: SlackDeps,
@@ -381,80 +402,64 @@ export async function saveSchedule(
   submission: Extract<ScheduleSubmission, { ok: true }>,
 ): Promise<Schedule | null> {
   const { runbook } = submission;
-  const write: ScheduleWrite = {
+  const actor = await actorFor(deps, client, { userId, teamId: null, channelId: metadata.c });
+  const tell = (message: SlackMessage) =>
+    postToConversation(client, deps.logger, metadata.c, userId, { ...message, ephemeralTo: userId });
+  const result = await saveScheduleCase(deps, actor, {
+    runbook,
     proxyId: submission.proxyId,
-    runbookId: runbook.id,
-    runbookName: runbook.name,
-    inputSchema: runbook.inputSchema,
-    params: JSON.stringify(submission.params),
-    schedule: submission.cron,
-  };
+    params: submission.params,
+    cron: submission.cron,
+    scheduleId: metadata.s,
+  });
   const name = escapeMrkdwn(truncate(runbook.name || runbook.id, 150));
-  const action = metadata.s ? 'schedule.update' : 'schedule.create';
-  const who = { userId, teamId: null, channelId: metadata.c };
-  const allowed = await mayChangeSchedule(deps, client, who, runbook, metadata.s, action);
-  if (!allowed.allowed) {
-    await postToConversation(client, deps.logger, metadata.c, userId, {
-      ...errorMessage(allowed.message),
-      ephemeralTo: userId,
-    });
-    return null;
+  switch (result.kind) {
+    case 'refused':
+      await tell(errorMessage(result.sentence));
+      return null;
+    case 'approval-requested':
+      await publishApprovalRequest(deps, client, result.approval, result.need);
+      await tell(
+        noticeMessage(
+          `:lock: *${name}* needs approval, so this schedule is a request to the approvers: ${inlineCode(submission.cron)} ${escapeMrkdwn(describeCron(submission.cron))}. It is saved when someone approves it.`,
+          `Schedule of ${runbook.name} sent for approval`,
+        ),
+      );
+      return null;
+    case 'failed': {
+      const draftId = saveScheduleDraft(
+        {
+          runbookId: runbook.id,
+          scheduleId: metadata.s,
+          proxyId: submission.proxyId,
+          channel: metadata.c,
+          params: stripSecrets(submission.spec, submission.params),
+          builder: submission.builder,
+        },
+        deps.now(),
+      );
+      const sentence = `The schedule of ${runbook.name || runbook.id} was not saved. ${describeFailure(result.error)}`;
+      const blocks: KnownBlock[] = [
+        { type: 'section', text: mrkdwnText(`:warning: ${escapeMrkdwn(truncate(sentence, 2900))}`) },
+        {
+          type: 'actions',
+          block_id: 'schedule_retry_actions',
+          elements: [button('Try again', ACTIONS.scheduleRetry, draftId, { style: 'primary' })],
+        },
+      ];
+      await tell({ text: truncate(sentence, 3000), blocks });
+      return null;
+    }
+    case 'saved':
+      break;
   }
-  const auditSave = (outcome: 'ok' | 'error', detail: string, tid: string | null, id: string | null) =>
-    deps.access.audit.record({
-      userId,
-      teamId: null,
-      channel: metadata.c,
-      action,
-      target: `${runbook.name} (${runbook.id})${id ? ` schedule ${id}` : ''}`,
-      outcome,
-      detail,
-      tid,
-    });
-  let saved: Schedule;
-  try {
-    saved = metadata.s ? await deps.api.schedules.update(metadata.s, write) : await deps.api.schedules.create(write);
-  } catch (err) {
-    deps.logger.warn({ err, runbookId: runbook.id, scheduleId: metadata.s }, 'schedule was not saved');
-    const errTid = (err as { tid?: unknown }).tid;
-    await auditSave('error', describeApiError(err), typeof errTid === 'string' ? errTid : null, metadata.s);
-    const draftId = saveScheduleDraft(
-      {
-        runbookId: runbook.id,
-        scheduleId: metadata.s,
-        proxyId: submission.proxyId,
-        channel: metadata.c,
-        params: stripSecrets(submission.spec, submission.params),
-        builder: submission.builder,
-      },
-      deps.now(),
-    );
-    const sentence = `The schedule of ${runbook.name || runbook.id} was not saved. ${describeApiError(err)}`;
-    const blocks: KnownBlock[] = [
-      { type: 'section', text: mrkdwnText(`:warning: ${escapeMrkdwn(truncate(sentence, 2900))}`) },
-      {
-        type: 'actions',
-        block_id: 'schedule_retry_actions',
-        elements: [button('Try again', ACTIONS.scheduleRetry, draftId, { style: 'primary' })],
-      },
-    ];
-    await postToConversation(client, deps.logger, metadata.c, userId, {
-      text: truncate(sentence, 3000),
-      blocks,
-      ephemeralTo: userId,
-    });
-    return null;
-  }
-  deps.proxies.remember({ id: submission.proxyId, name: saved.proxyName || submission.proxyId });
-  if (!metadata.s) await deps.access.store.scheduleOwners.set(saved.id, { userId, teamId: null }, deps.now());
-  await auditSave('ok', `${submission.cron} on ${submission.proxyId}`, null, saved.id);
   const next = nextRunOf(submission.cron, new Date(deps.now()));
   const nextText = next
     ? slackDate(Math.floor(next.getTime() / 1000), `${next.toISOString().replace('T', ' ').slice(0, 16)} UTC`)
     : 'never';
   const verb = metadata.s ? 'Updated the schedule of' : 'Scheduled';
   const line = `:white_check_mark: ${verb} *${name}*: ${inlineCode(submission.cron)} ${escapeMrkdwn(describeCron(submission.cron))}. Next run ${nextText}.`;
-  await postToConversation(client, deps.logger, metadata.c, userId, {
+  await tell({
     text: `${verb} ${runbook.name || runbook.id}: ${describeCron(submission.cron)}`,
     blocks: [
       { type: 'section', text: mrkdwnText(line) },
@@ -463,9 +468,8 @@ export async function saveSchedule(
         elements: [mrkdwnText(`See all schedules of this runbook with \`/runbook schedules "${name}"\`.`)],
       },
     ],
-    ephemeralTo: userId,
   });
-  return saved;
+  return result.schedule;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -476,153 +480,27 @@ async function ownersOf(deps: SlackDeps, schedules: Schedule[]): Promise<Map<str
   return new Map([...owners].map(([id, owner]) => [id, owner.userId]));
 }
 
-/** The policy's `schedule` rule, and with scheduleOwnersOnly, only the Slack creator may edit or delete. */
-export async function mayChangeSchedule(
-  deps: SlackDeps,
-  client: WebClient,
-  who: { userId: string; teamId: string | null; channelId: string | null },
-  runbook: Workflow,
-  scheduleId: string | null,
-  action: string,
-): Promise<{ allowed: true } | { allowed: false; message: string }> {
-  const subject = await subjectOf(deps, client, who.userId, who.channelId);
-  let decision = deps.access.policy.decide('schedule', subject, runbookFacts(deps, runbook));
-  if (decision.allowed && scheduleId && deps.access.policy.scheduleOwnersOnly) {
-    const owner = await deps.access.store.scheduleOwners.get(scheduleId);
-    if (owner && owner.userId !== who.userId) {
-      decision = {
-        allowed: false,
-        rule: 'scheduleOwnersOnly',
-        message: `Only the person who created this schedule (${owner.userName ?? owner.userId}) may change it. Ask them, or ${deps.access.policy.contact}.`,
-      };
-    }
-  }
-  if (decision.allowed) return { allowed: true };
-  await deps.access.audit.record({
-    userId: who.userId,
-    teamId: who.teamId,
-    channel: who.channelId,
-    action,
-    target: `${runbook.name} (${runbook.id})${scheduleId ? ` schedule ${scheduleId}` : ''}`,
-    outcome: 'denied',
-    detail: decision.message,
-    tid: null,
-  });
-  return { allowed: false, message: decision.message };
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // List actions
 
 /** Deletes a schedule and redraws the list it was deleted from (a 404 means someone else was faster). */
 export async function deleteSchedule(ctx: HandlerContext, ref: ScheduleRef): Promise<void> {
-  let notice: string;
-  try {
-    const schedule = await ctx.deps.api.schedules.get(ref.id, { timeoutMs: ctx.deps.interactiveTimeoutMs });
-    // A schedule can outlive its runbook; the policy then judges it by the id and name it names.
-    const runbook =
-      (await ctx.deps.catalog.get(schedule.runbookId)) ??
-      Workflow.parse({ id: schedule.runbookId, name: schedule.runbookName });
-    const allowed = await mayChangeSchedule(ctx.deps, ctx.client, ctx, runbook, ref.id, 'schedule.delete');
-    if (!allowed.allowed) {
-      await ctx.respond(errorMessage(allowed.message));
-      return;
-    }
-    await ctx.deps.api.schedules.delete(ref.id);
-    await ctx.deps.access.store.scheduleOwners.remove(ref.id);
-    await ctx.deps.access.audit.record({
-      userId: ctx.userId,
-      teamId: ctx.teamId,
-      channel: ctx.channelId,
-      action: 'schedule.delete',
-      target: `${schedule.runbookName} (${schedule.runbookId}) schedule ${ref.id}`,
-      outcome: 'ok',
-      detail: schedule.schedule,
-      tid: null,
-    });
-    notice = ':wastebasket: The schedule was deleted.';
-  } catch (err) {
-    if (!(err instanceof NotFoundError)) throw err;
-    notice = ':information_source: That schedule no longer exists; the list below is up to date.';
+  const result = await deleteScheduleCase(ctx.deps, await actorOf(ctx), ref.id);
+  if (result.kind === 'refused' && result.reason !== 'not-found') {
+    await ctx.respond(errorMessage(result.sentence));
+    return;
   }
+  const notice =
+    result.kind === 'deleted'
+      ? ':wastebasket: The schedule was deleted.'
+      : ':information_source: That schedule no longer exists; the list below is up to date.';
   await showSchedules(ctx, { runbookId: ref.r }, true, notice);
 }
 
 /** Runs a schedule's runbook now, with the schedule's proxy and params; the live message goes to this channel. */
 export async function runScheduleNow(ctx: HandlerContext, scheduleId: string): Promise<void> {
-  const { deps } = ctx;
-  let schedule: Schedule;
-  try {
-    schedule = await deps.api.schedules.get(scheduleId, { timeoutMs: deps.interactiveTimeoutMs });
-  } catch (err) {
-    if (!(err instanceof NotFoundError)) throw err;
-    await ctx.respond(errorMessage('That schedule no longer exists; run /runbook schedules to see the current list.'));
-    return;
-  }
-  const params = parseParams(schedule.params);
-  if (params === null) {
-    await ctx.respond(
-      errorMessage('The parameters saved on this schedule are not valid JSON; edit the schedule to fix them.'),
-    );
-    return;
-  }
-  if (!schedule.proxyId) {
-    await ctx.respond(errorMessage('This schedule has no proxy, so it cannot run; edit it to choose one.'));
-    return;
-  }
-  const runbook = await loadRunbook(deps, schedule.runbookId);
-  const name = runbook.name || runbook.id;
-  if (!isRunnable(runbook)) {
-    await ctx.respond(
-      errorMessage(`${name} cannot be run now: running it is disabled. Ask the runbook's owner to enable it.`),
-    );
-    return;
-  }
-  // Same rules as the run form: the policy decides, and what needs approval goes through it.
-  const facts = runbookFacts(deps, runbook);
-  const decision = deps.access.policy.decide(
-    'run',
-    await subjectOf(deps, ctx.client, ctx.userId, ctx.channelId),
-    facts,
-  );
-  if (!decision.allowed) {
-    await ctx.respond(errorMessage(decision.message));
-    return;
-  }
-  const need = deps.access.policy.approvalFor(facts);
-  if (need.required) {
-    await requestApproval(deps, ctx.client, {
-      runbook,
-      proxyId: schedule.proxyId,
-      params,
-      channel: ctx.channelId,
-      userId: ctx.userId,
-      teamId: ctx.teamId,
-      need,
-    });
-    await ctx.respond(
-      noticeMessage(
-        `:lock: ${escapeMrkdwn(name)} needs approval; the request went to the approvers.`,
-        'Approval requested',
-      ),
-    );
-    return;
-  }
-  const limit = deps.access.runLimit.take(ctx.userId);
-  if (!limit.ok) {
-    await ctx.respond(
-      errorMessage(`You have started too many runs this minute; try again in ${Math.ceil(limit.retryInMs / 1000)} s.`),
-    );
-    return;
-  }
-  const email = await deps.access.identity.emailOf(ctx.client, ctx.userId);
-  await startRun(deps, ctx.client, {
-    runbook,
-    proxyId: schedule.proxyId,
-    params,
-    channel: ctx.channelId,
-    userId: ctx.userId,
-    teamId: ctx.teamId,
-    ...(email ? { userEmail: email } : {}),
-  });
+  const actor = await actorOf(ctx, { email: true });
+  const result = await runScheduleNowCase(ctx.deps, actor, scheduleId);
+  // Run now has no form to reopen: a failure is told without "Try again".
+  await renderRunResult(ctx.deps, { client: ctx.client, tell: (message) => ctx.respond(message) }, actor, null, result);
 }

@@ -1,7 +1,6 @@
 // Buttons and selects in our messages and modals: the runbook browser, pick lists, Run/Schedule/
 // Details on a runbook, "Try again" after a failed run, and the run modal's runbook picker.
 import type { App, BlockAction, StaticSelectAction } from '@slack/bolt';
-import { describeApiError } from '../../api/errors.ts';
 import { errorModal } from '../blocks/common.ts';
 import { decodeRunMetadata } from '../blocks/run-modal.ts';
 import { decodePick } from '../blocks/runbook-choice.ts';
@@ -11,6 +10,7 @@ import { showExecutions } from '../commands/executions.ts';
 import { openRunModal, runModalView } from '../commands/run.ts';
 import { openScheduleModal, scheduleModalView, showSchedules } from '../commands/schedules.ts';
 import type { SlackDeps } from '../deps.ts';
+import { describeFailure } from '../describe-failure.ts';
 import { ACTIONS, VIEWS } from '../ids.ts';
 import { type ActionHandler, buttonValue, onAction } from './on-action.ts';
 
@@ -114,7 +114,7 @@ export function registerActions(app: App, deps: SlackDeps): void {
     } catch (err) {
       deps.logger.warn({ err }, 'could not load the picked runbook');
       await client.views
-        .update({ view_id: view.id, view: errorModal('Run a runbook', describeApiError(err)) })
+        .update({ view_id: view.id, view: errorModal('Run a runbook', describeFailure(err)) })
         .catch(() => {});
     }
   });

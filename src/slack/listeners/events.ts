@@ -3,8 +3,9 @@
 import type { App, BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Execution, Schedule } from '../../api/schemas.ts';
+import { type Visibility, visibilityFor } from '../../runs/visibility.ts';
+import { actorFor } from '../actor.ts';
 import { buildAppHome } from '../blocks/app-home.ts';
-import { visibilityFor } from '../commands/access.ts';
 import { openRunModal } from '../commands/run.ts';
 import { openScheduleModal } from '../commands/schedules.ts';
 import type { SlackDeps } from '../deps.ts';
@@ -25,15 +26,25 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
       .catch((err: unknown) => err),
   ]);
   // Only runbooks the policy lets this person view (App Home has no channel: channel rules do not apply).
-  const visible = await visibilityFor(deps, client, userId, null);
+  // When that cannot be checked (user groups unreadable), both halves say why instead of listing anything.
+  let visible: Visibility;
+  try {
+    visible = await visibilityFor(deps, await actorFor(deps, client, { userId, teamId: null, channelId: null }));
+  } catch (err) {
+    await client.views.publish({
+      user_id: userId,
+      view: buildAppHome({ executions: err, schedules: err, now: deps.now() }),
+    });
+    return;
+  }
   await client.views.publish({
     user_id: userId,
     view: buildAppHome({
       executions: Array.isArray(executions)
-        ? executions.filter((e) => visible.runbook({ name: e.workflowName }))
+        ? executions.filter((e) => visible.ref({ name: e.workflowName }))
         : executions,
       schedules: Array.isArray(schedules)
-        ? schedules.filter((s) => visible.runbook({ id: s.runbookId, name: s.runbookName }))
+        ? schedules.filter((s) => visible.ref({ id: s.runbookId, name: s.runbookName }))
         : schedules,
       now: deps.now(),
     }),

@@ -4,7 +4,9 @@
 import type { App, BlockSuggestion } from '@slack/bolt';
 import { enumOptions } from '../../forms/enum-options.ts';
 import { findField, parseInputSchema } from '../../forms/input-schema.ts';
-import { runbookOption } from '../blocks/run-modal.ts';
+import { visibilityFor } from '../../runs/visibility.ts';
+import { actorFor } from '../actor.ts';
+import { decodeRunMetadata, runbookOption } from '../blocks/run-modal.ts';
 import type { SlackDeps } from '../deps.ts';
 import { ACTIONS } from '../ids.ts';
 
@@ -18,9 +20,18 @@ function runbookIdFromMetadata(raw: string | undefined): string | null {
 }
 
 export function registerOptions(app: App, deps: SlackDeps): void {
-  app.options<'block_suggestion'>({ action_id: ACTIONS.runbookPicker }, async ({ ack, payload }) => {
+  // Only runbooks the person may view where they are; when their access cannot be checked (user groups
+  // unreadable), nothing is offered.
+  app.options<'block_suggestion'>({ action_id: ACTIONS.runbookPicker }, async ({ ack, body, payload, client }) => {
     try {
-      const found = await deps.catalog.search(payload.value ?? '', 100);
+      const suggestion = body as BlockSuggestion;
+      const where = decodeRunMetadata(suggestion.view?.private_metadata).c ?? suggestion.channel?.id ?? null;
+      const actor = await actorFor(deps, client, {
+        userId: suggestion.user.id,
+        teamId: suggestion.team?.id ?? null,
+        channelId: where,
+      });
+      const found = await (await visibilityFor(deps, actor)).search(payload.value ?? '', 100);
       await ack({ options: found.map(runbookOption) });
     } catch (err) {
       deps.logger.warn({ err }, 'runbook typeahead failed');

@@ -2,7 +2,6 @@
 // (runbook picker, preset, details, cron text → preview) and its submission.
 import type { App, BlockAction, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { describeApiError } from '../../api/errors.ts';
 import { errorMessage, errorModal } from '../blocks/common.ts';
 import { mrkdwnText } from '../blocks/mrkdwn.ts';
 import { decodeScheduleRef, decodeSchedulesPage } from '../blocks/schedule-list.ts';
@@ -127,7 +126,7 @@ export function registerScheduleActions(app: App, deps: SlackDeps): void {
     } catch (err) {
       deps.logger.warn({ err }, 'could not load the picked runbook into the schedule form');
       await client.views
-        .update({ view_id: view.id, view: errorModal('New schedule', describeApiError(err)) })
+        .update({ view_id: view.id, view: errorModal('New schedule', describeFailure(err)) })
         .catch(() => {});
     }
   });

@@ -2,17 +2,16 @@
 // errors on the exact fields (nothing runs until the input is valid); then close the modal and
 // start the run, posting the live message where the person asked.
 import type { App, ViewSubmitAction } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { readFormValues } from '../../forms/read-form-values.ts';
-import { errorMessage, errorModal, infoModal } from '../blocks/common.ts';
+import type { Actor } from '../../runs/actor.ts';
+import { loadRunbook, type RunResult, runFromForm } from '../../runs/run.ts';
+import { actorFor } from '../actor.ts';
+import { errorMessage, errorModal, infoModal, type SlackMessage } from '../blocks/common.ts';
 import { escapeMrkdwn } from '../blocks/mrkdwn.ts';
 import { decodeRunMetadata } from '../blocks/run-modal.ts';
-import { isRunnable } from '../blocks/runbook-list.ts';
-import { runbookFacts, subjectOf } from '../commands/access.ts';
-import { requestApproval } from '../commands/approvals.ts';
-import { loadRunbook, startRun } from '../commands/run.ts';
+import { renderRunResult } from '../commands/run.ts';
 import type { SlackDeps } from '../deps.ts';
 import { describeFailure } from '../describe-failure.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../ids.ts';
@@ -57,11 +56,10 @@ export function oversizedFields(values: StateValues): Record<string, string> | n
 
 type Prepared =
   | { kind: 'errors'; errors: Record<string, string> }
-  | { kind: 'refused'; view: ReturnType<typeof infoModal> }
   | { kind: 'ready'; runbook: Workflow; proxyId: string; params: Record<string, unknown>; channel: string | null };
 
-/** Everything that decides whether a submission may run, answered before the ack. Starts nothing. */
-async function prepareRun(deps: SlackDeps, body: ViewSubmitAction, client: WebClient): Promise<Prepared> {
+/** Reads and validates the submission against the runbook's schema. Decides nothing about who may run it. */
+async function readSubmission(deps: SlackDeps, body: ViewSubmitAction): Promise<Prepared> {
   const view = body.view;
   const meta = decodeRunMetadata(view.private_metadata);
   if (!meta.r) return { kind: 'errors', errors: { [BLOCKS.runbookPicker]: 'Pick a runbook first.' } };
@@ -83,93 +81,104 @@ async function prepareRun(deps: SlackDeps, body: ViewSubmitAction, client: WebCl
     }
   }
   if (Object.keys(errors).length > 0 || !form.ok || !proxyId) return { kind: 'errors', errors };
-  if (!isRunnable(runbook)) {
-    return {
-      kind: 'refused',
-      view: infoModal('Run a runbook', `:no_entry: *${escapeMrkdwn(runbook.name)}* is disabled and cannot be run.`),
-    };
-  }
-  const userId = body.user.id;
-  const channel = readChannel(values);
-  const facts = runbookFacts(deps, runbook);
-  // The rule is checked where the form was opened and where the result will go.
-  for (const where of new Set([meta.c, channel])) {
-    const decision = deps.access.policy.decide('run', await subjectOf(deps, client, userId, where), facts);
-    if (decision.allowed) continue;
-    await deps.access.audit.record({
-      userId,
-      teamId: body.team?.id ?? body.user.team_id ?? null,
-      channel: where,
-      action: 'run.start',
-      target: `${runbook.name} (${runbook.id})`,
-      outcome: 'denied',
-      detail: decision.message,
-      tid: null,
-    });
-    return { kind: 'refused', view: infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(decision.message)}`) };
-  }
-  const limit = deps.access.runLimit.take(userId);
-  if (!limit.ok) {
-    const seconds = Math.ceil(limit.retryInMs / 1000);
-    return {
-      kind: 'errors',
-      errors: { [BLOCKS.proxy]: `You have started too many runs this minute; try again in ${seconds} s.` },
-    };
-  }
-  return { kind: 'ready', runbook, proxyId, params: form.params, channel };
+  return { kind: 'ready', runbook, proxyId, params: form.params, channel: readChannel(values) };
+}
+
+/** A refusal shown in the form itself (the form is still open). */
+function refusalView(result: Extract<RunResult, { kind: 'refused' }>) {
+  if (result.reason === 'disabled') return infoModal('Run a runbook', `:no_entry: ${escapeMrkdwn(result.sentence)}`);
+  return infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(result.sentence)}`);
 }
 
 export function registerViews(app: App, deps: SlackDeps): void {
+  // ack, read the form, call the run use case, render. The use case's gate answers before the ack (a
+  // refusal or the run limit shows in the form, or on its field); once admitted the form closes and the
+  // run or approval request goes ahead.
   app.view<ViewSubmitAction>(VIEWS.run, async ({ ack, body, client }) => {
-    let prepared: Prepared;
-    try {
-      prepared = await withDeadline(prepareRun(deps, body, client), SUBMIT_DEADLINE_MS);
-    } catch (err) {
-      deps.logger.warn({ err }, 'run submission could not be checked in time');
-      const sentence =
-        err instanceof DeadlineError
-          ? 'Checking this took too long, so nothing was started. Try again in a moment.'
-          : `Nothing was started. ${describeFailure(err)}`;
-      await ack({ response_action: 'update', view: errorModal('Run a runbook', sentence) });
-      return;
-    }
-    if (prepared.kind === 'errors') {
-      await ack({ response_action: 'errors', errors: prepared.errors });
-      return;
-    }
-    if (prepared.kind === 'refused') {
-      await ack({ response_action: 'update', view: prepared.view });
-      return;
-    }
-    await ack();
-    const { proxyId, params, channel } = prepared;
     const userId = body.user.id;
     const teamId = body.team?.id ?? body.user.team_id ?? null;
+    let acked = false;
+    let late = false;
+    let admit: () => void = () => {};
+    const admitted = new Promise<null>((resolve) => {
+      admit = () => resolve(null);
+    });
+    const closeForm = async () => {
+      if (late) return false;
+      acked = true;
+      await ack();
+      admit();
+      return true;
+    };
+    let prepared: Prepared | null = null;
+    let actor: Actor | null = null;
+    const work = (async () => {
+      prepared = await readSubmission(deps, body);
+      if (prepared.kind === 'errors') return null;
+      const meta = decodeRunMetadata(body.view.private_metadata);
+      const where = { userId, teamId, channelId: meta.c, destinationChannel: prepared.channel };
+      actor = await actorFor(deps, client, where, { email: true });
+      const { runbook, proxyId, params } = prepared;
+      return runFromForm(deps, actor, { runbook, proxyId, params }, { admitted: closeForm });
+    })();
+    let result: RunResult | null;
     try {
-      // The catalog copy may be a minute old: whether approval is needed is decided on a fresh one.
-      const runbook = await loadRunbook(deps, prepared.runbook.id).catch(() => prepared.runbook);
-      const need = deps.access.policy.approvalFor({
-        ...runbookFacts(deps, runbook),
-        requiresApproval: runbook.requiresApproval || prepared.runbook.requiresApproval,
-      });
-      if (need.required) {
-        await requestApproval(deps, client, { runbook, proxyId, params, channel, userId, teamId, need });
+      // Until the form is closed Slack waits for the answer: past the deadline nothing is started.
+      result = await withDeadline(Promise.race([work, admitted]), SUBMIT_DEADLINE_MS);
+    } catch (err) {
+      late = true;
+      if (acked) {
+        result = null;
+      } else {
+        deps.logger.warn({ err }, 'run submission could not be checked in time');
+        const sentence =
+          err instanceof DeadlineError
+            ? 'Checking this took too long, so nothing was started. Try again in a moment.'
+            : `Nothing was started. ${describeFailure(err)}`;
+        await ack({ response_action: 'update', view: errorModal('Run a runbook', sentence) });
         return;
       }
-      const email = await deps.access.identity.emailOf(client, userId);
-      await startRun(deps, client, {
-        runbook,
-        proxyId,
-        params,
-        channel,
-        userId,
-        teamId,
-        ...(email ? { userEmail: email } : {}),
-      });
+    }
+    if (!acked) {
+      const p = prepared as Prepared | null;
+      if (p?.kind === 'errors') {
+        await ack({ response_action: 'errors', errors: p.errors });
+        return;
+      }
+      if (result?.kind === 'refused' && result.reason === 'limited') {
+        await ack({ response_action: 'errors', errors: { [BLOCKS.proxy]: result.sentence } });
+        return;
+      }
+      if (result?.kind === 'refused') {
+        await ack({ response_action: 'update', view: refusalView(result) });
+        return;
+      }
+      await ack();
+      return;
+    }
+    // The form is closed: the rest is told in the conversation.
+    const ready = prepared as Prepared | null;
+    const who = actor as Actor | null;
+    try {
+      const outcome = await work;
+      if (!outcome || !who || ready?.kind !== 'ready') return;
+      const tell = (message: SlackMessage) =>
+        postToConversation(client, deps.logger, who.destinationChannel, userId, {
+          ...message,
+          ephemeralTo: userId,
+        }).then(() => {});
+      await renderRunResult(
+        deps,
+        { client, tell },
+        who,
+        { runbook: ready.runbook, proxyId: ready.proxyId, params: ready.params },
+        outcome,
+      );
     } catch (err) {
       deps.logger.error({ err }, 'run submission failed after the form closed');
-      const sentence = `${prepared.runbook.name}: something failed after the form closed. ${describeFailure(err)} Check /runbook executions before trying again.`;
-      await postToConversation(client, deps.logger, channel, userId, {
+      const name = ready?.kind === 'ready' ? ready.runbook.name : 'The run';
+      const sentence = `${name}: something failed after the form closed. ${describeFailure(err)} Check /runbook executions before trying again.`;
+      await postToConversation(client, deps.logger, ready?.kind === 'ready' ? ready.channel : null, userId, {
         ...errorMessage(sentence),
         ephemeralTo: userId,
       });

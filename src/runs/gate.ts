@@ -1,0 +1,147 @@
+// The one gate for "this runbook will run" (now or later), and for every other action on a runbook.
+// Every use case asks it; nothing else calls the policy for a runbook action. The rules:
+//   - `view` is implied by every action: a runbook the person may not view cannot be run, scheduled,
+//     approved, subscribed to or watched by them, and the refusal never names it;
+//   - a run needs `run` where the person acted AND where the result goes;
+//   - a schedule is a standing run: creating or editing one needs `schedule` and `run`;
+//   - a run started by a person counts against their run limit;
+//   - every denial writes the same audit record (recordDenial), whatever the path.
+// The verdict also says whether the runbook needs approval; the use case decides what that means
+// (a run becomes an approval request; so does a schedule).
+import type { Workflow } from '../api/schemas.ts';
+import type { ApprovalNeed, Decision, PolicyAction, RunbookFacts, Subject } from '../policy/policy.ts';
+import type { Actor } from './actor.ts';
+import type { RunsDeps } from './deps.ts';
+
+/** What the person is about to do. */
+export type Intent =
+  /** See it: show, status, output, watch, subscribe. */
+  | 'view'
+  /** Open its run form (no run yet, so no run limit). */
+  | 'open-run'
+  /** Start a run now (from the form, Run now, an approved request). */
+  | 'run'
+  /** Create or edit a schedule: a standing run. */
+  | 'schedule'
+  /** Delete a schedule (or open one to edit): `schedule`. */
+  | 'change-schedule'
+  /** Decide an approval request of someone else. */
+  | 'approve';
+
+const ACTIONS_OF: Record<Intent, PolicyAction[]> = {
+  view: ['view'],
+  'open-run': ['view', 'run'],
+  run: ['view', 'run'],
+  schedule: ['view', 'schedule', 'run'],
+  'change-schedule': ['view', 'schedule'],
+  approve: ['view', 'approve'],
+};
+
+export interface GateRequest {
+  intent: Intent;
+  runbook: RunbookFacts;
+  /** The audit action of a denial ("run.start", "schedule.create", …). */
+  auditAction: string;
+  /** Audit target; default "<name> (<id>)". */
+  auditTarget?: string;
+  /** For `approve`: the requester (who may never approve their own request). */
+  requesterId?: string;
+  /** For `run`: whether this run counts against the actor's run limit (default true). */
+  rateLimited?: boolean;
+}
+
+export type GateVerdict =
+  | { allowed: true; approval: ApprovalNeed }
+  | {
+      allowed: false;
+      /** hidden: `view` denied (the sentence does not name the runbook); denied: another rule; limited: run limit. */
+      reason: 'hidden' | 'denied' | 'limited';
+      sentence: string;
+    };
+
+/** What the policy needs to know about a runbook from the API's copy. */
+export function runbookFacts(deps: Pick<RunsDeps, 'catalog'>, runbook: Workflow): RunbookFacts {
+  return {
+    id: runbook.id,
+    name: runbook.name,
+    tags: runbook.tags,
+    categories: runbook.categories,
+    isService: deps.catalog.isService(runbook.id),
+    requiresApproval: runbook.requiresApproval,
+  };
+}
+
+/** A runbook known only by id and name (a schedule or execution that outlived its runbook). */
+export function bareFacts(id: string, name: string): RunbookFacts {
+  return { id, name, tags: [], categories: [], isService: null, requiresApproval: false };
+}
+
+export function subjectOf(actor: Actor, channelId: string | null): Subject {
+  return { userId: actor.userId, groups: actor.groups, channelId };
+}
+
+/** The channels an intent is checked in: where the person acted, and for runs where the result goes. */
+function channelsOf(actor: Actor, intent: Intent): Array<string | null> {
+  if (intent === 'run' || intent === 'open-run') return [...new Set([actor.channelId, actor.destinationChannel])];
+  return [actor.channelId];
+}
+
+/** The policy's answer for one action in one channel (view first, so a hidden runbook is never named). */
+export function decideFor(
+  deps: Pick<RunsDeps, 'access'>,
+  actor: Actor,
+  action: PolicyAction,
+  runbook: RunbookFacts,
+  channel: string | null,
+): Decision {
+  return deps.access.policy.decide(action, subjectOf(actor, channel), runbook);
+}
+
+/** Whether the actor may view the runbook where they are (no audit: for filtering lists). */
+export function mayView(deps: Pick<RunsDeps, 'access'>, actor: Actor, runbook: RunbookFacts): boolean {
+  return decideFor(deps, actor, 'view', runbook, actor.channelId).allowed;
+}
+
+export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): Promise<GateVerdict> {
+  const { policy } = deps.access;
+  const target = request.auditTarget ?? `${request.runbook.name} (${request.runbook.id})`;
+  for (const channel of channelsOf(actor, request.intent)) {
+    for (const action of ACTIONS_OF[request.intent]) {
+      const decision =
+        action === 'approve'
+          ? policy.canApprove(subjectOf(actor, channel), request.runbook, request.requesterId ?? '')
+          : decideFor(deps, actor, action, request.runbook, channel);
+      if (decision.allowed) continue;
+      const sentence = decision.message;
+      await recordDenial(deps, actor, { action: request.auditAction, target, sentence, channel });
+      return { allowed: false, reason: action === 'view' ? 'hidden' : 'denied', sentence };
+    }
+  }
+  if (request.intent === 'run' && request.rateLimited !== false) {
+    const limit = await deps.access.runLimit.take(actor.userId);
+    if (!limit.ok) {
+      const sentence = `You have started too many runs this minute; try again in ${Math.ceil(limit.retryInMs / 1000)} s.`;
+      await recordDenial(deps, actor, { action: request.auditAction, target, sentence, channel: actor.channelId });
+      return { allowed: false, reason: 'limited', sentence };
+    }
+  }
+  return { allowed: true, approval: policy.approvalFor(request.runbook) };
+}
+
+/** The one audit record of a refusal, whatever refused (a rule, ownership, the run limit). */
+export async function recordDenial(
+  deps: Pick<RunsDeps, 'access'>,
+  actor: Actor,
+  denial: { action: string; target: string; sentence: string; channel?: string | null },
+): Promise<void> {
+  await deps.access.audit.record({
+    userId: actor.userId,
+    teamId: actor.teamId,
+    channel: denial.channel === undefined ? actor.channelId : denial.channel,
+    action: denial.action,
+    target: denial.target,
+    outcome: 'denied',
+    detail: denial.sentence,
+    tid: null,
+  });
+}

@@ -1,0 +1,258 @@
+// Running a runbook: from the run form, from a schedule's Run now, and after an approval. Every path
+// goes through the gate; a runbook that needs approval becomes an approval request instead of a run.
+import { NotFoundError } from '../api/errors.ts';
+import type { Schedule, Workflow } from '../api/schemas.ts';
+import { parseInputSchema } from '../forms/input-schema.ts';
+import { maskSecrets } from '../forms/secrets.ts';
+import { createRequest, type ScheduleAsk } from '../policy/approvals.ts';
+import type { ApprovalNeed } from '../policy/policy.ts';
+import type { Approval } from '../store/store.ts';
+import type { Actor } from './actor.ts';
+import type { RunsDeps } from './deps.ts';
+import { gate, runbookFacts } from './gate.ts';
+import type { StartedRun } from './run-tracker.ts';
+import { disabledReason, isRunnable } from './runnable.ts';
+
+/** Why nothing happened, with the sentence for the person (never naming a runbook they may not view). */
+export type Refusal = {
+  kind: 'refused';
+  reason: 'hidden' | 'denied' | 'limited' | 'disabled' | 'invalid' | 'not-found' | 'late';
+  sentence: string;
+};
+
+export type RunResult =
+  | { kind: 'started'; runbook: Workflow; run: StartedRun; tid: string | null }
+  | { kind: 'approval-requested'; runbook: Workflow; approval: Approval; need: ApprovalNeed }
+  | { kind: 'failed'; runbook: Workflow; error: unknown }
+  | Refusal;
+
+export interface RunRequest {
+  runbook: Workflow;
+  proxyId: string;
+  params: Record<string, unknown>;
+}
+
+/** Loads one runbook with its input schema, the right way for service and custom runbooks. */
+export async function loadRunbook(
+  deps: Pick<RunsDeps, 'api' | 'catalog' | 'interactiveTimeoutMs'>,
+  id: string,
+): Promise<Workflow> {
+  const isService = deps.catalog.isService(id);
+  const { workflow } = await deps.api.workflows.get(id, isService === true ? { isService: true } : {}, {
+    timeoutMs: deps.interactiveTimeoutMs,
+  });
+  return workflow;
+}
+
+export function maskedParams(runbook: Workflow, params: Record<string, unknown>): Record<string, unknown> {
+  return maskSecrets(parseInputSchema(runbook.inputSchema), params);
+}
+
+/**
+ * May the actor open the run form of this runbook (run, re-run, "Try again", the picker)? The same gate
+ * as a run, without taking from the run limit; a denial is audited as `run.open`.
+ */
+export async function checkRunForm(
+  deps: RunsDeps,
+  actor: Actor,
+  runbook: Workflow,
+): Promise<Refusal | { kind: 'ok'; need: ApprovalNeed }> {
+  const verdict = await gate(deps, actor, {
+    intent: 'open-run',
+    runbook: runbookFacts(deps, runbook),
+    auditAction: 'run.open',
+  });
+  if (!verdict.allowed) return { kind: 'refused', reason: verdict.reason, sentence: verdict.sentence };
+  return { kind: 'ok', need: verdict.approval };
+}
+
+export interface RunHooks {
+  /**
+   * Called once the gate has let the run through, before anything is started or requested (the Slack
+   * layer closes the form here, so refusals can still be shown in it). Answering false abandons the run.
+   */
+  admitted?: () => Promise<boolean>;
+}
+
+/**
+ * The run form was submitted with valid input: run it, or ask for approval. Whether approval is needed
+ * is decided on a fresh copy of the runbook (the form's may be a minute old).
+ */
+export async function runFromForm(
+  deps: RunsDeps,
+  actor: Actor,
+  request: RunRequest,
+  hooks: RunHooks = {},
+): Promise<RunResult> {
+  return requestRun(deps, actor, request, 'run.start', {
+    ...hooks,
+    fresh: async (runbook) => {
+      const fresh = await loadRunbook(deps, runbook.id).catch(() => runbook);
+      return { ...fresh, requiresApproval: fresh.requiresApproval || runbook.requiresApproval };
+    },
+  });
+}
+
+/**
+ * Runs `request` for the actor: the gate (view, run here and where the result goes, the run limit), then
+ * approval when the runbook needs it, else the run itself.
+ */
+export async function requestRun(
+  deps: RunsDeps,
+  actor: Actor,
+  request: RunRequest,
+  auditAction: string,
+  hooks: RunHooks & { fresh?: (runbook: Workflow) => Promise<Workflow> } = {},
+): Promise<RunResult> {
+  const { runbook } = request;
+  const verdict = await gate(deps, actor, { intent: 'run', runbook: runbookFacts(deps, runbook), auditAction });
+  if (!verdict.allowed) return { kind: 'refused', reason: verdict.reason, sentence: verdict.sentence };
+  if (!isRunnable(runbook)) {
+    return {
+      kind: 'refused',
+      reason: 'disabled',
+      sentence: `${runbook.name} cannot be run: ${disabledReason(runbook)}. Ask the runbook's owner to enable it.`,
+    };
+  }
+  if (hooks.admitted && !(await hooks.admitted())) {
+    return refused('late', 'Checking this took too long, so nothing was started. Try again in a moment.');
+  }
+  const current = hooks.fresh ? await hooks.fresh(runbook) : runbook;
+  const need = hooks.fresh ? deps.access.policy.approvalFor(runbookFacts(deps, current)) : verdict.approval;
+  if (need.required) {
+    const approval = await askApproval(deps, actor, { ...request, runbook: current }, null);
+    return { kind: 'approval-requested', runbook: current, approval, need };
+  }
+  return startRun(deps, actor, { ...request, runbook: current });
+}
+
+/** Stores an approval request for a run (schedule null) or for a schedule. */
+export function askApproval(
+  deps: RunsDeps,
+  actor: Actor,
+  request: RunRequest,
+  schedule: ScheduleAsk | null,
+): Promise<Approval> {
+  return createRequest(
+    { store: deps.access.store, audit: deps.access.audit, approvalTtlMs: deps.access.approvalTtlMs },
+    {
+      runbookId: request.runbook.id,
+      runbookName: request.runbook.name,
+      proxyId: request.proxyId,
+      ask: schedule ? { kind: 'schedule', params: request.params, schedule } : { kind: 'run', params: request.params },
+      paramsMasked: maskedParams(request.runbook, request.params),
+      requesterId: actor.userId,
+      requesterTeam: actor.teamId,
+      channel: actor.destinationChannel,
+      actedIn: actor.channelId,
+    },
+    deps.now(),
+  );
+}
+
+/**
+ * Calls the Runbook API's run (the only call here that changes anything), audits it, and stores the watch
+ * before anything is posted. Only after the gate; exported for approved requests.
+ */
+export async function startRun(
+  deps: RunsDeps,
+  actor: Actor,
+  request: RunRequest,
+  approval: { requestId: string; approvedBy: string } | null = null,
+): Promise<RunResult> {
+  const { runbook, proxyId, params } = request;
+  const masked = maskedParams(runbook, params);
+  const audit = (outcome: 'ok' | 'error', detail: string, tid: string | null) =>
+    deps.access.audit.record({
+      userId: actor.userId,
+      teamId: actor.teamId,
+      channel: actor.destinationChannel,
+      action: 'run.start',
+      target: `${runbook.name} (${runbook.id})`,
+      outcome,
+      detail,
+      tid,
+    });
+  let executionIds: string[];
+  let tid: string | null;
+  try {
+    const result = await deps.api.workflows.run(runbook.id, {
+      proxyId,
+      ...(Object.keys(params).length ? { params } : {}),
+      userId: actor.userId,
+      ...(actor.email ? { userEmail: actor.email } : {}),
+      ...(approval ? { requestId: approval.requestId } : {}),
+    });
+    executionIds = result.executionIds;
+    tid = result.tid ?? null;
+  } catch (error) {
+    deps.logger.warn({ err: error, runbookId: runbook.id }, 'run failed to start');
+    const errorTid = (error as { tid?: unknown }).tid;
+    await audit(
+      'error',
+      error instanceof Error ? error.message : String(error),
+      typeof errorTid === 'string' ? errorTid : null,
+    );
+    return { kind: 'failed', runbook, error };
+  }
+  await audit(
+    'ok',
+    `executions ${executionIds.join(', ')}; proxy ${proxyId}; inputs ${JSON.stringify(masked)}${approval ? `; approved by ${approval.approvedBy}` : ''}`,
+    tid,
+  );
+  const run: StartedRun = {
+    runbookId: runbook.id,
+    runbookName: runbook.name,
+    proxyId,
+    startedBy: actor.userId,
+    teamId: actor.teamId,
+    inputs: masked,
+    executionIds,
+    channel: actor.destinationChannel,
+    ...(approval ? { approvedBy: approval.approvedBy } : {}),
+  };
+  // The watch is stored before anything is posted, so a crash later still gets a result. If the store
+  // fails, the run is still going: the person must at least get its message and id.
+  await deps.runs
+    .started(run)
+    .catch((err: unknown) =>
+      deps.logger.error({ err, executionIds }, 'could not store the watch; the result will not be followed'),
+    );
+  return { kind: 'started', runbook, run, tid };
+}
+
+function parseParams(text: string): Record<string, unknown> | null {
+  if (text.trim() === '') return {};
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A schedule's Run now: the schedule's runbook, proxy and params, through the same gate as the run form. */
+export async function runScheduleNow(deps: RunsDeps, actor: Actor, scheduleId: string): Promise<RunResult> {
+  let schedule: Schedule;
+  try {
+    schedule = await deps.api.schedules.get(scheduleId, { timeoutMs: deps.interactiveTimeoutMs });
+  } catch (err) {
+    if (!(err instanceof NotFoundError)) throw err;
+    return refused('not-found', 'That schedule no longer exists; run /runbook schedules to see the current list.');
+  }
+  const params = parseParams(schedule.params);
+  if (params === null) {
+    return refused(
+      'invalid',
+      'The parameters saved on this schedule are not valid JSON; edit the schedule to fix them.',
+    );
+  }
+  if (!schedule.proxyId)
+    return refused('invalid', 'This schedule has no proxy, so it cannot run; edit it to choose one.');
+  const runbook = await loadRunbook(deps, schedule.runbookId);
+  return requestRun(deps, actor, { runbook, proxyId: schedule.proxyId, params }, 'schedule.run_now');
+}
+
+export function refused(reason: Refusal['reason'], sentence: string): Refusal {
+  return { kind: 'refused', reason, sentence };
+}

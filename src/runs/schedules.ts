@@ -1,0 +1,201 @@
+// Schedules: a schedule is a standing run, so creating or editing one passes the gate as `schedule` AND
+// `run` (view implied). A runbook that needs approval is not scheduled at once: the schedule becomes an
+// approval request, and approving it creates the schedule (runs/approvals.ts). Editing is checked against
+// the runbook and params being saved, and against the schedule being changed (ownership, its runbook).
+import { NotFoundError } from '../api/errors.ts';
+import { type Schedule, type ScheduleWrite, Workflow } from '../api/schemas.ts';
+import type { ApprovalNeed } from '../policy/policy.ts';
+import type { Approval } from '../store/store.ts';
+import type { Actor } from './actor.ts';
+import type { RunsDeps } from './deps.ts';
+import { gate, recordDenial, runbookFacts } from './gate.ts';
+import { askApproval, type Refusal, refused } from './run.ts';
+
+export interface ScheduleRequest {
+  runbook: Workflow;
+  proxyId: string;
+  params: Record<string, unknown>;
+  cron: string;
+  /** Editing this schedule; null: a new one. */
+  scheduleId: string | null;
+}
+
+export type ScheduleResult =
+  | { kind: 'saved'; schedule: Schedule; created: boolean }
+  | { kind: 'approval-requested'; approval: Approval; need: ApprovalNeed }
+  | { kind: 'failed'; error: unknown }
+  | Refusal;
+
+/** A schedule's runbook as the policy judges it: the catalog's copy, else the id and name the schedule names. */
+async function runbookOfSchedule(deps: RunsDeps, schedule: Schedule): Promise<Workflow> {
+  return (
+    (await deps.catalog.get(schedule.runbookId).catch(() => null)) ??
+    Workflow.parse({ id: schedule.runbookId, name: schedule.runbookName || schedule.runbookId })
+  );
+}
+
+/**
+ * May the actor change (edit, delete, open the edit form of) this existing schedule? `schedule` on its
+ * runbook (view implied), and with scheduleOwnersOnly, only its Slack creator.
+ */
+export async function checkScheduleChange(
+  deps: RunsDeps,
+  actor: Actor,
+  schedule: Schedule,
+  auditAction: string,
+): Promise<Refusal | null> {
+  const runbook = await runbookOfSchedule(deps, schedule);
+  const target = `${runbook.name} (${runbook.id}) schedule ${schedule.id}`;
+  const verdict = await gate(deps, actor, {
+    intent: 'change-schedule',
+    runbook: runbookFacts(deps, runbook),
+    auditAction,
+    auditTarget: target,
+  });
+  if (!verdict.allowed) return refused(verdict.reason, verdict.sentence);
+  if (deps.access.policy.scheduleOwnersOnly) {
+    const owner = await deps.access.store.scheduleOwners.get(schedule.id);
+    if (owner && owner.userId !== actor.userId) {
+      const sentence = `Only the person who created this schedule (${owner.userName ?? owner.userId}) may change it. Ask them, or ${deps.access.policy.contact}.`;
+      await recordDenial(deps, actor, { action: auditAction, target, sentence });
+      return refused('denied', sentence);
+    }
+  }
+  return null;
+}
+
+/** Creates or edits a schedule, or turns it into an approval request when the runbook needs approval. */
+export async function saveSchedule(deps: RunsDeps, actor: Actor, request: ScheduleRequest): Promise<ScheduleResult> {
+  const action = request.scheduleId ? 'schedule.update' : 'schedule.create';
+  const { runbook } = request;
+  if (request.scheduleId) {
+    let existing: Schedule;
+    try {
+      existing = await deps.api.schedules.get(request.scheduleId, { timeoutMs: deps.interactiveTimeoutMs });
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      return refused(
+        'not-found',
+        'That schedule no longer exists; it may have been deleted. Run /runbook schedules to see the current list.',
+      );
+    }
+    const refusal = await checkScheduleChange(deps, actor, existing, action);
+    if (refusal) return refusal;
+  }
+  const target = `${runbook.name} (${runbook.id})${request.scheduleId ? ` schedule ${request.scheduleId}` : ''}`;
+  // A schedule is a standing run: no destination channel (the API runs it), so only where the person acts.
+  const scheduler: Actor = { ...actor, destinationChannel: actor.channelId };
+  const verdict = await gate(deps, scheduler, {
+    intent: 'schedule',
+    runbook: runbookFacts(deps, runbook),
+    auditAction: action,
+    auditTarget: target,
+  });
+  if (!verdict.allowed) return refused(verdict.reason, verdict.sentence);
+  if (verdict.approval.required) {
+    const approval = await askApproval(deps, scheduler, request, {
+      cron: request.cron,
+      scheduleId: request.scheduleId,
+    });
+    return { kind: 'approval-requested', approval, need: verdict.approval };
+  }
+  return writeSchedule(deps, actor, request);
+}
+
+/** The API call that creates or updates the schedule, audited; after the gate (or an approval) only. */
+export async function writeSchedule(
+  deps: RunsDeps,
+  actor: Actor,
+  request: ScheduleRequest,
+  approvedBy: string | null = null,
+): Promise<ScheduleResult> {
+  const { runbook } = request;
+  const action = request.scheduleId ? 'schedule.update' : 'schedule.create';
+  const write: ScheduleWrite = {
+    proxyId: request.proxyId,
+    runbookId: runbook.id,
+    runbookName: runbook.name,
+    inputSchema: runbook.inputSchema,
+    params: JSON.stringify(request.params),
+    schedule: request.cron,
+  };
+  const audit = (outcome: 'ok' | 'error', detail: string, tid: string | null, id: string | null) =>
+    deps.access.audit.record({
+      userId: actor.userId,
+      teamId: actor.teamId,
+      channel: actor.channelId,
+      action,
+      target: `${runbook.name} (${runbook.id})${id ? ` schedule ${id}` : ''}`,
+      outcome,
+      detail,
+      tid,
+    });
+  let saved: Schedule;
+  try {
+    saved = request.scheduleId
+      ? await deps.api.schedules.update(request.scheduleId, write)
+      : await deps.api.schedules.create(write);
+  } catch (error) {
+    deps.logger.warn({ err: error, runbookId: runbook.id, scheduleId: request.scheduleId }, 'schedule was not saved');
+    const errTid = (error as { tid?: unknown }).tid;
+    await audit(
+      'error',
+      error instanceof Error ? error.message : String(error),
+      typeof errTid === 'string' ? errTid : null,
+      request.scheduleId,
+    );
+    return { kind: 'failed', error };
+  }
+  deps.proxies.remember({ id: request.proxyId, name: saved.proxyName || request.proxyId });
+  if (!request.scheduleId) {
+    await deps.access.store.scheduleOwners.set(saved.id, { userId: actor.userId, teamId: actor.teamId }, deps.now());
+  }
+  await audit(
+    'ok',
+    `${request.cron} on ${request.proxyId}${approvedBy ? `; approved by ${approvedBy}` : ''}`,
+    null,
+    saved.id,
+  );
+  return { kind: 'saved', schedule: saved, created: !request.scheduleId };
+}
+
+export type DeleteResult = { kind: 'deleted'; schedule: Schedule } | Refusal;
+
+/** Deletes a schedule (a 404 means someone else was faster: not-found). */
+export async function deleteSchedule(deps: RunsDeps, actor: Actor, scheduleId: string): Promise<DeleteResult> {
+  let schedule: Schedule;
+  try {
+    schedule = await deps.api.schedules.get(scheduleId, { timeoutMs: deps.interactiveTimeoutMs });
+    const refusal = await checkScheduleChange(deps, actor, schedule, 'schedule.delete');
+    if (refusal) return refusal;
+    await deps.api.schedules.delete(scheduleId);
+  } catch (err) {
+    if (!(err instanceof NotFoundError)) throw err;
+    return refused('not-found', 'That schedule no longer exists; the list below is up to date.');
+  }
+  await deps.access.store.scheduleOwners.remove(scheduleId);
+  await deps.access.audit.record({
+    userId: actor.userId,
+    teamId: actor.teamId,
+    channel: actor.channelId,
+    action: 'schedule.delete',
+    target: `${schedule.runbookName} (${schedule.runbookId}) schedule ${scheduleId}`,
+    outcome: 'ok',
+    detail: schedule.schedule,
+    tid: null,
+  });
+  return { kind: 'deleted', schedule };
+}
+
+/**
+ * May the actor see the form for a new schedule of this runbook? The same gate as saving it (view,
+ * schedule and run), so a person denied `run` is told before filling it in; audited as `schedule.open`.
+ */
+export async function checkScheduleForm(deps: RunsDeps, actor: Actor, runbook: Workflow): Promise<Refusal | null> {
+  const verdict = await gate(deps, actor, {
+    intent: 'schedule',
+    runbook: runbookFacts(deps, runbook),
+    auditAction: 'schedule.open',
+  });
+  return verdict.allowed ? null : refused(verdict.reason, verdict.sentence);
+}

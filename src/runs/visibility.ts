@@ -1,0 +1,58 @@
+// `view` on every surface that names a runbook: lists, typeahead, pick lists, "did you mean",
+// executions, schedules, App Home. A runbook the person may not view does not exist for them: it is
+// never matched, suggested or listed, so nothing reveals its name.
+import type { Workflow } from '../api/schemas.ts';
+import type { Resolution } from '../catalog/runbook-catalog.ts';
+import type { Decision } from '../policy/policy.ts';
+import type { Actor } from './actor.ts';
+import type { RunsDeps } from './deps.ts';
+import { sameRunbookName } from './execution-facts.ts';
+import { bareFacts, decideFor, runbookFacts } from './gate.ts';
+
+export interface Visibility {
+  /** May the actor view this catalog runbook? */
+  runbook(runbook: Workflow): boolean;
+  /** By id and/or name, for things that only name a runbook (executions, schedules). */
+  ref(ref: { id?: string | null; name?: string | null }): boolean;
+  /** The decision itself, with the sentence to show on a denial (never naming the runbook). */
+  decide(ref: { id?: string | null; name?: string | null }): Decision;
+  /** `<runbook>` typed by the person, among the runbooks they may view. */
+  resolve(text: string): Promise<Resolution>;
+  /** Typeahead among the runbooks they may view. */
+  search(text: string, limit?: number): Promise<Workflow[]>;
+}
+
+/** The actor's view of the catalog, judged where they act. One catalog read, then answers from memory. */
+export async function visibilityFor(deps: RunsDeps, actor: Actor): Promise<Visibility> {
+  const all = await deps.catalog.all().catch(() => [] as Workflow[]);
+  const byId = new Map(all.map((r) => [r.id, r]));
+  const byName = new Map(all.map((r) => [r.name.toLowerCase(), r]));
+  const decide = (ref: { id?: string | null; name?: string | null }): Decision => {
+    const known =
+      (ref.id ? byId.get(ref.id) : undefined) ?? (ref.name ? byName.get(ref.name.toLowerCase()) : undefined);
+    // A runbook the catalog no longer has is judged by what we know of it: its id and name.
+    const facts = known ? runbookFacts(deps, known) : bareFacts(ref.id ?? '', ref.name ?? '');
+    return decideFor(deps, actor, 'view', facts, actor.channelId);
+  };
+  const runbook = (r: Workflow) => decideFor(deps, actor, 'view', runbookFacts(deps, r), actor.channelId).allowed;
+  return {
+    runbook,
+    decide,
+    ref: (ref) => decide(ref).allowed,
+    resolve: (text) => deps.catalog.resolve(text, runbook),
+    search: (text, limit = 100) => deps.catalog.search(text, limit, runbook),
+  };
+}
+
+/** The catalog's runbook with exactly this name, or null (unknown, renamed, or the catalog is down). */
+export async function runbookNamed(deps: RunsDeps, name: string): Promise<Workflow | null> {
+  if (!name) return null;
+  try {
+    const r = await deps.catalog.resolve(name);
+    if (r.kind === 'match') return sameRunbookName(r.runbook.name, name) ? r.runbook : null;
+    if (r.kind === 'several') return r.candidates.find((c) => sameRunbookName(c.name, name)) ?? null;
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not look up the runbook of an execution');
+  }
+  return null;
+}

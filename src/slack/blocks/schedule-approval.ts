@@ -1,0 +1,64 @@
+// A schedule of a runbook that needs approval is asked for like a run: the same request and notice
+// (Approve / Reject, requester, proxy, inputs), headed as a schedule request with its cron in English.
+import type { KnownBlock } from '@slack/types';
+import type { Approval } from '../../store/store.ts';
+import { buildApprovalNotice, buildApprovalRequest } from './approval.ts';
+import type { SlackMessage } from './common.ts';
+import { escapeMrkdwn, inlineCode, mrkdwnText, truncate, userMention } from './mrkdwn.ts';
+
+export interface ScheduleAskText {
+  cron: string;
+  /** The cron in English ("At 09:00, Monday through Friday"). */
+  english: string;
+  /** Editing an existing schedule. */
+  edit: boolean;
+}
+
+function retitle(message: SlackMessage, approval: Approval, title: string, text: string): SlackMessage {
+  const blocks: KnownBlock[] = [...message.blocks];
+  blocks[0] = { type: 'section', text: mrkdwnText(title) };
+  if (approval.state === 'approved') {
+    const outcome = approval.error
+      ? `but the schedule was not saved: ${escapeMrkdwn(truncate(approval.error, 500))}`
+      : 'the schedule is saved';
+    const last = blocks.findIndex((b) => b.type === 'context');
+    if (last >= 0) {
+      blocks[last] = {
+        type: 'context',
+        elements: [mrkdwnText(`:white_check_mark: Approved by ${userMention(approval.decidedBy ?? '')} — ${outcome}`)],
+      };
+    }
+  }
+  return { text, blocks };
+}
+
+function what(ask: ScheduleAskText, name: string): string {
+  const verb = ask.edit ? 'change the schedule of' : 'schedule';
+  return `${verb} *${name}*: ${inlineCode(ask.cron, 120)} ${escapeMrkdwn(truncate(ask.english, 300))}`;
+}
+
+/** The approvers' copy of a schedule request. */
+export function buildScheduleApprovalRequest(
+  approval: Approval,
+  approvers: string,
+  ask: ScheduleAskText,
+): SlackMessage {
+  const name = escapeMrkdwn(truncate(approval.runbookName, 200));
+  return retitle(
+    buildApprovalRequest(approval, approvers),
+    approval,
+    `:lock: *Approval requested* to ${what(ask, name)}`,
+    `Approval requested to schedule ${truncate(approval.runbookName, 200)}: ${truncate(ask.english, 300)}`,
+  );
+}
+
+/** The requester's copy of a schedule request. */
+export function buildScheduleApprovalNotice(approval: Approval, approvers: string, ask: ScheduleAskText): SlackMessage {
+  const name = escapeMrkdwn(truncate(approval.runbookName, 200));
+  return retitle(
+    buildApprovalNotice(approval, approvers),
+    approval,
+    `Your request to ${what(ask, name)}`,
+    `Your request to schedule ${truncate(approval.runbookName, 200)}: ${approval.state}`,
+  );
+}

@@ -1,0 +1,279 @@
+// Every entry point that acts on a runbook × every authorization case, through the use-case layer
+// alone (no Bolt, no Slack): the outcome, the audit record of a denial, and that nothing on the Runbook
+// API changes when the answer is no. A new entry point (Workflow Builder step, mention, alias) adds a row
+// to ENTRY_POINTS; its expectations for the five cases are the spec of how it is guarded.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Workflow } from '../../../src/api/schemas.ts';
+import { type Actor, actor } from '../../../src/runs/actor.ts';
+import { approveRequest, rejectRequest } from '../../../src/runs/approvals.ts';
+import { askApproval, checkRunForm, runFromForm, runScheduleNow } from '../../../src/runs/run.ts';
+import { deleteSchedule, saveSchedule } from '../../../src/runs/schedules.ts';
+import { subscribe, subscriberMayView, watchExecution } from '../../../src/runs/subscriptions.ts';
+import { runbookNamed } from '../../../src/runs/visibility.ts';
+import {
+  CASES,
+  type CaseName,
+  type Outcome,
+  PARAMS,
+  SAME_AS_RUN,
+  TABLE_POLICY,
+  VIEW_ONLY,
+} from '../../support/authorization-cases.ts';
+import { startUseCaseEnv, type UseCaseEnv } from './use-case-env.ts';
+
+interface EntryPoint {
+  name: string;
+  /** The audit action of a refusal on this path (null: refusals here are not a person's action). */
+  auditAction: string | null;
+  /** Whether success calls the Runbook API to change something (a run, a schedule write). */
+  mutates: boolean;
+  act(env: UseCaseEnv, who: Actor, runbook: Workflow): Promise<Outcome>;
+  expect: Record<CaseName, Outcome>;
+}
+
+function outcomeOf(result: { kind: string; reason?: string }): Outcome {
+  if (result.kind === 'refused') return result.reason === 'hidden' ? 'hidden' : 'denied';
+  if (result.kind === 'approval-requested') return 'approval';
+  if (result.kind === 'failed') throw new Error(`the use case failed: ${JSON.stringify(result)}`);
+  return 'ok';
+}
+
+let channels = 0;
+/** Subscriptions belong to a channel: each case subscribes its own, so cases do not see each other's. */
+function inFreshChannel(who: Actor): Actor {
+  channels++;
+  return { ...who, channelId: `C0SUB${channels}`, destinationChannel: `C0SUB${channels}` };
+}
+
+async function scheduleOf(env: UseCaseEnv, runbook: Workflow): Promise<string> {
+  const schedule = await env.api.schedules.create({
+    proxyId: 'proxy-dev',
+    runbookId: runbook.id,
+    runbookName: runbook.name,
+    inputSchema: runbook.inputSchema,
+    params: JSON.stringify(PARAMS[runbook.name]),
+    schedule: '0 9 * * 1-5',
+  });
+  return schedule.id;
+}
+
+/** A pending request by someone else, to be decided by `who`. */
+async function requestBySomeoneElse(env: UseCaseEnv, runbook: Workflow): Promise<string> {
+  const requester = actor({ userId: 'U0REQUESTER', teamId: 'T1', groups: [], channelId: 'C0OPS' });
+  const approval = await askApproval(
+    env.deps,
+    requester,
+    { runbook, proxyId: 'proxy-dev', params: PARAMS[runbook.name]! },
+    null,
+  );
+  return approval.id;
+}
+
+const ENTRY_POINTS: EntryPoint[] = [
+  {
+    name: 'run from the form',
+    auditAction: 'run.start',
+    mutates: true,
+    act: async (env, who, runbook) =>
+      outcomeOf(await runFromForm(env.deps, who, { runbook, proxyId: 'proxy-dev', params: PARAMS[runbook.name]! })),
+    expect: SAME_AS_RUN,
+  },
+  {
+    name: 'open the run form (run, re-run, Try again)',
+    auditAction: 'run.open',
+    mutates: false,
+    act: async (env, who, runbook) => {
+      const result = await checkRunForm(env.deps, who, runbook);
+      return result.kind === 'ok' ? (result.need.required ? 'approval' : 'ok') : outcomeOf(result);
+    },
+    expect: SAME_AS_RUN,
+  },
+  {
+    name: 'Run now',
+    auditAction: 'schedule.run_now',
+    mutates: true,
+    act: async (env, who, runbook) => {
+      const id = await scheduleOf(env, runbook);
+      await env.mark();
+      return outcomeOf(await runScheduleNow(env.deps, who, id));
+    },
+    expect: SAME_AS_RUN,
+  },
+  {
+    name: 'schedule create',
+    auditAction: 'schedule.create',
+    mutates: true,
+    act: async (env, who, runbook) =>
+      outcomeOf(
+        await saveSchedule(env.deps, who, {
+          runbook,
+          proxyId: 'proxy-dev',
+          params: PARAMS[runbook.name]!,
+          cron: '30 6 * * *',
+          scheduleId: null,
+        }),
+      ),
+    // A schedule has no destination channel: the API runs it.
+    expect: { ...SAME_AS_RUN, 'denied in destination only': 'ok' },
+  },
+  {
+    name: 'schedule edit',
+    auditAction: 'schedule.update',
+    mutates: true,
+    act: async (env, who, runbook) => {
+      const id = await scheduleOf(env, runbook);
+      await env.mark();
+      return outcomeOf(
+        await saveSchedule(env.deps, who, {
+          runbook,
+          proxyId: 'proxy-dev',
+          params: PARAMS[runbook.name]!,
+          cron: '45 7 * * *',
+          scheduleId: id,
+        }),
+      );
+    },
+    expect: { ...SAME_AS_RUN, 'denied in destination only': 'ok' },
+  },
+  {
+    name: 'schedule delete',
+    auditAction: 'schedule.delete',
+    mutates: true,
+    act: async (env, who, runbook) => {
+      const id = await scheduleOf(env, runbook);
+      await env.mark();
+      return outcomeOf(await deleteSchedule(env.deps, who, id));
+    },
+    // Deleting starts nothing, so `run` and approval do not apply; `schedule` and `view` do.
+    expect: VIEW_ONLY,
+  },
+  {
+    name: 'approve',
+    auditAction: 'approval.approve',
+    mutates: true,
+    act: async (env, who, runbook) => {
+      const id = await requestBySomeoneElse(env, runbook);
+      await env.mark();
+      const result = await approveRequest(env.deps, who, id, async () => null);
+      if (result.kind === 'approved' && result.outcome.result.kind !== 'started')
+        throw new Error('approved but not run');
+      return result.kind === 'approved' ? 'ok' : outcomeOf(result);
+    },
+    // The approver does not run it (the requester does, checked when asking): `view` and `approve`
+    // matter; a runbook the API marks requiresApproval is approved only by the listed approvers.
+    expect: { ...VIEW_ONLY, 'needs approval': 'denied' },
+  },
+  {
+    name: 'reject',
+    auditAction: 'approval.reject',
+    mutates: false,
+    act: async (env, who, runbook) => {
+      const id = await requestBySomeoneElse(env, runbook);
+      await env.mark();
+      const result = await rejectRequest(env.deps, who, id, 'not now');
+      return result.kind === 'rejected' ? 'ok' : outcomeOf(result);
+    },
+    expect: { ...VIEW_ONLY, 'needs approval': 'denied' },
+  },
+  {
+    name: 'subscribe',
+    auditAction: 'subscription.add',
+    mutates: false,
+    act: async (env, actedAs, runbook) => {
+      const who = inFreshChannel(actedAs);
+      const result = await subscribe(env.deps, who, { runbookId: runbook.id }, false);
+      const stored = await env.store.subscriptions.listForChannel(who.channelId!);
+      expect(stored.some((s) => s.runbookId === runbook.id)).toBe(result.kind === 'subscribed');
+      return outcomeOf(result);
+    },
+    expect: VIEW_ONLY,
+  },
+  {
+    name: 'subscribe all (each run, when it is posted)',
+    auditAction: null,
+    mutates: false,
+    act: async (env, actedAs, runbook) => {
+      const who = inFreshChannel(actedAs);
+      const result = await subscribe(env.deps, who, { all: true }, false);
+      expect(result.kind).toBe('subscribed');
+      const { executionIds } = await env.api.workflows.run(runbook.id, {
+        proxyId: 'proxy-dev',
+        params: PARAMS[runbook.name]!,
+      });
+      const execution = await env.api.executions.get(executionIds[0]!);
+      await env.mark();
+      const subscription = (await env.store.subscriptions.listForChannel(who.channelId!)).find(
+        (s) => s.runbookId === '*' && s.createdBy === who.userId,
+      )!;
+      const may = subscriberMayView(
+        env.deps,
+        async () => who.groups,
+        (e) => runbookNamed(env.deps, e.workflowName),
+      );
+      return (await may(subscription, execution)) ? 'ok' : 'hidden';
+    },
+    expect: VIEW_ONLY,
+  },
+  {
+    name: 'watch',
+    auditAction: 'execution.watch',
+    mutates: false,
+    act: async (env, who, runbook) => {
+      const { executionIds } = await env.api.workflows.run(runbook.id, {
+        proxyId: 'proxy-dev',
+        params: PARAMS[runbook.name]!,
+      });
+      await env.mark();
+      return outcomeOf(await watchExecution(env.deps, who, executionIds[0]!));
+    },
+    expect: VIEW_ONLY,
+  },
+];
+
+let env: UseCaseEnv;
+beforeAll(async () => {
+  env = await startUseCaseEnv(TABLE_POLICY);
+});
+afterAll(async () => {
+  await env.close();
+});
+
+describe.each(ENTRY_POINTS)('$name', (entry) => {
+  it.each(Object.keys(CASES) as CaseName[])('%s', async (caseName) => {
+    const c = CASES[caseName];
+    const who = actor({
+      userId: c.userId,
+      teamId: 'T1',
+      groups: [],
+      channelId: c.channelId,
+      destinationChannel: c.destinationChannel,
+    });
+    const runbook = await env.runbook(c.runbook);
+    await env.mark();
+    const before = (await env.audit(1))[0]?.at ?? 0;
+    const outcome = await entry.act(env, who, runbook);
+    expect(outcome).toBe(entry.expect[caseName]);
+    const mutations = await env.mutations();
+    if (outcome === 'denied' || outcome === 'hidden' || outcome === 'approval') {
+      // Nothing that changes anything reached the Runbook API.
+      expect(mutations).toEqual([]);
+    } else if (entry.mutates) {
+      expect(mutations.length).toBeGreaterThan(0);
+    }
+    if ((outcome === 'denied' || outcome === 'hidden') && entry.auditAction) {
+      const denial = (await env.audit(10)).find(
+        (e) => e.userId === who.userId && e.outcome === 'denied' && e.at >= before,
+      );
+      expect(denial).toMatchObject({
+        userId: who.userId,
+        teamId: 'T1',
+        action: entry.auditAction,
+        outcome: 'denied',
+        tid: null,
+      });
+      expect(denial!.detail).toMatch(/You (may not|are not)/);
+      // The record names the runbook for the admins; the sentence to a person who may not view it does not.
+      if (outcome === 'hidden') expect(denial!.detail).not.toContain(runbook.name);
+    }
+  });
+});
