@@ -6,19 +6,19 @@ export const TABLE_POLICY = `
 contact: "#platform"
 approvers: { users: [U0APPROVER] }
 rules:
-  - name: norun may not run
+  - name: bob may not run
     effect: deny
     actions: [run]
-    users: [U0NORUN]
-  - name: noview does not see restarts
+    users: [U02BOB]
+  - name: carol does not see restarts
     effect: deny
     actions: [view]
-    users: [U0NOVIEW]
+    users: [U03CAROL]
     runbooks: { names: ["Restart *"] }
-  - name: nothing runs into closed
+  - name: nothing runs into deploys
     effect: deny
     actions: [run]
-    channels: [C0CLOSED]
+    channels: [C02DEPLOYS]
 `;
 
 /** The runbook of every case but "needs approval" (which uses one the API marks requiresApproval). */
@@ -40,16 +40,16 @@ export interface Case {
 }
 
 export const CASES: Record<CaseName, Case> = {
-  allowed: { userId: 'U0ALICE', channelId: 'C0OPS', destinationChannel: 'C0OPS', runbook: PLAIN },
-  'denied by run': { userId: 'U0NORUN', channelId: 'C0OPS', destinationChannel: 'C0OPS', runbook: PLAIN },
-  'denied by view': { userId: 'U0NOVIEW', channelId: 'C0OPS', destinationChannel: 'C0OPS', runbook: PLAIN },
+  allowed: { userId: 'U01ALICE', channelId: 'C01OPS', destinationChannel: 'C01OPS', runbook: PLAIN },
+  'denied by run': { userId: 'U02BOB', channelId: 'C01OPS', destinationChannel: 'C01OPS', runbook: PLAIN },
+  'denied by view': { userId: 'U03CAROL', channelId: 'C01OPS', destinationChannel: 'C01OPS', runbook: PLAIN },
   'denied in destination only': {
-    userId: 'U0ALICE',
-    channelId: 'C0OPS',
-    destinationChannel: 'C0CLOSED',
+    userId: 'U01ALICE',
+    channelId: 'C01OPS',
+    destinationChannel: 'C02DEPLOYS',
     runbook: PLAIN,
   },
-  'needs approval': { userId: 'U0ALICE', channelId: 'C0OPS', destinationChannel: 'C0OPS', runbook: NEEDS_APPROVAL },
+  'needs approval': { userId: 'U01ALICE', channelId: 'C01OPS', destinationChannel: 'C01OPS', runbook: NEEDS_APPROVAL },
 };
 
 /** ok: it happened; approval: it became an approval request; denied/hidden: refused (hidden: by `view`). */

@@ -1,8 +1,8 @@
 // /runbook help: every subcommand with what it does and examples, or one subcommand in detail.
 // Also the answer to a malformed command: the error, "did you mean", then that subcommand's help.
 import type { KnownBlock } from '@slack/types';
-import { SUBCOMMAND_NAMES, SUBCOMMANDS, type SubcommandName } from '../commands/parse-command.ts';
 import { COMMAND } from '../ids.ts';
+import { SUBCOMMAND_NAMES, SUBCOMMANDS, type SubcommandName } from '../parse-command.ts';
 import type { SlackMessage } from './common.ts';
 import { escapeMrkdwn, mrkdwnText, plainText } from './mrkdwn.ts';
 

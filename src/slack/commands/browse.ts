@@ -5,9 +5,9 @@ import { buildHelp } from '../blocks/help-message.ts';
 import { buildRunbookChoice } from '../blocks/runbook-choice.ts';
 import { buildRunbookDetails } from '../blocks/runbook-details.ts';
 import { buildRunbookList, LIST_PAGE_SIZE, type ListState } from '../blocks/runbook-list.ts';
+import type { SubcommandName } from '../parse-command.ts';
 import { visibleTo } from './access.ts';
 import type { HandlerContext } from './context.ts';
-import type { SubcommandName } from './parse-command.ts';
 import { loadRunbook } from './run.ts';
 
 export async function showHelp(ctx: HandlerContext, topic: SubcommandName | null): Promise<void> {

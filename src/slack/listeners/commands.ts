@@ -7,12 +7,12 @@ import { showHelp, showList, showRunbook } from '../commands/browse.ts';
 import { browseFromCommand } from '../commands/browse-args.ts';
 import { type HandlerContext, respondWith } from '../commands/context.ts';
 import { showExecutions, showStatus } from '../commands/executions.ts';
-import { type ParsedCommand, parseCommand } from '../commands/parse-command.ts';
 import { openRunModal } from '../commands/run.ts';
 import { openScheduleModal, showSchedules } from '../commands/schedules.ts';
 import { showSubscriptions, subscribe, unsubscribe, watchExecution } from '../commands/subscriptions.ts';
 import type { SlackDeps } from '../deps.ts';
 import { COMMAND } from '../ids.ts';
+import { type ParsedCommand, parseCommand } from '../parse-command.ts';
 import { reportFailure } from './report-failure.ts';
 
 export async function dispatchCommand(ctx: HandlerContext, command: ParsedCommand): Promise<void> {

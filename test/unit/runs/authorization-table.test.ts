@@ -59,7 +59,7 @@ async function scheduleOf(env: UseCaseEnv, runbook: Workflow): Promise<string> {
 
 /** A pending request by someone else, to be decided by `who`. */
 async function requestBySomeoneElse(env: UseCaseEnv, runbook: Workflow): Promise<string> {
-  const requester = actor({ userId: 'U0REQUESTER', teamId: 'T1', groups: [], channelId: 'C0OPS' });
+  const requester = actor({ userId: 'U0REQUESTER', teamId: 'T1', groups: [], channelId: 'C01OPS' });
   const approval = await askApproval(
     env.deps,
     requester,

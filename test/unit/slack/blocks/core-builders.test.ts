@@ -12,7 +12,7 @@ import { buildRunModal } from '../../../../src/slack/blocks/run-modal.ts';
 import { buildRunbookChoice } from '../../../../src/slack/blocks/runbook-choice.ts';
 import { buildRunbookDetails } from '../../../../src/slack/blocks/runbook-details.ts';
 import { buildRunbookList, decodeListState, encodeListState } from '../../../../src/slack/blocks/runbook-list.ts';
-import { parseCommand, SUBCOMMAND_NAMES } from '../../../../src/slack/commands/parse-command.ts';
+import { parseCommand, SUBCOMMAND_NAMES } from '../../../../src/slack/parse-command.ts';
 import { mrkdwnTexts } from '../../../support/block-texts.ts';
 
 const SCHEMA = JSON.stringify({

@@ -1,11 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  didYouMean,
-  normalizeCommandText,
-  parseCommand,
-  tokenize,
-} from '../../../../src/slack/commands/parse-command.ts';
+import { didYouMean, normalizeCommandText, parseCommand, tokenize } from '../../../src/slack/parse-command.ts';
 
 function ok(text: string) {
   const r = parseCommand(text);

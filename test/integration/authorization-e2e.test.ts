@@ -1,0 +1,356 @@
+// The authorization table end to end: the same cases as test/unit/runs/authorization-table.test.ts,
+// driven through the real Bolt pipeline (signed requests from simulated people, the fake Slack Web API,
+// the emulator) for run, schedule create, schedule edit, Run now and subscribe all. Each cell asserts
+// what the person is shown, the audit record of a refusal, and that no Runbook API call that changes
+// anything was made when the answer is no.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Workflow } from '../../src/api/schemas.ts';
+import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
+import type { ViewStateValues } from '../../src/sandbox/slack-requests.ts';
+import type { Surface } from '../../src/sandbox/slack-user.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import {
+  CASES,
+  type Case,
+  type CaseName,
+  NEEDS_APPROVAL,
+  type Outcome,
+  PARAMS,
+  SAME_AS_RUN,
+  TABLE_POLICY,
+  VIEW_ONLY,
+} from '../support/authorization-cases.ts';
+import { ephemeralContaining, type Harness, startHarness, waitFor } from '../support/bot-harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'authz-'));
+  writeFileSync(path.join(dir, 'policy.yaml'), TABLE_POLICY);
+  h = await startHarness({
+    env: {
+      POLICY_FILE: path.join(dir, 'policy.yaml'),
+      APPROVALS_CHANNEL: 'C03APPROVALS',
+      SUBSCRIPTIONS_POLL_SECONDS: '1',
+    },
+  });
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+const settle = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+
+async function runbookNamed(name: string): Promise<Workflow> {
+  const found = (await h.runtime.deps.catalog.all()).find((r) => r.name === name);
+  if (!found) throw new Error(`no runbook ${name}`);
+  return found;
+}
+
+/** A message in `channel` carrying one button, as a runbook list or schedules list would show it. */
+function buttonIn(channel: string, actionId: string, value: string): Surface {
+  const message = {
+    type: 'message',
+    channel,
+    ts: `${Date.now() / 1000}`,
+    text: '',
+    blocks: [
+      {
+        type: 'actions',
+        block_id: 'b',
+        elements: [{ type: 'button', action_id: actionId, value, text: { type: 'plain_text', text: 'Go' } }],
+      },
+    ],
+  } as unknown as FakeMessage;
+  return { kind: 'message', message };
+}
+
+function formValues(runbook: Workflow, destination: string | null): ViewStateValues {
+  const fields = Object.fromEntries(
+    Object.entries(PARAMS[runbook.name]!).map(([key, value]) => [
+      `field_${key}`,
+      { value: { type: 'plain_text_input', value } },
+    ]),
+  );
+  return {
+    [BLOCKS.proxy]: { [ACTIONS.proxySelect]: { type: 'static_select', selected_option: { value: 'proxy-dev' } } },
+    ...(destination
+      ? {
+          [BLOCKS.channel]: {
+            [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: destination },
+          },
+        }
+      : {}),
+    ...fields,
+  };
+}
+
+function scheduleValues(runbook: Workflow, cron: string) {
+  return {
+    ...formValues(runbook, null),
+    [BLOCKS.preset]: { [ACTIONS.presetSelect]: { type: 'static_select', selected_option: { value: 'custom' } } },
+    [BLOCKS.cron]: { [ACTIONS.cronInput]: { type: 'plain_text_input', value: cron } },
+  };
+}
+
+/** Messages in `channel` whose text or blocks contain `needle`. */
+function messagesWith(channel: string, needle: string): FakeMessage[] {
+  return (h.fake.state.messages[channel] ?? []).filter((m) => JSON.stringify([m.text, m.blocks]).includes(needle));
+}
+
+/** The first ephemeral to `userId` after the first `since` ones whose text or blocks contain one of `needles`. */
+function answerAfter(since: number, userId: string, needles: string[]): string | undefined {
+  for (const e of h.fake.state.ephemerals.slice(since)) {
+    if (e.user !== userId) continue;
+    const text = JSON.stringify([e.text, e.blocks]);
+    if (needles.some((n) => text.includes(n))) return text;
+  }
+  return undefined;
+}
+
+let mark = 0;
+async function markRequests() {
+  await settle();
+  mark = h.emulator.state.requests.total;
+}
+async function mutations(): Promise<string[]> {
+  await settle();
+  const count = h.emulator.state.requests.total - mark;
+  const fresh = count === 0 ? [] : h.emulator.state.requests.log.slice(-count);
+  return fresh.filter((e) => e.method !== 'GET').map((e) => e.route);
+}
+
+/** The modal the user now sees, once it is no longer the loading view. */
+async function settledModal(userId: string, previousId: string | null) {
+  return waitFor(() => {
+    const top = h.user(userId).topModal();
+    if (!top || top.id === previousId) return undefined;
+    return JSON.stringify(top.view).includes('Loading') ? undefined : top;
+  }, 'the modal');
+}
+
+/** Clicks a button and returns the modal it opens (not one left open by an earlier case). */
+async function clickForModal(userId: string, surface: Surface, actionId: string) {
+  const previous = h.user(userId).topModal()?.id ?? null;
+  await h.user(userId).act(surface, actionId);
+  return settledModal(userId, previous);
+}
+
+function modalSays(view: unknown): Outcome | null {
+  const text = JSON.stringify(view) ?? '';
+  if (text.includes('You may not view that runbook')) return 'hidden';
+  if (text.includes('You may not')) return 'denied';
+  return null;
+}
+
+async function schedulesOf(runbook: Workflow, cron: string) {
+  return [...h.emulator.state.schedules.byId.values()].filter(
+    (s) => s.schedule.runbookId === runbook.id && s.schedule.schedule === cron,
+  );
+}
+
+const running = (c: Case, runbook: Workflow) => messagesWith(c.destinationChannel, `${runbook.name} is running`);
+const asked = (runbook: Workflow) => messagesWith('C03APPROVALS', runbook.name);
+
+interface Row {
+  name: string;
+  auditAction: string | null;
+  act(c: Case, runbook: Workflow): Promise<Outcome>;
+  expect: Record<CaseName, Outcome>;
+}
+
+let seq = 0;
+
+const ROWS: Row[] = [
+  {
+    name: 'run (Run button → form → submit)',
+    auditAction: 'run.open|run.start',
+    async act(c, runbook) {
+      const user = h.user(c.userId);
+      const before = { running: running(c, runbook).length, asked: asked(runbook).length };
+      const modal = await clickForModal(
+        c.userId,
+        buttonIn(c.channelId, ACTIONS.runbookRun, runbook.id),
+        ACTIONS.runbookRun,
+      );
+      const refused = modalSays(modal.view);
+      if (refused) return refused;
+      const res = await user.submit(modal.id, formValues(runbook, c.destinationChannel));
+      const answer = modalSays(res.json);
+      if (answer) return answer;
+      return waitFor(
+        () =>
+          running(c, runbook).length > before.running ? 'ok' : asked(runbook).length > before.asked ? 'approval' : null,
+        'run or approval request',
+      );
+    },
+    expect: SAME_AS_RUN,
+  },
+  {
+    name: 'schedule create (Schedule button → form → submit)',
+    auditAction: 'schedule.open|schedule.create',
+    async act(c, runbook) {
+      const user = h.user(c.userId);
+      const modal = await clickForModal(
+        c.userId,
+        buttonIn(c.channelId, ACTIONS.runbookSchedule, runbook.id),
+        ACTIONS.runbookSchedule,
+      );
+      const refused = modalSays(modal.view);
+      if (refused) return refused;
+      const cron = `${++seq % 60} 3 * * *`;
+      const since = h.fake.state.ephemerals.length;
+      await user.submit(modal.id, scheduleValues(runbook, cron));
+      const told = await waitFor(
+        () => answerAfter(since, c.userId, ['Scheduled', 'needs approval', 'You may not']),
+        'the answer',
+      );
+      if (told.includes('needs approval')) {
+        expect(await schedulesOf(runbook, cron)).toHaveLength(0);
+        return 'approval';
+      }
+      return (await schedulesOf(runbook, cron)).length === 1 ? 'ok' : 'denied';
+    },
+    expect: { ...SAME_AS_RUN, 'denied in destination only': 'ok' },
+  },
+  {
+    name: 'schedule edit (Edit on the schedules list → form → submit)',
+    auditAction: 'schedule.open|schedule.update',
+    async act(c, runbook) {
+      const schedule = await h.runtime.api.schedules.create({
+        proxyId: 'proxy-dev',
+        runbookId: runbook.id,
+        runbookName: runbook.name,
+        inputSchema: runbook.inputSchema,
+        params: JSON.stringify(PARAMS[runbook.name]),
+        schedule: '0 1 * * *',
+      });
+      await markRequests();
+      const user = h.user(c.userId);
+      const modal = await clickForModal(
+        c.userId,
+        buttonIn(c.channelId, ACTIONS.scheduleEdit, JSON.stringify({ id: schedule.id, r: runbook.id })),
+        ACTIONS.scheduleEdit,
+      );
+      const refused = modalSays(modal.view);
+      if (refused) return refused;
+      const cron = `${++seq % 60} 4 * * *`;
+      const since = h.fake.state.ephemerals.length;
+      await user.submit(modal.id, scheduleValues(runbook, cron));
+      const told = await waitFor(
+        () => answerAfter(since, c.userId, ['Updated the schedule', 'needs approval', 'You may not']),
+        'the answer',
+      );
+      const saved = h.emulator.state.schedules.byId.get(schedule.id)?.schedule.schedule;
+      if (told.includes('needs approval')) {
+        expect(saved).toBe('0 1 * * *');
+        return 'approval';
+      }
+      return saved === cron ? 'ok' : 'denied';
+    },
+    expect: { ...SAME_AS_RUN, 'denied in destination only': 'ok' },
+  },
+  {
+    name: 'Run now (on the schedules list)',
+    auditAction: 'schedule.run_now',
+    async act(c, runbook) {
+      const schedule = await h.runtime.api.schedules.create({
+        proxyId: 'proxy-dev',
+        runbookId: runbook.id,
+        runbookName: runbook.name,
+        inputSchema: runbook.inputSchema,
+        params: JSON.stringify(PARAMS[runbook.name]),
+        schedule: '0 2 * * *',
+      });
+      await markRequests();
+      // Run now posts where the button was clicked: that channel is the destination.
+      const since = h.fake.state.ephemerals.length;
+      const before = running(c, runbook).length;
+      await h
+        .user(c.userId)
+        .act(
+          buttonIn(c.destinationChannel, ACTIONS.scheduleRunNow, JSON.stringify({ id: schedule.id, r: runbook.id })),
+          ACTIONS.scheduleRunNow,
+        );
+      const told = await waitFor(
+        () =>
+          running(c, runbook).length > before
+            ? 'is running'
+            : answerAfter(since, c.userId, ['needs approval', 'You may not']),
+        'the answer',
+      );
+      if (told.includes('is running')) return 'ok';
+      if (told.includes('needs approval')) return 'approval';
+      return told.includes('You may not view that runbook') ? 'hidden' : 'denied';
+    },
+    expect: SAME_AS_RUN,
+  },
+  {
+    name: 'subscribe all (a finished run, posted or not)',
+    auditAction: null,
+    async act(c, runbook) {
+      // The channel holds one `all` subscription, made by this case's person.
+      const channel = 'C02DEPLOYS';
+      await h.runtime.store.subscriptions.remove(channel, '*');
+      await h.user(c.userId).command('subscribe all', channel);
+      await waitFor(() => ephemeralContaining(h.fake, 'any runbook you may see', c.userId), 'subscribed');
+      await settle(1200); // the scanner's baseline
+      const { executionIds } = await h.runtime.api.workflows.run(runbook.id, {
+        proxyId: 'proxy-dev',
+        params: PARAMS[runbook.name]!,
+      });
+      await markRequests();
+      h.emulator.advance(10 * 60_000);
+      const id = executionIds[0]!;
+      const posted = () =>
+        (h.fake.state.messages[channel] ?? []).some((m) => JSON.stringify([m.text, m.blocks]).includes(id));
+      // The scanner runs every second: give it a few scans; a hidden runbook's result must never come.
+      const deadline = Date.now() + 4000;
+      while (Date.now() < deadline && !posted()) await settle(100);
+      return posted() ? 'ok' : 'hidden';
+    },
+    expect: VIEW_ONLY,
+  },
+];
+
+describe.each(ROWS)('$name', (row) => {
+  it.each(Object.keys(CASES) as CaseName[])('%s', async (caseName) => {
+    const c = CASES[caseName];
+    const runbook = await runbookNamed(c.runbook);
+    // Each case starts with no modal open (a refusal leaves the previous form on screen).
+    for (let top = h.user(c.userId).topModal(); top; top = h.user(c.userId).topModal())
+      await h.user(c.userId).close(top.id);
+    await markRequests();
+    let outcome: Outcome;
+    try {
+      outcome = await row.act(c, runbook);
+    } catch (err) {
+      if (process.env.DEBUG_AUTHZ) {
+        console.log(
+          JSON.stringify(
+            { messages: h.fake.state.messages, eph: h.fake.state.ephemerals.slice(-5), logs: h.logs.slice(-15) },
+            null,
+            1,
+          ).slice(-6000),
+        );
+      }
+      throw err;
+    }
+    expect(outcome).toBe(row.expect[caseName]);
+    const changed = await mutations();
+    if (outcome === 'denied' || outcome === 'hidden' || outcome === 'approval') expect(changed).toEqual([]);
+    else if (row.auditAction !== null) expect(changed.length).toBeGreaterThan(0);
+    if ((outcome === 'denied' || outcome === 'hidden') && row.auditAction) {
+      const entries = await h.runtime.deps.access.audit.recent(10);
+      const denial = entries.find((e) => e.userId === c.userId && e.outcome === 'denied');
+      expect(denial?.action).toMatch(new RegExp(`^(${row.auditAction})$`));
+      if (outcome === 'hidden') expect(denial?.detail).not.toContain(runbook.name);
+    }
+  });
+});
+
+it('the needs-approval runbook really needs approval', async () => {
+  expect((await runbookNamed(NEEDS_APPROVAL)).requiresApproval).toBe(true);
+});
