@@ -3,6 +3,7 @@
 import { NotFoundError } from '../api/errors.ts';
 import type { Schedule, Workflow } from '../api/schemas.ts';
 import { parseInputSchema } from '../forms/input-schema.ts';
+import { labelInputs } from '../forms/labelled-inputs.ts';
 import { maskSecrets } from '../forms/secrets.ts';
 import { createRequest, type ScheduleAsk } from '../policy/approvals.ts';
 import type { ApprovalNeed } from '../policy/policy.ts';
@@ -140,7 +141,8 @@ export function askApproval(
       runbookName: request.runbook.name,
       proxyId: request.proxyId,
       ask: schedule ? { kind: 'schedule', params: request.params, schedule } : { kind: 'run', params: request.params },
-      paramsMasked: maskedParams(request.runbook, request.params),
+      paramsMasked: labelInputs(parseInputSchema(request.runbook.inputSchema), request.params),
+      quorum: deps.access.policy.approvalFor(runbookFacts(deps, request.runbook)).quorum,
       requesterId: actor.userId,
       requesterTeam: actor.teamId,
       channel: actor.destinationChannel,
@@ -158,7 +160,7 @@ export async function startRun(
   deps: RunsDeps,
   actor: Actor,
   request: RunRequest,
-  approval: { requestId: string; approvedBy: string } | null = null,
+  approval: { requestId: string; approvedBy: string | readonly string[] } | null = null,
 ): Promise<RunResult> {
   const { runbook, proxyId, params } = request;
   const masked = maskedParams(runbook, params);
@@ -197,16 +199,17 @@ export async function startRun(
   }
   await audit(
     'ok',
-    `executions ${executionIds.join(', ')}; proxy ${proxyId}; inputs ${JSON.stringify(masked)}${approval ? `; approved by ${approval.approvedBy}` : ''}`,
+    `executions ${executionIds.join(', ')}; proxy ${proxyId}; inputs ${JSON.stringify(masked)}${approval ? `; approved by ${[approval.approvedBy].flat().join(', ')}` : ''}`,
     tid,
   );
   const run: StartedRun = {
     runbookId: runbook.id,
     runbookName: runbook.name,
     proxyId,
+    proxyName: deps.proxies.nameOf(proxyId),
     startedBy: actor.userId,
     teamId: actor.teamId,
-    inputs: masked,
+    inputs: labelInputs(parseInputSchema(runbook.inputSchema), params),
     executionIds,
     channel: actor.destinationChannel,
     ...(approval ? { approvedBy: approval.approvedBy } : {}),

@@ -147,6 +147,14 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'who approved a watched run, and its proxy by name',
+    up: () => `
+      ALTER TABLE watches ADD COLUMN approved_by TEXT;
+      ALTER TABLE watches ADD COLUMN proxy_name TEXT;
+    `,
+  },
 ];
 
 export interface MigrateOptions {

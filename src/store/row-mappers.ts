@@ -51,6 +51,8 @@ export function toWatch(row: SqlRow): Watch {
     finalStatus: textOrNull(row.final_status),
     resultPostedAt: numOrNull(row.result_posted_at),
     replyPostedAt: numOrNull(row.reply_posted_at),
+    approvedBy: parseIdList(row.approved_by),
+    proxyName: textOrNull(row.proxy_name),
   };
 }
 

@@ -79,8 +79,9 @@ function watchStore(db: SqlDriver): WatchStore {
     async insert(w, now) {
       const result = await db.query(
         `INSERT INTO watches (execution_id, runbook_id, runbook_name, channel, message_ts, thread_ts, started_by,
-           team_id, proxy_id, inputs_summary, origin, state, next_check_at, attempts, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, 0, $13, $13)
+           team_id, proxy_id, inputs_summary, origin, state, next_check_at, attempts, created_at, updated_at,
+           approved_by, proxy_name)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, 0, $13, $13, $14, $15)
          ON CONFLICT (execution_id) DO NOTHING`,
         [
           w.executionId,
@@ -96,6 +97,8 @@ function watchStore(db: SqlDriver): WatchStore {
           w.origin,
           w.nextCheckAt ?? now,
           now,
+          w.approvedBy?.length ? JSON.stringify([...w.approvedBy]) : null,
+          w.proxyName ?? null,
         ],
       );
       return result.rowCount === 1;

@@ -33,6 +33,10 @@ export interface Watch {
   resultPostedAt: number | null;
   /** When the thread reply was sent (set once, by claimReply). */
   replyPostedAt: number | null;
+  /** Slack user ids of whoever approved the run (empty when it needed no approval). */
+  approvedBy: string[];
+  /** The proxy's display name when the run started (null: only the id is known). */
+  proxyName: string | null;
 }
 
 export interface NewWatch {
@@ -47,6 +51,8 @@ export interface NewWatch {
   proxyId: string;
   inputsSummary: string;
   origin: WatchOrigin;
+  approvedBy?: readonly string[];
+  proxyName?: string | null;
   /** Defaults to `now` (check at once). */
   nextCheckAt?: number;
 }

@@ -23,10 +23,10 @@ import type { WebClient } from '@slack/web-api';
 import { NotFoundError, RunbookApiError } from '../api/errors.ts';
 import type { RunbookApi } from '../api/runbook-api.ts';
 import { Execution, type ExecutionStatus } from '../api/schemas.ts';
+import { toLabelledInputs } from '../forms/labelled-inputs.ts';
 import type { Logger } from '../logger.ts';
 import type { AdoptedRun, RunTracker, StartedRun } from '../runs/run-tracker.ts';
 import { buildResultCard, buildRunningCard, type RunContext } from '../slack/blocks/execution-card.ts';
-import { toLabelledInputs } from '../slack/blocks/input-summary.ts';
 import type { Store, Watch } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
 import { chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
@@ -201,6 +201,8 @@ export class Watcher implements RunTracker {
           proxyId: run.proxyId,
           inputsSummary: JSON.stringify(run.inputs),
           origin: 'slack',
+          proxyName: run.proxyName ?? null,
+          approvedBy: typeof run.approvedBy === 'string' ? [run.approvedBy] : [...(run.approvedBy ?? [])],
           nextCheckAt: now + nextCheckDelay(0, this.settings.backoff),
         },
         now,
@@ -479,7 +481,15 @@ export class Watcher implements RunTracker {
     } catch {
       // A damaged summary only costs the inputs section of the card.
     }
-    return { runbookId: w.runbookId, runbookName: w.runbookName, proxyId: w.proxyId, startedBy: w.startedBy, inputs };
+    return {
+      runbookId: w.runbookId,
+      runbookName: w.runbookName,
+      proxyId: w.proxyId,
+      proxyName: w.proxyName ?? null,
+      startedBy: w.startedBy,
+      inputs,
+      ...(w.approvedBy?.length ? { approvedBy: w.approvedBy } : {}),
+    };
   }
 
   /** Where a watch's messages go: its channel, or a DM with whoever started it. */

@@ -160,7 +160,7 @@ export function buildWaitingForApproval(approval: Approval, approvers: string): 
     q && (q.count > 1 || q.eachOf.length > 0)
       ? ` (${Math.max(q.count, q.eachOf.length)} approvals${q.eachOf.length ? `, one from each of ${q.eachOf.map(groupMention).join(', ')}` : ''})`
       : '';
-  const text = `:hourglass_flowing_sand: Your run of *${name}* is waiting for approval by ${approvers}${how}. You will get a DM when it is decided; it expires ${when(new Date(approval.expiresAt).toISOString())}.`;
+  const text = `:lock: *${name}* needs approval: your run is waiting for approval by ${approvers}${how}. You will get a DM when it is decided; it expires ${when(new Date(approval.expiresAt).toISOString())}.`;
   return {
     text: `Your run of ${truncate(approval.runbookName, 200)} is waiting for approval`,
     blocks: [{ type: 'section', text: mrkdwnText(text) }],

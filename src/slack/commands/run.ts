@@ -12,15 +12,8 @@ import type { StartedRun } from '../../runs/run-tracker.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../actor.ts';
-import {
-  button,
-  errorMessage,
-  errorModal,
-  infoModal,
-  loadingModal,
-  noticeMessage,
-  type SlackMessage,
-} from '../blocks/common.ts';
+import { buildWaitingForApproval } from '../blocks/approval.ts';
+import { button, errorMessage, errorModal, infoModal, loadingModal, type SlackMessage } from '../blocks/common.ts';
 import { buildRunningCard } from '../blocks/execution-card.ts';
 import { channelMention, escapeMrkdwn, mrkdwnText } from '../blocks/mrkdwn.ts';
 import { buildRunModal } from '../blocks/run-modal.ts';
@@ -171,11 +164,9 @@ export async function renderRunResult(
       await postRunningCard(deps, client, result.run);
       return;
     case 'approval-requested': {
-      const name = escapeMrkdwn(result.runbook.name);
       await publishApprovalRequest(deps, client, result.approval, result.need);
-      await audience.tell(
-        noticeMessage(`:lock: ${name} needs approval; the request went to the approvers.`, 'Approval requested'),
-      );
+      // Where they submitted (besides the DM copy): who it waits for, and until when.
+      await audience.tell(buildWaitingForApproval(result.approval, describeApprovers(result.need)));
       return;
     }
     case 'refused':

@@ -110,6 +110,8 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           finalStatus: null,
           resultPostedAt: null,
           replyPostedAt: null,
+          approvedBy: [],
+          proxyName: null,
         });
         expect(await store.watches.get('missing')).toBeNull();
       });

@@ -109,7 +109,7 @@ describe('approval request at each quorum state', () => {
 
   it('the requester is told where they submitted who it waits for', () => {
     const waiting = buildWaitingForApproval(approval(), '<@U02BOB>');
-    expect(text(waiting)).toContain('is waiting for approval by <@U02BOB> (2 approvals)');
+    expect(text(waiting)).toContain('needs approval: your run is waiting for approval by <@U02BOB> (2 approvals)');
     assertWithinLimits(waiting, 'message');
   });
 });
