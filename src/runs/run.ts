@@ -51,17 +51,19 @@ export function maskedParams(runbook: Workflow, params: Record<string, unknown>)
 
 /**
  * May the actor open the run form of this runbook (run, re-run, "Try again", the picker)? The same gate
- * as a run, without taking from the run limit; a denial is audited as `run.open`.
+ * as a run, without taking from the run limit; a denial is audited as `run.open` (or `auditAction`:
+ * Run now's confirmation is audited as the Run now it would be).
  */
 export async function checkRunForm(
   deps: RunsDeps,
   actor: Actor,
   runbook: Workflow,
+  auditAction = 'run.open',
 ): Promise<Refusal | { kind: 'ok'; need: ApprovalNeed }> {
   const verdict = await gate(deps, actor, {
     intent: 'open-run',
     runbook: runbookFacts(deps, runbook),
-    auditAction: 'run.open',
+    auditAction,
   });
   if (!verdict.allowed) return { kind: 'refused', reason: verdict.reason, sentence: verdict.sentence };
   return { kind: 'ok', need: verdict.approval };

@@ -15,7 +15,9 @@ export const ACTIONS = {
   // schedules
   scheduleEdit: 'schedule_edit', // value: schedule id
   scheduleDelete: 'schedule_delete', // value: schedule id (button with a confirm dialog)
-  scheduleRunNow: 'schedule_run_now', // value: schedule id
+  scheduleRunNow: 'schedule_run_now', // value: schedule id (asks first: shows the confirmation)
+  scheduleRunNowConfirmed: 'schedule_run_now_confirmed', // value: schedule id (the confirmation's Run now)
+  scheduleRunNowCancel: 'schedule_run_now_cancel', // value: schedule id
   schedulesPage: 'schedules_page', // value: JSON {runbookId, token}
   // executions
   executionsPage: 'executions_page', // value: JSON {runbook, status, last, token}
