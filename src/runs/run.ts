@@ -1,6 +1,6 @@
 // Running a runbook: from the run form, from a schedule's Run now, and after an approval. Every path
 // goes through the gate; a runbook that needs approval becomes an approval request instead of a run.
-import { NotFoundError } from '../api/errors.ts';
+import { describeApiError, NotFoundError } from '../api/errors.ts';
 import type { Schedule, Workflow } from '../api/schemas.ts';
 import { parseInputSchema } from '../forms/input-schema.ts';
 import { labelInputs } from '../forms/labelled-inputs.ts';
@@ -192,11 +192,7 @@ export async function startRun(
   } catch (error) {
     deps.logger.warn({ err: error, runbookId: runbook.id }, 'run failed to start');
     const errorTid = (error as { tid?: unknown }).tid;
-    await audit(
-      'error',
-      error instanceof Error ? error.message : String(error),
-      typeof errorTid === 'string' ? errorTid : null,
-    );
+    await audit('error', describeApiError(error), typeof errorTid === 'string' ? errorTid : null);
     return { kind: 'failed', runbook, error };
   }
   await audit(

@@ -2,7 +2,7 @@
 // `run` (view implied). A runbook that needs approval is not scheduled at once: the schedule becomes an
 // approval request, and approving it creates the schedule (runs/approvals.ts). Editing is checked against
 // the runbook and params being saved, and against the schedule being changed (ownership, its runbook).
-import { NotFoundError } from '../api/errors.ts';
+import { describeApiError, NotFoundError } from '../api/errors.ts';
 import { type Schedule, type ScheduleWrite, Workflow } from '../api/schemas.ts';
 import type { ApprovalNeed } from '../policy/policy.ts';
 import type { Approval } from '../store/store.ts';
@@ -138,12 +138,7 @@ export async function writeSchedule(
   } catch (error) {
     deps.logger.warn({ err: error, runbookId: runbook.id, scheduleId: request.scheduleId }, 'schedule was not saved');
     const errTid = (error as { tid?: unknown }).tid;
-    await audit(
-      'error',
-      error instanceof Error ? error.message : String(error),
-      typeof errTid === 'string' ? errTid : null,
-      request.scheduleId,
-    );
+    await audit('error', describeApiError(error), typeof errTid === 'string' ? errTid : null, request.scheduleId);
     return { kind: 'failed', error };
   }
   deps.proxies.remember({ id: request.proxyId, name: saved.proxyName || request.proxyId });

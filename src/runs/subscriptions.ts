@@ -242,7 +242,7 @@ export async function watchExecution(deps: RunsDeps, actor: Actor, executionId: 
  * Whose view counts for a subscription notice: the subscriber's (the person who subscribed the channel),
  * judged in the subscribed channel, so the channel's own rules apply too. The subscriber chose to publish
  * results there; they must not publish what they may not see themselves. When the subscriber's user groups
- * cannot be read, the notice is held back (fails closed). Used by the watcher's subscription scanner.
+ * cannot be read, that run is not posted (fails closed; the scanner does not retry it). Used by the watcher's subscription scanner.
  */
 export function subscriberMayView(
   deps: Pick<RunsDeps, 'access' | 'catalog'>,

@@ -10,8 +10,10 @@ import { sameRunbookName } from './execution-facts.ts';
 import { bareFacts, decideFor, runbookFacts } from './gate.ts';
 
 export interface Visibility {
-  /** May the actor view this catalog runbook? */
+  /** May the actor view this runbook (the API's copy)? */
   runbook(runbook: Workflow): boolean;
+  /** The same, with the sentence to show on a denial. */
+  judge(runbook: Workflow): Decision;
   /** By id and/or name, for things that only name a runbook (executions, schedules). */
   ref(ref: { id?: string | null; name?: string | null }): boolean;
   /** The decision itself, with the sentence to show on a denial (never naming the runbook). */
@@ -34,9 +36,11 @@ export async function visibilityFor(deps: RunsDeps, actor: Actor): Promise<Visib
     const facts = known ? runbookFacts(deps, known) : bareFacts(ref.id ?? '', ref.name ?? '');
     return decideFor(deps, actor, 'view', facts, actor.channelId);
   };
-  const runbook = (r: Workflow) => decideFor(deps, actor, 'view', runbookFacts(deps, r), actor.channelId).allowed;
+  const judge = (r: Workflow) => decideFor(deps, actor, 'view', runbookFacts(deps, r), actor.channelId);
+  const runbook = (r: Workflow) => judge(r).allowed;
   return {
     runbook,
+    judge,
     decide,
     ref: (ref) => decide(ref).allowed,
     resolve: (text) => deps.catalog.resolve(text, runbook),

@@ -74,12 +74,13 @@ export async function publishApprovalRequest(
   const { request, notice } = messagesOf(approval, describeApprovers(need), await viewOptions(deps, approval));
   const target = deps.access.approvalsChannel ?? (approval.channel || null);
   const posted = await postToConversation(client, deps.logger, target, approval.requesterId, request);
-  // Recorded at once, so an expiry or a decision right after the post can already update it.
-  if (posted)
+  // Recorded at once, so an expiry or a decision right after the post finds the message to update.
+  if (posted) {
     await deps.access.store.approvals.setMessages(approval.id, {
       approversChannel: posted.channel,
       approversTs: posted.ts,
     });
+  }
   const dm = await client.conversations.open({ users: approval.requesterId }).catch(() => null);
   const copy = dm?.channel?.id
     ? await client.chat.postMessage({ channel: dm.channel.id, ...notice }).catch((err: unknown) => {

@@ -38,12 +38,13 @@ export async function showRunbook(ctx: HandlerContext, query: { text?: string; i
     }
     id = resolution.runbook.id;
   }
-  // Judged before anything is loaded: a hidden runbook's id answers like an unknown one.
-  const decision = visible.decide({ id });
-  if (!decision.allowed) {
-    await ctx.respond(errorMessage(decision.message));
+  // Judged before anything is loaded, and again on what was loaded (the catalog may not know it yet).
+  const before = visible.decide({ id });
+  const runbook = before.allowed ? await loadRunbook(ctx.deps, id) : null;
+  const decision = runbook ? visible.judge(runbook) : before;
+  if (!runbook || !decision.allowed) {
+    await ctx.respond(errorMessage(decision.allowed ? 'That runbook could not be loaded.' : decision.message));
     return;
   }
-  const runbook = await loadRunbook(ctx.deps, id);
   await ctx.respond(buildRunbookDetails(runbook, parseInputSchema(runbook.inputSchema)));
 }

@@ -271,11 +271,12 @@ export async function scheduleModalView(ctx: HandlerContext, target: ScheduleMod
       remember(runbookCache, runbookId, { runbook, at: deps.now() });
       notes.push(':warning: The Runbook API no longer knows this runbook; runs of this schedule will probably fail.');
     }
-    if (schedule) {
-      // Whoever may not change this schedule does not get its form (nor its stored parameters).
-      const refusal = await checkScheduleChange(deps, await actorOf(ctx), schedule, 'schedule.open');
-      if (refusal) return errorModal('Edit schedule', refusal.sentence);
-    }
+    // Whoever may not change this schedule does not get its form (nor its stored parameters); a draft
+    // reopened with "Try again" passes the same gate as a new form.
+    const refusal = schedule
+      ? await checkScheduleChange(deps, await actorOf(ctx), schedule, 'schedule.open')
+      : await checkScheduleForm(deps, await actorOf(ctx), runbook);
+    if (refusal) return errorModal(modalTitle(target), refusal.sentence);
     if (!isRunnable(runbook))
       notes.push(':no_entry: Running this runbook is disabled, so scheduled runs will not start.');
     const spec = parseInputSchema(runbook.inputSchema);

@@ -15,6 +15,7 @@ import {
   type CaseName,
   type Outcome,
   PARAMS,
+  PLAIN,
   SAME_AS_RUN,
   TABLE_POLICY,
   VIEW_ONLY,
@@ -275,5 +276,35 @@ describe.each(ENTRY_POINTS)('$name', (entry) => {
       // The record names the runbook for the admins; the sentence to a person who may not view it does not.
       if (outcome === 'hidden') expect(denial!.detail).not.toContain(runbook.name);
     }
+  });
+});
+
+describe('whose view counts for a subscription', () => {
+  it('the subscriber’s, in the subscribed channel; unreadable groups post nothing', async () => {
+    const runbook = await env.runbook(PLAIN);
+    const { executionIds } = await env.api.workflows.run(runbook.id, { proxyId: 'proxy-dev', params: PARAMS[PLAIN]! });
+    const execution = await env.api.executions.get(executionIds[0]!);
+    const subscription = (createdBy: string) => ({
+      channel: 'C0SUBX',
+      runbookId: '*',
+      runbookName: '',
+      failuresOnly: false,
+      createdBy,
+      teamId: 'T1',
+      createdAt: 0,
+      updatedAt: 0,
+    });
+    const lookup = (e: typeof execution) => runbookNamed(env.deps, e.workflowName);
+    const readable = subscriberMayView(env.deps, async () => [], lookup);
+    expect(await readable(subscription(CASES.allowed.userId), execution)).toBe(true);
+    expect(await readable(subscription(CASES['denied by view'].userId), execution)).toBe(false);
+    const unreadable = subscriberMayView(
+      env.deps,
+      async () => {
+        throw new Error('usergroups.users.list failed');
+      },
+      lookup,
+    );
+    expect(await unreadable(subscription(CASES.allowed.userId), execution)).toBe(false);
   });
 });
