@@ -5,6 +5,7 @@ import { NotFoundError } from '../../api/errors.ts';
 import type { ListExecutionsParams } from '../../api/runbook-api.ts';
 import type { Resolution } from '../../catalog/runbook-catalog.ts';
 import { maskExecutionInputs, SECRET_KEY } from '../../runs/execution-facts.ts';
+import { looksLikeFullId } from '../../runs/execution-ref.ts';
 import { runbookNamed } from '../../runs/visibility.ts';
 import { errorModal, infoModal, loadingModal } from '../blocks/common.ts';
 import {
@@ -25,6 +26,7 @@ import { describeFailure } from '../describe-failure.ts';
 import { UserFacingError } from '../user-facing-error.ts';
 import { visibleTo } from './access.ts';
 import type { HandlerContext } from './context.ts';
+import { executionIdFor } from './execution-ref.ts';
 import { runModalView } from './run.ts';
 
 export type { ExecutionsQuery } from '../blocks/execution-list.ts';
@@ -103,7 +105,11 @@ export async function showExecutions(
 }
 
 export async function showStatus(ctx: HandlerContext, executionId: string, replaceOriginal = false): Promise<void> {
-  const id = executionId.trim();
+  // Buttons carry whole ids; people may type a unique prefix (the cards show short ids).
+  const id = looksLikeFullId(executionId)
+    ? executionId.trim()
+    : await executionIdFor(ctx, executionId, 'status', replaceOriginal);
+  if (id === null) return;
   let execution: Awaited<ReturnType<SlackDeps['api']['executions']['get']>>;
   try {
     execution = await ctx.deps.api.executions.get(id);

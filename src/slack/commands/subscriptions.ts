@@ -1,6 +1,7 @@
 // `/runbook subscribe|unsubscribe|subscriptions` and `/runbook watch <executionId>`: each calls one use
 // case of src/runs/subscriptions.ts and renders its result.
 import { ALL_RUNBOOKS } from '../../runs/execution-facts.ts';
+import { looksLikeFullId } from '../../runs/execution-ref.ts';
 import {
   isAll,
   listSubscriptions,
@@ -18,6 +19,7 @@ import { buildSubscribeChoice, buildSubscriptionList, subscriptionTarget } from 
 import { postToConversation } from '../post-to-conversation.ts';
 import { actorOf } from './access.ts';
 import type { HandlerContext } from './context.ts';
+import { executionIdFor } from './execution-ref.ts';
 
 // ---- subscribe -----------------------------------------------------------------------------------
 
@@ -116,7 +118,9 @@ export async function showSubscriptions(ctx: HandlerContext, replaceOriginal = f
 /** Adopts an execution; a running one gets its running card here now, a finished one its result from the watcher. */
 export async function watchExecution(ctx: HandlerContext, executionId: string): Promise<void> {
   const { deps } = ctx;
-  const result = await watchExecutionCase(deps, await actorOf(ctx), executionId);
+  const id0 = looksLikeFullId(executionId) ? executionId.trim() : await executionIdFor(ctx, executionId, 'watch');
+  if (id0 === null) return;
+  const result = await watchExecutionCase(deps, await actorOf(ctx), id0);
   switch (result.kind) {
     case 'refused':
       await ctx.respond(errorMessage(result.sentence));
