@@ -191,3 +191,34 @@ export function expireApprovals(deps: RunsDeps): Promise<Approval[]> {
     deps.now(),
   );
 }
+
+/** A request this person could approve now, with where its quorum stands. */
+export interface AwaitingRequest {
+  approval: Approval;
+  missingCount: number;
+}
+
+/**
+ * Open requests the actor may approve (view implied, never their own) and has not approved yet, oldest
+ * first: App Home's "Waiting for your approval". Judged without a channel, like the rest of App Home;
+ * nothing is audited (listing is not acting).
+ */
+export async function awaitingApprovalBy(deps: RunsDeps, actor: Actor, limit = 50): Promise<AwaitingRequest[]> {
+  const subject = { userId: actor.userId, groups: actor.groups, channelId: null };
+  const out: AwaitingRequest[] = [];
+  for (const approval of await deps.access.store.approvals.listPending(deps.now(), limit)) {
+    if (approval.requesterId === actor.userId) continue;
+    const runbook = await deps.catalog.get(approval.runbookId).catch(() => null);
+    if (!runbook) continue;
+    const facts = runbookFacts(deps, runbook);
+    if (!deps.access.policy.decide('view', subject, facts).allowed) continue;
+    if (!deps.access.policy.canApprove(subject, facts, approval.requesterId).allowed) continue;
+    const votes = await deps.access.store.approvals.votes(approval.id);
+    if (votes.some((v) => v.userId === actor.userId)) continue;
+    out.push({
+      approval,
+      missingCount: evaluateQuorum(approval.quorum ?? SINGLE_APPROVER, votes).missingCount,
+    });
+  }
+  return out;
+}

@@ -115,3 +115,37 @@ it('expiry is said on the request and told to the requester', async () => {
   expect(dm.text).toBe('Your request to run Drain Kubernetes Node expired');
   expect(runsOf(approvalId)).toHaveLength(0);
 });
+
+it('App Home shows what waits for your approval (Approve works from there) and your recent runs', async () => {
+  const { approvalId } = await requestDrain('node-quorum-home');
+  const homeOf = (user: string) => {
+    const id = h.fake.state.homeViews[user];
+    return id ? h.fake.state.views[id] : undefined;
+  };
+  await h.user('U02BOB').openHome();
+  const home = await waitFor(() => {
+    const v = homeOf('U02BOB');
+    return v && JSON.stringify(v.view).includes(approvalId) ? v : undefined;
+  }, "Bob's home");
+  const text = JSON.stringify(home.view.blocks);
+  expect(text).toContain('Waiting for your approval');
+  expect(text).toContain('*Drain Kubernetes Node* requested by <@U01ALICE>');
+  expect(text).toContain('2 approvals still needed');
+  await h
+    .user('U02BOB')
+    .act({ kind: 'view', view: home }, (el) => el.action_id === ACTIONS.approvalApprove && el.value === approvalId);
+  await waitFor(() => {
+    const v = homeOf('U02BOB');
+    return v && !JSON.stringify(v.view).includes(approvalId);
+  }, "the request leaves Bob's list");
+  expect((await h.runtime.store.approvals.votes(approvalId)).map((v) => v.userId)).toEqual(['U02BOB']);
+
+  // Alice's home lists her runs (the earlier ones in this file ran as her after approval).
+  await h.user('U01ALICE').openHome();
+  const alice = await waitFor(() => {
+    const v = homeOf('U01ALICE');
+    return v && JSON.stringify(v.view).includes('Your recent runs') ? v : undefined;
+  }, "Alice's home");
+  expect(JSON.stringify(alice.view.blocks)).toContain('*Drain Kubernetes Node*');
+  expect(JSON.stringify(alice.view.blocks)).toContain('Nothing is waiting for your approval.');
+});

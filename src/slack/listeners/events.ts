@@ -3,9 +3,11 @@
 import type { App, BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Execution, Schedule } from '../../api/schemas.ts';
+import type { Actor } from '../../runs/actor.ts';
+import { awaitingApprovalBy } from '../../runs/approvals.ts';
 import { type Visibility, visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../actor.ts';
-import { buildAppHome } from '../blocks/app-home.ts';
+import { buildAppHome, HOME_PERSONAL_ROWS } from '../blocks/app-home.ts';
 import { openRunModal } from '../commands/run.ts';
 import { openScheduleModal } from '../commands/schedules.ts';
 import type { SlackDeps } from '../deps.ts';
@@ -28,15 +30,21 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
   // Only runbooks the policy lets this person view (App Home has no channel: channel rules do not apply).
   // When that cannot be checked (user groups unreadable), both halves say why instead of listing anything.
   let visible: Visibility;
+  let actor: Actor;
   try {
-    visible = await visibilityFor(deps, await actorFor(deps, client, { userId, teamId: null, channelId: null }));
+    actor = await actorFor(deps, client, { userId, teamId: null, channelId: null }, { email: true });
+    visible = await visibilityFor(deps, actor);
   } catch (err) {
     await client.views.publish({
       user_id: userId,
-      view: buildAppHome({ executions: err, schedules: err, now: deps.now() }),
+      view: buildAppHome({ executions: err, schedules: err, now: deps.now(), awaitingApproval: err, myRuns: err }),
     });
     return;
   }
+  const [awaitingApproval, myRuns] = await Promise.all([
+    awaitingApprovalBy(deps, actor).catch((err: unknown) => err),
+    yourRecentRuns(deps, actor.email).catch((err: unknown) => err),
+  ]);
   await client.views.publish({
     user_id: userId,
     view: buildAppHome({
@@ -47,8 +55,21 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
         ? schedules.filter((s) => visible.ref({ id: s.runbookId, name: s.runbookName }))
         : schedules,
       now: deps.now(),
+      awaitingApproval,
+      myRuns: Array.isArray(myRuns) ? myRuns.filter((e: Execution) => visible.ref({ name: e.workflowName })) : myRuns,
     }),
   });
+}
+
+/** Runs this person started (the API records the email sent as userEmail as the executor), newest first. */
+async function yourRecentRuns(deps: SlackDeps, email: string | null): Promise<Execution[]> {
+  if (!email) return [];
+  const page = await deps.api.executions.list(
+    { pageSize: 100, orderBy: 'descending' },
+    { timeoutMs: deps.interactiveTimeoutMs },
+  );
+  const mine = email.toLowerCase();
+  return page.items.filter((e) => e.executor.toLowerCase() === mine).slice(0, HOME_PERSONAL_ROWS);
 }
 
 export function registerEvents(app: App, deps: SlackDeps): void {

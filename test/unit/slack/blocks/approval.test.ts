@@ -113,3 +113,21 @@ describe('approval request at each quorum state', () => {
     assertWithinLimits(waiting, 'message');
   });
 });
+
+describe('App Home personal sections', () => {
+  it('lists requests waiting for you with Approve / Reject, and your runs, within limits', async () => {
+    const { buildAppHome } = await import('../../../../src/slack/blocks/app-home.ts');
+    const { checkView } = await import('../../../../src/slack/blocks/limits.ts');
+    const waiting = Array.from({ length: 7 }, (_, i) => ({ approval: approval({ id: `a${i}` }), missingCount: 2 }));
+    const home = buildAppHome({ executions: [], schedules: [], now: T0, awaitingApproval: waiting, myRuns: [] });
+    const text = JSON.stringify(home.blocks);
+    expect(text).toContain('Waiting for your approval');
+    expect(text).toContain('2 approvals still needed');
+    expect(text.match(/approval_approve/g)).toHaveLength(5);
+    expect(text).toContain('…and 2 more in the approvals channel.');
+    expect(text).toContain('Your recent runs');
+    expect(checkView(home)).toEqual([]);
+    const none = buildAppHome({ executions: [], schedules: [], now: T0 });
+    expect(JSON.stringify(none.blocks)).not.toContain('Waiting for your approval');
+  });
+});
