@@ -97,11 +97,6 @@ export function decideFor(
   return deps.access.policy.decide(action, subjectOf(actor, channel), runbook);
 }
 
-/** Whether the actor may view the runbook where they are (no audit: for filtering lists). */
-export function mayView(deps: Pick<RunsDeps, 'access'>, actor: Actor, runbook: RunbookFacts): boolean {
-  return decideFor(deps, actor, 'view', runbook, actor.channelId).allowed;
-}
-
 export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): Promise<GateVerdict> {
   const { policy } = deps.access;
   const target = request.auditTarget ?? `${request.runbook.name} (${request.runbook.id})`;

@@ -153,11 +153,14 @@ async function findSubscription(
   return null;
 }
 
-/** `unsubscribe <runbook|all>` typed by the person. Removing never needs more than being in the channel. */
+/**
+ * `unsubscribe <runbook|all>` typed by the person: being in the channel is enough, among the subscriptions
+ * they may see (one to a runbook hidden from them is left to someone who may view it).
+ */
 export async function unsubscribe(deps: RunsDeps, actor: Actor, text: string): Promise<UnsubscribeResult> {
   const channel = actor.channelId?.trim() ? actor.channelId : null;
   if (!channel) return refused('invalid', NO_CHANNEL);
-  const subscriptions = await deps.access.store.subscriptions.listForChannel(channel);
+  const subscriptions = await shownTo(deps, actor, await deps.access.store.subscriptions.listForChannel(channel));
   const found = await findSubscription(deps, actor, subscriptions, text);
   if (!found) return { kind: 'not-subscribed', left: subscriptions };
   return removeSubscription(deps, actor, found.runbookId);
@@ -172,14 +175,24 @@ export async function removeSubscription(deps: RunsDeps, actor: Actor, runbookId
   const removed = await store.remove(channel, runbookId);
   const target = runbookId === ALL_RUNBOOKS ? 'all runbooks' : `${existing?.runbookName ?? ''} (${runbookId})`;
   if (removed) await audit(deps, actor, 'subscription.remove', target, 'ok', null);
-  return { kind: 'removed', subscription: existing, removed, left: await store.listForChannel(channel) };
+  const left = await shownTo(deps, actor, await store.listForChannel(channel));
+  return { kind: 'removed', subscription: existing, removed, left };
 }
 
 /** The channel's subscriptions. */
 export async function listSubscriptions(deps: RunsDeps, actor: Actor): Promise<Subscription[] | Refusal> {
   const channel = actor.channelId?.trim() ? actor.channelId : null;
   if (!channel) return refused('invalid', NO_CHANNEL);
-  return deps.access.store.subscriptions.listForChannel(channel);
+  return shownTo(deps, actor, await deps.access.store.subscriptions.listForChannel(channel));
+}
+
+/** A channel's subscriptions as the actor may see them: those to runbooks hidden from them are left out. */
+async function shownTo(deps: RunsDeps, actor: Actor, subscriptions: Subscription[]): Promise<Subscription[]> {
+  if (subscriptions.every((s) => s.runbookId === ALL_RUNBOOKS)) return subscriptions;
+  const visible = await visibilityFor(deps, actor);
+  return subscriptions.filter(
+    (s) => s.runbookId === ALL_RUNBOOKS || visible.ref({ id: s.runbookId, name: s.runbookName }),
+  );
 }
 
 export type WatchResult =

@@ -131,4 +131,42 @@ describe('hidden runbooks are never named to who may not view them', () => {
       expectNoHiddenName(shown);
     }
   });
+
+  it("the channel's subscriptions list leaves out subscriptions to them", async () => {
+    const since = h.fake.state.ephemerals.length;
+    await h.user('U01ALICE').command(`subscribe "${hidden[0]!.name}"`, 'C02DEPLOYS');
+    await waitFor(() => h.fake.state.ephemerals.slice(since).find((e) => e.user === 'U01ALICE'), 'subscribed');
+    const shown = await (async () => {
+      const mark = h.fake.state.ephemerals.length;
+      await h.user(CAROL).command('subscriptions', 'C02DEPLOYS');
+      return waitFor(() => h.fake.state.ephemerals.slice(mark).find((e) => e.user === CAROL), 'the list');
+    })();
+    expectNoHiddenName(JSON.stringify([shown.text, shown.blocks]));
+    expect(await h.runtime.store.subscriptions.listForChannel('C02DEPLOYS')).toHaveLength(1);
+  });
+
+  it('a crafted pick of a hidden runbook id does not turn it into its name', async () => {
+    for (const next of ['executions', 'schedules']) {
+      const since = h.fake.state.ephemerals.length;
+      const actionId = `${ACTIONS.pickRunbook}_0`;
+      const message = {
+        type: 'message',
+        channel: 'C01OPS',
+        ts: `${Date.now() / 1000}`,
+        text: '',
+        blocks: [
+          {
+            type: 'actions',
+            elements: [{ type: 'button', action_id: actionId, value: JSON.stringify({ id: hidden[0]!.id, next }) }],
+          },
+        ],
+      } as unknown as FakeMessage;
+      await h.user(CAROL).act({ kind: 'message', message }, actionId);
+      const shown = await waitFor(
+        () => h.fake.state.ephemerals.slice(since).find((e) => e.user === CAROL),
+        `the answer to a ${next} pick`,
+      );
+      expect(JSON.stringify([shown.text, shown.blocks])).not.toContain(hidden[0]!.name);
+    }
+  });
 });

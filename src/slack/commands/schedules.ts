@@ -155,19 +155,20 @@ export async function showSchedules(
   notice: string | null = null,
 ): Promise<void> {
   const { deps } = ctx;
+  const visible = await visibleTo(ctx);
   let runbook: { id: string; name: string } | null = null;
   if (target.runbookId) {
     const known = await deps.catalog.get(target.runbookId).catch(() => null);
-    runbook = { id: target.runbookId, name: known?.name ?? '' };
+    // A button's runbook id is not sealed: a hidden runbook's name is not shown for it.
+    runbook = { id: target.runbookId, name: known && visible.runbook(known) ? known.name : '' };
   } else if (target.query) {
-    const resolution = await (await visibleTo(ctx)).resolve(target.query);
+    const resolution = await visible.resolve(target.query);
     if (resolution.kind !== 'match') {
       await ctx.respond({ ...buildRunbookChoice(target.query, resolution, 'schedules'), replaceOriginal });
       return;
     }
     runbook = { id: resolution.runbook.id, name: resolution.runbook.name };
   }
-  const visible = await visibleTo(ctx);
   const schedules: Schedule[] = [];
   for await (const schedule of deps.api.schedules.iterate({ pageSize: 100 })) {
     if (runbook && schedule.runbookId !== runbook.id) continue;

@@ -5,6 +5,7 @@ import { errorModal } from '../blocks/common.ts';
 import { decodeRunMetadata } from '../blocks/run-modal.ts';
 import { decodePick } from '../blocks/runbook-choice.ts';
 import { decodeListState } from '../blocks/runbook-list.ts';
+import { visibleTo } from '../commands/access.ts';
 import { showList, showRunbook } from '../commands/browse.ts';
 import { showExecutions } from '../commands/executions.ts';
 import { openRunModal, runModalView } from '../commands/run.ts';
@@ -65,9 +66,11 @@ export function registerActions(app: App, deps: SlackDeps): void {
       case 'schedules':
         return showSchedules(ctx, { runbookId: pick.id });
       case 'executions': {
+        // A pick value is not sealed: a hidden runbook's id must not turn into its name here.
         const runbook = await deps.catalog.get(pick.id);
+        const visible = runbook !== null && (await visibleTo(ctx)).runbook(runbook);
         return showExecutions(ctx, {
-          runbookQuery: runbook?.name ?? pick.id,
+          runbookQuery: visible ? runbook.name : pick.id,
           status: null,
           last: null,
           tokens: [],
