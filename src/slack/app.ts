@@ -12,6 +12,7 @@ import { registerCommands } from './listeners/commands.ts';
 import { registerEvents } from './listeners/events.ts';
 import { registerExecutionActions } from './listeners/execution-actions.ts';
 import { registerOptions } from './listeners/options.ts';
+import { registerOutputActions } from './listeners/output-actions.ts';
 import { registerScheduleActions } from './listeners/schedule-actions.ts';
 import { registerMetadataSeal } from './listeners/seal-metadata.ts';
 import { registerShortcuts } from './listeners/shortcuts.ts';
@@ -93,6 +94,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerCommands(app, deps);
   registerActions(app, deps);
   registerExecutionActions(app, deps);
+  registerOutputActions(app, deps);
   registerScheduleActions(app, deps);
   registerApprovalActions(app, deps);
   registerSubscriptionActions(app, deps);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-api.ts';
+import { checkView } from '../../src/slack/blocks/limits.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
 import { type Harness, modalContaining, QUICK_WATCH_ENV, startHarness, waitFor } from '../support/bot-harness.ts';
 
@@ -93,3 +94,41 @@ it('uploads a long output into the thread once, and not again after a restart', 
   expect(calls('files.getUploadURLExternal')).toHaveLength(1);
   expect(calls('files.completeUploadExternal')).toHaveLength(1);
 });
+
+it('Find in output shows the matching lines; Full output pages through all of it', { timeout: 30_000 }, async () => {
+  const card = messagesInCard();
+  const executionId = /`([0-9a-f-]{36})`/.exec(JSON.stringify(card.blocks))![1]!;
+  const output = (await h.runtime.api.executions.get(executionId)).output;
+  const wanted = output.split('\n').filter((l) => l.includes('500')).length;
+  expect(wanted).toBeGreaterThan(0);
+
+  await h.user().act({ kind: 'message', message: card }, 'execution_find');
+  const find = await waitFor(() => modalContaining(h, 'Lines containing'), 'the Find form');
+  const res = await h
+    .user()
+    .submit(find.id, { meta_find: { find_text: { type: 'plain_text_input', value: ' 500 ' } } });
+  // The bot answers the submission with the results under the form (response_action update).
+  const answer = (typeof res.body === 'string' ? JSON.parse(res.body) : res.body) as {
+    response_action: string;
+    view: Parameters<typeof checkView>[0];
+  };
+  expect(answer.response_action).toBe('update');
+  expect(checkView(answer.view)).toEqual([]);
+  const text = JSON.stringify(answer.view);
+  expect(text).toContain(`${wanted} lines contain`);
+  expect(text).toContain('`500`');
+  expect(text).not.toContain('Starting runbook');
+  h.fake.closeModal('U01ALICE');
+
+  await h.user().act({ kind: 'message', message: card }, 'execution_output');
+  const last = await waitFor(() => modalContaining(h, 'Page '), 'the last page');
+  const pages = Number(/Page (\d+) of (\d+)/.exec(JSON.stringify(last.view.blocks))![2]);
+  expect(JSON.stringify(last.view.blocks)).toContain(`Page ${pages} of ${pages}`);
+  expect(pages).toBeGreaterThan(1);
+  await h.user().act({ kind: 'view', view: last }, (el) => el.action_id === 'output_page_prev');
+  await waitFor(() => modalContaining(h, `Page ${pages - 1} of ${pages}`), 'the page before');
+});
+
+function messagesInCard(): FakeMessage {
+  return messagesIn('C01OPS').find((m) => m.text.startsWith('Collect Kubernetes Pod Logs succeeded'))!;
+}

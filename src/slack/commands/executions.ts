@@ -3,6 +3,7 @@
 import type { WebClient } from '@slack/web-api';
 import { NotFoundError } from '../../api/errors.ts';
 import type { ListExecutionsParams } from '../../api/runbook-api.ts';
+import type { Execution } from '../../api/schemas.ts';
 import type { Resolution } from '../../catalog/runbook-catalog.ts';
 import { maskExecutionInputs, SECRET_KEY } from '../../runs/execution-facts.ts';
 import { looksLikeFullId } from '../../runs/execution-ref.ts';
@@ -14,12 +15,8 @@ import {
   type ExecutionStatusFilter,
   type ExecutionsQuery,
 } from '../blocks/execution-list.ts';
-import {
-  buildExecutionNotFound,
-  buildExecutionStatus,
-  buildOutputModal,
-  parseExecutionInputs,
-} from '../blocks/execution-status.ts';
+import { buildExecutionNotFound, buildExecutionStatus, parseExecutionInputs } from '../blocks/execution-status.ts';
+import { buildOutputPage } from '../blocks/output-pages.ts';
 import { buildChoiceBlocks, buildRunbookChoice } from '../blocks/runbook-choice.ts';
 import type { SlackDeps } from '../deps.ts';
 import { describeFailure } from '../describe-failure.ts';
@@ -170,13 +167,18 @@ function notFoundSentence(err: unknown): string | null {
   return 'That execution no longer exists. Check the id in /runbook executions.';
 }
 
-/** The "Full output" button: a modal with the whole output (or its last part when very long). */
+/** An execution with its output, if the person may view its runbook (else a UserFacingError). */
+export async function loadVisibleExecution(ctx: HandlerContext, executionId: string): Promise<Execution> {
+  const execution = await ctx.deps.api.executions.get(executionId);
+  await assertVisible(ctx, execution.workflowName, null);
+  return execution;
+}
+
+/** The "Full output" button: a modal paging through the whole output, opened on its last page. */
 export async function openOutputModal(ctx: HandlerContext, executionId: string): Promise<void> {
-  await openFilledModal(ctx, loadingModal('Execution output', 'Loading the output…'), 'Execution output', async () => {
-    const execution = await ctx.deps.api.executions.get(executionId);
-    await assertVisible(ctx, execution.workflowName, null);
-    return buildOutputModal(execution);
-  });
+  await openFilledModal(ctx, loadingModal('Execution output', 'Loading the output…'), 'Execution output', async () =>
+    buildOutputPage(await loadVisibleExecution(ctx, executionId)),
+  );
 }
 
 export interface RerunTarget {
