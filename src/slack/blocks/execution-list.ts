@@ -21,6 +21,8 @@ export interface ExecutionsQuery {
   runbookQuery: string | null;
   status: ExecutionStatusFilter | null;
   last: ExecutionPeriod | null;
+  /** Only runs the person started (the executor is their email). */
+  mine?: boolean;
   /**
    * The page tokens that led to the current page, oldest first: the last one fetched it, so
    * Previous drops one and Next pushes the response's nextPageToken. [] = the first page.
@@ -41,6 +43,7 @@ export function encodeExecutionsQuery(query: ExecutionsQuery): string {
     ...(query.runbookName ? { n: query.runbookName } : query.runbookQuery ? { q: query.runbookQuery } : {}),
     ...(query.status ? { s: query.status } : {}),
     ...(query.last ? { l: query.last } : {}),
+    ...(query.mine ? { m: 1 } : {}),
     t: query.tokens,
     ...(query.historyCut ? { c: 1 } : {}),
   });
@@ -65,6 +68,7 @@ export function decodeExecutionsQuery(value: string | undefined): ExecutionsQuer
   }
   if (v.s === 'succeeded' || v.s === 'failed' || v.s === 'running') query.status = v.s;
   if (v.l === 'month' || v.l === 'year') query.last = v.l;
+  if (v.m === 1) query.mine = true;
   if (Array.isArray(v.t)) query.tokens = v.t.filter((t): t is string => typeof t === 'string');
   if (v.c === 1) query.historyCut = true;
   return query;
@@ -119,6 +123,7 @@ function describeFilters(query: ExecutionsQuery, runbookName: string | null): st
   const parts: string[] = [];
   if (runbookName) parts.push(`runbook *${escapeMrkdwn(truncate(runbookName, 150))}*`);
   if (query.status) parts.push(`status *${query.status}*`);
+  if (query.mine) parts.push('*only yours*');
   parts.push(query.last ? `last ${query.last}` : 'all time');
   return parts;
 }
@@ -151,6 +156,37 @@ function emptySentence(query: ExecutionsQuery, runbookName: string | null, moreP
       ? ' Try without `--status` or `--last`.'
       : ' Runs started with `/runbook run` show up here.';
   return `:mag: No executions${of}${status}${period}.${hint}`;
+}
+
+const STATUS_CHOICES: Array<[ExecutionStatusFilter | null, string]> = [
+  [null, 'All'],
+  ['succeeded', 'Succeeded'],
+  ['failed', 'Failed'],
+  ['running', 'Running'],
+];
+
+/**
+ * Status and "mine" filters as buttons (a button value carries the whole query; a select option's
+ * 150 characters would not). Changing a filter starts again from the first page. They share the paging
+ * action prefix, so the same listener serves them.
+ */
+function filterControls(query: ExecutionsQuery): KnownBlock {
+  const first = (q: ExecutionsQuery) => encodeExecutionsQuery({ ...q, tokens: [], historyCut: false });
+  const status = STATUS_CHOICES.map(([value, label]) =>
+    button(
+      label,
+      `${ACTIONS.executionsPage}_status_${value ?? 'all'}`,
+      first({ ...query, status: value }),
+      query.status === value ? { style: 'primary' } : {},
+    ),
+  );
+  const mine = button(
+    query.mine ? 'Everyone’s runs' : 'Only mine',
+    `${ACTIONS.executionsPage}_mine`,
+    first({ ...query, mine: !query.mine }),
+    query.mine ? { style: 'primary' } : {},
+  );
+  return { type: 'actions', block_id: 'executions_filters', elements: [...status, mine] };
 }
 
 export interface ExecutionListInput {
@@ -192,6 +228,7 @@ export function buildExecutionList(input: ExecutionListInput): SlackMessage {
   const next = page.nextPageToken ? nextQuery(state, page.nextPageToken) : null;
   if (next) paging.push(button('Next', `${ACTIONS.executionsPage}_next`, encodeExecutionsQuery(next)));
   if (paging.length > 0) blocks.push({ type: 'actions', block_id: 'executions_paging', elements: paging });
+  blocks.push(filterControls(state));
 
   const title = runbookName ? `Executions of ${runbookName}` : 'Executions';
   return { text: truncate(`${title}: ${rows.length} shown`, 3000), blocks };

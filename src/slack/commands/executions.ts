@@ -86,10 +86,13 @@ export async function showExecutions(
   // The filter grammar is not published, so a server may ignore it or match loosely (substrings):
   // never show a row that does not belong to the query.
   const visible = await visibleTo(ctx);
+  // "Only mine": runs whose executor is the person's email (what a run from Slack sends as userEmail).
+  const email = query.mine ? ((await ctx.deps.access.identity.emailOf(ctx.client, ctx.userId)) ?? '') : '';
   const items = page.items.filter(
     (e) =>
       (!runbookName || sameName(e.workflowName, runbookName)) &&
       (!query.status || e.executionStatus === STATUS_OF_FILTER[query.status]) &&
+      (!query.mine || (email !== '' && e.executor.toLowerCase() === email.toLowerCase())) &&
       visible.ref({ name: e.workflowName }),
   );
   const message = buildExecutionList({
