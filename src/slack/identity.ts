@@ -21,6 +21,7 @@ export interface IdentityOptions {
 export class Identity {
   readonly #o: IdentityOptions;
   readonly #emails = new Map<string, Cached<string | null>>();
+  readonly #userIds = new Map<string, Cached<string | null>>();
   #members: Cached<Map<string, Set<string>>> | null = null;
 
   constructor(options: IdentityOptions) {
@@ -45,6 +46,31 @@ export class Identity {
     if (this.#emails.size > 10_000) this.#emails.clear();
     this.#emails.set(userId, { value: email, at: (this.#o.now ?? Date.now)() });
     return email;
+  }
+
+  /** Slack user id for an email (needs users:read.email), so people are mentioned, not emailed; null when Slack does not know it. Never throws. */
+  async userIdByEmail(client: WebClient, email: string): Promise<string | null> {
+    const key = email.trim().toLowerCase();
+    if (!key.includes('@')) return null;
+    const hit = this.#userIds.get(key);
+    if (hit && this.#fresh(hit.at)) return hit.value;
+    let userId: string | null = null;
+    try {
+      const res = await client.users.lookupByEmail({ email: key });
+      userId = res.user?.id ?? null;
+    } catch {
+      // users_not_found (an API key's user, someone outside this workspace): shown by email.
+    }
+    if (this.#userIds.size > 10_000) this.#userIds.clear();
+    this.#userIds.set(key, { value: userId, at: (this.#o.now ?? Date.now)() });
+    return userId;
+  }
+
+  /** email → Slack user id for the emails Slack knows (looked up at once, cached). */
+  async peopleByEmail(client: WebClient, emails: readonly string[]): Promise<Map<string, string>> {
+    const unique = [...new Set(emails.map((e) => e.trim().toLowerCase()).filter((e) => e.includes('@')))];
+    const found = await Promise.all(unique.map(async (e) => [e, await this.userIdByEmail(client, e)] as const));
+    return new Map(found.filter((f): f is readonly [string, string] => f[1] !== null));
   }
 
   /**

@@ -19,6 +19,7 @@ const SCOPES: Record<string, string[]> = {
   'conversations.history': ['channels:history', 'groups:history', 'im:history'],
   'conversations.replies': ['channels:history', 'groups:history', 'im:history'],
   'users.info': ['users:read', 'users:read.email'],
+  'users.lookupByEmail': ['users:read.email'],
   'usergroups.users.list': ['usergroups:read'],
   'views.open': [],
   'views.update': [],

@@ -10,7 +10,7 @@ import { ACTIONS } from '../ids.ts';
 import { button, when } from './common.ts';
 import { STATUS_EMOJI, STATUS_WORD } from './execution-card.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, plainText, truncate } from './mrkdwn.ts';
-import { personText } from './people.ts';
+import { emailPerson, type PeopleByEmail, personText } from './people.ts';
 
 export interface AppHomeInput {
   executions: Execution[] | unknown;
@@ -20,6 +20,8 @@ export interface AppHomeInput {
   awaitingApproval?: readonly AwaitingApproval[] | unknown;
   /** Runs this person started, newest first; omitted: the section is not shown. */
   myRuns?: Execution[] | unknown;
+  /** Executors Slack knows by email, shown as mentions. */
+  people?: PeopleByEmail;
 }
 
 /** A request waiting for this person, with where its quorum stands. */
@@ -104,12 +106,12 @@ function failed(what: string, err: unknown): KnownBlock {
   };
 }
 
-function executionLines(executions: Execution[]): KnownBlock[] {
+function executionLines(executions: Execution[], people?: PeopleByEmail): KnownBlock[] {
   if (executions.length === 0) return [{ type: 'context', elements: [mrkdwnText('No executions yet.')] }];
   return executions.slice(0, 8).map((e) => ({
     type: 'section',
     text: mrkdwnText(
-      `${STATUS_EMOJI[e.executionStatus]} *${escapeMrkdwn(truncate(e.workflowName || e.id, 120))}* ${STATUS_WORD[e.executionStatus]} · ${when(e.startTime ?? e.createTime, '—')} · ${escapeMrkdwn(truncate(e.executor || 'unknown', 80))}`,
+      `${STATUS_EMOJI[e.executionStatus]} *${escapeMrkdwn(truncate(e.workflowName || e.id, 120))}* ${STATUS_WORD[e.executionStatus]} · ${when(e.startTime ?? e.createTime, '—')} · ${e.executor ? personText(emailPerson(e.executor, people)) : 'unknown'}`,
     ),
     accessory: button('Details', ACTIONS.executionStatus, e.id),
   }));
@@ -150,7 +152,7 @@ export function buildAppHome(input: AppHomeInput): HomeView {
     ...personalSections(input),
     { type: 'header', text: plainText('Recent executions', 150) },
     ...(Array.isArray(input.executions)
-      ? executionLines(input.executions as Execution[])
+      ? executionLines(input.executions as Execution[], input.people)
       : [failed('executions', input.executions)]),
     { type: 'divider' },
     { type: 'header', text: plainText('Schedules', 150) },

@@ -9,6 +9,7 @@ import { button, type SlackMessage, when } from './common.ts';
 import { STATUS_EMOJI, STATUS_WORD } from './execution-card.ts';
 import { executionDuration, executionTypeWord } from './execution-status.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, plainText, truncate } from './mrkdwn.ts';
+import { emailPerson, type PeopleByEmail, personText } from './people.ts';
 
 export const EXECUTIONS_PAGE_SIZE = 10;
 
@@ -128,11 +129,11 @@ function describeFilters(query: ExecutionsQuery, runbookName: string | null): st
   return parts;
 }
 
-function executionRow(execution: Execution, nowMs: number | undefined): KnownBlock {
+function executionRow(execution: Execution, nowMs: number | undefined, people?: PeopleByEmail): KnownBlock {
   const status = execution.executionStatus;
   const name = execution.workflowName ? escapeMrkdwn(truncate(execution.workflowName, 150)) : '_unnamed runbook_';
   const type = executionTypeWord(execution.executionType);
-  const who = execution.executor ? escapeMrkdwn(truncate(execution.executor, 100)) : '_unknown_';
+  const who = execution.executor ? personText(emailPerson(execution.executor, people)) : '_unknown_';
   const lines = [
     `${STATUS_EMOJI[status]} *${name}*${type ? ` · ${type}` : ''} · ${STATUS_WORD[status]}`,
     `by ${who} · started ${when(execution.startTime ?? execution.createTime, '—')} · ${executionDuration(execution, nowMs)}`,
@@ -196,6 +197,8 @@ export interface ExecutionListInput {
   runbookName: string | null;
   /** Epoch ms, for "running for …". */
   nowMs?: number;
+  /** Executors Slack knows by email, shown as mentions. */
+  people?: PeopleByEmail;
 }
 
 export function buildExecutionList(input: ExecutionListInput): SlackMessage {
@@ -217,7 +220,7 @@ export function buildExecutionList(input: ExecutionListInput): SlackMessage {
   if (rows.length === 0) {
     blocks.push({ type: 'section', text: mrkdwnText(emptySentence(query, runbookName, page.nextPageToken !== '')) });
   } else {
-    for (const execution of rows) blocks.push(executionRow(execution, input.nowMs));
+    for (const execution of rows) blocks.push(executionRow(execution, input.nowMs, input.people));
   }
 
   // Paging carries the resolved name so the next page does not resolve the typed query again.

@@ -20,6 +20,15 @@ export function personText(person: PersonRef | null | undefined, unknown = 'some
   return email ? escapeMrkdwn(truncate(email, 120)) : unknown;
 }
 
+/** Emails Slack knows, lowercased → user id (from Identity.peopleByEmail); builders take it to mention people. */
+export type PeopleByEmail = ReadonlyMap<string, string>;
+
+/** Someone the Runbook API knows by email (an executor): a mention when Slack knows the email. */
+export function emailPerson(email: string | null | undefined, people?: PeopleByEmail): PersonRef {
+  const userId = email ? people?.get(email.trim().toLowerCase()) : undefined;
+  return { userId: userId ?? null, email: email ?? null };
+}
+
 /** Several people, "a, b and c"; `none` when the list is empty. */
 export function peopleText(people: readonly PersonRef[], none = '—'): string {
   const parts = people.map((p) => personText(p));

@@ -100,6 +100,10 @@ export async function showExecutions(
     query,
     runbookName,
     nowMs: ctx.deps.now(),
+    people: await ctx.deps.access.identity.peopleByEmail(
+      ctx.client,
+      items.map((e) => e.executor),
+    ),
   });
   await ctx.respond({ ...message, replaceOriginal });
 }

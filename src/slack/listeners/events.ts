@@ -45,9 +45,14 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
     awaitingApprovalBy(deps, actor).catch((err: unknown) => err),
     yourRecentRuns(deps, actor.email).catch((err: unknown) => err),
   ]);
+  const people = await deps.access.identity.peopleByEmail(
+    client,
+    Array.isArray(executions) ? (executions as Execution[]).map((e) => e.executor) : [],
+  );
   await client.views.publish({
     user_id: userId,
     view: buildAppHome({
+      people,
       executions: Array.isArray(executions)
         ? executions.filter((e) => visible.ref({ name: e.workflowName }))
         : executions,

@@ -145,3 +145,25 @@ describe('people and proxies are written one way', () => {
     expect(proxyText({ id: 'proxy-<x>' })).toBe('proxy-&lt;x&gt;');
   });
 });
+
+describe('executors Slack knows are mentioned', () => {
+  it('in the executions list and App Home, by email lookup; others stay emails', async () => {
+    const { buildExecutionList } = await import('../../../../src/slack/blocks/execution-list.ts');
+    const { buildAppHome } = await import('../../../../src/slack/blocks/app-home.ts');
+    const items = [execution({ executor: 'Alice@Example.com' }), execution({ id: 'e2', executor: 'bot@api' })];
+    const people = new Map([['alice@example.com', 'U01ALICE']]);
+    const list = JSON.stringify(
+      buildExecutionList({
+        page: { items, nextPageToken: '', pageCount: 1, statusTable: {} },
+        query: { runbookQuery: null, status: null, last: null, tokens: [] },
+        runbookName: null,
+        people,
+      }).blocks,
+    );
+    expect(list).toContain('by <@U01ALICE>');
+    expect(list).toContain('by bot@api');
+    const home = JSON.stringify(buildAppHome({ executions: items, schedules: [], now: 0, people }).blocks);
+    expect(home).toContain('<@U01ALICE>');
+    expect(home).not.toContain('Alice@Example.com');
+  });
+});
