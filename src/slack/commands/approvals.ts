@@ -47,8 +47,8 @@ function messagesOf(
       edit: ask.schedule.scheduleId !== null,
     };
     return {
-      request: buildScheduleApprovalRequest(approval, approvers, text),
-      notice: buildScheduleApprovalNotice(approval, approvers, text),
+      request: buildScheduleApprovalRequest(approval, approvers, text, options),
+      notice: buildScheduleApprovalNotice(approval, approvers, text, options),
     };
   }
   return {
