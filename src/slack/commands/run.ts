@@ -165,8 +165,15 @@ export async function renderRunResult(
       return;
     case 'approval-requested': {
       await publishApprovalRequest(deps, client, result.approval, result.need);
-      // Where they submitted (besides the DM copy): who it waits for, and until when.
-      await audience.tell(buildWaitingForApproval(result.approval, describeApprovers(result.need)));
+      // Where they submitted (besides the DM copy): who it waits for, and until when. The form may send
+      // the result elsewhere; the notice goes where the person was typing.
+      const waiting = buildWaitingForApproval(result.approval, describeApprovers(result.need));
+      if (actor.channelId && actor.channelId !== actor.destinationChannel) {
+        await postToConversation(client, deps.logger, actor.channelId, actor.userId, {
+          ...waiting,
+          ephemeralTo: actor.userId,
+        });
+      } else await audience.tell(waiting);
       return;
     }
     case 'refused':
