@@ -8,8 +8,11 @@ import { type SandboxHarness, startSandboxHarness } from '../support/sandbox-har
 
 const ARTIFACTS = 'test-results/e2e';
 const UI_TIMEOUT = 10_000;
-/** Screenshots the README shows (committed). */
-const SCREENSHOTS = 'test/e2e/screenshots';
+/**
+ * Screenshots the README shows: written into the repository only with UPDATE_SCREENSHOTS=1 (so a test
+ * run leaves the work tree clean); otherwise next to the other artifacts.
+ */
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? 'test/e2e/screenshots' : ARTIFACTS;
 
 let s: SandboxHarness;
 let page: Page;
