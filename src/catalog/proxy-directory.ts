@@ -47,6 +47,12 @@ export class ProxyDirectory {
     return { options, initial };
   }
 
+  /** The one display name of a proxy (configured, else seen on a schedule), so every screen says the same; null: unknown. */
+  nameOf(id: string): string | null {
+    const known = this.#options.configured.find((p) => p.id === id) ?? this.#seen.find((p) => p.id === id);
+    return known?.name && known.name !== id ? known.name : null;
+  }
+
   /** Remember a proxy seen elsewhere (a schedule we just created, say). */
   remember(proxy: RunbookProxy): void {
     if (proxy.id && !this.#seen.some((p) => p.id === proxy.id)) this.#seen.push(proxy);

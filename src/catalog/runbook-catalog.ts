@@ -5,6 +5,7 @@
 import { distance as levenshtein } from 'fastest-levenshtein';
 import type { RunbookApi } from '../api/runbook-api.ts';
 import type { CountEntry, Workflow } from '../api/schemas.ts';
+import { rankByRelevance } from './relevance.ts';
 
 export type Resolution =
   | { kind: 'match'; runbook: Workflow }
@@ -95,13 +96,15 @@ export class RunbookCatalog {
     await this.#ensure();
     const category = query.category ? normalizeCategory(query.category, this.#categoryNames()) : null;
     const words = query.words.toLowerCase().split(/\s+/).filter(Boolean);
-    const matches = this.#entries.filter(
+    const filtered = this.#entries.filter(
       (e) =>
         (query.scope === 'all' || e.isService === (query.scope === 'service')) &&
         (category === null || e.runbook.categories.includes(category)) &&
         words.every((w) => e.haystack.includes(w)) &&
         (query.visible?.(e.runbook) ?? true),
     );
+    // Searched: name matches before description matches before tag matches (see relevance.ts).
+    const matches = rankByRelevance(filtered, words, (e) => e.runbook);
     const pageCount = Math.max(1, Math.ceil(matches.length / query.pageSize));
     const page = Math.min(Math.max(0, query.page), pageCount - 1);
     return {

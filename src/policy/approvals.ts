@@ -3,8 +3,11 @@
 // overdue. A request is either a run or a schedule (a schedule of a runbook that needs approval is
 // created only when its request is approved). What happens on approval (the run, the schedule) is a
 // use case in src/runs/, which calls this; nothing here knows Slack or the Runbook API.
+
+import type { CardInputs } from '../forms/labelled-inputs.ts';
 import type { Approval, Store } from '../store/store.ts';
 import type { AuditLog } from './audit-log.ts';
+import { isQuorum, type Quorum } from './quorum.ts';
 
 /** The schedule a request asks for (absent: the request is for a run now). */
 export interface ScheduleAsk {
@@ -65,8 +68,10 @@ export interface NewRequest {
   runbookName: string;
   proxyId: string;
   ask: ApprovalAsk;
-  /** The same parameters with secrets masked (shown to approvers, logged). */
-  paramsMasked: Record<string, unknown>;
+  /** The same parameters with secrets masked (shown to approvers, logged): under their titles, or plain. */
+  paramsMasked: CardInputs;
+  /** What it takes to approve (distinct approvers, groups to cover); absent: one approver. */
+  quorum?: Quorum | null;
   requesterId: string;
   requesterTeam: string | null;
   /** Where the result goes ('' → a DM to the requester). */
@@ -88,6 +93,7 @@ export async function createRequest(deps: ApprovalRecords, request: NewRequest, 
       requesterTeam: request.requesterTeam,
       channel: request.channel ?? '',
       expiresAt: now + deps.approvalTtlMs,
+      quorum: isQuorum(request.quorum) ? request.quorum : null,
     },
     now,
   );

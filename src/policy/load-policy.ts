@@ -50,7 +50,9 @@ export function policyGroups(policy: Policy): string[] {
   const lists = [
     ...(f.rules ?? []).map((rule) => rule.groups),
     ...(f.approvals ?? []).map((rule) => rule.approvers?.groups),
+    ...(f.approvals ?? []).map((rule) => rule.quorum?.oneFromEach),
     f.approvers?.groups,
+    f.quorum?.oneFromEach,
   ];
   for (const list of lists) for (const group of list ?? []) groups.add(group);
   return [...groups];

@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import { mention } from '../mentions.ts';
+import { combineQuorums, type Quorum, SINGLE_APPROVER } from './quorum.ts';
 
 export const ACTIONS = ['view', 'run', 'schedule', 'approve', 'audit'] as const;
 export type PolicyAction = (typeof ACTIONS)[number];
@@ -45,11 +46,22 @@ const Rule = z
   })
   .strict();
 
+/** "Two approvals", "one from each of these groups": distinct approvers a request needs. */
+const QuorumRule = z
+  .object({
+    /** Distinct approvers needed (default 1). */
+    approvals: z.number().int().min(1).max(10).optional(),
+    /** User group ids of which one approver each is needed (a different person per group). */
+    oneFromEach: groupIds,
+  })
+  .strict();
+
 const ApprovalRule = z
   .object({
     name: z.string().min(1),
     runbooks: RunbookSelector.optional(),
     approvers: People.optional(),
+    quorum: QuorumRule.optional(),
   })
   .strict();
 
@@ -64,6 +76,8 @@ export const PolicyFile = z
     approvals: z.array(ApprovalRule).optional(),
     /** Approvers of runbooks the API marks requiresApproval (and of approval rules without their own). */
     approvers: People.optional(),
+    /** Quorum of runbooks the API marks requiresApproval (approval rules may set their own). */
+    quorum: QuorumRule.optional(),
     /** Only the person who created a schedule in Slack may edit or delete it. */
     scheduleOwnersOnly: z.boolean().optional(),
   })
@@ -101,6 +115,12 @@ export interface ApprovalNeed {
   /** Empty lists = anyone allowed to approve (except the requester). */
   approverUsers: string[];
   approverGroups: string[];
+  /** How many distinct approvers (and from which groups) it takes; the strictest of the matching rules. */
+  quorum: Quorum;
+}
+
+function toQuorum(rule: { approvals?: number | undefined; oneFromEach?: string[] | undefined } | undefined): Quorum {
+  return { count: rule?.approvals ?? 1, eachOf: [...(rule?.oneFromEach ?? [])] };
 }
 
 function globToRegExp(glob: string): RegExp {
@@ -200,16 +220,27 @@ export class Policy {
       for (const u of p?.users ?? []) users.add(u);
       for (const g of p?.groups ?? []) groups.add(g);
     };
+    let quorum: Quorum = SINGLE_APPROVER;
     if (runbook.requiresApproval) {
       reasons.push('the runbook requires approval');
       addPeople(this.file.approvers);
+      quorum = combineQuorums(quorum, toQuorum(this.file.quorum));
     }
     for (const rule of this.file.approvals ?? []) {
       if (!matchesRunbook(rule.runbooks, runbook)) continue;
       reasons.push(`rule “${rule.name}”`);
       addPeople(rule.approvers ?? this.file.approvers);
+      quorum = combineQuorums(quorum, toQuorum(rule.quorum ?? this.file.quorum));
     }
-    return { required: reasons.length > 0, reasons, approverUsers: [...users], approverGroups: [...groups] };
+    // Approvers from a required group may approve even when the rule lists other people.
+    if (users.size > 0 || groups.size > 0) for (const g of quorum.eachOf) groups.add(g);
+    return {
+      required: reasons.length > 0,
+      reasons,
+      approverUsers: [...users],
+      approverGroups: [...groups],
+      quorum,
+    };
   }
 
   /** May `subject` approve the request of `requesterId` to run `runbook`? Never their own. */

@@ -3,6 +3,7 @@
 // schedule. The records themselves live in src/policy/approvals.ts; this is what approving *does*.
 import type { Workflow } from '../api/schemas.ts';
 import { decodeAsk, expireRequests } from '../policy/approvals.ts';
+import { evaluateQuorum, isQuorum, type QuorumState, SINGLE_APPROVER } from '../policy/quorum.ts';
 import type { Approval } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
@@ -21,7 +22,66 @@ export type DecisionResult =
       outcome: { kind: 'run'; result: RunResult } | { kind: 'schedule'; result: ScheduleResult };
     }
   | { kind: 'rejected'; approval: Approval }
+  /** A quorum request: this approval is recorded, more are needed (or this person had already approved). */
+  | { kind: 'voted'; approval: Approval; progress: QuorumState; again: boolean }
   | Refusal;
+
+/** Where a request's quorum stands (a request without one needs its single approver). */
+export async function approvalProgress(deps: RunsDeps, approval: Approval): Promise<QuorumState> {
+  const votes = await deps.access.store.approvals.votes(approval.id);
+  const approvers = votes.length || !approval.decidedBy ? votes : [{ userId: approval.decidedBy, groups: [], at: 0 }];
+  return evaluateQuorum(approval.quorum ?? SINGLE_APPROVER, approvers);
+}
+
+/**
+ * With a quorum, the click is a vote: recorded once per person while the request is open. Only the click
+ * that finds the quorum met goes on to decide (and the store's compare-and-set still picks one winner
+ * when the last two approvals land at once). Returns null when the quorum is met by this vote.
+ */
+async function voteTowardsQuorum(
+  deps: RunsDeps,
+  approver: Actor,
+  approval: Approval,
+): Promise<Extract<DecisionResult, { kind: 'voted' | 'already' }> | null> {
+  const store = deps.access.store.approvals;
+  const added = await store.vote(approval.id, approver.userId, approver.groups, deps.now());
+  const current = (await store.get(approval.id)) ?? approval;
+  if (!added && current.state !== 'pending') return { kind: 'already', approval: current };
+  const progress = evaluateQuorum(approval.quorum ?? SINGLE_APPROVER, await store.votes(approval.id));
+  if (progress.met) return null;
+  await auditDecision(
+    deps,
+    approver,
+    approval,
+    'approval.vote',
+    'ok',
+    `${progress.approvers.length} approved; ${progress.missingCount} more needed${progress.missingGroups.length ? ` (from ${progress.missingGroups.join(', ')})` : ''}`,
+    null,
+  );
+  return { kind: 'voted', approval: current, progress, again: !added };
+}
+
+/** The audit record of an approver's decision (or vote) on a request. */
+function auditDecision(
+  deps: RunsDeps,
+  approver: Actor,
+  approval: Approval,
+  action: string,
+  outcome: 'ok' | 'error',
+  detail: string | null,
+  tid: string | null,
+): Promise<void> {
+  return deps.access.audit.record({
+    userId: approver.userId,
+    teamId: approver.teamId,
+    channel: approver.channelId,
+    action,
+    target: `approval ${approval.id} (${approval.runbookName})`,
+    outcome,
+    detail,
+    tid,
+  });
+}
 
 type Loaded = { done: DecisionResult } | { approval: Approval; runbook: Workflow };
 
@@ -54,6 +114,12 @@ export async function approveRequest(
   const loaded = await load(deps, approver, approvalId, 'approval.approve');
   if ('done' in loaded) return loaded.done;
   const { approval, runbook } = loaded;
+  let approvedBy: string | string[] = approver.userId;
+  if (isQuorum(approval.quorum)) {
+    const pending = await voteTowardsQuorum(deps, approver, approval);
+    if (pending) return pending;
+    approvedBy = (await approvalProgress(deps, approval)).approvers;
+  }
   // The compare-and-set is what makes a double click (or two replicas) produce one run.
   const won = await deps.access.store.approvals.decide(approval.id, 'approved', approver.userId, null, deps.now());
   if (!won) return { kind: 'lost', approval: (await deps.access.store.approvals.get(approval.id)) ?? approval };
@@ -83,7 +149,7 @@ export async function approveRequest(
       deps.now(),
     );
   } else {
-    const result = await startRun(deps, requester, request, { requestId: approval.id, approvedBy: approver.userId });
+    const result = await startRun(deps, requester, request, { requestId: approval.id, approvedBy });
     outcome = { kind: 'run', result };
     ok = result.kind === 'started';
     const ids = result.kind === 'started' ? result.run.executionIds : [];
@@ -91,16 +157,7 @@ export async function approveRequest(
     tid = result.kind === 'started' ? result.tid : null;
     await deps.access.store.approvals.setRunResult(approval.id, ids, ok ? null : 'the run did not start', deps.now());
   }
-  await deps.access.audit.record({
-    userId: approver.userId,
-    teamId: approver.teamId,
-    channel: approver.channelId,
-    action: 'approval.approve',
-    target: `approval ${approval.id} (${approval.runbookName})`,
-    outcome: ok ? 'ok' : 'error',
-    detail,
-    tid,
-  });
+  await auditDecision(deps, approver, approval, 'approval.approve', ok ? 'ok' : 'error', detail, tid);
   return { kind: 'approved', approval: (await deps.access.store.approvals.get(approval.id)) ?? approval, outcome };
 }
 
@@ -114,16 +171,15 @@ export async function rejectRequest(
   if ('done' in loaded) return loaded.done;
   const { approval } = loaded;
   const won = await deps.access.store.approvals.decide(approval.id, 'rejected', approver.userId, reason, deps.now());
-  await deps.access.audit.record({
-    userId: approver.userId,
-    teamId: approver.teamId,
-    channel: approver.channelId,
-    action: 'approval.reject',
-    target: `approval ${approval.id} (${approval.runbookName})`,
-    outcome: won ? 'ok' : 'error',
-    detail: won ? `reason: ${reason}` : 'already decided',
-    tid: null,
-  });
+  await auditDecision(
+    deps,
+    approver,
+    approval,
+    'approval.reject',
+    won ? 'ok' : 'error',
+    won ? `reason: ${reason}` : 'already decided',
+    null,
+  );
   const now = (await deps.access.store.approvals.get(approval.id)) ?? approval;
   return won ? { kind: 'rejected', approval: now } : { kind: 'lost', approval: now };
 }
@@ -134,4 +190,35 @@ export function expireApprovals(deps: RunsDeps): Promise<Approval[]> {
     { store: deps.access.store, audit: deps.access.audit, approvalTtlMs: deps.access.approvalTtlMs },
     deps.now(),
   );
+}
+
+/** A request this person could approve now, with where its quorum stands. */
+export interface AwaitingRequest {
+  approval: Approval;
+  missingCount: number;
+}
+
+/**
+ * Open requests the actor may approve (view implied, never their own) and has not approved yet, oldest
+ * first: App Home's "Waiting for your approval". Judged without a channel, like the rest of App Home;
+ * nothing is audited (listing is not acting).
+ */
+export async function awaitingApprovalBy(deps: RunsDeps, actor: Actor, limit = 50): Promise<AwaitingRequest[]> {
+  const subject = { userId: actor.userId, groups: actor.groups, channelId: null };
+  const out: AwaitingRequest[] = [];
+  for (const approval of await deps.access.store.approvals.listPending(deps.now(), limit)) {
+    if (approval.requesterId === actor.userId) continue;
+    const runbook = await deps.catalog.get(approval.runbookId).catch(() => null);
+    if (!runbook) continue;
+    const facts = runbookFacts(deps, runbook);
+    if (!deps.access.policy.decide('view', subject, facts).allowed) continue;
+    if (!deps.access.policy.canApprove(subject, facts, approval.requesterId).allowed) continue;
+    const votes = await deps.access.store.approvals.votes(approval.id);
+    if (votes.some((v) => v.userId === actor.userId)) continue;
+    out.push({
+      approval,
+      missingCount: evaluateQuorum(approval.quorum ?? SINGLE_APPROVER, votes).missingCount,
+    });
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 // The watcher's side of a run, as the use cases see it. The contract lives here (below both the Slack
 // layer and src/watch) so the watcher implements it without importing Slack code.
 import type { Execution } from '../api/schemas.ts';
+import type { CardInputs } from '../forms/labelled-inputs.ts';
 import type { Watch } from '../store/store.ts';
 
 /** A run started through a use case, as the watcher needs to know it. */
@@ -8,19 +9,21 @@ export interface StartedRun {
   runbookId: string;
   runbookName: string;
   proxyId: string;
+  /** The proxy's display name, when the directory knows it. */
+  proxyName?: string | null;
   startedBy: string | null;
   teamId: string | null;
-  /** Inputs with secrets masked. */
-  inputs: Record<string, unknown>;
+  /** Inputs with secrets masked: under their schema titles (labelInputs), or a plain object. */
+  inputs: CardInputs;
   executionIds: string[];
   /** Where the live message goes (null → DM to startedBy). */
   channel: string | null;
-  /** Who approved it, when it followed an approval. */
-  approvedBy?: string;
   /** The thread the run was started from (a mention in a thread): the live card goes there. */
   threadTs?: string | null;
   /** Permalink of the message the run was started from (message shortcut), shown on the card. */
   sourceLink?: string | null;
+  /** Who approved it (everyone in a quorum), when it followed an approval. */
+  approvedBy?: string | readonly string[];
 }
 
 /** Told when a run starts (before anything is posted) and when its message is up. */

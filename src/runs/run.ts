@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { ConnectionError, describeApiError, InvalidIdError, NotFoundError, RunbookApiError } from '../api/errors.ts';
 import type { Schedule, Workflow } from '../api/schemas.ts';
 import { parseInputSchema } from '../forms/input-schema.ts';
+import { labelInputs } from '../forms/labelled-inputs.ts';
 import { maskSecrets } from '../forms/secrets.ts';
 import { createRequest, type ScheduleAsk } from '../policy/approvals.ts';
 import type { ApprovalNeed } from '../policy/policy.ts';
@@ -59,17 +60,19 @@ export function maskedParams(runbook: Workflow, params: Record<string, unknown>)
 
 /**
  * May the actor open the run form of this runbook (run, re-run, "Try again", the picker)? The same gate
- * as a run, without taking from the run limit; a denial is audited as `run.open`.
+ * as a run, without taking from the run limit; a denial is audited as `run.open` (or `auditAction`:
+ * Run now's confirmation is audited as the Run now it would be).
  */
 export async function checkRunForm(
   deps: RunsDeps,
   actor: Actor,
   runbook: Workflow,
+  auditAction = 'run.open',
 ): Promise<Refusal | { kind: 'ok'; need: ApprovalNeed }> {
   const verdict = await gate(deps, actor, {
     intent: 'open-run',
     runbook: runbookFacts(deps, runbook),
-    auditAction: 'run.open',
+    auditAction,
   });
   if (!verdict.allowed) return { kind: 'refused', reason: verdict.reason, sentence: verdict.sentence };
   return { kind: 'ok', need: verdict.approval };
@@ -161,7 +164,8 @@ export function askApproval(
       runbookName: request.runbook.name,
       proxyId: request.proxyId,
       ask: schedule ? { kind: 'schedule', params: request.params, schedule } : { kind: 'run', params: request.params },
-      paramsMasked: maskedParams(request.runbook, request.params),
+      paramsMasked: labelInputs(parseInputSchema(request.runbook.inputSchema), request.params),
+      quorum: deps.access.policy.approvalFor(runbookFacts(deps, request.runbook)).quorum,
       requesterId: actor.userId,
       requesterTeam: actor.teamId,
       channel: actor.destinationChannel,
@@ -179,7 +183,7 @@ export async function startRun(
   deps: RunsDeps,
   actor: Actor,
   request: RunRequest,
-  approval: { requestId: string; approvedBy: string } | null = null,
+  approval: { requestId: string; approvedBy: string | readonly string[] } | null = null,
 ): Promise<RunResult> {
   const { runbook, proxyId, params } = request;
   const masked = maskedParams(runbook, params);
@@ -245,16 +249,17 @@ export async function startRun(
   }
   await audit(
     'ok',
-    `executions ${executionIds.join(', ')}; proxy ${proxyId}; inputs ${JSON.stringify(masked)}${approval ? `; approved by ${approval.approvedBy}` : ''}`,
+    `executions ${executionIds.join(', ')}; proxy ${proxyId}; inputs ${JSON.stringify(masked)}${approval ? `; approved by ${[approval.approvedBy].flat().join(', ')}` : ''}`,
     tid,
   );
   const run: StartedRun = {
     runbookId: runbook.id,
     runbookName: runbook.name,
     proxyId,
+    proxyName: deps.proxies.nameOf(proxyId),
     startedBy: actor.userId,
     teamId: actor.teamId,
-    inputs: masked,
+    inputs: labelInputs(parseInputSchema(runbook.inputSchema), params),
     executionIds,
     channel: actor.destinationChannel,
     ...(approval ? { approvedBy: approval.approvedBy } : {}),

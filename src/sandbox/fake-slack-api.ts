@@ -24,6 +24,7 @@ import {
   type TriggerGrant,
 } from './fake-slack-context.ts';
 import { directoryMethods } from './fake-slack-directory.ts';
+import { fileMethods, receiveUpload, UPLOAD_PATH } from './fake-slack-files.ts';
 import {
   type FunctionDefinition,
   functionMethods,
@@ -177,6 +178,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const responseUrls = new Map<string, ResponseUrlGrant>();
   let faults: FakeSlackFaults = {};
   let origin = '';
+  const files = fileMethods(() => origin);
 
   const ctx: MethodContext = {
     state,
@@ -206,6 +208,22 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     }
     if (url.pathname.startsWith('/api/')) {
       answerApiCall(url.pathname.slice('/api/'.length), url, req, raw, res);
+      return;
+    }
+    if (url.pathname.startsWith(UPLOAD_PATH) && req.method === 'POST') {
+      const answer = receiveUpload(ctx, url.pathname.slice(UPLOAD_PATH.length), raw);
+      res.writeHead(answer.status, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(answer.text);
+      return;
+    }
+    const fileId = url.pathname.match(/^\/files\/(F[A-Z0-9]+)$/)?.[1];
+    if (fileId !== undefined && req.method === 'GET') {
+      const file = state.files[fileId];
+      if (!file?.shared || file.content === null) sendJson(res, 404, { ok: false, error: 'file_not_found' });
+      else {
+        res.writeHead(200, { 'content-type': `${file.mimetype}; charset=utf-8` });
+        res.end(file.content);
+      }
       return;
     }
     const responseUrlId = url.pathname.match(/^\/(?:commands|actions)\/(.+)$/)?.[1];
@@ -262,7 +280,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     } else if (!token) body = fail('not_authed');
     else if (!tokenAccepted(token, options.botToken) && !isFunctionToken(state, token)) body = fail('invalid_auth');
     else {
-      const handler = METHODS[method];
+      const handler = METHODS[method] ?? files[method];
       body = handler ? handler(ctx, args) : fail('unknown_method', { req_method: method });
     }
     record(200, body);

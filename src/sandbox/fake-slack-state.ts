@@ -35,6 +35,23 @@ export interface FakeMessageRevision {
   replaced_at: string;
 }
 
+/** A file uploaded with files.getUploadURLExternal (+ POST + files.completeUploadExternal). */
+export interface FakeFile {
+  id: string;
+  name: string;
+  title: string;
+  size: number;
+  mimetype: string;
+  filetype: string;
+  created: number;
+  user: string;
+  /** The uploaded text; null until the bytes were POSTed to the upload URL. */
+  content: string | null;
+  /** Set by files.completeUploadExternal. */
+  shared: boolean;
+  url_private: string;
+}
+
 export interface FakeMessage {
   type: 'message';
   channel: string;
@@ -49,6 +66,8 @@ export interface FakeMessage {
   attachments?: unknown[];
   metadata?: unknown;
   reply_broadcast?: boolean;
+  /** Files shared with this message (files.completeUploadExternal). */
+  files?: FakeFile[];
   edited?: { user: string; ts: string };
   /** Earlier revisions, oldest first (chat.update / response_url replace_original). */
   history: FakeMessageRevision[];
@@ -132,6 +151,8 @@ export interface FakeSlackState {
   calls: ApiCall[];
   /** User groups (usergroups.users.list): id → handle and members. */
   usergroups: Record<string, { handle: string; users: string[] }>;
+  /** Files by id, from files.getUploadURLExternal on. */
+  files: Record<string, FakeFile>;
   /** Workflow Builder custom-step runs (function_executed sent, completeSuccess/completeError). */
   functionExecutions: Record<string, FakeFunctionExecution>;
 }
@@ -239,6 +260,7 @@ export function createState(options: {
     modalStacks: {},
     responseUrlPosts: [],
     calls: [],
+    files: {},
     usergroups: Object.fromEntries(
       Object.entries(DEFAULT_USERGROUPS).map(([id, g]) => [id, { handle: g.handle, users: [...g.users] }]),
     ),

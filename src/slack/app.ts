@@ -15,6 +15,7 @@ import { registerExecutionActions } from './listeners/execution-actions.ts';
 import { registerOutgoingGuard } from './listeners/guard-outgoing.ts';
 import { registerMentions } from './listeners/mentions.ts';
 import { registerOptions } from './listeners/options.ts';
+import { registerOutputActions } from './listeners/output-actions.ts';
 import { registerScheduleActions } from './listeners/schedule-actions.ts';
 import { registerMetadataSeal } from './listeners/seal-metadata.ts';
 import { registerShortcuts } from './listeners/shortcuts.ts';
@@ -113,6 +114,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerCommands(app, deps);
   registerActions(app, deps);
   registerExecutionActions(app, deps);
+  registerOutputActions(app, deps);
   registerScheduleActions(app, deps);
   registerApprovalActions(app, deps);
   registerSubscriptionActions(app, deps);

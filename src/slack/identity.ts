@@ -22,6 +22,11 @@ interface EmailEntry {
   email: string | null;
 }
 
+/** The same for "Slack knows no user with this email". */
+interface UserIdEntry {
+  userId: string | null;
+}
+
 interface Members {
   value: Map<string, Set<string>>;
   at: number;
@@ -34,6 +39,7 @@ export class Identity {
   readonly #emails: LRUCache<string, EmailEntry, WebClient>;
   #members: Members | null = null;
   #membersLoading: Promise<Members> | null = null;
+  readonly #userIds: LRUCache<string, UserIdEntry, WebClient>;
 
   constructor(options: IdentityOptions) {
     this.#o = options;
@@ -47,6 +53,24 @@ export class Identity {
       ttlResolution: 0,
       fetchMethod: (userId, _stale, { context }) => this.#fetchEmail(context, userId),
     });
+    this.#userIds = new LRUCache<string, UserIdEntry, WebClient>({
+      max: options.maxUsers ?? 10_000,
+      ttl: this.#ttlMs,
+      perf: { now: this.#now },
+      ttlResolution: 0,
+      fetchMethod: (email, _stale, { context }) => this.#fetchUserId(context, email),
+    });
+  }
+
+  /** users_not_found (an API key's user, someone outside this workspace) is an answer: shown by email. */
+  async #fetchUserId(client: WebClient, email: string): Promise<UserIdEntry | undefined> {
+    try {
+      const res = await client.users.lookupByEmail({ email });
+      return { userId: res.user?.id ?? null };
+    } catch (err) {
+      const code = (err as { data?: { error?: unknown } }).data?.error;
+      return code === 'users_not_found' ? { userId: null } : undefined;
+    }
   }
 
   /** undefined (not cached, so the next click asks again) when Slack fails. */
@@ -68,6 +92,24 @@ export class Identity {
       this.#o.logger.warn({ err, userId }, 'email lookup failed; running without the email');
       return null;
     }
+  }
+
+  /** Slack user id for an email (needs users:read.email), so people are mentioned, not emailed; null when Slack does not know it. Never throws. */
+  async userIdByEmail(client: WebClient, email: string): Promise<string | null> {
+    const key = email.trim().toLowerCase();
+    if (!key.includes('@')) return null;
+    try {
+      return (await this.#userIds.fetch(key, { context: client }))?.userId ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** email → Slack user id for the emails Slack knows (looked up at once, cached). */
+  async peopleByEmail(client: WebClient, emails: readonly string[]): Promise<Map<string, string>> {
+    const unique = [...new Set(emails.map((e) => e.trim().toLowerCase()).filter((e) => e.includes('@')))];
+    const found = await Promise.all(unique.map(async (e) => [e, await this.userIdByEmail(client, e)] as const));
+    return new Map(found.filter((f): f is readonly [string, string] => f[1] !== null));
   }
 
   /**

@@ -15,13 +15,17 @@ export const ACTIONS = {
   // schedules
   scheduleEdit: 'schedule_edit', // value: schedule id
   scheduleDelete: 'schedule_delete', // value: schedule id (button with a confirm dialog)
-  scheduleRunNow: 'schedule_run_now', // value: schedule id
+  scheduleRunNow: 'schedule_run_now', // value: schedule id (asks first: shows the confirmation)
+  scheduleRunNowConfirmed: 'schedule_run_now_confirmed', // value: schedule id (the confirmation's Run now)
+  scheduleRunNowCancel: 'schedule_run_now_cancel', // value: schedule id
   schedulesPage: 'schedules_page', // value: JSON {runbookId, token}
   // executions
   executionsPage: 'executions_page', // value: JSON {runbook, status, last, token}
   executionStatus: 'execution_status', // value: execution id
   executionOutput: 'execution_output', // value: execution id
   executionRerun: 'execution_rerun', // value: execution id
+  executionFind: 'execution_find', // value: execution id (opens "Find in output")
+  outputPage: 'output_page', // value: JSON {e: execution id, p: page} (pages the full-output modal)
   // modal internals
   runbookPicker: 'runbook_picker', // external select in run/schedule modals (dispatches to reload the form)
   proxySelect: 'proxy_select',
@@ -63,6 +67,7 @@ export const VIEWS = {
   output: 'output_modal',
   info: 'info_modal',
   reject: 'reject_modal',
+  outputFind: 'output_find_modal',
 } as const;
 
 export const BLOCKS = {

@@ -232,6 +232,40 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'output uploads',
+    up: () => `
+      CREATE TABLE output_uploads (
+        execution_id TEXT PRIMARY KEY,
+        claimed_at   BIGINT NOT NULL,
+        file_id      TEXT,
+        completed_at BIGINT
+      );
+    `,
+  },
+  {
+    version: 7,
+    name: 'approval quorums',
+    up: () => `
+      ALTER TABLE approvals ADD COLUMN quorum TEXT;
+      CREATE TABLE approval_votes (
+        approval_id TEXT NOT NULL,
+        user_id     TEXT NOT NULL,
+        groups_json TEXT NOT NULL,
+        voted_at    BIGINT NOT NULL,
+        PRIMARY KEY (approval_id, user_id)
+      );
+    `,
+  },
+  {
+    version: 8,
+    name: 'who approved a watched run, and its proxy by name',
+    up: () => `
+      ALTER TABLE watches ADD COLUMN approved_by TEXT;
+      ALTER TABLE watches ADD COLUMN proxy_name TEXT;
+    `,
+  },
 ];
 
 export interface MigrateOptions {

@@ -55,6 +55,8 @@ export function toWatch(row: SqlRow): Watch {
     resultPostedAt: numOrNull(row.result_posted_at),
     replyPostedAt: numOrNull(row.reply_posted_at),
     sourceLink: textOrNull(row.source_link),
+    approvedBy: parseIdList(row.approved_by),
+    proxyName: textOrNull(row.proxy_name),
   };
 }
 
@@ -106,7 +108,20 @@ export function toApproval(row: SqlRow): Approval {
     approversTs: textOrNull(row.approvers_ts),
     requesterChannel: textOrNull(row.requester_channel),
     requesterTs: textOrNull(row.requester_ts),
+    quorum: parseStoredQuorum(row.quorum),
   };
+}
+
+function parseStoredQuorum(value: unknown): Approval['quorum'] {
+  if (typeof value !== 'string' || value === '') return null;
+  try {
+    const v = JSON.parse(value) as { count?: unknown; eachOf?: unknown };
+    const count = typeof v.count === 'number' && Number.isInteger(v.count) && v.count >= 1 ? v.count : 1;
+    const eachOf = Array.isArray(v.eachOf) ? v.eachOf.filter((g): g is string => typeof g === 'string') : [];
+    return { count, eachOf };
+  } catch {
+    return null;
+  }
 }
 
 export function toAuditEntry(row: SqlRow): AuditEntry {

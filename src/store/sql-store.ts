@@ -21,6 +21,7 @@ import type {
   CoordinationStore,
   CursorStore,
   NotificationStore,
+  OutputUploadStore,
   RunDraftStore,
   RunIntent,
   RunIntentState,
@@ -55,6 +56,38 @@ function byNextCheck(a: Watch, b: Watch): number {
   return a.nextCheckAt - b.nextCheckAt || (a.executionId < b.executionId ? -1 : a.executionId > b.executionId ? 1 : 0);
 }
 
+function outputUploadStore(db: SqlDriver): OutputUploadStore {
+  return {
+    async claim(executionId, now) {
+      const result = await db.query(
+        'INSERT INTO output_uploads (execution_id, claimed_at) VALUES ($1, $2) ON CONFLICT (execution_id) DO NOTHING',
+        [executionId, now],
+      );
+      return result.rowCount === 1;
+    },
+    async complete(executionId, fileId, now) {
+      await db.query(
+        'UPDATE output_uploads SET file_id = $2, completed_at = $3 WHERE execution_id = $1 AND file_id IS NULL',
+        [executionId, fileId, now],
+      );
+    },
+    async release(executionId) {
+      await db.query('DELETE FROM output_uploads WHERE execution_id = $1 AND file_id IS NULL', [executionId]);
+    },
+    async get(executionId) {
+      const { rows } = await db.query('SELECT * FROM output_uploads WHERE execution_id = $1', [executionId]);
+      const row = rows[0];
+      if (!row) return null;
+      return {
+        executionId: String(row.execution_id),
+        claimedAt: Number(row.claimed_at),
+        fileId: row.file_id === null || row.file_id === undefined ? null : String(row.file_id),
+        completedAt: row.completed_at === null || row.completed_at === undefined ? null : Number(row.completed_at),
+      };
+    },
+  };
+}
+
 function watchStore(db: SqlDriver): WatchStore {
   const { dialect } = db;
   return {
@@ -62,8 +95,8 @@ function watchStore(db: SqlDriver): WatchStore {
       const result = await db.query(
         `INSERT INTO watches (execution_id, runbook_id, runbook_name, channel, message_ts, thread_ts, started_by,
            team_id, proxy_id, inputs_summary, origin, state, next_check_at, attempts, created_at, updated_at,
-           source_link)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, 0, $13, $13, $14)
+           source_link, approved_by, proxy_name)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, 0, $13, $13, $14, $15, $16)
          ON CONFLICT (execution_id) DO NOTHING`,
         [
           w.executionId,
@@ -80,6 +113,8 @@ function watchStore(db: SqlDriver): WatchStore {
           w.nextCheckAt ?? now,
           now,
           w.sourceLink ?? null,
+          w.approvedBy?.length ? JSON.stringify([...w.approvedBy]) : null,
+          w.proxyName ?? null,
         ],
       );
       return result.rowCount === 1;
@@ -429,8 +464,8 @@ function approvalStore(db: SqlDriver): ApprovalStore {
     async create(a, now) {
       const { rows } = await db.query(
         `INSERT INTO approvals (id, runbook_id, runbook_name, proxy_id, params, params_masked, requester_id,
-           requester_team, channel, state, created_at, expires_at, execution_ids)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, '[]')
+           requester_team, channel, state, created_at, expires_at, execution_ids, quorum)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, '[]', $12)
          RETURNING *`,
         [
           randomUUID(),
@@ -444,6 +479,7 @@ function approvalStore(db: SqlDriver): ApprovalStore {
           a.channel,
           now,
           a.expiresAt,
+          a.quorum ? JSON.stringify({ count: a.quorum.count, eachOf: a.quorum.eachOf }) : null,
         ],
       );
       return toApproval(rows[0]!);
@@ -479,6 +515,39 @@ function approvalStore(db: SqlDriver): ApprovalStore {
          WHERE id = $1`,
         [id, m.approversChannel ?? null, m.approversTs ?? null, m.requesterChannel ?? null, m.requesterTs ?? null],
       );
+    },
+    async vote(id, userId, groups, now) {
+      const result = await db.query(
+        `INSERT INTO approval_votes (approval_id, user_id, groups_json, voted_at)
+         SELECT $1, $2, $3, $4 WHERE EXISTS (
+           SELECT 1 FROM approvals WHERE id = $1 AND state = 'pending' AND expires_at > $4)
+         ON CONFLICT (approval_id, user_id) DO NOTHING`,
+        [id, userId, JSON.stringify([...groups]), now],
+      );
+      return result.rowCount === 1;
+    },
+    async votes(id) {
+      const { rows } = await db.query(
+        'SELECT * FROM approval_votes WHERE approval_id = $1 ORDER BY voted_at, user_id',
+        [id],
+      );
+      return rows.map((row) => {
+        let groups: string[] = [];
+        try {
+          const parsed: unknown = JSON.parse(String(row.groups_json));
+          if (Array.isArray(parsed)) groups = parsed.filter((g): g is string => typeof g === 'string');
+        } catch {
+          // A damaged row still counts as an approval, just without groups.
+        }
+        return { userId: String(row.user_id), groups, at: Number(row.voted_at) };
+      });
+    },
+    async listPending(now, limit) {
+      const { rows } = await db.query(
+        `SELECT * FROM approvals WHERE state = 'pending' AND expires_at > $1 ORDER BY created_at, id LIMIT $2`,
+        [now, Math.max(0, Math.trunc(limit))],
+      );
+      return rows.map(toApproval);
     },
     async listExpired(now, limit) {
       const { rows } = await db.query(
@@ -613,6 +682,7 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     watches: watchStore(db),
     notifications: notificationStore(db),
     intents: intentStore(db),
+    outputUploads: outputUploadStore(db),
     subscriptions: subscriptionStore(db),
     cursors: cursorStore(db),
     scheduleOwners: scheduleOwnerStore(db),

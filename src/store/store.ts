@@ -37,6 +37,10 @@ export interface Watch {
   replyPostedAt: number | null;
   /** Permalink of the message the run was started from (message shortcut), shown on the card. */
   sourceLink: string | null;
+  /** Slack user ids of whoever approved the run (empty when it needed no approval). */
+  approvedBy: string[];
+  /** The proxy's display name when the run started (null: only the id is known). */
+  proxyName: string | null;
 }
 
 export interface NewWatch {
@@ -51,6 +55,8 @@ export interface NewWatch {
   proxyId: string;
   inputsSummary: string;
   origin: WatchOrigin;
+  approvedBy?: readonly string[];
+  proxyName?: string | null;
   /** Defaults to `now` (check at once). */
   nextCheckAt?: number;
   sourceLink?: string | null;
@@ -88,6 +94,19 @@ export interface ScheduleOwner {
 
 export type ApprovalState = 'pending' | 'approved' | 'rejected' | 'expired';
 
+/** Distinct approvers (and groups to cover) a request needs; null = one approver. See src/policy/quorum.ts. */
+export interface ApprovalQuorum {
+  count: number;
+  eachOf: string[];
+}
+
+/** One approver's approval of a request, with their user groups at the time. */
+export interface ApprovalVote {
+  userId: string;
+  groups: string[];
+  at: number;
+}
+
 export interface Approval {
   id: string;
   runbookId: string;
@@ -115,6 +134,8 @@ export interface Approval {
   approversTs: string | null;
   requesterChannel: string | null;
   requesterTs: string | null;
+  /** What it takes to approve; null = one approver (requests made before quorums existed too). */
+  quorum: ApprovalQuorum | null;
 }
 
 export interface NewApproval {
@@ -127,6 +148,7 @@ export interface NewApproval {
   requesterTeam: string | null;
   channel: string;
   expiresAt: number;
+  quorum?: ApprovalQuorum | null;
 }
 
 export interface ApprovalMessages {
@@ -322,6 +344,36 @@ export interface ApprovalStore {
   setMessages(id: string, m: ApprovalMessages): Promise<void>;
   /** Pending approvals with expiresAt <= now, soonest first. */
   listExpired(now: number, limit: number): Promise<Approval[]>;
+  /**
+   * Records `userId`'s approval of a request that is still pending and unexpired; false when they had
+   * already approved it or it is no longer open. Whoever then finds the quorum met calls decide(), whose
+   * compare-and-set picks the one caller that runs it. The last vote to commit always sees every
+   * earlier vote, so a quorum completed by two clicks at once is never missed.
+   */
+  vote(id: string, userId: string, groups: readonly string[], now: number): Promise<boolean>;
+  /** The approvals given so far, oldest first. */
+  votes(id: string): Promise<ApprovalVote[]>;
+  /** Open requests (pending, unexpired at `now`), oldest first: App Home's "Waiting for your approval". */
+  listPending(now: number, limit: number): Promise<Approval[]>;
+}
+
+/** An execution's full output uploaded into its card's thread as a file (at most once, ever). */
+export interface OutputUpload {
+  executionId: string;
+  claimedAt: number;
+  /** Slack file id once the upload completed; null while in flight (or lost in a crash). */
+  fileId: string | null;
+  completedAt: number | null;
+}
+
+export interface OutputUploadStore {
+  /** True only for the one caller, across restarts and replicas, that may upload this execution's output. */
+  claim(executionId: string, now: number): Promise<boolean>;
+  /** Records the uploaded file (first completion wins). */
+  complete(executionId: string, fileId: string, now: number): Promise<void>;
+  /** Gives the claim back when the upload definitely did not happen, so a later delivery may try again. */
+  release(executionId: string): Promise<void>;
+  get(executionId: string): Promise<OutputUpload | null>;
 }
 
 export interface AuditStore {
@@ -397,6 +449,7 @@ export interface Store {
   channelDefaults: ChannelDefaultsStore;
   workflowSteps: WorkflowStepStore;
   coordination: CoordinationStore;
+  outputUploads: OutputUploadStore;
 }
 
 export type StoreConfig =

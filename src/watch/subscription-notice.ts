@@ -24,6 +24,19 @@ export function subscriptionNoticeKey(channel: string, executionId: string): str
   return `sub:${channel}:${executionId}`;
 }
 
+function completedAt(e: Execution): number {
+  for (const t of [e.endTime, e.startTime, e.createTime]) {
+    const ms = t ? Date.parse(t) : Number.NaN;
+    if (Number.isFinite(ms)) return ms;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
+/** Earlier-finished first (then by id, so the order is stable): the order notices are posted in. */
+export function byCompletion(a: Execution, b: Execution): number {
+  return completedAt(a) - completedAt(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
 /** Whether one subscription wants this (finished) execution. `currentName` = the runbook's name now, if known. */
 export function wantsExecution(rule: SubscriptionRule, execution: Execution, currentName?: string | null): boolean {
   if (rule.failuresOnly && execution.executionStatus !== 'EXECUTION_STATUS_FAILED') return false;

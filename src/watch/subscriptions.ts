@@ -36,6 +36,7 @@ import {
 import {
   ALL_RUNBOOKS,
   buildSubscriptionNotice,
+  byCompletion,
   channelsFor,
   sameRunbookName,
   subscriptionDigestLine,
@@ -386,6 +387,8 @@ export class SubscriptionScanner {
           } else notices.push({ channel, execution, message });
         }
       }
+      // The listing is newest first; a channel reads its notices in the order the runs finished.
+      notices.sort((a, b) => byCompletion(a.execution, b.execution));
       // Queued in one turn, so the pacer sees a burst as a burst (and may send a digest).
       await Promise.all(
         notices.map(({ channel, execution, message }) =>

@@ -23,6 +23,7 @@ import type { WebClient } from '@slack/web-api';
 import { NotFoundError, ResponseValidationError, RunbookApiError } from '../api/errors.ts';
 import type { RunbookApi } from '../api/runbook-api.ts';
 import { Execution, type ExecutionStatus } from '../api/schemas.ts';
+import { toLabelledInputs } from '../forms/labelled-inputs.ts';
 import type { Logger } from '../logger.ts';
 import type { AdoptedRun, FinishHook, RunTracker, StartedRun } from '../runs/run-tracker.ts';
 import { buildResultCard, buildRunningCard, type RunContext } from '../slack/blocks/execution-card.ts';
@@ -32,6 +33,7 @@ import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff
 import { BULK_PAGE_SIZE, chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
 import { type CheckPlan, DEFAULT_PLAN_SETTINGS, nextLookIn, type PlanSettings, planChecks } from './check-plan.ts';
 import { NO_METRICS, type WatchMetrics } from './metrics.ts';
+import { uploadOutputOnce } from './output-upload.ts';
 import { digestLine, replyText } from './result-notice.ts';
 import { createApiBudget } from './shared-budget.ts';
 import { type OutgoingMessage, type ReplyOutcome, SlackPacer } from './slack-pacer.ts';
@@ -258,6 +260,8 @@ export class Watcher implements RunTracker {
           proxyId: run.proxyId,
           inputsSummary: JSON.stringify(run.inputs),
           origin: 'slack',
+          proxyName: run.proxyName ?? null,
+          approvedBy: typeof run.approvedBy === 'string' ? [run.approvedBy] : [...(run.approvedBy ?? [])],
           nextCheckAt: now + nextCheckDelay(0, this.settings.backoff),
           threadTs: run.threadTs ?? null,
           sourceLink: run.sourceLink ?? null,
@@ -666,10 +670,11 @@ export class Watcher implements RunTracker {
   }
 
   #runContext(w: Watch): RunContext {
-    let inputs: Record<string, unknown> = {};
+    let inputs: RunContext['inputs'] = {};
     try {
+      // An object of masked params, or (runs started since inputs carry titles) the labelled list.
       const parsed: unknown = JSON.parse(w.inputsSummary);
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) inputs = parsed as Record<string, unknown>;
+      if (parsed && typeof parsed === 'object') inputs = toLabelledInputs(parsed);
     } catch {
       // A damaged summary only costs the inputs section of the card.
     }
@@ -677,8 +682,10 @@ export class Watcher implements RunTracker {
       runbookId: w.runbookId,
       runbookName: w.runbookName,
       proxyId: w.proxyId,
+      proxyName: w.proxyName ?? null,
       startedBy: w.startedBy,
       inputs,
+      ...(w.approvedBy?.length ? { approvedBy: w.approvedBy } : {}),
       ...(w.sourceLink ? { sourceLink: w.sourceLink } : {}),
     };
   }
@@ -889,6 +896,13 @@ export class Watcher implements RunTracker {
       throw err;
     }
     if (this.#cardDeferred.delete(id)) return;
+    if (channel && ts && !stale && execution.output) {
+      // Longer output than the card shows goes into the thread as a file: once per execution, ever.
+      await uploadOutputOnce(
+        { store: this.#store, slack: this.#slack, logger: this.#log, now: this.#now },
+        { executionId: id, runbookName: w.runbookName, channel, threadTs: ts, output: execution.output },
+      );
+    }
     if (channel && w.replyPostedAt !== null) {
       // Claimed earlier but the watch never completed: that process died, lost its lease, or the
       // claim's answer was lost. Its sender may still be retrying for a while after the claim, so

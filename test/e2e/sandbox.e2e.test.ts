@@ -8,6 +8,11 @@ import { type SandboxHarness, startSandboxHarness } from '../support/sandbox-har
 
 const ARTIFACTS = 'test-results/e2e';
 const UI_TIMEOUT = 10_000;
+/**
+ * Screenshots the README shows: written into the repository only with UPDATE_SCREENSHOTS=1 (so a test
+ * run leaves the work tree clean); otherwise next to the other artifacts.
+ */
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? 'test/e2e/screenshots' : ARTIFACTS;
 
 let s: SandboxHarness;
 let page: Page;
@@ -87,12 +92,19 @@ describe('sandbox in the browser', () => {
     // The watcher sees the run finish on the emulator's clock and edits the same message.
     s.bot.clock.advance(60 * 60_000);
     await expect.poll(() => running.textContent(), { timeout: UI_TIMEOUT }).toMatch(/succeeded/i);
+    // The thread: the whole output as a file (it is longer than the card's tail), then the reply.
     await expect
       .poll(() => page.locator('.thread-toggle').last().textContent(), { timeout: UI_TIMEOUT })
-      .toMatch(/1 reply/);
+      .toMatch(/2 replies/);
     await page.locator('.thread-toggle').last().click();
     await expect.poll(() => page.locator('.thread .message').last().textContent()).toContain('succeeded');
+    const file = page.locator('.thread .file').last();
+    await expect.poll(() => file.textContent(), { timeout: UI_TIMEOUT }).toMatch(/scale-kubernetes-deployment-.*\.txt/);
+    await file.locator('summary').click();
+    await expect.poll(() => file.locator('.file-content').textContent()).toContain('Starting runbook');
     await page.screenshot({ path: `${ARTIFACTS}/04-result.png` });
+    const card = page.locator('.message').filter({ hasText: 'Started by' }).filter({ hasText: 'Scale Kubernetes' });
+    await card.last().screenshot({ path: `${SCREENSHOTS}/result-card.png` });
   });
 
   it('creates a schedule through the modal (live preset preview) and deletes it after a confirm dialog', async () => {
@@ -173,10 +185,27 @@ describe('sandbox in the browser', () => {
     await expect.poll(() => drains().length, { timeout: UI_TIMEOUT }).toBe(1);
     expect(drains()[0]!.received.requestId).toBeTruthy();
     await bob.screenshot({ path: `${ARTIFACTS}/08-approved.png` });
-    await bob.close();
 
     const running = page.locator('.message').filter({ hasText: 'Drain Kubernetes Node' }).last();
     await expect.poll(() => running.textContent(), { timeout: UI_TIMEOUT }).toMatch(/running|succeeded/i);
+
+    // A second request waits in Bob's App Home, with Approve / Reject there.
+    await type('/runbook run "Drain Kubernetes Node"');
+    await input('field_node_name').locator('input').waitFor();
+    await input('field_node_name').locator('input').fill('ip-10-0-99-99');
+    await page.locator('#modal-submit').click();
+    await page.locator('#modal-overlay').waitFor({ state: 'hidden' });
+    await expect
+      .poll(() => page.locator('.message.ephemeral').last().textContent(), { timeout: UI_TIMEOUT })
+      .toContain('waiting for approval by');
+    await bob.locator('.nav-item', { hasText: 'Home' }).click();
+    const home = bob.locator('.home');
+    await expect.poll(() => home.textContent(), { timeout: UI_TIMEOUT }).toContain('Waiting for your approval');
+    await expect.poll(() => home.textContent(), { timeout: UI_TIMEOUT }).toContain('Drain Kubernetes Node');
+    expect(await home.locator('button', { hasText: 'Approve' }).count()).toBeGreaterThan(0);
+    expect(await home.textContent()).toContain('Your recent runs');
+    await bob.screenshot({ path: `${SCREENSHOTS}/app-home.png` });
+    await bob.close();
   });
 
   it('shows the App Home a user opens, and another user sees their own view of the channel', async () => {

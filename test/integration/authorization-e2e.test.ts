@@ -275,6 +275,14 @@ const ROWS: Row[] = [
           buttonIn(c.destinationChannel, ACTIONS.scheduleRunNow, JSON.stringify({ id: schedule.id, r: runbook.id })),
           ACTIONS.scheduleRunNow,
         );
+      // Run now asks first: confirm it (a refusal comes instead of the confirmation).
+      const asked = await waitFor(() => answerAfter(since, c.userId, ['outside its schedule', 'You may not']), 'ask');
+      const confirmation = [...h.fake.state.ephemerals]
+        .reverse()
+        .find((e) => e.user === c.userId && JSON.stringify(e.blocks ?? []).includes(ACTIONS.scheduleRunNowConfirmed));
+      if (asked.includes('outside its schedule') && confirmation) {
+        await h.user(c.userId).act({ kind: 'ephemeral', ephemeral: confirmation }, ACTIONS.scheduleRunNowConfirmed);
+      }
       const told = await waitFor(
         () =>
           running(c, runbook).length > before

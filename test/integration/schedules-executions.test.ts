@@ -111,6 +111,19 @@ describe('schedules', () => {
         { kind: 'ephemeral', ephemeral: list },
         (el) => byId(target.id)(el) && el.action_id === ACTIONS.scheduleRunNow,
       );
+    // Run now asks first: the runbook, the inputs, the proxy and the owner; nothing runs yet.
+    const confirmation = await waitFor(
+      () => ephemeralContaining(h.fake, ACTIONS.scheduleRunNowConfirmed),
+      'the Run now confirmation',
+    );
+    const asked = JSON.stringify(confirmation.blocks);
+    expect(asked).toContain(`*Runbook*\\n${VACUUM}`);
+    expect(asked).toContain('`billing`');
+    expect(asked).toContain('*Proxy*');
+    expect(asked).toContain('*Schedule owner*\\n<@U01ALICE>');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(h.emulator.state.executions.byId.size).toBe(runsBefore);
+    await h.user().act({ kind: 'ephemeral', ephemeral: confirmation }, ACTIONS.scheduleRunNowConfirmed);
     await waitFor(() => h.emulator.state.executions.byId.size === runsBefore + 1, 'run now');
     const run = [...h.emulator.state.executions.byId.values()].at(-1)!;
     expect(run.workflowName).toBe(VACUUM);

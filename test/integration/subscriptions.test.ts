@@ -182,7 +182,9 @@ describe('/runbook watch', () => {
     expect(aboutExecution('C03APPROVALS', id)).toHaveLength(1);
     expect(aboutExecution('C03APPROVALS', id)[0]!.ts).toBe(card.ts);
 
-    // Watching it again says so instead of posting another card.
+    // Watching it again says so instead of posting another card (once the watcher is done with it:
+    // after the card it still uploads a long output and replies).
+    await until(async () => (await h.runtime.store.watches.get(id))?.state === 'finished', 'finished');
     await h.user('U03CAROL').command(`watch ${id}`, 'C03APPROVALS');
     await waitFor(() => ephemeralContaining(h.fake, 'was already reported', 'U03CAROL'), 'already watched');
   });

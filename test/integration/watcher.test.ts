@@ -13,7 +13,14 @@ import type { FakeMessage } from '../../src/sandbox/fake-slack-api.ts';
 import { checkBlocks } from '../../src/slack/blocks/limits.ts';
 import { postRunningCard } from '../../src/slack/commands/run.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
-import { BOT_TOKEN, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
+import {
+  BOT_TOKEN,
+  type Harness,
+  modalContaining,
+  QUICK_WATCH_ENV,
+  startHarness,
+  waitFor,
+} from '../support/bot-harness.ts';
 
 let h: Harness;
 let dataDir: string;
@@ -22,17 +29,7 @@ let runbook: Workflow;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'watcher-it-'));
-  h = await startHarness({
-    env: {
-      DATA_DIR: dataDir,
-      WATCH_FIRST_CHECK_MS: '30',
-      WATCH_MAX_CHECK_MS: '150',
-      WATCH_TICK_MS: '20',
-      WATCH_UNPOSTED_GRACE_MS: '300',
-      WATCH_SLACK_POST_INTERVAL_MS: '0',
-      WATCH_SLACK_UPDATE_INTERVAL_MS: '0',
-    },
-  });
+  h = await startHarness({ env: { DATA_DIR: dataDir, ...QUICK_WATCH_ENV } });
   client = new WebClient(BOT_TOKEN, { slackApiUrl: h.fake.url });
   const page = await h.runtime.api.workflows.list({ isService: true, filter: '' });
   runbook = page.items.find((w) => w.name === 'Find Crashlooping Pods') ?? page.items[0]!;
@@ -46,7 +43,9 @@ afterEach(() => {
 });
 
 const messagesIn = (channel: string): FakeMessage[] => h.fake.state.messages[channel] ?? [];
-const repliesTo = (channel: string, ts: string) => messagesIn(channel).filter((m) => m.thread_ts === ts && m.ts !== ts);
+// Replies, not the output file the watcher shares into the thread when the output is long.
+const repliesTo = (channel: string, ts: string) =>
+  messagesIn(channel).filter((m) => m.thread_ts === ts && m.ts !== ts && !m.files);
 const cardFor = (channel: string, executionId: string) =>
   messagesIn(channel).find((m) => !m.thread_ts && JSON.stringify(m.blocks ?? []).includes(executionId));
 

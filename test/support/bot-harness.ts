@@ -19,6 +19,16 @@ export const BOT_TOKEN = 'xoxb-test-token-abcdef';
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
 export const START = Date.parse('2026-11-21T08:00:00Z');
 
+/** Watcher settings for in-process tests: checks every few ms, no Slack pacing. */
+export const QUICK_WATCH_ENV: Record<string, string> = {
+  WATCH_FIRST_CHECK_MS: '30',
+  WATCH_MAX_CHECK_MS: '150',
+  WATCH_TICK_MS: '20',
+  WATCH_UNPOSTED_GRACE_MS: '300',
+  WATCH_SLACK_POST_INTERVAL_MS: '0',
+  WATCH_SLACK_UPDATE_INTERVAL_MS: '0',
+};
+
 export interface Harness {
   emulator: Emulator;
   clock: ManualClock;
@@ -27,6 +37,8 @@ export interface Harness {
   botUrl: string;
   logs: string[];
   user(id?: string): SlackUser;
+  /** Stops the bot and starts it again on the same config and data (a restart); Slack and the API stay up. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -64,17 +76,22 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const logger = createLogger({ level: 'debug', secrets: [API_KEY, BOT_TOKEN, SIGNING_SECRET], destination });
   const runtime = await startRuntime(config, { logger, ...options.runtime });
-  const botUrl = `http://127.0.0.1:${runtime.slackPort}/slack/events`;
-  return {
+  const harness: Harness = {
     emulator,
     clock,
     fake,
     runtime,
-    botUrl,
+    botUrl: `http://127.0.0.1:${runtime.slackPort}/slack/events`,
     logs,
-    user: (id = 'U01ALICE') => new SlackUser({ fake, botUrl, signingSecret: SIGNING_SECRET, userId: id }),
+    user: (id = 'U01ALICE') =>
+      new SlackUser({ fake, botUrl: harness.botUrl, signingSecret: SIGNING_SECRET, userId: id }),
+    async restart() {
+      await harness.runtime.stop();
+      harness.runtime = await startRuntime(config, { logger, ...options.runtime });
+      harness.botUrl = `http://127.0.0.1:${harness.runtime.slackPort}/slack/events`;
+    },
     async stop() {
-      await runtime.stop();
+      await harness.runtime.stop();
       await fake.close();
       await emulator.close();
       // Every suite on this harness checks what reached Slack: no <…> the bot's helpers did not make.
@@ -82,6 +99,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (foreign.length > 0) throw new Error(`text reached Slack unescaped: ${foreign.slice(0, 5).join(' | ')}`);
     },
   };
+  return harness;
 }
 
 /**

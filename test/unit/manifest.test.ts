@@ -30,6 +30,8 @@ const SCOPES: Record<string, string[]> = {
   'views.publish': [],
   'auth.test': [],
   'chat.getPermalink': [],
+  'files.getUploadURLExternal': ['files:write'],
+  'files.completeUploadExternal': ['files:write'],
   'functions.completeSuccess': [],
   'functions.completeError': [],
 };
@@ -51,7 +53,7 @@ function sourceFiles(dir: string): string[] {
 function methodsCalled(): Set<string> {
   const methods = new Set<string>();
   const pattern =
-    /(?:client|slack)\s*\.(chat|views|users|usergroups|conversations|auth|functions)\s*\.\s*([a-zA-Z]+(?:\s*\.\s*[a-zA-Z]+)?)\s*\(/g;
+    /(?:client|slack)\s*\.(chat|views|users|usergroups|conversations|auth|functions|files)\s*\.\s*([a-zA-Z]+(?:\s*\.\s*[a-zA-Z]+)?)\s*\(/g;
   for (const file of sourceFiles(path.join(root, 'src'))) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(pattern)) methods.add(`${m[1]}.${m[2]!.replace(/\s+/g, '')}`);

@@ -247,6 +247,26 @@ function renderBody(content, message, surface) {
     else a.append(renderMrkdwn(attachment.text ?? attachment.fallback ?? '', ctx));
     content.append(a);
   }
+  for (const file of message.files ?? []) content.append(renderFile(file));
+}
+
+/** A file shared with files.completeUploadExternal: name, size, and its text behind a toggle. */
+function renderFile(file) {
+  const box = h('details', 'file');
+  const summary = h('summary', 'file-summary');
+  summary.append(h('span', 'file-icon', '📄'), h('span', 'file-name', file.name));
+  const lines = typeof file.content === 'string' ? file.content.replace(/\n+$/, '').split('\n').length : 0;
+  summary.append(h('span', 'file-meta', `${formatBytes(file.size)} · ${lines} lines · ${file.filetype || 'text'}`));
+  box.append(summary);
+  const pre = h('pre', 'file-content', file.content ?? '');
+  box.append(pre);
+  return box;
+}
+
+function formatBytes(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
 function renderMessage(m, threadReplies) {

@@ -1,30 +1,38 @@
 // The one live message per execution: posted as "running" when the run starts, edited in place
-// into the result card when it finishes (status, duration, who ran it, reason, output excerpt).
+// into the compact result card when it finishes: a status line, who started and who approved it,
+// duration, the first few inputs under their schema titles (secrets masked; the rest in Details)
+// and a short output tail. Longer output goes into the thread as a file (see src/watch/output-upload.ts).
 import type { KnownBlock } from '@slack/types';
 import type { Execution, ExecutionStatus } from '../../api/schemas.ts';
 import { ACTIONS } from '../ids.ts';
 import { button, type SlackMessage, when } from './common.ts';
+import { type CardInputs, inputLines, type LabelledInput, toLabelledInputs } from './input-summary.ts';
 import {
   codeBlock,
+  codePointLength,
   escapeMrkdwn,
   formatDuration,
   isSafeLink,
   mrkdwnText,
   slackLink,
   truncate,
-  userMention,
 } from './mrkdwn.ts';
+import { type PersonRef, peopleText, personText, proxyText } from './people.ts';
 
 export interface RunContext {
   runbookId: string;
   runbookName: string;
   proxyId: string;
+  /** The proxy's display name, when the directory knows it. */
+  proxyName?: string | null;
   /** Slack user id of the person who started it, if started from Slack. */
   startedBy: string | null;
-  /** Inputs with secrets already masked. */
-  inputs: Record<string, unknown>;
-  /** Slack user id of the approver, when the run followed an approval. */
-  approvedBy?: string;
+  /** Email of whoever started it, when known (shown when Slack does not know them). */
+  startedByEmail?: string | null;
+  /** Inputs with secrets already masked: the labelled list (schema titles) or a plain object. */
+  inputs: CardInputs;
+  /** Slack user id(s) of the approver(s), when the run followed an approval. */
+  approvedBy?: string | readonly string[];
   /** Permalink of the message the run was started from (message shortcut). */
   sourceLink?: string | null;
 }
@@ -35,6 +43,15 @@ function sourceBlocks(run: RunContext): KnownBlock[] {
   const link = slackLink(run.sourceLink, 'a message');
   return [{ type: 'context', block_id: 'card_source', elements: [mrkdwnText(`Started from ${link}`)] }];
 }
+
+/** Inputs shown on a card; the rest are counted and left to Details. */
+export const CARD_INPUTS_SHOWN = 4;
+/** Lines of output kept on the result card. */
+export const OUTPUT_TAIL_LINES = 8;
+/** Code points of output (fences included) kept on the result card. */
+export const OUTPUT_TAIL_CHARS = 1000;
+/** The result card never has more blocks than this, however many inputs or lines of output. */
+export const RESULT_CARD_MAX_BLOCKS = 8;
 
 export const STATUS_EMOJI: Record<ExecutionStatus, string> = {
   EXECUTION_STATUS_SUCCEEDED: ':white_check_mark:',
@@ -52,24 +69,42 @@ export const STATUS_WORD: Record<ExecutionStatus, string> = {
   unknown: 'status unknown',
 };
 
-export function formatInputs(inputs: Record<string, unknown>, max = 1200): string {
-  const entries = Object.entries(inputs);
-  if (entries.length === 0) return '_no inputs_';
-  const lines = entries.slice(0, 20).map(([k, v]) => {
-    const value = typeof v === 'string' ? v : JSON.stringify(v);
-    return `• ${escapeMrkdwn(truncate(k, 60))}: \`${escapeMrkdwn(truncate(value ?? 'null', 120)).replace(/`/g, 'ˋ')}\``;
-  });
-  if (entries.length > 20) lines.push(`_…and ${entries.length - 20} more_`);
+/** Every input, one line each, under its title (Details, approval requests). */
+export function formatInputs(inputs: CardInputs, max = 1200): string {
+  const list = toLabelledInputs(inputs);
+  if (list.length === 0) return '_no inputs_';
+  const lines = inputLines(list.slice(0, 20));
+  if (list.length > 20) lines.push(`_…and ${list.length - 20} more_`);
   return truncate(lines.join('\n'), max);
 }
 
-function who(run: RunContext, execution?: Execution): string {
-  if (run.startedBy) return userMention(run.startedBy);
-  return execution?.executor ? escapeMrkdwn(execution.executor) : 'someone outside Slack';
+/** The first few inputs and how many more there are (escaped mrkdwn). */
+export function compactInputs(inputs: CardInputs, shown = CARD_INPUTS_SHOWN): string {
+  const list: LabelledInput[] = toLabelledInputs(inputs);
+  if (list.length === 0) return '_no inputs_';
+  const lines = inputLines(list.slice(0, shown), 80);
+  const rest = list.length - shown;
+  if (rest > 0) lines.push(`_…and ${rest} more ${rest === 1 ? 'input' : 'inputs'} in *Details*_`);
+  return lines.join('\n');
+}
+
+function starter(run: RunContext, execution?: Execution): PersonRef | null {
+  if (run.startedBy || run.startedByEmail) return { userId: run.startedBy, email: run.startedByEmail ?? null };
+  return execution?.executor ? { email: execution.executor } : null;
+}
+
+function approvers(run: RunContext): PersonRef[] {
+  const ids = typeof run.approvedBy === 'string' ? [run.approvedBy] : (run.approvedBy ?? []);
+  return ids.filter((id) => id !== '').map((userId) => ({ userId }));
+}
+
+function proxyOf(run: RunContext): string {
+  return proxyText({ id: run.proxyId, name: run.proxyName ?? null });
 }
 
 export function buildRunningCard(run: RunContext, executionIds: string[]): SlackMessage {
   const ids = executionIds.map((id) => `\`${escapeMrkdwn(id)}\``).join(', ') || '—';
+  const approved = approvers(run);
   const blocks: KnownBlock[] = [
     {
       type: 'section',
@@ -78,16 +113,13 @@ export function buildRunningCard(run: RunContext, executionIds: string[]): Slack
     {
       type: 'section',
       fields: [
-        mrkdwnText(
-          `*Started by*\n${who(run)}${run.approvedBy ? `, approved by ${userMention(run.approvedBy)}` : ''}`,
-          2000,
-        ),
-        mrkdwnText(`*Proxy*\n${escapeMrkdwn(run.proxyId || '—')}`, 2000),
+        mrkdwnText(`*Started by*\n${personText(starter(run))}`, 2000),
+        ...(approved.length ? [mrkdwnText(`*Approved by*\n${peopleText(approved)}`, 2000)] : []),
+        mrkdwnText(`*Proxy*\n${proxyOf(run)}`, 2000),
         mrkdwnText(`*Execution*\n${ids}`, 2000),
-        mrkdwnText('*Status*\nrunning', 2000),
       ],
     },
-    { type: 'section', text: mrkdwnText(`*Inputs*\n${formatInputs(run.inputs)}`) },
+    { type: 'section', text: mrkdwnText(`*Inputs*\n${compactInputs(run.inputs)}`) },
     ...sourceBlocks(run),
   ];
   if (executionIds[0]) {
@@ -131,7 +163,26 @@ export function truncatedOutputNotice(execution: Execution): KnownBlock[] {
   ];
 }
 
-/** The finished card. `output` is decoded text (may be long); an excerpt that fits is shown. */
+function outputLines(output: string): string[] {
+  return output.replace(/\r\n?/g, '\n').replace(/\n+$/, '').split('\n');
+}
+
+/** The output's last few lines as the card shows them. */
+export function outputTail(output: string): { text: string; shownLines: number; totalLines: number } {
+  const lines = outputLines(output);
+  const tail = lines.slice(-OUTPUT_TAIL_LINES);
+  return { text: codeBlock(tail.join('\n'), OUTPUT_TAIL_CHARS), shownLines: tail.length, totalLines: lines.length };
+}
+
+/** Whether the card shows less than the whole output (then the full output goes into the thread). */
+export function outputExceedsCard(output: string | null | undefined): boolean {
+  if (!output) return false;
+  const lines = outputLines(output);
+  if (lines.length > OUTPUT_TAIL_LINES) return true;
+  return codePointLength(codeBlock(lines.join('\n'), Number.MAX_SAFE_INTEGER)) > OUTPUT_TAIL_CHARS;
+}
+
+/** The finished card. `output` is decoded text (may be long); a short tail is shown. */
 export function buildResultCard(
   run: RunContext,
   execution: Execution,
@@ -140,6 +191,7 @@ export function buildResultCard(
   const status = execution.executionStatus;
   const emoji = options.stale ? ':warning:' : STATUS_EMOJI[status];
   const word = options.stale ? 'stopped reporting (stale)' : STATUS_WORD[status];
+  const approved = approvers(run);
   const blocks: KnownBlock[] = [
     {
       type: 'section',
@@ -148,15 +200,17 @@ export function buildResultCard(
     {
       type: 'section',
       fields: [
-        mrkdwnText(`*Started by*\n${who(run, execution)}`, 2000),
+        mrkdwnText(`*Started by*\n${personText(starter(run, execution))}`, 2000),
+        ...(approved.length ? [mrkdwnText(`*Approved by*\n${peopleText(approved)}`, 2000)] : []),
         mrkdwnText(`*Duration*\n${durationOf(execution)}`, 2000),
         mrkdwnText(`*Started*\n${when(execution.startTime ?? execution.createTime, '—')}`, 2000),
+        mrkdwnText(`*Proxy*\n${proxyOf(run)}`, 2000),
         mrkdwnText(`*Execution*\n\`${escapeMrkdwn(execution.id)}\``, 2000),
       ],
     },
   ];
   if (status === 'EXECUTION_STATUS_FAILED' && execution.reason) {
-    blocks.push({ type: 'section', text: mrkdwnText(`*Reason*\n${escapeMrkdwn(truncate(execution.reason, 2800))}`) });
+    blocks.push({ type: 'section', text: mrkdwnText(`*Reason*\n${escapeMrkdwn(truncate(execution.reason, 1000))}`) });
   }
   if (options.stale) {
     blocks.push({
@@ -164,17 +218,33 @@ export function buildResultCard(
       text: mrkdwnText('No result arrived in time, so the bot stopped checking. Use *Details* to look again.'),
     });
   }
-  blocks.push({ type: 'section', text: mrkdwnText(`*Inputs*\n${formatInputs(run.inputs, 1000)}`) });
+  blocks.push({ type: 'section', text: mrkdwnText(`*Inputs*\n${compactInputs(run.inputs)}`) });
   blocks.push(...sourceBlocks(run));
   if (execution.output) {
-    blocks.push({ type: 'section', text: mrkdwnText(`*Output*\n${codeBlock(execution.output, 2400)}`) });
+    const tail = outputTail(execution.output);
+    blocks.push({ type: 'section', text: mrkdwnText(`*Output*\n${tail.text}`) });
     blocks.push(...truncatedOutputNotice(execution));
+    if (outputExceedsCard(execution.output)) {
+      blocks.push({
+        type: 'context',
+        elements: [
+          mrkdwnText(
+            `Last ${tail.shownLines} of ${tail.totalLines} ${tail.totalLines === 1 ? 'line' : 'lines'} (earlier lines not shown). The whole output is in the thread as a file; *Full output* pages through it.`,
+          ),
+        ],
+      });
+    }
   }
   blocks.push({
     type: 'actions',
     block_id: 'card_actions',
     elements: [
-      ...(execution.output ? [button('Full output', ACTIONS.executionOutput, execution.id)] : []),
+      ...(execution.output
+        ? [
+            button('Full output', ACTIONS.executionOutput, execution.id),
+            button('Find in output', ACTIONS.executionFind, execution.id),
+          ]
+        : []),
       button('Re-run', ACTIONS.executionRerun, JSON.stringify({ e: execution.id, r: run.runbookId })),
       button('Details', ACTIONS.executionStatus, execution.id),
     ],

@@ -9,6 +9,7 @@ import { button, type SlackMessage, when } from './common.ts';
 import { STATUS_EMOJI, STATUS_WORD } from './execution-card.ts';
 import { executionDuration, executionTypeWord } from './execution-status.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, plainText, truncate } from './mrkdwn.ts';
+import { emailPerson, type PeopleByEmail, personText } from './people.ts';
 
 export const EXECUTIONS_PAGE_SIZE = 10;
 
@@ -21,6 +22,8 @@ export interface ExecutionsQuery {
   runbookQuery: string | null;
   status: ExecutionStatusFilter | null;
   last: ExecutionPeriod | null;
+  /** Only runs the person started (the executor is their email). */
+  mine?: boolean;
   /**
    * The page tokens that led to the current page, oldest first: the last one fetched it, so
    * Previous drops one and Next pushes the response's nextPageToken. [] = the first page.
@@ -41,6 +44,7 @@ export function encodeExecutionsQuery(query: ExecutionsQuery): string {
     ...(query.runbookName ? { n: query.runbookName } : query.runbookQuery ? { q: query.runbookQuery } : {}),
     ...(query.status ? { s: query.status } : {}),
     ...(query.last ? { l: query.last } : {}),
+    ...(query.mine ? { m: 1 } : {}),
     t: query.tokens,
     ...(query.historyCut ? { c: 1 } : {}),
   });
@@ -65,6 +69,7 @@ export function decodeExecutionsQuery(value: string | undefined): ExecutionsQuer
   }
   if (v.s === 'succeeded' || v.s === 'failed' || v.s === 'running') query.status = v.s;
   if (v.l === 'month' || v.l === 'year') query.last = v.l;
+  if (v.m === 1) query.mine = true;
   if (Array.isArray(v.t)) query.tokens = v.t.filter((t): t is string => typeof t === 'string');
   if (v.c === 1) query.historyCut = true;
   return query;
@@ -119,15 +124,16 @@ function describeFilters(query: ExecutionsQuery, runbookName: string | null): st
   const parts: string[] = [];
   if (runbookName) parts.push(`runbook *${escapeMrkdwn(truncate(runbookName, 150))}*`);
   if (query.status) parts.push(`status *${query.status}*`);
+  if (query.mine) parts.push('*only yours*');
   parts.push(query.last ? `last ${query.last}` : 'all time');
   return parts;
 }
 
-function executionRow(execution: Execution, nowMs: number | undefined): KnownBlock {
+function executionRow(execution: Execution, nowMs: number | undefined, people?: PeopleByEmail): KnownBlock {
   const status = execution.executionStatus;
   const name = execution.workflowName ? escapeMrkdwn(truncate(execution.workflowName, 150)) : '_unnamed runbook_';
   const type = executionTypeWord(execution.executionType);
-  const who = execution.executor ? escapeMrkdwn(truncate(execution.executor, 100)) : '_unknown_';
+  const who = execution.executor ? personText(emailPerson(execution.executor, people)) : '_unknown_';
   const lines = [
     `${STATUS_EMOJI[status]} *${name}*${type ? ` · ${type}` : ''} · ${STATUS_WORD[status]}`,
     `by ${who} · started ${when(execution.startTime ?? execution.createTime, '—')} · ${executionDuration(execution, nowMs)}`,
@@ -153,6 +159,37 @@ function emptySentence(query: ExecutionsQuery, runbookName: string | null, moreP
   return `:mag: No executions${of}${status}${period}.${hint}`;
 }
 
+const STATUS_CHOICES: Array<[ExecutionStatusFilter | null, string]> = [
+  [null, 'All'],
+  ['succeeded', 'Succeeded'],
+  ['failed', 'Failed'],
+  ['running', 'Running'],
+];
+
+/**
+ * Status and "mine" filters as buttons (a button value carries the whole query; a select option's
+ * 150 characters would not). Changing a filter starts again from the first page. They share the paging
+ * action prefix, so the same listener serves them.
+ */
+function filterControls(query: ExecutionsQuery): KnownBlock {
+  const first = (q: ExecutionsQuery) => encodeExecutionsQuery({ ...q, tokens: [], historyCut: false });
+  const status = STATUS_CHOICES.map(([value, label]) =>
+    button(
+      label,
+      `${ACTIONS.executionsPage}_status_${value ?? 'all'}`,
+      first({ ...query, status: value }),
+      query.status === value ? { style: 'primary' } : {},
+    ),
+  );
+  const mine = button(
+    query.mine ? 'Everyone’s runs' : 'Only mine',
+    `${ACTIONS.executionsPage}_mine`,
+    first({ ...query, mine: !query.mine }),
+    query.mine ? { style: 'primary' } : {},
+  );
+  return { type: 'actions', block_id: 'executions_filters', elements: [...status, mine] };
+}
+
 export interface ExecutionListInput {
   page: Pick<ExecutionPage, 'items' | 'nextPageToken' | 'pageCount' | 'statusTable'>;
   query: ExecutionsQuery;
@@ -160,6 +197,8 @@ export interface ExecutionListInput {
   runbookName: string | null;
   /** Epoch ms, for "running for …". */
   nowMs?: number;
+  /** Executors Slack knows by email, shown as mentions. */
+  people?: PeopleByEmail;
 }
 
 export function buildExecutionList(input: ExecutionListInput): SlackMessage {
@@ -181,7 +220,7 @@ export function buildExecutionList(input: ExecutionListInput): SlackMessage {
   if (rows.length === 0) {
     blocks.push({ type: 'section', text: mrkdwnText(emptySentence(query, runbookName, page.nextPageToken !== '')) });
   } else {
-    for (const execution of rows) blocks.push(executionRow(execution, input.nowMs));
+    for (const execution of rows) blocks.push(executionRow(execution, input.nowMs, input.people));
   }
 
   // Paging carries the resolved name so the next page does not resolve the typed query again.
@@ -192,6 +231,7 @@ export function buildExecutionList(input: ExecutionListInput): SlackMessage {
   const next = page.nextPageToken ? nextQuery(state, page.nextPageToken) : null;
   if (next) paging.push(button('Next', `${ACTIONS.executionsPage}_next`, encodeExecutionsQuery(next)));
   if (paging.length > 0) blocks.push({ type: 'actions', block_id: 'executions_paging', elements: paging });
+  blocks.push(filterControls(state));
 
   const title = runbookName ? `Executions of ${runbookName}` : 'Executions';
   return { text: truncate(`${title}: ${rows.length} shown`, 3000), blocks };

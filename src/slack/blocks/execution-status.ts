@@ -268,6 +268,11 @@ export function buildOutputModal(execution: Execution): ModalView {
     blocks.push(...truncatedOutputNotice(execution));
     for (const chunk of chunks) blocks.push({ type: 'section', text: mrkdwnText(chunk) });
   }
+  return outputModalView(blocks);
+}
+
+/** The output modal's frame (title, Close) around `blocks`. */
+export function outputModalView(blocks: KnownBlock[]): ModalView {
   return {
     type: 'modal',
     callback_id: VIEWS.output,

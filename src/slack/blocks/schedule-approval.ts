@@ -2,7 +2,7 @@
 // (Approve / Reject, requester, proxy, inputs), headed as a schedule request with its cron in English.
 import type { KnownBlock } from '@slack/types';
 import type { Approval } from '../../store/store.ts';
-import { buildApprovalNotice, buildApprovalRequest } from './approval.ts';
+import { type ApprovalViewOptions, buildApprovalNotice, buildApprovalRequest } from './approval.ts';
 import type { SlackMessage } from './common.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, truncate, userMention } from './mrkdwn.ts';
 
@@ -42,10 +42,11 @@ export function buildScheduleApprovalRequest(
   approval: Approval,
   approvers: string,
   ask: ScheduleAskText,
+  options: ApprovalViewOptions = {},
 ): SlackMessage {
   const name = escapeMrkdwn(truncate(approval.runbookName, 200));
   return retitle(
-    buildApprovalRequest(approval, approvers),
+    buildApprovalRequest(approval, approvers, options),
     approval,
     `:lock: *Approval requested* to ${what(ask, name)}`,
     `Approval requested to schedule ${truncate(approval.runbookName, 200)}: ${truncate(ask.english, 300)}`,
@@ -53,10 +54,15 @@ export function buildScheduleApprovalRequest(
 }
 
 /** The requester's copy of a schedule request. */
-export function buildScheduleApprovalNotice(approval: Approval, approvers: string, ask: ScheduleAskText): SlackMessage {
+export function buildScheduleApprovalNotice(
+  approval: Approval,
+  approvers: string,
+  ask: ScheduleAskText,
+  options: ApprovalViewOptions = {},
+): SlackMessage {
   const name = escapeMrkdwn(truncate(approval.runbookName, 200));
   return retitle(
-    buildApprovalNotice(approval, approvers),
+    buildApprovalNotice(approval, approvers, options),
     approval,
     `Your request to ${what(ask, name)}`,
     `Your request to schedule ${truncate(approval.runbookName, 200)}: ${approval.state}`,

@@ -77,6 +77,8 @@ export interface ScheduleListInput {
   notice?: string | null;
   /** Schedule id → Slack user id of whoever created it in Slack (the API only knows the key's user). */
   owners?: ReadonlyMap<string, string>;
+  /** Proxy id → the directory's display name, so a proxy reads the same here as on cards. */
+  proxyNames?: ReadonlyMap<string, string>;
 }
 
 /** The next run of `expression` after `now`, or null when the expression is not valid five-field cron. */
@@ -125,6 +127,7 @@ function scheduleLines(
   now: Date,
   schemas?: ReadonlyMap<string, string>,
   owners?: ReadonlyMap<string, string>,
+  proxyNames?: ReadonlyMap<string, string>,
 ): string {
   const name = escapeMrkdwn(truncate(schedule.runbookName || schedule.runbookId || 'Unnamed runbook', 150));
   const cron = inlineCode(truncate(schedule.schedule || ' ', 100));
@@ -144,7 +147,7 @@ function scheduleLines(
     lines.push(`${cron}  :warning: ${escapeMrkdwn(truncate(check.error, 300))} Edit it to fix the expression.`);
     lines.push(`Last run ${when(schedule.lastRun)}`);
   }
-  const proxy = schedule.proxyName || schedule.proxyId;
+  const proxy = proxyNames?.get(schedule.proxyId) || schedule.proxyName || schedule.proxyId;
   const slackOwner = owners?.get(schedule.id);
   const owner = slackOwner
     ? userMention(slackOwner)
@@ -177,7 +180,10 @@ function scheduleBlocks(schedule: Schedule, index: number, input: ScheduleListIn
   };
   return [
     { type: 'divider' },
-    { type: 'section', text: mrkdwnText(scheduleLines(schedule, input.now, input.schemas, input.owners)) },
+    {
+      type: 'section',
+      text: mrkdwnText(scheduleLines(schedule, input.now, input.schemas, input.owners, input.proxyNames)),
+    },
     actions,
   ];
 }

@@ -4,14 +4,20 @@
 import type { WebClient } from '@slack/web-api';
 import { decodeAsk } from '../../policy/approvals.ts';
 import { type ApprovalNeed, describeApprovers } from '../../policy/policy.ts';
-import { approveRequest as approve, expireApprovals as expire, rejectRequest as reject } from '../../runs/approvals.ts';
+import { isQuorum } from '../../policy/quorum.ts';
+import {
+  approvalProgress,
+  approveRequest as approve,
+  expireApprovals as expire,
+  rejectRequest as reject,
+} from '../../runs/approvals.ts';
 import { runbookFacts } from '../../runs/gate.ts';
 import { describeCron } from '../../schedules/cron.ts';
 import type { Approval } from '../../store/store.ts';
 import { actorFor } from '../actor.ts';
-import { buildApprovalNotice, buildApprovalRequest } from '../blocks/approval.ts';
+import { type ApprovalViewOptions, buildApprovalNotice, buildApprovalRequest } from '../blocks/approval.ts';
 import { errorMessage, noticeMessage, type SlackMessage } from '../blocks/common.ts';
-import { userMention } from '../blocks/mrkdwn.ts';
+import { escapeMrkdwn, userMention } from '../blocks/mrkdwn.ts';
 import { buildScheduleApprovalNotice, buildScheduleApprovalRequest } from '../blocks/schedule-approval.ts';
 import type { SlackDeps } from '../deps.ts';
 import { describeFailure } from '../describe-failure.ts';
@@ -28,7 +34,11 @@ function englishCron(cron: string): string {
 }
 
 /** The approvers' message and the requester's copy of a request, as it stands. */
-function messagesOf(approval: Approval, approvers: string): { request: SlackMessage; notice: SlackMessage } {
+function messagesOf(
+  approval: Approval,
+  approvers: string,
+  options: ApprovalViewOptions = {},
+): { request: SlackMessage; notice: SlackMessage } {
   const ask = decodeAsk(approval);
   if (ask.kind === 'schedule') {
     const text = {
@@ -37,11 +47,21 @@ function messagesOf(approval: Approval, approvers: string): { request: SlackMess
       edit: ask.schedule.scheduleId !== null,
     };
     return {
-      request: buildScheduleApprovalRequest(approval, approvers, text),
-      notice: buildScheduleApprovalNotice(approval, approvers, text),
+      request: buildScheduleApprovalRequest(approval, approvers, text, options),
+      notice: buildScheduleApprovalNotice(approval, approvers, text, options),
     };
   }
-  return { request: buildApprovalRequest(approval, approvers), notice: buildApprovalNotice(approval, approvers) };
+  return {
+    request: buildApprovalRequest(approval, approvers, options),
+    notice: buildApprovalNotice(approval, approvers, options),
+  };
+}
+
+/** The quorum's state and the proxy's display name, for both copies of a request. */
+async function viewOptions(deps: SlackDeps, approval: Approval): Promise<ApprovalViewOptions> {
+  const progress = await approvalProgress(deps, approval).catch(() => undefined);
+  const proxyName = deps.proxies.nameOf(approval.proxyId);
+  return { ...(progress ? { progress } : {}), proxyName };
 }
 
 /** Posts a stored request to the approvers (APPROVALS_CHANNEL, else where the result goes, else a DM) and DMs the requester. */
@@ -51,7 +71,7 @@ export async function publishApprovalRequest(
   approval: Approval,
   need: ApprovalNeed,
 ): Promise<void> {
-  const { request, notice } = messagesOf(approval, describeApprovers(need));
+  const { request, notice } = messagesOf(approval, describeApprovers(need), await viewOptions(deps, approval));
   const target = deps.access.approvalsChannel ?? (approval.channel || null);
   const posted = await postToConversation(client, deps.logger, target, approval.requesterId, request);
   // Recorded at once, so an expiry or a decision right after the post finds the message to update.
@@ -81,7 +101,7 @@ export async function refreshApprovalMessages(deps: SlackDeps, client: WebClient
   const approvers = describeApprovers(
     runbook ? deps.access.policy.approvalFor(runbookFacts(deps, runbook)) : { approverUsers: [], approverGroups: [] },
   );
-  const { request, notice } = messagesOf(approval, approvers);
+  const { request, notice } = messagesOf(approval, approvers, await viewOptions(deps, approval));
   const updates: Array<[string | null, string | null, SlackMessage]> = [
     [approval.approversChannel, approval.approversTs, request],
     [approval.requesterChannel, approval.requesterTs, notice],
@@ -114,6 +134,14 @@ export async function approveRequest(ctx: HandlerContext, approvalId: string): P
     case 'lost':
       await ctx.respond(noticeMessage('Someone else decided this request first.', 'Already decided'));
       break;
+    case 'voted': {
+      const { progress } = result;
+      const groups = progress.missingGroups.map((g) => `<!subteam^${g}>`).join(', ');
+      const still = `${progress.missingCount} more ${progress.missingCount === 1 ? 'approval is' : 'approvals are'} needed${groups ? `, one from each of ${groups}` : ''}`;
+      const first = result.again ? 'You already approved this request' : 'Your approval is recorded';
+      await ctx.respond(noticeMessage(`:white_check_mark: ${first}; ${still} before it runs.`, first));
+      break;
+    }
     case 'approved': {
       const { outcome } = result;
       if (outcome.kind === 'run' && outcome.result.kind === 'started')
@@ -148,9 +176,30 @@ export async function rejectRequest(ctx: HandlerContext, approvalId: string, rea
   await refreshApprovalMessages(ctx.deps, ctx.client, approvalId);
 }
 
-/** Marks overdue requests expired and updates their messages; run periodically. */
+/**
+ * Marks overdue requests expired, updates both copies, says so in the request's thread (so the approvers
+ * see it went nowhere) and tells the requester in a new DM (an edit alone notifies nobody); run periodically.
+ */
 export async function expireApprovals(deps: SlackDeps, client: WebClient): Promise<number> {
   const expired = await expire(deps);
-  for (const approval of expired) await refreshApprovalMessages(deps, client, approval.id);
+  for (const approval of expired) {
+    await refreshApprovalMessages(deps, client, approval.id);
+    const name = escapeMrkdwn(approval.runbookName);
+    const sentence = `:hourglass: This request to run *${name}* expired without ${isQuorum(approval.quorum) ? 'enough approvals' : 'a decision'}; nothing was run.`;
+    if (approval.approversChannel && approval.approversTs) {
+      await client.chat
+        .postMessage({
+          channel: approval.approversChannel,
+          thread_ts: approval.approversTs,
+          ...noticeMessage(sentence, 'Request expired'),
+        })
+        .catch((err: unknown) => deps.logger.warn({ err: slackErrorCode(err) ?? err }, 'could not post the expiry'));
+    }
+    const told = noticeMessage(
+      `:hourglass: Your request to run *${name}* expired before it was approved, so nothing was run. Ask again with \`/runbook run\` if it is still needed.`,
+      `Your request to run ${approval.runbookName} expired`,
+    );
+    await postToConversation(client, deps.logger, null, approval.requesterId, told);
+  }
   return expired.length;
 }

@@ -3,8 +3,10 @@
 import type { WebClient } from '@slack/web-api';
 import { NotFoundError } from '../../api/errors.ts';
 import type { ListExecutionsParams } from '../../api/runbook-api.ts';
+import type { Execution } from '../../api/schemas.ts';
 import type { Resolution } from '../../catalog/runbook-catalog.ts';
 import { maskExecutionInputs, SECRET_KEY } from '../../runs/execution-facts.ts';
+import { looksLikeFullId } from '../../runs/execution-ref.ts';
 import { runbookNamed } from '../../runs/visibility.ts';
 import { errorModal, infoModal, loadingModal } from '../blocks/common.ts';
 import {
@@ -13,18 +15,15 @@ import {
   type ExecutionStatusFilter,
   type ExecutionsQuery,
 } from '../blocks/execution-list.ts';
-import {
-  buildExecutionNotFound,
-  buildExecutionStatus,
-  buildOutputModal,
-  parseExecutionInputs,
-} from '../blocks/execution-status.ts';
+import { buildExecutionNotFound, buildExecutionStatus, parseExecutionInputs } from '../blocks/execution-status.ts';
+import { buildOutputPage } from '../blocks/output-pages.ts';
 import { buildChoiceBlocks, buildRunbookChoice } from '../blocks/runbook-choice.ts';
 import type { SlackDeps } from '../deps.ts';
 import { describeFailure } from '../describe-failure.ts';
 import { UserFacingError } from '../user-facing-error.ts';
 import { visibleTo } from './access.ts';
 import type { HandlerContext } from './context.ts';
+import { executionIdFor } from './execution-ref.ts';
 import { runModalView } from './run.ts';
 
 export type { ExecutionsQuery } from '../blocks/execution-list.ts';
@@ -87,10 +86,13 @@ export async function showExecutions(
   // The filter grammar is not published, so a server may ignore it or match loosely (substrings):
   // never show a row that does not belong to the query.
   const visible = await visibleTo(ctx);
+  // "Only mine": runs whose executor is the person's email (what a run from Slack sends as userEmail).
+  const email = query.mine ? ((await ctx.deps.access.identity.emailOf(ctx.client, ctx.userId)) ?? '') : '';
   const items = page.items.filter(
     (e) =>
       (!runbookName || sameName(e.workflowName, runbookName)) &&
       (!query.status || e.executionStatus === STATUS_OF_FILTER[query.status]) &&
+      (!query.mine || (email !== '' && e.executor.toLowerCase() === email.toLowerCase())) &&
       visible.ref({ name: e.workflowName }),
   );
   const message = buildExecutionList({
@@ -98,12 +100,20 @@ export async function showExecutions(
     query,
     runbookName,
     nowMs: ctx.deps.now(),
+    people: await ctx.deps.access.identity.peopleByEmail(
+      ctx.client,
+      items.map((e) => e.executor),
+    ),
   });
   await ctx.respond({ ...message, replaceOriginal });
 }
 
 export async function showStatus(ctx: HandlerContext, executionId: string, replaceOriginal = false): Promise<void> {
-  const id = executionId.trim();
+  // Buttons carry whole ids; people may type a unique prefix (the cards show short ids).
+  const id = looksLikeFullId(executionId)
+    ? executionId.trim()
+    : await executionIdFor(ctx, executionId, 'status', replaceOriginal);
+  if (id === null) return;
   let execution: Awaited<ReturnType<SlackDeps['api']['executions']['get']>>;
   try {
     execution = await ctx.deps.api.executions.get(id);
@@ -164,13 +174,18 @@ function notFoundSentence(err: unknown): string | null {
   return 'That execution no longer exists. Check the id in /runbook executions.';
 }
 
-/** The "Full output" button: a modal with the whole output (or its last part when very long). */
+/** An execution with its output, if the person may view its runbook (else a UserFacingError). */
+export async function loadVisibleExecution(ctx: HandlerContext, executionId: string): Promise<Execution> {
+  const execution = await ctx.deps.api.executions.get(executionId);
+  await assertVisible(ctx, execution.workflowName, null);
+  return execution;
+}
+
+/** The "Full output" button: a modal paging through the whole output, opened on its last page. */
 export async function openOutputModal(ctx: HandlerContext, executionId: string): Promise<void> {
-  await openFilledModal(ctx, loadingModal('Execution output', 'Loading the output…'), 'Execution output', async () => {
-    const execution = await ctx.deps.api.executions.get(executionId);
-    await assertVisible(ctx, execution.workflowName, null);
-    return buildOutputModal(execution);
-  });
+  await openFilledModal(ctx, loadingModal('Execution output', 'Loading the output…'), 'Execution output', async () =>
+    buildOutputPage(await loadVisibleExecution(ctx, executionId)),
+  );
 }
 
 export interface RerunTarget {

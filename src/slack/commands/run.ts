@@ -13,15 +13,8 @@ import type { StartedRun } from '../../runs/run-tracker.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../actor.ts';
-import {
-  button,
-  errorMessage,
-  errorModal,
-  infoModal,
-  loadingModal,
-  noticeMessage,
-  type SlackMessage,
-} from '../blocks/common.ts';
+import { buildWaitingForApproval } from '../blocks/approval.ts';
+import { button, errorMessage, errorModal, infoModal, loadingModal, type SlackMessage } from '../blocks/common.ts';
 import { buildRunningCard } from '../blocks/execution-card.ts';
 import { channelMention, escapeMrkdwn, mrkdwnText } from '../blocks/mrkdwn.ts';
 import { buildRunModal } from '../blocks/run-modal.ts';
@@ -204,11 +197,16 @@ export async function renderRunResult(
       await postRunningCard(deps, client, result.run);
       return;
     case 'approval-requested': {
-      const name = escapeMrkdwn(result.runbook.name);
       await publishApprovalRequest(deps, client, result.approval, result.need);
-      await audience.tell(
-        noticeMessage(`:lock: ${name} needs approval; the request went to the approvers.`, 'Approval requested'),
-      );
+      // Where they submitted (besides the DM copy): who it waits for, and until when. The form may send
+      // the result elsewhere; the notice goes where the person was typing.
+      const waiting = buildWaitingForApproval(result.approval, describeApprovers(result.need));
+      if (actor.channelId && actor.channelId !== actor.destinationChannel) {
+        await postToConversation(client, deps.logger, actor.channelId, actor.userId, {
+          ...waiting,
+          ephemeralTo: actor.userId,
+        });
+      } else await audience.tell(waiting);
       return;
     }
     case 'refused':

@@ -186,6 +186,12 @@ export async function showSchedules(
       schemas: await knownSchemas(deps),
       notice,
       owners: await ownersOf(deps, schedules),
+      proxyNames: new Map(
+        schedules.flatMap((s) => {
+          const name = deps.proxies.nameOf(s.proxyId);
+          return name ? [[s.proxyId, name] as const] : [];
+        }),
+      ),
     }),
     replaceOriginal,
   });

@@ -1,6 +1,7 @@
 // `/runbook subscribe|unsubscribe|subscriptions` and `/runbook watch <executionId>`: each calls one use
 // case of src/runs/subscriptions.ts and renders its result.
 import { ALL_RUNBOOKS } from '../../runs/execution-facts.ts';
+import { looksLikeFullId } from '../../runs/execution-ref.ts';
 import {
   isAll,
   listSubscriptions,
@@ -14,10 +15,12 @@ import { errorMessage, noticeMessage } from '../blocks/common.ts';
 import { buildRunningCard } from '../blocks/execution-card.ts';
 import { buildExecutionNotFound } from '../blocks/execution-status.ts';
 import { channelMention, escapeMrkdwn, inlineCode, truncate } from '../blocks/mrkdwn.ts';
+import { buildSubscriptionAnnouncement, type SubscriptionChange } from '../blocks/subscription-announcement.ts';
 import { buildSubscribeChoice, buildSubscriptionList, subscriptionTarget } from '../blocks/subscription-list.ts';
 import { postToConversation } from '../post-to-conversation.ts';
 import { actorOf } from './access.ts';
 import type { HandlerContext } from './context.ts';
+import { executionIdFor } from './execution-ref.ts';
 
 // ---- subscribe -----------------------------------------------------------------------------------
 
@@ -58,6 +61,21 @@ export async function subscribe(
   const line = `${prefix} gets a message whenever a run of ${what} ${verb}, scheduled runs and runs started outside Slack included. \`/runbook subscriptions\` lists this channel's subscriptions.`;
   const fallback = `This channel now gets results of ${runbook ? runbook.name : 'all runbooks'}${request.failuresOnly ? ' (failures only)' : ''}.`;
   await ctx.respond({ ...noticeMessage(line, fallback), replaceOriginal });
+  await announce(ctx, {
+    change: result.added === 'updated' ? 'updated' : 'subscribed',
+    by: ctx.userId,
+    runbookId: runbook ? runbook.id : ALL_RUNBOOKS,
+    runbookName: runbook ? runbook.name : '',
+    failuresOnly: request.failuresOnly,
+  });
+}
+
+/** Says in the channel who subscribed or unsubscribed it, and to what. A failure only costs the announcement. */
+async function announce(ctx: HandlerContext, change: SubscriptionChange): Promise<void> {
+  if (!ctx.channelId) return;
+  await ctx.client.chat
+    .postMessage({ channel: ctx.channelId, ...buildSubscriptionAnnouncement(change) })
+    .catch((err: unknown) => ctx.deps.logger.warn({ err }, 'could not announce the subscription change'));
 }
 
 // ---- unsubscribe ---------------------------------------------------------------------------------
@@ -84,6 +102,9 @@ async function showRemoval(
     ? `:no_bell: This channel no longer gets results of ${label}.`
     : `:information_source: This channel was not subscribed to ${label} (any more).`;
   await ctx.respond({ ...buildSubscriptionList(result.left, notice), replaceOriginal });
+  if (result.removed && result.subscription) {
+    await announce(ctx, { change: 'unsubscribed', by: ctx.userId, ...result.subscription });
+  }
 }
 
 export async function unsubscribe(ctx: HandlerContext, text: string): Promise<void> {
@@ -116,7 +137,9 @@ export async function showSubscriptions(ctx: HandlerContext, replaceOriginal = f
 /** Adopts an execution; a running one gets its running card here now, a finished one its result from the watcher. */
 export async function watchExecution(ctx: HandlerContext, executionId: string): Promise<void> {
   const { deps } = ctx;
-  const result = await watchExecutionCase(deps, await actorOf(ctx), executionId, async (email) => {
+  const id0 = looksLikeFullId(executionId) ? executionId.trim() : await executionIdFor(ctx, executionId, 'watch');
+  if (id0 === null) return;
+  const result = await watchExecutionCase(deps, await actorOf(ctx), id0, async (email) => {
     const found = await ctx.client.users.lookupByEmail({ email }).catch(() => null);
     return found?.user?.id ?? null;
   });

@@ -5,6 +5,7 @@ import { errorModal } from '../blocks/common.ts';
 import { approveRequest, rejectRequest } from '../commands/approvals.ts';
 import type { SlackDeps } from '../deps.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../ids.ts';
+import { publishHome } from './events.ts';
 import { interactionContext } from './interaction-context.ts';
 import { reportFailure } from './report-failure.ts';
 
@@ -19,6 +20,12 @@ export function registerApprovalActions(app: App, deps: SlackDeps): void {
       await approveRequest(ctx, approvalId);
     } catch (err) {
       await reportFailure(ctx, err, 'Approving the run');
+    }
+    // Approved from App Home: the request leaves "Waiting for your approval".
+    if (body.view?.type === 'home') {
+      await publishHome(deps, client, body.user.id).catch((err: unknown) =>
+        deps.logger.warn({ err }, 'could not refresh App Home'),
+      );
     }
   });
 

@@ -3,9 +3,11 @@
 import type { App, BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Execution, Schedule } from '../../api/schemas.ts';
+import type { Actor } from '../../runs/actor.ts';
+import { awaitingApprovalBy } from '../../runs/approvals.ts';
 import { type Visibility, visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../actor.ts';
-import { buildAppHome } from '../blocks/app-home.ts';
+import { buildAppHome, HOME_PERSONAL_ROWS } from '../blocks/app-home.ts';
 import { openRunModal } from '../commands/run.ts';
 import { openScheduleModal } from '../commands/schedules.ts';
 import type { SlackDeps } from '../deps.ts';
@@ -29,18 +31,29 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
   // When that cannot be checked (user groups unreadable), both halves say why instead of listing anything.
   let visible: Visibility;
   const aliases = await deps.access.store.aliases.listByCreator(userId, 15).catch(() => []);
+  let actor: Actor;
   try {
-    visible = await visibilityFor(deps, await actorFor(deps, client, { userId, teamId: null, channelId: null }));
+    actor = await actorFor(deps, client, { userId, teamId: null, channelId: null }, { email: true });
+    visible = await visibilityFor(deps, actor);
   } catch (err) {
     await client.views.publish({
       user_id: userId,
-      view: buildAppHome({ executions: err, schedules: err, now: deps.now() }),
+      view: buildAppHome({ executions: err, schedules: err, now: deps.now(), awaitingApproval: err, myRuns: err }),
     });
     return;
   }
+  const [awaitingApproval, myRuns] = await Promise.all([
+    awaitingApprovalBy(deps, actor).catch((err: unknown) => err),
+    yourRecentRuns(deps, actor.email).catch((err: unknown) => err),
+  ]);
+  const people = await deps.access.identity.peopleByEmail(
+    client,
+    Array.isArray(executions) ? (executions as Execution[]).map((e) => e.executor) : [],
+  );
   await client.views.publish({
     user_id: userId,
     view: buildAppHome({
+      people,
       executions: Array.isArray(executions)
         ? executions.filter((e) => visible.ref({ name: e.workflowName }))
         : executions,
@@ -49,8 +62,21 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
         : schedules,
       aliases: aliases.filter((a) => visible.ref({ id: a.runbookId, name: a.runbookName })),
       now: deps.now(),
+      awaitingApproval,
+      myRuns: Array.isArray(myRuns) ? myRuns.filter((e: Execution) => visible.ref({ name: e.workflowName })) : myRuns,
     }),
   });
+}
+
+/** Runs this person started (the API records the email sent as userEmail as the executor), newest first. */
+async function yourRecentRuns(deps: SlackDeps, email: string | null): Promise<Execution[]> {
+  if (!email) return [];
+  const page = await deps.api.executions.list(
+    { pageSize: 100, orderBy: 'descending' },
+    { timeoutMs: deps.interactiveTimeoutMs },
+  );
+  const mine = email.toLowerCase();
+  return page.items.filter((e) => e.executor.toLowerCase() === mine).slice(0, HOME_PERSONAL_ROWS);
 }
 
 export function registerEvents(app: App, deps: SlackDeps): void {

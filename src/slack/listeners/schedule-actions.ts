@@ -11,6 +11,7 @@ import {
   refreshScheduleModal,
   shownPresetKind,
 } from '../blocks/schedule-modal.ts';
+import { cancelRunNow, confirmRunNow } from '../commands/run-now.ts';
 import {
   deleteSchedule,
   newScheduleView,
@@ -73,10 +74,17 @@ export function registerScheduleActions(app: App, deps: SlackDeps): void {
     if (ref) await deleteSchedule(ctx, ref);
   });
 
-  on(ACTIONS.scheduleRunNow, 'Running the schedule now', async (ctx, body) => {
+  // Run now asks first; only the confirmation's Run now runs it.
+  on(ACTIONS.scheduleRunNow, 'Preparing Run now', async (ctx, body) => {
     const ref = decodeScheduleRef(buttonValue(body));
-    if (ref) await runScheduleNow(ctx, ref.id);
+    if (ref) await confirmRunNow(ctx, ref.id);
   });
+  on(ACTIONS.scheduleRunNowConfirmed, 'Running the schedule now', async (ctx, body) => {
+    const scheduleId = buttonValue(body);
+    if (scheduleId)
+      await runScheduleNow({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);
+  });
+  on(ACTIONS.scheduleRunNowCancel, 'Cancelling Run now', (ctx) => cancelRunNow(ctx));
 
   on(new RegExp(`^${ACTIONS.schedulesPage}_`), 'Paging the schedules', async (ctx, body) => {
     const state = decodeSchedulesPage(buttonValue(body));

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { plainMentions } from '../../../src/mentions.ts';
 import { loadPolicy, PolicyError, parsePolicy } from '../../../src/policy/load-policy.ts';
-import { describeApprovers, Policy, type RunbookFacts, type Subject } from '../../../src/policy/policy.ts';
+import { describeApprovers, Policy, PolicyFile, type RunbookFacts, type Subject } from '../../../src/policy/policy.ts';
 
 const restart: RunbookFacts = {
   id: 'r1',
@@ -116,12 +116,14 @@ describe('Policy rules', () => {
       reasons: ['the runbook requires approval'],
       approverUsers: ['U02BOB'],
       approverGroups: [],
+      quorum: { count: 1, eachOf: [] },
     });
     expect(policy.approvalFor(restart)).toEqual({
       required: true,
       reasons: ['rule “prod needs a second pair of eyes”'],
       approverUsers: [],
       approverGroups: ['S0SRE'],
+      quorum: { count: 1, eachOf: [] },
     });
     expect(policy.approvalFor({ ...restart, tags: [] }).required).toBe(false);
   });
@@ -133,6 +135,29 @@ describe('Policy rules', () => {
     expect(notListed.allowed).toBe(false);
     if (!notListed.allowed) expect(plainMentions(notListed.message)).toContain('members of <!subteam^S0SRE>');
     expect(policy.canApprove({ ...carol, groups: ['S0SRE'] }, restart, 'U01ALICE')).toMatchObject({ allowed: false });
+  });
+
+  it('quorum: the strictest of the matching rules; groups to cover may approve', () => {
+    const strict = new Policy(
+      PolicyFile.parse({
+        approvers: { users: ['U02BOB'] },
+        quorum: { approvals: 2 },
+        approvals: [
+          { name: 'prod', runbooks: { tags: ['prod'] }, quorum: { approvals: 1, oneFromEach: ['S0DBA', 'S0SEC'] } },
+        ],
+      }),
+      'test',
+    );
+    expect(strict.approvalFor(vacuum).quorum).toEqual({ count: 2, eachOf: [] });
+    const both = strict.approvalFor({ ...vacuum, tags: ['prod'] });
+    expect(both.quorum).toEqual({ count: 2, eachOf: ['S0DBA', 'S0SEC'] });
+    expect(both.approverGroups).toEqual(['S0DBA', 'S0SEC']);
+    expect(strict.canApprove({ ...carol, groups: ['S0DBA'] }, { ...vacuum, tags: ['prod'] }, 'U01ALICE')).toMatchObject(
+      {
+        allowed: true,
+      },
+    );
+    expect(PolicyFile.safeParse({ quorum: { approvals: 0 } }).success).toBe(false);
   });
 
   it('scheduleOwnersOnly and contact', () => {

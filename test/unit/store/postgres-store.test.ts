@@ -69,12 +69,14 @@ describe('postgres store', () => {
       ),
     );
     expect(tables.rows.map((r) => r.table_name)).toEqual([
+      'approval_votes',
       'approvals',
       'audit',
       'channel_defaults',
       'cursors',
       'leases',
       'notifications',
+      'output_uploads',
       'rate_buckets',
       'run_aliases',
       'run_drafts',

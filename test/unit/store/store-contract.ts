@@ -111,6 +111,8 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           resultPostedAt: null,
           replyPostedAt: null,
           sourceLink: null,
+          approvedBy: [],
+          proxyName: null,
         });
         expect(await store.watches.get('missing')).toBeNull();
       });
@@ -483,6 +485,34 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
       });
     });
 
+    describe('output uploads', () => {
+      it('one claim per execution across concurrent callers, replicas and restarts; release only before completion', async () => {
+        const replica = await harness.open();
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 ? store : replica).outputUploads.claim('e-1', T0)),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.outputUploads.get('e-1')).toEqual({
+          executionId: 'e-1',
+          claimedAt: T0,
+          fileId: null,
+          completedAt: null,
+        });
+        // A definite failure gives the claim back; a later delivery may upload.
+        await replica.outputUploads.release('e-1');
+        expect(await store.outputUploads.get('e-1')).toBeNull();
+        expect(await store.outputUploads.claim('e-1', T0 + 1)).toBe(true);
+        await store.outputUploads.complete('e-1', 'F123', T0 + 2);
+        await store.outputUploads.complete('e-1', 'F999', T0 + 3);
+        // Once uploaded, the record stays: no release, no second claim, even after a restart.
+        await store.outputUploads.release('e-1');
+        const restarted = await harness.open();
+        expect(await restarted.outputUploads.claim('e-1', T0 + 4)).toBe(false);
+        expect(await restarted.outputUploads.get('e-1')).toMatchObject({ fileId: 'F123', completedAt: T0 + 2 });
+        expect(await restarted.outputUploads.get('e-2')).toBeNull();
+      });
+    });
+
     describe('subscriptions', () => {
       const sub = {
         channel: 'C1',
@@ -587,6 +617,29 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
     });
 
     describe('approvals', () => {
+      it('keeps a quorum and one vote per approver; votes only while pending and unexpired', async () => {
+        const a = await store.approvals.create(newApproval({ quorum: { count: 2, eachOf: ['S1'] } }), T0);
+        expect(a.quorum).toEqual({ count: 2, eachOf: ['S1'] });
+        const replica = await harness.open();
+        // Two approvers clicking at once, twice each, on two replicas: one vote each.
+        const results = await Promise.all(
+          ['U1', 'U2', 'U1', 'U2'].map((u, i) => (i % 2 ? replica : store).approvals.vote(a.id, u, ['S1'], T0 + i)),
+        );
+        expect(results.filter(Boolean)).toHaveLength(2);
+        const votes = await replica.approvals.votes(a.id);
+        expect(votes.map((v) => v.userId).sort()).toEqual(['U1', 'U2']);
+        expect(votes[0]!.groups).toEqual(['S1']);
+        expect(await store.approvals.listPending(T0, 10)).toEqual([expect.objectContaining({ id: a.id })]);
+        expect(await store.approvals.listPending(a.expiresAt, 10)).toEqual([]);
+        // Expired, or decided: no more votes.
+        expect(await store.approvals.vote(a.id, 'U3', [], a.expiresAt)).toBe(false);
+        expect(await store.approvals.decide(a.id, 'approved', 'U2', null, T0 + 5)).toBe(true);
+        expect(await store.approvals.vote(a.id, 'U3', [], T0 + 6)).toBe(false);
+        expect(await store.approvals.votes(a.id)).toHaveLength(2);
+        expect(await store.approvals.listPending(T0 + 6, 10)).toEqual([]);
+        expect(await store.approvals.vote('no-such-id', 'U3', [], T0)).toBe(false);
+      });
+
       it('create stores a pending approval with a fresh uuid', async () => {
         const a = await store.approvals.create(newApproval(), T0);
         const b = await store.approvals.create(newApproval(), T0);
@@ -615,6 +668,7 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           approversTs: null,
           requesterChannel: null,
           requesterTs: null,
+          quorum: null,
         });
         expect(await store.approvals.get(a.id)).toEqual(a);
         expect(await store.approvals.get('00000000-0000-4000-8000-000000000000')).toBeNull();

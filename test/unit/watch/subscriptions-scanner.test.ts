@@ -203,6 +203,21 @@ describe('SubscriptionScanner', () => {
     expect(slack.posts).toHaveLength(1);
   });
 
+  it('posts the notices of one scan in the order the runs finished, not newest first', async () => {
+    const store = await openSharedStore();
+    await subscribe(store, 'C01OPS', 'rb-vacuum', VACUUM);
+    const s = scanner(store);
+    await s.scanOnce();
+    // Created first, finished last: a long run.
+    history.add('ex-long', 10);
+    history.add('ex-quick', 11);
+    history.add('ex-newest', 12);
+    const long = history.items.find((e) => e.id === 'ex-long')!;
+    history.items[history.items.indexOf(long)] = { ...long, endTime: new Date(T0 + 20 * MIN).toISOString() };
+    await s.scanOnce();
+    expect(slack.idsIn('C01OPS')).toEqual(['ex-quick', 'ex-newest', 'ex-long']);
+  });
+
   it('sends only failures to a --failures subscription and tells each channel once', async () => {
     const store = await openSharedStore();
     await subscribe(store, 'C01OPS', 'rb-vacuum', VACUUM, true);

@@ -81,6 +81,7 @@ describe('every builder over random API text', () => {
           approversTs: null,
           requesterChannel: null,
           requesterTs: null,
+          quorum: { count: 2, eachOf: [short] },
         };
         const messages = [
           buildExecutionList({

@@ -188,7 +188,7 @@ describe('buildExecutionList', () => {
     expect(pagingButtons(last.blocks).map((b) => b.text?.text)).toEqual(['Previous']);
 
     const single = buildExecutionList(input());
-    expect(single.blocks.some((b) => b.type === 'actions')).toBe(false);
+    expect(single.blocks.some((b) => b.type === 'actions' && b.block_id === 'executions_paging')).toBe(false);
 
     for (const message of [first, middle, last, single]) assertWithinLimits(message, 'message');
   });
@@ -259,7 +259,7 @@ describe('buildExecutionList', () => {
     expect(allText(message.blocks)).toContain(
       ':mag: No executions of *Restart &lt;Pod&gt;* that failed in the last month. Try without `--status` or `--last`.',
     );
-    expect(message.blocks.some((b) => b.type === 'actions')).toBe(false);
+    expect(message.blocks.some((b) => b.type === 'actions' && b.block_id === 'executions_paging')).toBe(false);
   });
 
   it('shows at most 10 rows and stays within Block Kit limits with long values everywhere', () => {
@@ -309,5 +309,33 @@ describe('execution query values', () => {
   it('has no Previous on the first page and no Next when even one token cannot fit', () => {
     expect(previousQuery(firstPage)).toBeNull();
     expect(nextQuery(firstPage, 'x'.repeat(2500))).toBeNull();
+  });
+});
+
+describe('filter controls', () => {
+  it('offer status and "mine" filters that restart from the first page, the current one highlighted', () => {
+    const message = buildExecutionList(
+      input({ query: { runbookQuery: null, status: 'failed', last: null, tokens: ['t1'], mine: true } }),
+    );
+    const filters = message.blocks.find((b) => b.type === 'actions' && b.block_id === 'executions_filters') as {
+      elements: Array<{ action_id: string; value: string; style?: string; text: { text: string } }>;
+    };
+    expect(filters.elements.map((e) => e.text.text)).toEqual([
+      'All',
+      'Succeeded',
+      'Failed',
+      'Running',
+      'Everyone’s runs',
+    ]);
+    expect(filters.elements.filter((e) => e.style === 'primary').map((e) => e.text.text)).toEqual([
+      'Failed',
+      'Everyone’s runs',
+    ]);
+    const succeeded = decodeExecutionsQuery(filters.elements[1]!.value);
+    expect(succeeded).toMatchObject({ status: 'succeeded', mine: true, tokens: [] });
+    expect(decodeExecutionsQuery(filters.elements[4]!.value).mine).toBeUndefined();
+    expect(allText(message.blocks)).toContain('*only yours*');
+    for (const e of filters.elements) expect(e.action_id.startsWith('executions_page_')).toBe(true);
+    assertWithinLimits(message, 'message');
   });
 });

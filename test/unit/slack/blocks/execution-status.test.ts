@@ -74,8 +74,8 @@ describe('buildExecutionStatus', () => {
     expect(text).toContain('*Duration*\n3m 12s');
     expect(text).toContain('*Execution*\n`3f2b9c1e-0d4a-4c1b-9a57-8f1e2d3c4b5a`');
     expect(text).toContain('*Reason*\npod api-1 not found');
-    expect(text).toContain('• namespace: `prod`');
-    expect(text).toContain('• pod: `api-1`');
+    expect(text).toContain('• *Namespace*: `prod`');
+    expect(text).toContain('• *Pod*: `api-1`');
     expect(text).toContain('*Output*\n```\nline 1\nline 2\nError: pod not found\n```');
     expect(message.text).toBe('Restart Pod failed');
   });

@@ -221,3 +221,26 @@ describe('schedule refs and page state', () => {
     expect(decodeSchedulesPage('{"runbookId":"r","page":-2}')).toEqual({ runbookId: 'r', page: 0 });
   });
 });
+
+describe('proxy names', () => {
+  it('uses the directory’s display name when given, so a proxy reads the same as on cards', async () => {
+    const { buildScheduleList } = await import('../../../../src/slack/blocks/schedule-list.ts');
+    const { Schedule } = await import('../../../../src/api/schemas.ts');
+    const schedule = Schedule.parse({
+      id: 's1',
+      runbookId: 'r1',
+      runbookName: 'X',
+      schedule: '0 2 * * *',
+      proxyId: 'p-prod',
+      proxyName: 'p-prod',
+    });
+    const list = buildScheduleList({
+      schedules: [schedule],
+      runbook: null,
+      page: 0,
+      now: new Date(0),
+      proxyNames: new Map([['p-prod', 'Production']]),
+    });
+    expect(JSON.stringify(list.blocks)).toContain('Proxy `Production`');
+  });
+});

@@ -1,0 +1,134 @@
+// The finished run's whole output, kept: when the result card shows only its tail, the output is
+// uploaded into the card's thread as a text file with Slack's current upload flow
+// (files.getUploadURLExternal → POST the bytes → files.completeUploadExternal; files.upload is
+// retired). Called from the watcher's deliver step; it never throws, so a failed upload never holds
+// up the result card or the reply.
+//
+// Exactly once across restarts and replicas: a store claim on the execution is taken BEFORE anything
+// is sent, and given back only when the upload definitely did not happen (Slack said no to the URL,
+// the bytes were refused, or completeUploadExternal answered an error). When the outcome of the
+// completion is unknown (timeout, connection lost) the claim is kept: a lost file is better than two.
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../logger.ts';
+import { outputExceedsCard } from '../slack/blocks/execution-card.ts';
+import type { Store } from '../store/store.ts';
+
+/** The file keeps the last this-many bytes of a longer output (with a first line saying so). */
+export const MAX_OUTPUT_FILE_BYTES = 1024 * 1024;
+
+export interface OutputUploadDeps {
+  store: Store;
+  slack: WebClient;
+  logger: Logger;
+  now: () => number;
+  /** POSTs the bytes to the upload URL; default: global fetch. */
+  fetch?: typeof fetch;
+}
+
+export interface OutputToUpload {
+  executionId: string;
+  runbookName: string;
+  channel: string;
+  /** The result card's ts: the file goes into its thread. */
+  threadTs: string;
+  output: string;
+}
+
+export type UploadOutcome = 'not_needed' | 'already_claimed' | 'uploaded' | 'failed' | 'unknown';
+
+/** "restart-pods-3f2b9c1e.txt" */
+export function outputFileName(runbookName: string, executionId: string): string {
+  const slug =
+    runbookName
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'output';
+  return `${slug}-${executionId.replace(/[^A-Za-z0-9-]/g, '').slice(0, 8) || 'run'}.txt`;
+}
+
+/** The output as the file holds it: whole, or its last MAX_OUTPUT_FILE_BYTES under a note. */
+export function outputFileBody(output: string): string {
+  const bytes = Buffer.from(output, 'utf8');
+  if (bytes.length <= MAX_OUTPUT_FILE_BYTES) return output;
+  // Cut on a line start so no line (or UTF-8 sequence) is split.
+  let tail = bytes.subarray(bytes.length - MAX_OUTPUT_FILE_BYTES).toString('utf8');
+  const newline = tail.indexOf('\n');
+  if (newline >= 0) tail = tail.slice(newline + 1);
+  return `[… the first ${(bytes.length - Buffer.byteLength(tail, 'utf8')).toLocaleString('en-US')} bytes are left out]\n${tail}`;
+}
+
+function lineCount(text: string): number {
+  return text.replace(/\n+$/, '').split('\n').length;
+}
+
+/** Uploads the full output into the card's thread when the card shows less of it; at most once, ever. */
+export async function uploadOutputOnce(deps: OutputUploadDeps, run: OutputToUpload): Promise<UploadOutcome> {
+  if (!outputExceedsCard(run.output)) return 'not_needed';
+  const log = deps.logger.child({ component: 'output-upload', executionId: run.executionId });
+  let claimed: boolean;
+  try {
+    claimed = await deps.store.outputUploads.claim(run.executionId, deps.now());
+  } catch (err) {
+    log.warn({ err }, 'could not claim the output upload; not uploading');
+    return 'failed';
+  }
+  if (!claimed) return 'already_claimed';
+  const giveBack = async (err: unknown, step: string): Promise<'failed'> => {
+    log.warn({ err, step }, 'output upload failed; the claim is given back');
+    await deps.store.outputUploads
+      .release(run.executionId)
+      .catch((e: unknown) => log.warn({ err: e }, 'could not give the upload claim back'));
+    return 'failed';
+  };
+
+  const body = outputFileBody(run.output);
+  const bytes = Buffer.from(body, 'utf8');
+  const filename = outputFileName(run.runbookName, run.executionId);
+  let uploadUrl: string;
+  let fileId: string;
+  try {
+    const got = await deps.slack.files.getUploadURLExternal({ filename, length: bytes.length });
+    if (!got.upload_url || !got.file_id) throw new Error('files.getUploadURLExternal gave no upload URL');
+    uploadUrl = got.upload_url;
+    fileId = got.file_id;
+  } catch (err) {
+    return giveBack(err, 'getUploadURLExternal');
+  }
+  try {
+    const posted = await (deps.fetch ?? fetch)(uploadUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      body: bytes,
+      signal: AbortSignal.timeout(30_000),
+    });
+    await posted.arrayBuffer().catch(() => undefined);
+    if (!posted.ok) throw new Error(`the upload URL answered HTTP ${posted.status}`);
+  } catch (err) {
+    // The file was never shared: nothing reached the thread, so a later delivery may try again.
+    return giveBack(err, 'upload');
+  }
+  try {
+    await deps.slack.files.completeUploadExternal({
+      files: [{ id: fileId, title: `Full output of ${run.runbookName}` }],
+      channel_id: run.channel,
+      thread_ts: run.threadTs,
+      // No execution id in backticks here: the watcher's read-back looks for that to find its reply.
+      initial_comment: `Full output of ${run.runbookName} (${lineCount(body).toLocaleString('en-US')} lines)`,
+    });
+  } catch (err) {
+    if (isSlackRefusal(err)) return giveBack(err, 'completeUploadExternal');
+    log.warn({ err }, 'output upload outcome unknown; keeping the claim so it is never doubled');
+    return 'unknown';
+  }
+  await deps.store.outputUploads
+    .complete(run.executionId, fileId, deps.now())
+    .catch((err: unknown) => log.warn({ err }, 'could not record the uploaded file'));
+  return 'uploaded';
+}
+
+/** Slack answered, and said no (not a timeout or a lost connection): nothing was shared. */
+function isSlackRefusal(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === 'slack_webapi_platform_error' || code === 'slack_webapi_rate_limited_error';
+}
