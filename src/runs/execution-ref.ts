@@ -1,6 +1,8 @@
 // `/runbook status` and `watch` take an execution id as people copy it from a card: the full id, or a
 // unique prefix of at least MIN_PREFIX characters among recent executions (the cards show short ids).
 // Candidates the person may not view are left out, so an ambiguous prefix never names a hidden runbook.
+import { InvalidIdError } from '../api/errors.ts';
+import { isValidId } from '../api/path-segment.ts';
 import type { Execution } from '../api/schemas.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
@@ -16,6 +18,8 @@ export type ExecutionRef =
   | { kind: 'id'; id: string }
   | { kind: 'ambiguous'; prefix: string; candidates: Execution[]; more: number }
   | { kind: 'too-short'; prefix: string }
+  /** Not an id at all ('.', '..', control characters…): nothing is asked of the API. */
+  | { kind: 'invalid'; error: InvalidIdError }
   | { kind: 'none'; prefix: string };
 
 const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -40,6 +44,10 @@ export function matchPrefix(prefix: string, recent: readonly Execution[]): Execu
 export async function resolveExecutionRef(deps: RunsDeps, actor: Actor, typed: string): Promise<ExecutionRef> {
   const prefix = typed.trim();
   if (looksLikeFullId(prefix)) return { kind: 'id', id: prefix };
+  if (!isValidId(prefix)) {
+    const error = new InvalidIdError({ kind: 'execution', id: prefix, method: 'GET', path: '/v1alpha1/executions/' });
+    return { kind: 'invalid', error };
+  }
   if (prefix.length < MIN_PREFIX) return { kind: 'too-short', prefix };
   const recent: Execution[] = [];
   for await (const e of deps.api.executions.iterate(

@@ -80,7 +80,7 @@ describe('sandbox in the browser', () => {
     await page.locator('#modal-overlay').waitFor({ state: 'hidden' });
 
     await page.locator('.nav-item', { hasText: 'deploys' }).click();
-    const running = page.locator('.message').filter({ hasText: 'Scale Kubernetes Deployment' }).last();
+    const running = page.locator('#messages > .message').filter({ hasText: 'Scale Kubernetes Deployment' }).last();
     await expect.poll(() => running.textContent(), { timeout: UI_TIMEOUT }).toMatch(/running/i);
     expect(await running.textContent()).toContain('@Alice Adams');
     const execution = [...s.bot.emulator.state.executions.byId.values()].find((e) =>
@@ -92,12 +92,21 @@ describe('sandbox in the browser', () => {
     // The watcher sees the run finish on the emulator's clock and edits the same message.
     s.bot.clock.advance(60 * 60_000);
     await expect.poll(() => running.textContent(), { timeout: UI_TIMEOUT }).toMatch(/succeeded/i);
-    // The thread: the whole output as a file (it is longer than the card's tail), then the reply.
+    // The thread: the reply to Alice and the whole output as a file (it is longer than the card's tail).
+    // The reply leaves beside the card edit, so it may come before or after the file.
     await expect
       .poll(() => page.locator('.thread-toggle').last().textContent(), { timeout: UI_TIMEOUT })
       .toMatch(/2 replies/);
     await page.locator('.thread-toggle').last().click();
-    await expect.poll(() => page.locator('.thread .message').last().textContent()).toContain('succeeded');
+    await expect
+      .poll(() =>
+        page
+          .locator('.thread .message')
+          .filter({ hasText: 'succeeded' })
+          .filter({ hasNot: page.locator('.file') })
+          .count(),
+      )
+      .toBe(1);
     const file = page.locator('.thread .file').last();
     await expect.poll(() => file.textContent(), { timeout: UI_TIMEOUT }).toMatch(/scale-kubernetes-deployment-.*\.txt/);
     await file.locator('summary').click();
@@ -186,7 +195,7 @@ describe('sandbox in the browser', () => {
     expect(drains()[0]!.received.requestId).toBeTruthy();
     await bob.screenshot({ path: `${ARTIFACTS}/08-approved.png` });
 
-    const running = page.locator('.message').filter({ hasText: 'Drain Kubernetes Node' }).last();
+    const running = page.locator('#messages > .message').filter({ hasText: 'Drain Kubernetes Node' }).last();
     await expect.poll(() => running.textContent(), { timeout: UI_TIMEOUT }).toMatch(/running|succeeded/i);
 
     // A second request waits in Bob's App Home, with Approve / Reject there.

@@ -1,12 +1,14 @@
 // The execution a person named in `/runbook status` or `watch`: a full id, or a unique prefix among
 // recent executions; otherwise the candidates, or why nothing matched, are answered here.
 import { MIN_PREFIX, resolveExecutionRef } from '../../runs/execution-ref.ts';
+import { errorMessage } from '../blocks/common.ts';
 import {
   buildAmbiguousPrefix,
   buildNoPrefixMatch,
   buildPrefixTooShort,
   type PrefixCommand,
 } from '../blocks/execution-candidates.ts';
+import { describeFailure } from '../describe-failure.ts';
 import { actorOf } from './access.ts';
 import type { HandlerContext } from './context.ts';
 
@@ -23,6 +25,9 @@ export async function executionIdFor(
       return ref.id;
     case 'ambiguous':
       await ctx.respond({ ...buildAmbiguousPrefix(ref.prefix, ref.candidates, ref.more, command), replaceOriginal });
+      return null;
+    case 'invalid':
+      await ctx.respond({ ...errorMessage(describeFailure(ref.error)), replaceOriginal });
       return null;
     case 'too-short':
       await ctx.respond({ ...buildPrefixTooShort(ref.prefix, MIN_PREFIX), replaceOriginal });
