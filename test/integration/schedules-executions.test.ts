@@ -69,9 +69,10 @@ describe('schedules', () => {
     expect(created.schedule).toBe('0 5 * * *');
     expect(created.proxyId).toBe('proxy-prod');
     expect(JSON.parse(created.params)).toMatchObject({ database: 'billing', verbose: false });
+    // The owner is stored before the confirmation is sent; the schedule itself exists a moment earlier.
+    await waitFor(() => ephemeralContaining(h.fake, 'Scheduled'), 'confirmation');
     const owner = await h.runtime.store.scheduleOwners.get(created.id);
     expect(owner?.userId).toBe('U01ALICE');
-    await waitFor(() => ephemeralContaining(h.fake, 'Scheduled'), 'confirmation');
   });
 
   it('lists schedules with their owner, edits one (PATCH), runs one now and deletes one', async () => {
