@@ -1,11 +1,12 @@
 // The whole output, kept reachable: "Full output" pages through it (it opens on the last page, where
 // a failure usually is), and "Find in output" shows the lines that contain a search text, with their
 // line numbers. Pure; the listeners fetch the execution and call these.
+
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Execution } from '../../api/schemas.ts';
 import { ACTIONS, VIEWS } from '../ids.ts';
 import { button } from './common.ts';
-import { STATUS_EMOJI, STATUS_WORD } from './execution-card.ts';
+import { STATUS_EMOJI, STATUS_WORD, truncatedOutputNotice } from './execution-card.ts';
 import { chunkOutput, outputModalView } from './execution-status.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, plainText, truncate } from './mrkdwn.ts';
 
@@ -44,7 +45,8 @@ export function decodeOutputPage(value: string | undefined): { executionId: stri
 
 /** One page of the whole output; `page` null = the last page. Page numbers are 0-based, shown 1-based. */
 export function buildOutputPage(execution: Execution, page: number | null = null): ModalView {
-  const blocks: KnownBlock[] = [header(execution)];
+  // An output cut at RUNBOOK_API_MAX_BODY_BYTES says so on every page, with where to get all of it.
+  const blocks: KnownBlock[] = [header(execution), ...truncatedOutputNotice(execution)];
   const all = execution.output ? chunkOutput(execution.output, Number.POSITIVE_INFINITY).chunks : [];
   const pages = Math.max(1, Math.ceil(all.length / OUTPUT_PAGE_CHUNKS));
   const current = Math.min(pages - 1, Math.max(0, page ?? pages - 1));
