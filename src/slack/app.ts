@@ -2,7 +2,7 @@
 // token), HTTP (bot token + signing secret; commands, interactivity and options at /slack/events)
 // or the sandbox (HTTP against the local fake Slack). Every Web API call goes to SLACK_API_URL.
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { App, type CustomRoute, HTTPReceiver, LogLevel } from '@slack/bolt';
+import { App, type CustomRoute, HTTPReceiver, LogLevel, type ReceiverEvent } from '@slack/bolt';
 import { boltLoggerAdapter } from '../logger.ts';
 import type { SlackDeps } from './deps.ts';
 import { guardSlackRequests } from './guard-request.ts';
@@ -39,7 +39,40 @@ export interface SlackAppHandle {
   app: App;
   /** Starts listening; resolves with the bound HTTP port. */
   start(): Promise<{ port: number }>;
+  /** Stops taking requests, then waits (at most `drainMs`) for the listeners still running. */
   stop(): Promise<void>;
+}
+
+/** How long stop() waits for listeners in flight before the runtime closes the store under them. */
+export const DRAIN_MS = 10_000;
+
+/**
+ * Counts the events being handled (app.processEvent resolves once every listener has finished), so
+ * stop() can let them end before the store and the API client close: a listener cut off mid-way
+ * (a workflow step between its run and its card) would otherwise fail on "store is closed".
+ */
+function trackInFlight(app: App): () => Promise<void> {
+  const inFlight = new Set<Promise<void>>();
+  const processEvent = app.processEvent.bind(app);
+  app.processEvent = (event: ReceiverEvent) => {
+    const work = processEvent(event);
+    const settled = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    inFlight.add(settled);
+    void settled.finally(() => inFlight.delete(settled));
+    return work;
+  };
+  return async () => {
+    if (inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, DRAIN_MS);
+    });
+    await Promise.race([Promise.all([...inFlight]), timeout]);
+    clearTimeout(timer);
+  };
 }
 
 /**
@@ -125,6 +158,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerMentions(app, deps);
   registerWorkflowSteps(app, deps);
   registerConfirmActions(app, deps);
+  const drain = trackInFlight(app);
 
   let server: Server | null = null;
   return {
@@ -150,9 +184,10 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
         server = null;
         closing.closeAllConnections();
         await new Promise<void>((resolve) => closing.close(() => resolve()));
-        return;
+      } else {
+        await app.stop();
       }
-      await app.stop();
+      await drain();
     },
   };
 }

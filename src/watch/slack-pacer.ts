@@ -37,6 +37,16 @@ export interface PacerTransport {
   recent?(channel: string, threadTs: string | null, oldestMs: number): Promise<SeenMessage[]>;
 }
 
+export interface UpdateOptions {
+  /**
+   * Records the edit (say, in the store) once Slack has taken it, before the edit lane moves on: a
+   * process killed at any moment has at most one edit done on Slack but not recorded, so at most one
+   * is repeated by whoever takes over. A record that throws does not fail the edit (it was sent): the
+   * caller can tell from its own record whether it ran, and record again.
+   */
+  record?: () => Promise<void>;
+}
+
 export interface PostOptions {
   /** Makes a post safe to retry after a 5xx/network error (see PacerTransport.recent). */
   sentCheck?: SentCheck;
@@ -97,6 +107,7 @@ type Job =
       channel: string;
       ts: string;
       message: OutgoingMessage;
+      record: (() => Promise<void>) | null;
       attempts: number;
       done: (o: SendOutcome<void>) => void;
     }
@@ -185,8 +196,23 @@ export class SlackPacer {
   }
 
   /** Edits a message in place (idempotent on Slack's side). */
-  update(channel: string, ts: string, message: OutgoingMessage): Promise<SendOutcome<void>> {
-    return new Promise((done) => this.#enqueue(UPDATES, { kind: 'update', channel, ts, message, attempts: 0, done }));
+  update(
+    channel: string,
+    ts: string,
+    message: OutgoingMessage,
+    options: UpdateOptions = {},
+  ): Promise<SendOutcome<void>> {
+    return new Promise((done) =>
+      this.#enqueue(UPDATES, {
+        kind: 'update',
+        channel,
+        ts,
+        message,
+        record: options.record ?? null,
+        attempts: 0,
+        done,
+      }),
+    );
   }
 
   /**
@@ -307,6 +333,8 @@ export class SlackPacer {
     try {
       if (first.kind === 'update') {
         await this.#transport.update(first.channel, first.ts, first.message);
+        // Sent: record it before the lane takes the next edit (see UpdateOptions.record).
+        await first.record?.().catch(() => {});
         first.done({ ok: true, value: undefined });
       } else if (first.kind === 'post') {
         const found = first.unsure

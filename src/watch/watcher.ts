@@ -811,8 +811,16 @@ export class Watcher implements RunTracker {
     let ts = startTs;
     if (channel && w.resultPostedAt === null) {
       let gone = false;
+      let recorded = false;
       if (ts) {
-        const edited = await this.#pacer.update(channel, ts, card);
+        // Recorded inside the edit lane, before the next edit goes out: a SIGKILL leaves at most one
+        // edit done on Slack and not in the store, the only one a takeover repeats.
+        const edited = await this.#pacer.update(channel, ts, card, {
+          record: async () => {
+            await this.#store.watches.markResultPosted(id, this.#now());
+            recorded = true;
+          },
+        });
         if (!edited.ok) {
           if (!(edited.code && GONE.has(edited.code))) throw edited.error;
           ts = null;
@@ -852,7 +860,7 @@ export class Watcher implements RunTracker {
           await this.#store.watches.setMessage(id, channel, ts, this.#now());
         }
       }
-      await this.#store.watches.markResultPosted(id, this.#now());
+      if (!recorded) await this.#store.watches.markResultPosted(id, this.#now());
       const ended = execution.endTime ? Date.parse(execution.endTime) : Number.NaN;
       if (!stale && Number.isFinite(ended)) this.#metrics.reported((Date.now() - ended) / 1000);
       this.#metrics.result(stale ? 'stale' : execution.executionStatus);

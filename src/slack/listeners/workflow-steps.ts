@@ -75,6 +75,7 @@ export function registerWorkflowSteps(app: App, deps: SlackDeps): void {
     const refuse = async (error: string) => {
       await fail({ error }).catch((err: unknown) => deps.logger.warn({ err }, 'could not fail the workflow step'));
     };
+    let begun = false;
     try {
       const input = readStepInputs(inputs as Record<string, unknown>);
       if ('error' in input) return await refuse(input.error);
@@ -124,6 +125,7 @@ export function registerWorkflowSteps(app: App, deps: SlackDeps): void {
         deps.now(),
       );
       if (!first) return;
+      begun = true;
       const request = { runbook, proxyId, params: checked.params };
       const result = await runWithoutApproval(deps, actor, request, 'workflow.run', 'from a workflow');
       const end = (e: StepEnd) => endStep(store, client, deps.logger, functionExecutionId, e, deps.now);
@@ -149,9 +151,12 @@ export function registerWorkflowSteps(app: App, deps: SlackDeps): void {
       await end({ kind: 'completed', outputs: stepOutputs({ executionId, status: 'running', cardLink }) });
     } catch (err) {
       deps.logger.warn({ err, functionExecutionId }, 'workflow step failed');
-      const step = await store.workflowSteps.get(functionExecutionId).catch(() => null);
+      // Once begun, the step is only ever ended through the store's claim: a failure that cannot even
+      // read the store (the process stopping under this listener) must not end a step that the
+      // watcher of the next start will end with the run's result.
+      const claimable = begun || (await store.workflowSteps.get(functionExecutionId).catch(() => null)) !== null;
       const sentence = `The runbook step failed. ${describeFailure(err)}`;
-      if (!step) await refuse(sentence);
+      if (!claimable) await refuse(sentence);
       else
         await endStep(
           store,

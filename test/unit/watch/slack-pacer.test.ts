@@ -136,6 +136,37 @@ describe('SlackPacer', () => {
     expect(sent.map((s) => s.at)).toEqual([0, 500, 1_000]);
   });
 
+  it('records an edit before the next edit goes out, so at most one edit is sent and unrecorded', async () => {
+    const { pacer, sent } = setup();
+    const log: string[] = [];
+    const recordOf = (text: string) => async () => {
+      // The record is slow (a busy database): the next edit must still wait for it.
+      await new Promise((r) => setTimeout(r, 5));
+      log.push(`recorded ${text} with ${sent.length} sent`);
+    };
+    await Promise.all([
+      pacer.update('C1', '1', { text: 'e1' }, { record: recordOf('e1') }),
+      pacer.update('C1', '2', { text: 'e2' }, { record: recordOf('e2') }),
+    ]);
+    expect(log).toEqual(['recorded e1 with 1 sent', 'recorded e2 with 2 sent']);
+  });
+
+  it('an edit whose record throws still counts as sent', async () => {
+    const { pacer, sent } = setup();
+    const outcome = await pacer.update(
+      'C1',
+      '1',
+      { text: 'e' },
+      {
+        record: async () => {
+          throw new Error('store down');
+        },
+      },
+    );
+    expect(outcome.ok).toBe(true);
+    expect(sent).toHaveLength(1);
+  });
+
   it('waits Retry-After when rate limited and sends once, without claiming twice', async () => {
     const limited = Object.assign(new Error('rate limited'), {
       code: 'slack_webapi_rate_limited_error',
