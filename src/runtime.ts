@@ -150,6 +150,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const sandbox = config.slack.mode === 'sandbox';
     const botToken = sandbox ? (options.sandboxBotToken ?? 'xoxb-sandbox') : config.slack.botToken!;
     const slackApiUrl = options.slackApiUrl ?? config.slack.apiUrl;
+    const identity = new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) });
+    // Result cards of runs started outside Slack name the executor as a mention when Slack knows their
+    // email (users.lookupByEmail, cached in Identity). A rate-limited or slow lookup fails fast: the card shows the email.
+    const peopleClient = new WebClient(botToken, {
+      slackApiUrl,
+      rejectRateLimitedCalls: true,
+      retryConfig: { retries: 0 },
+      timeout: 5_000,
+    });
+    const userIdByEmail = (email: string) => identity.userIdByEmail(peopleClient, email);
     let watcher: Watcher | null = null;
     if (!options.runs) {
       const w = config.watch;
@@ -172,6 +182,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         slack: watcherSlack,
         // Workflow Builder steps waiting for a run end when its result is delivered.
         onFinished: finishWaitingSteps({ store, logger, now: Date.now }, watcherSlack),
+        userIdByEmail,
         owner: options.watcherOwner ?? newOwnerId(),
         logger,
         metrics: createWatchMetrics(registry),
@@ -207,7 +218,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       runs: options.runs ?? watcher!,
       access: {
         policy,
-        identity: new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) }),
+        identity,
         audit: new AuditLog(store, logger),
         seal: createMetadataSeal(botToken),
         runLimit: new RunRateLimit({ perMinute: config.access.runsPerMinute, store: store.runLimits }),
@@ -239,6 +250,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       ),
       logger,
       runbooks: catalogLookup(deps.catalog),
+      userIdByEmail,
       // A run is posted only where its subscriber may view its runbook (their groups read with the bot's client).
       mayNotify: subscriberMayView(
         deps,

@@ -6,6 +6,7 @@ import type { Execution, Workflow } from '../api/schemas.ts';
 import { ALL_RUNBOOKS, sameRunbookName } from '../runs/execution-facts.ts';
 import { buildResultCard, STATUS_WORD } from '../slack/blocks/execution-card.ts';
 import { escapeMrkdwn, truncate } from '../slack/blocks/mrkdwn.ts';
+import type { PeopleByEmail } from '../slack/blocks/people.ts';
 import type { OutgoingMessage } from './slack-pacer.ts';
 
 export { ALL_RUNBOOKS, sameRunbookName };
@@ -63,12 +64,14 @@ export function channelsFor(
 
 /**
  * The message a subscribed channel gets: the same result card as a run started from Slack, with the
- * executor (an email or API key name) as "started by" since nobody in Slack started it.
+ * executor (an email or API key name) as "started by" since nobody in Slack started it: a mention
+ * when `people` (emails Slack knows, looked up by the caller) has their email.
  */
 export function buildSubscriptionNotice(
   execution: Execution,
   runbook: Pick<Workflow, 'id' | 'name'> | null,
   maskedInputs: Record<string, unknown>,
+  people?: PeopleByEmail,
 ): OutgoingMessage {
   return buildResultCard(
     {
@@ -79,6 +82,7 @@ export function buildSubscriptionNotice(
       inputs: maskedInputs,
     },
     execution,
+    people ? { people } : {},
   );
 }
 

@@ -25,6 +25,7 @@ import { parseExecutionInputs } from '../slack/blocks/execution-status.ts';
 import { namesFinished, readBackMessages } from '../slack/read-back.ts';
 import type { Store, Subscription } from '../store/store.ts';
 import { BULK_PAGE_SIZE } from './bulk-discovery.ts';
+import { executorPeople, type UserIdByEmail } from './executor-people.ts';
 import { type OutgoingMessage, type PacerTransport, SlackPacer, slackCallCode } from './slack-pacer.ts';
 import {
   type CursorSettings,
@@ -146,6 +147,8 @@ export interface SubscriptionScannerOptions {
    */
   owner?: string;
   leaseMs?: number;
+  /** Slack user id for an email: the card names an executor Slack knows as a mention. */
+  userIdByEmail?: UserIdByEmail;
 }
 
 /** Lease of the replica that scans for subscriptions. */
@@ -194,6 +197,7 @@ export class SubscriptionScanner {
   readonly #nextScanIn: (() => number) | null;
   readonly #owner: string | null;
   readonly #leaseMs: number;
+  readonly #userIdByEmail: UserIdByEmail | null;
   /**
    * The last post failure per channel. A channel's posts leave one at a time (the pacer's lane), and
    * a reply's 'failed' outcome is read right after that post failed, so this names its cause.
@@ -227,6 +231,7 @@ export class SubscriptionScanner {
     this.#nextScanIn = options.nextScanIn ?? null;
     this.#owner = options.owner ?? null;
     this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#userIdByEmail = options.userIdByEmail ?? null;
     const inner = options.transport;
     const transport: PacerTransport = {
       post: async (channel, message, threadTs) => {
@@ -457,7 +462,8 @@ export class SubscriptionScanner {
     }
     const inputs = maskExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
     // Inputs that are not a JSON object are not shown: nothing says which part is secret.
-    return buildSubscriptionNotice(execution, runbook, inputs.kind === 'object' ? inputs.values : {});
+    const people = await executorPeople(this.#userIdByEmail, execution.executor);
+    return buildSubscriptionNotice(execution, runbook, inputs.kind === 'object' ? inputs.values : {}, people);
   }
 
   async #notify(channel: string, execution: Execution, message: OutgoingMessage): Promise<NoticeOutcome> {

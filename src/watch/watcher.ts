@@ -32,6 +32,7 @@ import type { Store, Watch } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
 import { BULK_PAGE_SIZE, chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
 import { type CheckPlan, DEFAULT_PLAN_SETTINGS, nextLookIn, type PlanSettings, planChecks } from './check-plan.ts';
+import { executorPeople, type UserIdByEmail } from './executor-people.ts';
 import { NO_METRICS, type WatchMetrics } from './metrics.ts';
 import { uploadOutputOnce } from './output-upload.ts';
 import { digestLine, replyText } from './result-notice.ts';
@@ -118,6 +119,8 @@ export interface WatcherOptions {
   /** Epoch ms for the store's clock; injectable for tests. */
   now?: () => number;
   onFinished?: FinishHook;
+  /** Slack user id for an email: a run nobody in Slack started names its executor as a mention on the card. */
+  userIdByEmail?: UserIdByEmail;
 }
 
 /** hostname:pid:random — unique per process, readable in the store when debugging leases. */
@@ -165,6 +168,7 @@ export class Watcher implements RunTracker {
   readonly #metrics: WatchMetrics;
   readonly #now: () => number;
   readonly #onFinished: FinishHook | null;
+  readonly #userIdByEmail: UserIdByEmail | null;
   readonly #budget: RequestBudget;
   readonly #pacer: SlackPacer;
   readonly #inFlight = new Map<string, Promise<void>>();
@@ -199,6 +203,7 @@ export class Watcher implements RunTracker {
     this.#metrics = options.metrics ?? NO_METRICS;
     this.#now = options.now ?? Date.now;
     this.#onFinished = options.onFinished ?? null;
+    this.#userIdByEmail = options.userIdByEmail ?? null;
     this.#budget = createApiBudget({
       store: this.#store,
       ratePerSecond: this.settings.requestsPerSecond,
@@ -882,7 +887,12 @@ export class Watcher implements RunTracker {
    */
   async #deliverResult(w: Watch, execution: Execution, stale: boolean): Promise<void> {
     const id = w.executionId;
-    const card: OutgoingMessage = buildResultCard(this.#runContext(w), execution, { stale });
+    // Only the card names the executor; the thread reply still goes only to whoever started it (w.startedBy).
+    const people = w.startedBy ? undefined : await executorPeople(this.#userIdByEmail, execution.executor);
+    const card: OutgoingMessage = buildResultCard(this.#runContext(w), execution, {
+      stale,
+      ...(people ? { people } : {}),
+    });
     let channel = await this.#destination(w);
     let ts = w.messageTs;
     // With the running card up and no reply claimed yet, the reply is queued now, beside the edit:

@@ -207,3 +207,48 @@ describe('/runbook watch', () => {
     await waitFor(() => ephemeralContaining(h.fake, 'No execution has the id', 'U03CAROL'), 'not found');
   });
 });
+
+describe('people in cards of runs started outside Slack', () => {
+  it('names an executor Slack knows by email as a mention, anyone else by email, and pings nobody in a thread', async () => {
+    await h.user('U02BOB').command(`subscribe "${VACUUM}"`, 'C02DEPLOYS');
+    await until(
+      async () => (await h.runtime.store.subscriptions.listForChannel('C02DEPLOYS')).length > 0,
+      'subscribed',
+    );
+    const start = async (userEmail: string) =>
+      (
+        await h.runtime.api.workflows.run(vacuum.id, {
+          proxyId: 'proxy-dev',
+          userEmail,
+          params: { database: 'app', simulate_outcome: 'succeeded', simulate_duration_seconds: 5 },
+        })
+      ).executionIds[0]!;
+    // Alice is in the fake Slack's directory (users.lookupByEmail finds her); the stranger is not.
+    const known = await start('Alice@Example.com');
+    const stranger = await start('stranger@example.com');
+    // The earlier tests left no subscription, so the scanner forgot its position: its next scan is a
+    // baseline, which must see these runs still running (then they are reported when they finish).
+    await h.runtime.subscriptions.scanOnce();
+    await scanUntilBaseline();
+    h.emulator.advance(MIN);
+    await waitFor(
+      () => aboutExecution('C02DEPLOYS', known).length > 0 && aboutExecution('C02DEPLOYS', stranger).length > 0,
+      'both notices',
+      8_000,
+    );
+    const knownCard = JSON.stringify(aboutExecution('C02DEPLOYS', known)[0]!.blocks);
+    expect(knownCard).toContain('*Started by*\\n<@U01ALICE>');
+    expect(knownCard).not.toContain('Alice@Example.com');
+    const strangerCard = JSON.stringify(aboutExecution('C02DEPLOYS', stranger)[0]!.blocks);
+    expect(strangerCard).toContain('*Started by*\\nstranger@example.com');
+    expect(strangerCard).not.toContain('<@');
+    // The mention is on the card only: no reply in a thread names her.
+    const replies = messagesIn('C02DEPLOYS').filter((m) => m.thread_ts && m.thread_ts !== m.ts);
+    expect(replies.filter((m) => JSON.stringify([m.text, m.blocks ?? []]).includes('<@U01ALICE>'))).toEqual([]);
+
+    // /runbook status names her the same way.
+    await h.user('U02BOB').command(`status ${known}`, 'C02DEPLOYS');
+    const status = await waitFor(() => ephemeralContaining(h.fake, known, 'U02BOB'), 'status');
+    expect(JSON.stringify(status.blocks)).toContain('*Run by*\\n<@U01ALICE>');
+  });
+});

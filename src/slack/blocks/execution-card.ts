@@ -17,7 +17,7 @@ import {
   slackLink,
   truncate,
 } from './mrkdwn.ts';
-import { type PersonRef, peopleText, personText, proxyText } from './people.ts';
+import { emailPerson, type PeopleByEmail, type PersonRef, peopleText, personText, proxyText } from './people.ts';
 
 export interface RunContext {
   runbookId: string;
@@ -88,9 +88,11 @@ export function compactInputs(inputs: CardInputs, shown = CARD_INPUTS_SHOWN): st
   return lines.join('\n');
 }
 
-function starter(run: RunContext, execution?: Execution): PersonRef | null {
-  if (run.startedBy || run.startedByEmail) return { userId: run.startedBy, email: run.startedByEmail ?? null };
-  return execution?.executor ? { email: execution.executor } : null;
+/** Who started it: the Slack user, else their email (a mention when `people` knows it), else the executor's. */
+function starter(run: RunContext, execution?: Execution, people?: PeopleByEmail): PersonRef | null {
+  if (run.startedBy) return { userId: run.startedBy, email: run.startedByEmail ?? null };
+  const email = run.startedByEmail || execution?.executor;
+  return email ? emailPerson(email, people) : null;
 }
 
 function approvers(run: RunContext): PersonRef[] {
@@ -182,11 +184,14 @@ export function outputExceedsCard(output: string | null | undefined): boolean {
   return codePointLength(codeBlock(lines.join('\n'), Number.MAX_SAFE_INTEGER)) > OUTPUT_TAIL_CHARS;
 }
 
-/** The finished card. `output` is decoded text (may be long); a short tail is shown. */
+/**
+ * The finished card. `output` is decoded text (may be long); a short tail is shown. `people` (emails
+ * Slack knows, looked up by the caller) makes an executor started outside Slack a mention.
+ */
 export function buildResultCard(
   run: RunContext,
   execution: Execution,
-  options: { stale?: boolean } = {},
+  options: { stale?: boolean; people?: PeopleByEmail } = {},
 ): SlackMessage {
   const status = execution.executionStatus;
   const emoji = options.stale ? ':warning:' : STATUS_EMOJI[status];
@@ -200,7 +205,7 @@ export function buildResultCard(
     {
       type: 'section',
       fields: [
-        mrkdwnText(`*Started by*\n${personText(starter(run, execution))}`, 2000),
+        mrkdwnText(`*Started by*\n${personText(starter(run, execution, options.people))}`, 2000),
         ...(approved.length ? [mrkdwnText(`*Approved by*\n${peopleText(approved)}`, 2000)] : []),
         mrkdwnText(`*Duration*\n${durationOf(execution)}`, 2000),
         mrkdwnText(`*Started*\n${when(execution.startTime ?? execution.createTime, '—')}`, 2000),

@@ -16,6 +16,7 @@ import {
   plainText,
   truncate,
 } from './mrkdwn.ts';
+import { emailPerson, type PeopleByEmail, personText } from './people.ts';
 
 /** An execution's `inputs` string, read: a JSON object, or text to show as it is. */
 export type { ExecutionInputs };
@@ -72,6 +73,8 @@ export interface ExecutionStatusInput {
   runbookId: string | null;
   /** Epoch ms, for "running for …". */
   nowMs?: number;
+  /** Emails Slack knows → user ids (Identity.peopleByEmail): the executor and approver as mentions. */
+  people?: PeopleByEmail;
 }
 
 function runbookTitle(execution: Execution): string {
@@ -95,8 +98,8 @@ export function buildExecutionStatus(input: ExecutionStatusInput): SlackMessage 
   // At most 10 fields per section (Slack's limit); optional ones are left out when empty.
   const fields = [
     field('Status', `${STATUS_EMOJI[status]} ${STATUS_WORD[status]}`),
-    field('Run by', execution.executor ? escapeMrkdwn(truncate(execution.executor, 200)) : '_unknown_'),
-    ...(execution.approver ? [field('Approved by', escapeMrkdwn(truncate(execution.approver, 200)))] : []),
+    field('Run by', personText(emailPerson(execution.executor, input.people), '_unknown_')),
+    ...(execution.approver ? [field('Approved by', personText(emailPerson(execution.approver, input.people)))] : []),
     ...(type ? [field('Type', type)] : []),
     ...(execution.version ? [field('Version', escapeMrkdwn(truncate(execution.version, 60)))] : []),
     field('Created', when(execution.createTime, '—')),

@@ -132,6 +132,7 @@ export async function showStatus(ctx: HandlerContext, executionId: string, repla
     inputs,
     runbookId: runbook?.id ?? null,
     nowMs: ctx.deps.now(),
+    people: await ctx.deps.access.identity.peopleByEmail(ctx.client, [execution.executor, execution.approver ?? '']),
   });
   await ctx.respond({ ...message, replaceOriginal });
 }

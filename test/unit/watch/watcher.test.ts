@@ -415,3 +415,67 @@ describe('the card claim', () => {
     expect(topLevel()).toHaveLength(1);
   });
 });
+
+describe('a watched run nobody in Slack started', () => {
+  it('names its executor on the card as a mention when the lookup knows the email, and pings nobody in the thread', async () => {
+    const runbook = (await api.workflows.list({ isService: true })).items[0]!;
+    const start = async (userEmail: string) => {
+      const { executionIds } = await api.workflows.run(runbook.id, { proxyId: 'proxy-dev', userEmail, params: {} });
+      const executionId = executionIds[0]!;
+      await store.watches.insert(
+        {
+          executionId,
+          runbookId: runbook.id,
+          runbookName: runbook.name,
+          channel: 'C01OPS',
+          startedBy: null,
+          teamId: null,
+          proxyId: 'proxy-dev',
+          inputsSummary: '{}',
+          origin: 'adopted',
+          nextCheckAt: Date.now(),
+        },
+        Date.now(),
+      );
+      return executionId;
+    };
+    const known = await start('Alice@Example.com');
+    const stranger = await start('stranger@example.com');
+    const broken = await start('bob@example.com');
+    clock.advance(60_000);
+    const asked: string[] = [];
+    const w = new Watcher({
+      store,
+      api,
+      slack: new WebClient(TOKEN, { slackApiUrl: fake.url, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } }),
+      owner: 'people',
+      logger,
+      settings: { ...FAST, unpostedGraceMs: 0 },
+      userIdByEmail: async (email) => {
+        asked.push(email);
+        if (email === 'bob@example.com') throw new Error('users.lookupByEmail failed');
+        return email === 'alice@example.com' ? 'U01ALICE' : null;
+      },
+    });
+    watchers.push(w);
+    w.start();
+    await until(allDone, 'the results');
+    const messages = fake.state.messages.C01OPS ?? [];
+    const cardOf = (id: string) =>
+      JSON.stringify(
+        messages.find(
+          (m) =>
+            (!m.thread_ts || m.thread_ts === m.ts) &&
+            m.text.includes('succeeded') &&
+            JSON.stringify(m.blocks).includes(id),
+        )?.blocks,
+      );
+    expect(cardOf(known)).toContain('*Started by*\\n<@U01ALICE>');
+    expect(cardOf(stranger)).toContain('*Started by*\\nstranger@example.com');
+    // A failing lookup costs only the mention.
+    expect(cardOf(broken)).toContain('*Started by*\\nbob@example.com');
+    expect(asked).toEqual(expect.arrayContaining(['alice@example.com', 'stranger@example.com', 'bob@example.com']));
+    const replies = messages.filter((m) => m.thread_ts && m.thread_ts !== m.ts);
+    expect(replies.filter((m) => JSON.stringify([m.text, m.blocks ?? []]).includes('<@'))).toEqual([]);
+  });
+});

@@ -167,3 +167,40 @@ describe('executors Slack knows are mentioned', () => {
     expect(home).not.toContain('Alice@Example.com');
   });
 });
+
+describe('result cards of runs started outside Slack', () => {
+  it('name the executor as a mention when the caller found their email in Slack, else by email', async () => {
+    const { buildSubscriptionNotice } = await import('../../../../src/watch/subscription-notice.ts');
+    const { buildExecutionStatus } = await import('../../../../src/slack/blocks/execution-status.ts');
+    const people = new Map([['alice@example.com', 'U01ALICE']]);
+    const known = execution({ executor: 'Alice@Example.com', approver: 'alice@example.com' });
+    const outside = run({ startedBy: null, approvedBy: undefined });
+    expect(texts(buildResultCard(outside, known, { people }))).toContain('*Started by*\n<@U01ALICE>');
+    expect(texts(buildResultCard(outside, known))).toContain('*Started by*\nAlice@Example.com');
+    const stranger = execution({ executor: 'bob@example.com' });
+    expect(texts(buildResultCard(outside, stranger, { people }))).toContain('*Started by*\nbob@example.com');
+    // Whoever started it from Slack stays the one named, whatever the executor's email says.
+    expect(texts(buildResultCard(run({ startedBy: 'U09SAM' }), known, { people }))).toContain(
+      '*Started by*\n<@U09SAM>',
+    );
+
+    const notice = JSON.stringify(buildSubscriptionNotice(known, { id: 'r1', name: 'Restart' }, {}, people).blocks);
+    expect(notice).toContain('*Started by*\\n<@U01ALICE>');
+    expect(JSON.stringify(buildSubscriptionNotice(stranger, null, {}, people).blocks)).toContain(
+      '*Started by*\\nbob@example.com',
+    );
+
+    const status = (p?: Map<string, string>) =>
+      JSON.stringify(
+        buildExecutionStatus({
+          execution: known,
+          inputs: { kind: 'object', values: {} },
+          runbookId: null,
+          ...(p ? { people: p } : {}),
+        }).blocks,
+      );
+    expect(status(people)).toContain('*Run by*\\n<@U01ALICE>');
+    expect(status(people)).toContain('*Approved by*\\n<@U01ALICE>');
+    expect(status()).toContain('*Run by*\\nAlice@Example.com');
+  });
+});
