@@ -40,7 +40,7 @@ export function buildAliasList(aliases: RunAlias[]): SlackMessage {
   });
   if (aliases.length > MAX_SHOWN) lines.push(`_…and ${aliases.length - MAX_SHOWN} more_`);
   return {
-    text: `${aliases.length} aliases in this channel`,
+    text: `${aliases.length} ${aliases.length === 1 ? 'alias' : 'aliases'} in this channel`,
     blocks: [
       {
         type: 'section',

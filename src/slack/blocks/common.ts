@@ -62,7 +62,9 @@ export function infoModal(title: string, mrkdwn: string, extra: KnownBlock[] = [
     callback_id: VIEWS.info,
     title: plainText(title, 24),
     close: plainText('Close', 24),
-    blocks: [{ type: 'section', text: mrkdwnText(mrkdwn) }, ...extra],
+    // No blank leading section when the extra blocks say it all (a pick list): it shows as an empty gap.
+    blocks:
+      mrkdwn.trim() === '' && extra.length > 0 ? extra : [{ type: 'section', text: mrkdwnText(mrkdwn) }, ...extra],
   };
 }
 
