@@ -41,6 +41,9 @@ import { type OutgoingMessage, type ReplyOutcome, SlackPacer } from './slack-pac
 import { slackPostTransport } from './subscriptions.ts';
 import { type RequestBudget, realSleep } from './token-bucket.ts';
 
+/** Most watches brought forward at once when the plan leaves list mode (single mode means few are open). */
+const MAX_EXPEDITE = 5_000;
+
 export interface WatcherSettings {
   requestsPerSecond: number;
   concurrency: number;
@@ -189,6 +192,8 @@ export class Watcher implements RunTracker {
   #lastListingAt = Number.NEGATIVE_INFINITY;
   #activeCount = 0;
   #plan: CheckPlan;
+  /** Set when the plan left list mode: deferred watches are brought forward in the next round. */
+  #leftListMode = false;
   /** When this replica last found the sweep lease held by another (that one lists for everyone). */
   #sweptElsewhereAt = Number.NEGATIVE_INFINITY;
 
@@ -237,6 +242,7 @@ export class Watcher implements RunTracker {
 
   #replan(): CheckPlan {
     const fresh = this.#now() - this.#lastBulkPagesAt < LISTING_COST_TTL_MS;
+    const before = this.#plan as CheckPlan | undefined;
     this.#plan = planChecks(
       {
         watches: this.#activeCount,
@@ -245,7 +251,23 @@ export class Watcher implements RunTracker {
       },
       this.settings.plan,
     );
+    // Leaving list mode (say, the last runs of a batch): watches deferred to the listing's backstop
+    // (a minute or more) would otherwise wait that long though nobody lists any more. They are
+    // brought forward at the start of the next round.
+    if (before?.mode === 'list' && this.#plan.mode === 'single') this.#leftListMode = true;
     return this.#plan;
+  }
+
+  /** Brings every open watch's next look forward to now (after leaving list mode). */
+  async #expediteDeferred(now: number): Promise<void> {
+    this.#leftListMode = false;
+    try {
+      const ids = await this.#store.watches.listActiveIds(MAX_EXPEDITE);
+      if (ids.length > 0) await this.#store.watches.expedite(ids, now);
+    } catch (err) {
+      this.#leftListMode = true;
+      this.#log.warn({ err }, 'could not bring deferred watches forward; will retry');
+    }
   }
 
   // ---- RunTracker ----------------------------------------------------------------------------
@@ -394,6 +416,7 @@ export class Watcher implements RunTracker {
       this.#lastHousekeeping = now;
       await this.#housekeeping(now);
     }
+    if (this.#leftListMode) await this.#expediteDeferred(now);
     // A burst of finished runs waits on Slack's lanes (edits are ~1/s per workspace); those
     // deliveries do not hold check slots, or one busy channel would stall every other watch.
     const checking = this.#inFlight.size - this.#delivering.size;

@@ -150,6 +150,30 @@ describe('Watcher', () => {
     expect([...countReports(fake, runs).values()].every((r) => r.resultEdits === 1 && r.replies === 1)).toBe(true);
   });
 
+  it('when the last runs of a batch leave list mode, the ones deferred to the listing are looked at at once', async () => {
+    const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 30, ['C01OPS']);
+    const w = watcher('w1', { requestsPerSecond: 20, plan: { ...DEFAULT_PLAN_SETTINGS, minIntervalMs: 100 } });
+    w.start();
+    await until(async () => (await store.watches.listActive(100)).every((x) => x.attempts >= 1), 'first looks');
+    expect(w.plan.mode).toBe('list');
+    // 29 of them end elsewhere (taken off the store as another replica would); one is left, deferred
+    // to the listing's backstop, a minute or more away.
+    const last = runs[0]!.executionId;
+    const others = runs.slice(1).map((r) => r.executionId);
+    await until(async () => {
+      const claimed = await store.watches.claimIds('elsewhere', others, Date.now(), 60_000);
+      for (const c of claimed) await store.watches.complete(c.executionId, 'elsewhere', 'finished', null, Date.now());
+      return (await store.watches.countByState()).active === 1;
+    }, 'the others taken off');
+    expect((await store.watches.get(last))!.nextCheckAt).toBeGreaterThan(Date.now() + 30_000);
+    await until(async () => w.plan.mode === 'single', 'single mode');
+    // Its run ends: with one watch open it is looked at every plan interval, not after the backstop.
+    clock.advance(5_000);
+    await until(allDone, 'the last result', 5_000);
+    const report = countReports(fake, [runs[0]!]).get(last);
+    expect(report).toMatchObject({ resultEdits: 1, replies: 1 });
+  });
+
   it('when the listing cannot see the watched runs (the API clock a day behind), checks them one by one', async () => {
     clock.set(Date.now() - 24 * 60 * 60_000);
     const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 20, ['C01OPS']);
