@@ -305,6 +305,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       signingSecret,
       apiUrl: slackApiUrl,
       port: config.slack.port,
+      // The sandbox's bot answers only this machine (like the sandbox UI): /metrics stays local.
+      ...(sandbox ? { host: '127.0.0.1' } : {}),
       routes: opsRoutes({ readiness, registry, metricsOnPublicPort: config.observe.metricsPort === null }),
     });
     // Global middleware runs before every listener: one span and one count per request from Slack.

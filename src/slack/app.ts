@@ -31,6 +31,8 @@ export interface SlackAppSettings {
   apiUrl: string;
   /** HTTP port (HTTP mode: events + health; Socket Mode: health only). 0 = any free port. */
   port: number;
+  /** Interface to listen on in HTTP mode (default: all; the sandbox uses loopback only). */
+  host?: string;
   /** Extra HTTP routes (metrics, health details). */
   routes?: CustomRoute[];
 }
@@ -170,7 +172,8 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
         server = listening;
         await new Promise<void>((resolve, reject) => {
           listening.once('error', reject);
-          listening.listen(settings.port, () => resolve());
+          if (settings.host) listening.listen(settings.port, settings.host, () => resolve());
+          else listening.listen(settings.port, () => resolve());
         });
         const address = listening.address();
         return { port: typeof address === 'object' && address ? address.port : settings.port };
