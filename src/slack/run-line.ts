@@ -8,6 +8,11 @@ const VALUE_TOKEN = /^([A-Za-z_][A-Za-z0-9_.-]*)=(.*)$/s;
 export const ALIAS_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/i;
 /** A channel as Slack sends it in mentions and escaped commands (`<#C123|name>`), or a bare id. */
 const CHANNEL_REF = /^(?:<#([CGD][A-Z0-9]{2,})(?:\|[^>]*)?>|([CGD][A-Z0-9]{2,}))$/;
+/**
+ * A channel by name, `#deploys`: what Slack sends for a channel picked in a slash command while the
+ * manifest's should_escape is false. The handler turns it into an id (channel-names.ts).
+ */
+const CHANNEL_NAME = /^#([a-z0-9][a-z0-9._-]{0,79})$/i;
 
 export type LineFlag = 'now' | 'proxy' | 'to';
 
@@ -17,7 +22,7 @@ export interface RunLine {
   values: Record<string, string>;
   now: boolean;
   proxy: string | null;
-  /** A channel id; 'none' clears. */
+  /** A channel id, a `#name` still to be looked up (channel-names.ts), or 'none' (clears). */
   to: string | null;
 }
 
@@ -27,6 +32,12 @@ export type LineResult = { ok: true; line: RunLine } | { ok: false; error: strin
 export function channelRef(text: string): string | null {
   const m = CHANNEL_REF.exec(text.trim());
   return m ? (m[1] ?? m[2] ?? null) : null;
+}
+
+/** `#name` (lower-cased, with its #) when the text names a channel that way; null otherwise. */
+export function channelName(text: string): string | null {
+  const m = CHANNEL_NAME.exec(text.trim());
+  return m ? `#${m[1]!.toLowerCase()}` : null;
 }
 
 /**
@@ -58,11 +69,11 @@ export function readRunLine(tokens: readonly string[], allowed: readonly LineFla
       }
       if (name === 'proxy') line.proxy = value;
       else {
-        const channel = value.toLowerCase() === 'none' ? 'none' : channelRef(value);
+        const channel = value.toLowerCase() === 'none' ? 'none' : (channelRef(value) ?? channelName(value));
         if (!channel) {
           return {
             ok: false,
-            error: `\`--to\` needs a channel link (type # and pick the channel) or its id, not \`${value}\`.`,
+            error: `\`--to\` needs a channel: \`#name\`, a channel link or its id, not \`${value}\`.`,
           };
         }
         line.to = channel;

@@ -151,6 +151,32 @@ describe('aliases and channel defaults', () => {
   });
 });
 
+describe('--to #name (what Slack sends with should_escape false)', () => {
+  /** An ephemeral with `needle` posted after the first `after` ones (earlier tests left look-alikes). */
+  const newEphemeral = (after: number, needle: string) =>
+    h.fake.state.ephemerals.slice(after).find((e) => JSON.stringify([e.text, e.blocks]).includes(needle));
+
+  it('defaults --to #deploys stores the channel id; an unknown #name is refused by name', async () => {
+    let seen = h.fake.state.ephemerals.length;
+    try {
+      await h.user().command('defaults --proxy proxy-dev --to #deploys', 'C01OPS');
+      await waitFor(() => newEphemeral(seen, 'Run defaults of this channel'), 'defaults');
+      const saved = await h.runtime.store.channelDefaults.get('C01OPS');
+      expect(saved).toMatchObject({ proxyId: 'proxy-dev', resultChannel: 'C02DEPLOYS' });
+      seen = h.fake.state.ephemerals.length;
+      await h.user().command(`alias add to-nowhere "${SCALE}" --to #no-such-channel`, 'C01OPS');
+      const refusal = await waitFor(() => newEphemeral(seen, '`#no-such-channel`'), 'refusal');
+      expect(refusal.text).toMatch(/Not saved: No channel/);
+      expect(await h.runtime.store.aliases.get('C01OPS', 'to-nowhere')).toBeNull();
+    } finally {
+      seen = h.fake.state.ephemerals.length;
+      await h.user().command('defaults clear', 'C01OPS');
+      await waitFor(() => newEphemeral(seen, 'proxy the usual default'), 'cleared');
+    }
+    expect((await h.runtime.store.channelDefaults.get('C01OPS'))?.resultChannel ?? null).toBeNull();
+  });
+});
+
 describe('runs from threads and messages', () => {
   it('a mention in a thread: --now confirms in the thread and the card goes to that thread', async () => {
     const root = h.fake.addUserMessage({ channel: 'C01OPS', user: 'U02BOB', text: 'web is flapping' });

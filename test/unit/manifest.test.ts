@@ -18,6 +18,7 @@ const SCOPES: Record<string, string[]> = {
   'chat.update': ['chat:write'],
   'chat.delete': ['chat:write'],
   'conversations.join': ['channels:join'],
+  'conversations.list': ['channels:read', 'groups:read'],
   'conversations.open': ['im:write'],
   'conversations.history': ['channels:history', 'groups:history', 'im:history'],
   'conversations.replies': ['channels:history', 'groups:history', 'im:history'],

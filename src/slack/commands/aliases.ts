@@ -18,6 +18,7 @@ import { actorFor } from '../actor.ts';
 import { buildAliasList, buildChannelDefaults } from '../blocks/alias-list.ts';
 import { errorMessage, noticeMessage } from '../blocks/common.ts';
 import { escapeMrkdwn } from '../blocks/mrkdwn.ts';
+import { channelNames } from '../channel-names.ts';
 import type { AliasUse, ParsedCommand } from '../parse-command.ts';
 import type { HandlerContext } from './context.ts';
 import { startLineRun } from './one-line.ts';
@@ -26,11 +27,25 @@ function actorHere(ctx: HandlerContext): Promise<Actor> {
   return actorFor(ctx.deps, ctx.client, { userId: ctx.userId, teamId: ctx.teamId, channelId: ctx.channelId });
 }
 
+/**
+ * `--to` as the store wants it: a `#name` becomes its channel id; ids and 'none' pass through.
+ * Null after answering with the reason when the name is no channel the bot can see.
+ */
+async function resolveTo(ctx: HandlerContext, to: string | null): Promise<{ to: string | null } | null> {
+  if (!to?.startsWith('#')) return { to };
+  const found = await channelNames.resolve(ctx.client, ctx.teamId, to);
+  if (found.ok) return { to: found.id };
+  await ctx.respond(errorMessage(`Not saved: ${found.error}`));
+  return null;
+}
+
 export async function addAliasCommand(
   ctx: HandlerContext,
   command: Extract<ParsedCommand, { kind: 'alias-add' }>,
 ): Promise<void> {
   const { deps } = ctx;
+  const target = await resolveTo(ctx, command.to);
+  if (!target) return;
   const actor = await actorHere(ctx);
   const resolution = await (await visibilityFor(deps, actor)).resolve(command.runbook);
   if (resolution.kind !== 'match') {
@@ -65,7 +80,7 @@ export async function addAliasCommand(
     runbook,
     values: command.values,
     proxyId: command.proxy,
-    resultChannel: command.to,
+    resultChannel: target.to,
   });
   if (outcome.kind === 'refused') {
     await ctx.respond(errorMessage(outcome.sentence));
@@ -120,11 +135,13 @@ export async function channelDefaultsCommand(
     await ctx.respond(buildChannelDefaults(current));
     return;
   }
+  const target = await resolveTo(ctx, command.to);
+  if (!target) return;
   const none = (v: string | null) => (v === null ? undefined : v.toLowerCase() === 'none' ? null : v);
   const outcome = await changeChannelDefaults(
     deps,
     actor,
-    command.clear ? 'clear' : { proxyId: none(command.proxy), resultChannel: none(command.to) },
+    command.clear ? 'clear' : { proxyId: none(command.proxy), resultChannel: none(target.to) },
   );
   if (outcome.kind === 'refused') {
     await ctx.respond(errorMessage(outcome.sentence));

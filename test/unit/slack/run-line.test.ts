@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCommand } from '../../../src/slack/parse-command.ts';
-import { channelRef, readAliasUse, readRunLine } from '../../../src/slack/run-line.ts';
+import { channelName, channelRef, readAliasUse, readRunLine } from '../../../src/slack/run-line.ts';
 
 function ok(text: string) {
   const r = parseCommand(text);
@@ -58,11 +58,12 @@ describe('aliases', () => {
     expect(ok('alias remove restart-prod')).toEqual({ kind: 'alias-remove', alias: 'restart-prod' });
   });
 
-  it('refuses bad names, subcommand names, a missing runbook and a #name that is no channel link', () => {
+  it('refuses bad names, subcommand names, a missing runbook and a --to that is no channel', () => {
     expect(fail('alias add "two words" x').error).toMatch(/alias name/);
     expect(fail('alias add list x').error).toMatch(/is a subcommand/);
     expect(fail('alias add restart-prod').error).toMatch(/needs the runbook/);
-    expect(fail('alias add r x --to #deploys').error).toMatch(/channel link/);
+    expect(fail('alias add r x --to deploys').error).toMatch(/needs a channel: `#name`.*not `deploys`/);
+    expect(fail('alias add r x --to #two#marks').error).toMatch(/needs a channel/);
     expect(fail('alias ad r x').suggestion).toBe('alias add');
   });
 
@@ -85,6 +86,9 @@ describe('channel defaults', () => {
       to: 'C01OPS',
       clear: false,
     });
+    // Plain `#name` is what Slack sends with should_escape false; the handler looks it up.
+    expect(ok('defaults --to #Deploys')).toEqual({ kind: 'defaults', proxy: null, to: '#deploys', clear: false });
+    expect(ok('alias add r x --to #deploys')).toMatchObject({ kind: 'alias-add', to: '#deploys' });
     expect(ok('defaults --to none')).toEqual({ kind: 'defaults', proxy: null, to: 'none', clear: false });
     expect(ok('defaults clear')).toEqual({ kind: 'defaults', proxy: null, to: null, clear: true });
     expect(fail('defaults clear --proxy p').error).toMatch(/clear` alone/);
@@ -99,6 +103,10 @@ describe('run-line helpers', () => {
     expect(channelRef('C0AB12')).toBe('C0AB12');
     expect(channelRef('#ops')).toBeNull();
     expect(channelRef('<@U123>')).toBeNull();
+    expect(channelName('#Ops-EU_2')).toBe('#ops-eu_2');
+    expect(channelName('ops')).toBeNull();
+    expect(channelName('#')).toBeNull();
+    expect(channelName('<#C123ABC|ops>')).toBeNull();
   });
 
   it('flags need values', () => {
