@@ -152,7 +152,9 @@ describe('subscriptions and watch', () => {
       kind: 'watch',
       executionId: '3f2b9c1e-0d4a-4c1b-9a57-8f1e2d3c4b5a',
     });
-    expect(fail('watch').error).toContain('needs a executionId');
+    expect(fail('watch').error).toContain('needs an execution id');
+    expect(fail('status').error).toBe('`status` needs an execution id.');
+    expect(fail('subscribe').error).toBe('`subscribe` needs a runbook.');
     expect(fail('watch a b').error).toContain('one execution id');
   });
   it('suggests the new subcommands for typos', () => {
