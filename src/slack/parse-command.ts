@@ -321,7 +321,7 @@ export function parseCommand(rawText: string): ParseResult {
     const alias = readAliasUse(tokens);
     return {
       ok: false,
-      error: `\`${name}\` is not a /runbook subcommand.`,
+      error: `\`${name}\` is neither a /runbook subcommand nor an alias in this channel.`,
       topic: suggestion as SubcommandName | null,
       suggestion,
       ...(alias ? { alias } : {}),
