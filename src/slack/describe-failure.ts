@@ -1,5 +1,5 @@
 import { channel } from 'node:diagnostics_channel';
-import { describeApiError, RunbookApiError } from '../api/errors.ts';
+import { describeApiError, InvalidIdError, RunbookApiError } from '../api/errors.ts';
 import { slackErrorCode } from './post-to-conversation.ts';
 import { UserFacingError } from './user-facing-error.ts';
 
@@ -35,6 +35,8 @@ export function notStartedSentence(
  */
 export function describeFailure(err: unknown): string {
   if (err instanceof UserFacingError) return shown('refused', err.message);
+  // An id that is not one is the person's input, refused before any request.
+  if (err instanceof InvalidIdError) return shown('refused', describeApiError(err));
   if (err instanceof RunbookApiError) return shown('runbook_api', describeApiError(err));
   const code = slackErrorCode(err) ?? slackTransportCode(err);
   if (code) {
@@ -47,6 +49,16 @@ export function describeFailure(err: unknown): string {
     'internal',
     'Something went wrong on the bot’s side; try again, and tell the bot admins if it keeps happening.',
   );
+}
+
+/** The sentence with a closing full stop, unless it already ends in one (or `?`, `!`). */
+export function withFullStop(sentence: string): string {
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+}
+
+/** Whether the failure was the person's own input (answered alone, not logged as a fault). */
+export function isInputFailure(err: unknown): boolean {
+  return err instanceof InvalidIdError;
 }
 
 /** The Web API client's own failures (no answer, an HTTP error, rate limited) carry a `slack_webapi_…` code. */

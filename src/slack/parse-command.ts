@@ -61,6 +61,13 @@ interface FlagSpec {
   description: string;
 }
 
+/** The missing positional argument in words, with its article: "an execution id", "a runbook". */
+function missingArgument(positionalName: string | undefined): string {
+  if (positionalName === 'executionId') return 'an execution id';
+  if (!positionalName) return 'an argument';
+  return /^[aeiou]/i.test(positionalName) ? `an ${positionalName}` : `a ${positionalName}`;
+}
+
 interface SubcommandSpec {
   usage: string;
   description: string;
@@ -314,7 +321,7 @@ export function parseCommand(rawText: string): ParseResult {
     const alias = readAliasUse(tokens);
     return {
       ok: false,
-      error: `\`${name}\` is not a /runbook subcommand.`,
+      error: `\`${name}\` is neither a /runbook subcommand nor an alias in this channel.`,
       topic: suggestion as SubcommandName | null,
       suggestion,
       ...(alias ? { alias } : {}),
@@ -375,7 +382,12 @@ export function parseCommand(rawText: string): ParseResult {
 
   const joined = positional.join(' ').trim();
   if (spec.positional === 'required' && joined === '') {
-    return { ok: false, error: `\`${sub}\` needs a ${spec.positionalName}.`, topic: sub, suggestion: null };
+    return {
+      ok: false,
+      error: `\`${sub}\` needs ${missingArgument(spec.positionalName)}.`,
+      topic: sub,
+      suggestion: null,
+    };
   }
   if (spec.positional === 'none' && joined !== '') {
     return { ok: false, error: `\`${sub}\` takes no arguments.`, topic: sub, suggestion: null };

@@ -25,6 +25,8 @@ describe('ids typed by a person', () => {
     await h.user().command('status .', 'C01OPS');
     const reply = await waitFor(() => ephemeralContaining(h.fake, 'not a valid execution id'), 'invalid id reply');
     expect(reply.text).not.toContain('could not understand');
+    expect(reply.text).not.toContain('failed.');
+    expect(reply.text).toMatch(/`\/runbook executions`\.$/);
     const executionCalls = h.emulator.state.requests.log.slice(before).filter((r) => r.path.includes('/executions'));
     expect(executionCalls).toEqual([]);
   });

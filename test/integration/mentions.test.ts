@@ -33,7 +33,10 @@ describe('@runbook-bot mentions', () => {
     const alice = h.user();
     const root = h.fake.addUserMessage({ channel: 'C01OPS', user: 'U02BOB', text: 'prod is down' });
     await alice.mention('lsit', 'C01OPS', root.ts);
-    const reply = await waitFor(() => ephemeralIn(root.ts, 'is not a /runbook subcommand'), 'error in thread');
+    const reply = await waitFor(
+      () => ephemeralIn(root.ts, 'is neither a /runbook subcommand nor an alias in this channel'),
+      'error in thread',
+    );
     expect(JSON.stringify(reply.blocks)).toContain('Did you mean `list`?');
   });
 

@@ -121,7 +121,10 @@ describe('aliases and channel defaults', () => {
     );
     // In another channel the alias does not exist: the usual did-you-mean.
     await alice.command('scale-web', 'C03APPROVALS');
-    await waitFor(() => ephemeralContaining(h.fake, '`scale-web` is not a /runbook subcommand'), 'unknown elsewhere');
+    await waitFor(
+      () => ephemeralContaining(h.fake, '`scale-web` is neither a /runbook subcommand nor an alias in this channel'),
+      'unknown elsewhere',
+    );
     // App Home lists the person's saved runs.
     await alice.openHome();
     await waitFor(() => {

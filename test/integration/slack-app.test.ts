@@ -45,7 +45,10 @@ describe('/runbook help and parsing', () => {
 
   it('an unknown subcommand answers with did-you-mean and help', async () => {
     await h.user().command('lsit kubernetes', 'C01OPS');
-    const reply = await waitFor(() => ephemeralContaining(h.fake, 'is not a /runbook subcommand'), 'error');
+    const reply = await waitFor(
+      () => ephemeralContaining(h.fake, 'is neither a /runbook subcommand nor an alias in this channel'),
+      'error',
+    );
     expect(JSON.stringify(reply.blocks)).toContain('Did you mean `list`?');
   });
 

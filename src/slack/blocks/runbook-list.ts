@@ -89,12 +89,14 @@ function categorySelect(page: BrowsePage): StaticSelect {
 }
 
 export function buildRunbookList(page: BrowsePage, state: ListState): SlackMessage {
+  // "43 service runbooks matching “k8s” in SRE · page 1 of 6": the kind before the noun, then the filters.
+  const kind = state.s === 'service' ? 'service ' : state.s === 'custom' ? 'custom ' : '';
   const filters = [
     state.w ? `matching “${escapeMrkdwn(truncate(state.w, 100))}”` : '',
-    state.s === 'service' ? 'service runbooks' : state.s === 'custom' ? 'custom runbooks' : '',
     page.category ? `in ${escapeMrkdwn(categoryLabel(page.category))}` : '',
   ].filter(Boolean);
-  const summary = `${page.total} runbook${page.total === 1 ? '' : 's'}${filters.length ? ` ${filters.join(', ')}` : ''} · page ${page.page + 1} of ${page.pageCount}`;
+  const noun = `${page.total} ${kind}runbook${page.total === 1 ? '' : 's'}`;
+  const summary = `${[noun, ...filters].join(' ')} · page ${page.page + 1} of ${page.pageCount}`;
 
   const blocks: KnownBlock[] = [
     { type: 'header', text: plainText('Runbooks', 150) },

@@ -8,7 +8,7 @@ import {
   buildPrefixTooShort,
   type PrefixCommand,
 } from '../blocks/execution-candidates.ts';
-import { describeFailure } from '../describe-failure.ts';
+import { describeFailure, withFullStop } from '../describe-failure.ts';
 import { actorOf } from './access.ts';
 import type { HandlerContext } from './context.ts';
 
@@ -27,7 +27,7 @@ export async function executionIdFor(
       await ctx.respond({ ...buildAmbiguousPrefix(ref.prefix, ref.candidates, ref.more, command), replaceOriginal });
       return null;
     case 'invalid':
-      await ctx.respond({ ...errorMessage(describeFailure(ref.error)), replaceOriginal });
+      await ctx.respond({ ...errorMessage(withFullStop(describeFailure(ref.error))), replaceOriginal });
       return null;
     case 'too-short':
       await ctx.respond({ ...buildPrefixTooShort(ref.prefix, MIN_PREFIX), replaceOriginal });

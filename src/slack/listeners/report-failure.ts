@@ -2,12 +2,16 @@
 // sentence that says what happened and what to do, with the API request id when there is one.
 import { errorMessage } from '../blocks/common.ts';
 import type { HandlerContext } from '../commands/context.ts';
-import { describeFailure } from '../describe-failure.ts';
+import { describeFailure, isInputFailure, withFullStop } from '../describe-failure.ts';
 
 export async function reportFailure(ctx: HandlerContext, err: unknown, what: string): Promise<void> {
-  ctx.deps.logger.warn({ err, what, user: ctx.userId }, 'interaction failed');
+  // A mistyped id is the person's input, not a fault: one sentence back, no warning with a stack.
+  const input = isInputFailure(err);
+  if (input) ctx.deps.logger.info({ what, user: ctx.userId, reason: (err as Error).message }, 'input refused');
+  else ctx.deps.logger.warn({ err, what, user: ctx.userId }, 'interaction failed');
   try {
-    await ctx.respond(errorMessage(`${what} failed. ${describeFailure(err)}`));
+    const sentence = withFullStop(describeFailure(err));
+    await ctx.respond(errorMessage(input ? sentence : `${what} failed. ${sentence}`));
   } catch (respondErr) {
     ctx.deps.logger.error({ err: respondErr, what }, 'could not tell the user about a failure');
   }

@@ -88,7 +88,7 @@ describe('parseCommand', () => {
     expect(fail('frobnicate').suggestion).toBeNull();
     // inherited object keys are not subcommands
     for (const name of ['__proto__', 'constructor', 'toString'])
-      expect(fail(name).error).toContain('not a /runbook subcommand');
+      expect(fail(name).error).toContain('neither a /runbook subcommand nor an alias in this channel');
     expect(fail('help constructor').error).toContain('no help topic');
     expect(fail('sched').suggestion).toMatch(/^schedule/);
   });
@@ -152,7 +152,10 @@ describe('subscriptions and watch', () => {
       kind: 'watch',
       executionId: '3f2b9c1e-0d4a-4c1b-9a57-8f1e2d3c4b5a',
     });
-    expect(fail('watch').error).toContain('needs a executionId');
+    expect(fail('watch').error).toContain('needs an execution id');
+    expect(fail('status').error).toBe('`status` needs an execution id.');
+    expect(fail('subscribe').error).toBe('`subscribe` needs a runbook.');
+    expect(fail('scale-web').error).toBe('`scale-web` is neither a /runbook subcommand nor an alias in this channel.');
     expect(fail('watch a b').error).toContain('one execution id');
   });
   it('suggests the new subcommands for typos', () => {

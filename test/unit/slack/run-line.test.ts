@@ -70,7 +70,7 @@ describe('aliases', () => {
   it('an unknown word may be an alias: the parser says so and keeps the did-you-mean', () => {
     const r = fail('restart-prod replicas=3 --now');
     expect(r.alias).toEqual({ name: 'restart-prod', values: { replicas: '3' }, now: true });
-    expect(r.error).toMatch(/not a \/runbook subcommand/);
+    expect(r.error).toMatch(/neither a \/runbook subcommand nor an alias in this channel/);
     expect(fail('lsit').suggestion).toBe('list');
     expect(fail('two words here').alias).toBeUndefined();
     expect(readAliasUse(['x', '--proxy', 'p'])).toBeNull();

@@ -106,6 +106,25 @@ describe('runbook list and details', () => {
     assertWithinLimits(msg, 'message');
   });
 
+  it('reads its header naturally: the kind before the noun, then the filters', () => {
+    const service = JSON.stringify(
+      buildRunbookList({ ...page, page: 0, pageCount: 6, total: 43 }, { w: '', s: 'service', c: null, p: 0 }).blocks,
+    );
+    expect(service).toContain('43 service runbooks · page 1 of 6');
+    const custom = JSON.stringify(
+      buildRunbookList(
+        { ...page, items: [], page: 0, pageCount: 1, total: 0, category: 'CATEGORY_TYPE_SRE' },
+        { w: '', s: 'custom', c: 'CATEGORY_TYPE_SRE', p: 0 },
+      ).blocks,
+    );
+    expect(custom).toContain('0 custom runbooks in SRE');
+    expect(custom).not.toContain('runbooks custom');
+    const one = JSON.stringify(
+      buildRunbookList({ ...page, page: 0, pageCount: 1, total: 1 }, { w: 'restart', s: 'all', c: null, p: 0 }).blocks,
+    );
+    expect(one).toContain('1 runbook matching “restart” · page 1 of 1');
+  });
+
   it('list state survives the round trip through a button value', () => {
     const state = { w: 'a "b"', s: 'custom' as const, c: 'CATEGORY_TYPE_SRE', p: 2 };
     expect(decodeListState(encodeListState(state))).toEqual(state);
