@@ -165,6 +165,17 @@ export async function changeChannelDefaults(
     await audited(deps, actor, 'defaults.clear', `channel ${channel}`, 'cleared');
     return { kind: 'ok', value: null };
   }
+  // The same check as an alias's --proxy: a default nobody can run on is refused, not stored.
+  if (change.proxyId) {
+    const known = (await deps.proxies.choicesFor(null)).options;
+    if (known.length > 0 && !known.some((p) => p.id === change.proxyId)) {
+      return {
+        kind: 'refused',
+        reason: 'invalid',
+        sentence: `Not saved: proxy "${change.proxyId}" is not one of the offered proxies.`,
+      };
+    }
+  }
   const saved = await deps.access.store.channelDefaults.set(channel, change, actor.userId, deps.now());
   await audited(
     deps,

@@ -180,6 +180,95 @@ describe('--to #name (what Slack sends with should_escape false)', () => {
   });
 });
 
+describe('channel defaults everywhere the form opens', () => {
+  /** Clears C01OPS's defaults and waits for this clear's own answer (not an earlier one). */
+  async function clearDefaults() {
+    const answers = () =>
+      h.fake.state.ephemerals.filter((e) => JSON.stringify(e.blocks ?? []).includes('usual default'));
+    const before = answers().length;
+    await h.user().command('defaults clear', 'C01OPS');
+    await waitFor(() => answers().length > before, 'cleared');
+  }
+  const proxyOf = (view: { blocks?: unknown }) =>
+    (view.blocks as Array<{ block_id?: string; element?: { initial_option?: { value?: string } } }>).find(
+      (b) => b.block_id === BLOCKS.proxy,
+    )?.element?.initial_option?.value;
+
+  it('/runbook run <name> without values preselects the channel default proxy and result channel', async () => {
+    await h.user().command('defaults --proxy proxy-prod --to C02DEPLOYS', 'C01OPS');
+    await waitFor(() => ephemeralContaining(h.fake, 'proxy-prod'), 'defaults saved');
+    try {
+      await h.user().command(`run "${SCALE}"`, 'C01OPS');
+      const modal = await waitFor(
+        () => modalContaining(h, "This channel's run defaults: proxy `proxy-prod`, results to <#C02DEPLOYS>"),
+        'form with the defaults',
+      );
+      expect(JSON.stringify(modal.view.blocks)).toContain('"initial_conversation":"C02DEPLOYS"');
+      expect(proxyOf(modal.view)).toBe('proxy-prod');
+      // The same form opened in another channel keeps the bot's default proxy and that channel.
+      await h.user().command(`run "${SCALE}"`, 'C03APPROVALS');
+      const elsewhere = await waitFor(
+        () => modalContaining(h, '"initial_conversation":"C03APPROVALS"'),
+        'form in another channel',
+      );
+      expect(JSON.stringify(elsewhere.view.blocks)).not.toContain("This channel's run defaults");
+      expect(proxyOf(elsewhere.view)).toBe('proxy-dev');
+    } finally {
+      await clearDefaults();
+    }
+  });
+
+  it('a default proxy that is not offered is refused with the alias sentence, and nothing is stored', async () => {
+    await h.user().command('defaults --proxy bogus-proxy', 'C01OPS');
+    await waitFor(
+      () => ephemeralContaining(h.fake, 'Not saved: proxy \\"bogus-proxy\\" is not one of the offered proxies.'),
+      'refusal',
+    );
+    expect(await h.runtime.store.channelDefaults.get('C01OPS')).toBeNull();
+    await h.user().command('alias add bogus-alias "Scale Kubernetes Deployment" --proxy bogus-proxy', 'C01OPS');
+    await waitFor(
+      () => ephemeralContaining(h.fake, 'Not saved: proxy \\"bogus-proxy\\" is not one of the offered proxies.'),
+      'same refusal for an alias',
+    );
+  });
+
+  it('a run started from a thread posts its card in the thread, over the default result channel', async () => {
+    await h.user().command('defaults --to C02DEPLOYS', 'C01OPS');
+    await waitFor(() => ephemeralContaining(h.fake, 'Run defaults of this channel'), 'defaults saved');
+    try {
+      const root = h.fake.addUserMessage({ channel: 'C01OPS', user: 'U02BOB', text: 'scale it up' });
+      await h
+        .user()
+        .mention(`run "${SCALE}" namespace=prod deployment=threaded-default replicas=2 --now`, 'C01OPS', root.ts);
+      const confirm = await waitFor(
+        () =>
+          h.fake.state.ephemerals.find(
+            (e) =>
+              e.thread_ts === root.ts &&
+              JSON.stringify(e.blocks ?? []).includes(ACTIONS.confirmRun) &&
+              JSON.stringify(e.blocks).includes('threaded-default'),
+          ),
+        'confirmation in the thread',
+      );
+      await clickRun(confirm);
+      const run = await waitFor(
+        () => executionsOf(SCALE).find((e) => paramsOf(e).deployment === 'threaded-default'),
+        'the run',
+      );
+      const card = await waitFor(
+        () => (h.fake.state.messages.C01OPS ?? []).find((m) => JSON.stringify(m.blocks ?? []).includes(run.id)),
+        'card in the thread',
+      );
+      expect(card.thread_ts).toBe(root.ts);
+      expect((h.fake.state.messages.C02DEPLOYS ?? []).some((m) => JSON.stringify(m.blocks).includes(run.id))).toBe(
+        false,
+      );
+    } finally {
+      await clearDefaults();
+    }
+  });
+});
+
 describe('runs from threads and messages', () => {
   it('a mention in a thread: --now confirms in the thread and the card goes to that thread', async () => {
     const root = h.fake.addUserMessage({ channel: 'C01OPS', user: 'U02BOB', text: 'web is flapping' });

@@ -14,10 +14,9 @@ import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../actor.ts';
 import { errorMessage } from '../blocks/common.ts';
-import { channelMention, escapeMrkdwn } from '../blocks/mrkdwn.ts';
 import { buildRunConfirmation } from '../blocks/run-confirmation.ts';
 import type { HandlerContext } from './context.ts';
-import { openRunModal } from './run.ts';
+import { channelRunChoice, openRunModal } from './run.ts';
 
 export interface LineRun {
   /** A runbook typed by the person, or a known id (an alias). */
@@ -30,33 +29,24 @@ export interface LineRun {
   alias?: string | null;
 }
 
-/** The channel's defaults under what the line (or alias) says, and a note for the form. */
-async function withDefaults(ctx: HandlerContext, run: LineRun) {
-  const defaults = ctx.channelId ? await ctx.deps.access.store.channelDefaults.get(ctx.channelId) : null;
-  const proxyId = run.proxyId ?? defaults?.proxyId ?? null;
-  const destination = run.destination ?? defaults?.resultChannel ?? null;
-  const parts = [
-    ...(defaults?.proxyId ? [`proxy \`${escapeMrkdwn(defaults.proxyId)}\``] : []),
-    ...(defaults?.resultChannel ? [`results to ${channelMention(defaults.resultChannel)}`] : []),
-  ];
-  const notes = parts.length ? [`:pushpin: This channel's run defaults: ${parts.join(', ')}.`] : [];
-  return { proxyId, destination, notes };
-}
-
 export async function startLineRun(ctx: HandlerContext, run: LineRun): Promise<void> {
-  const { proxyId, destination, notes } = await withDefaults(ctx, run);
   if (!run.now) {
+    // The form applies the channel's defaults itself (runModalView), as for every other way in.
     await openRunModal(ctx, {
       query: run.query ?? null,
       runbookId: run.runbookId ?? null,
       typed: run.values,
-      proxyId,
-      destination,
-      notes,
+      proxyId: run.proxyId ?? null,
+      destination: run.destination ?? null,
       threadTs: ctx.threadTs ?? null,
     });
     return;
   }
+  const { proxyId, destination } = await channelRunChoice(ctx.deps, ctx.channelId, {
+    proxyId: run.proxyId ?? null,
+    destination: run.destination ?? null,
+    threadTs: ctx.threadTs ?? null,
+  });
   await confirmNow(ctx, run, proxyId, destination);
 }
 

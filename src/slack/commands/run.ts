@@ -33,8 +33,9 @@ export interface RunModalTarget {
   /** A known runbook id. */
   runbookId?: string | null;
   prefill?: Record<string, unknown>;
+  /** An explicit proxy; else the channel's default proxy, else the bot's default. */
   proxyId?: string | null;
-  /** Default destination channel. */
+  /** The channel the form belongs to (kept in its metadata); the result channel unless one is preselected. */
   channel?: string | null;
   /** Show the typeahead picker (default: when no runbook was named). */
   withPicker?: boolean;
@@ -42,11 +43,11 @@ export interface RunModalTarget {
   threadTs?: string | null;
   /** Permalink of the message the form was opened from (message shortcut). */
   sourceLink?: string | null;
-  /** Extra notes above the form (already escaped mrkdwn): typed values refused, channel defaults. */
+  /** Extra notes above the form (already escaped mrkdwn), e.g. typed values refused. */
   notes?: string[];
   /** Values typed on one line (`key=value`): typed per the schema and prefilled; refusals shown as notes. */
   typed?: Record<string, string>;
-  /** Preselected result channel (channel defaults, an alias's --to). */
+  /** Preselected result channel (an alias's or line's --to); else the channel's default, see channelRunChoice. */
   destination?: string | null;
 }
 
@@ -72,6 +73,38 @@ export function runNotes(deps: SlackDeps, runbook: Workflow): string[] {
   }
   notes.push(':speech_balloon: The result is posted to the channel below and updated when the run ends.');
   return notes;
+}
+
+/** What a run started in a channel uses: the caller's explicit choice, else the channel's run defaults. */
+export interface ChannelRunChoice {
+  proxyId: string | null;
+  destination: string | null;
+  /** What the channel's defaults changed, for the form (already escaped mrkdwn). */
+  notes: string[];
+}
+
+/**
+ * The one place that applies a channel's run defaults (`/runbook defaults`): an explicit proxy or result
+ * channel (a line's or alias's `--proxy`/`--to`, a retry's draft) wins; a run started from a thread posts
+ * its card in that thread, so the default result channel does not apply there.
+ */
+export async function channelRunChoice(
+  deps: SlackDeps,
+  channelId: string | null,
+  chosen: { proxyId?: string | null; destination?: string | null; threadTs?: string | null },
+): Promise<ChannelRunChoice> {
+  const defaults = channelId ? await deps.access.store.channelDefaults.get(channelId) : null;
+  const proxyDefault = chosen.proxyId ? null : (defaults?.proxyId ?? null);
+  const destinationDefault = chosen.destination || chosen.threadTs ? null : (defaults?.resultChannel ?? null);
+  const parts = [
+    ...(proxyDefault ? [`proxy \`${escapeMrkdwn(proxyDefault)}\``] : []),
+    ...(destinationDefault ? [`results to ${channelMention(destinationDefault)}`] : []),
+  ];
+  return {
+    proxyId: chosen.proxyId || proxyDefault,
+    destination: chosen.destination || destinationDefault,
+    notes: parts.length ? [`:pushpin: This channel's run defaults: ${parts.join(', ')}.`] : [],
+  };
 }
 
 /** Who is looking at the form, for the gate when it opens. */
@@ -116,11 +149,12 @@ export async function runModalView(
   viewer: Viewer,
 ) {
   const channel = target.channel ?? channelId;
+  const choice = await channelRunChoice(deps, channelId, target);
   const actor = await actorFor(deps, viewer.client, {
     userId: viewer.userId,
     teamId: null,
     channelId,
-    destinationChannel: channel,
+    destinationChannel: choice.destination ?? channel,
   });
   let runbookId = target.runbookId ?? null;
   if (!runbookId && target.query) {
@@ -166,9 +200,9 @@ export async function runModalView(
     metadata: { r: runbook.id, c: channel, ...originMetadata(target) },
     withPicker,
     ...(prefill ? { prefill } : {}),
-    proxyId: target.proxyId ?? null,
-    notes: [...typedNotes, ...(target.notes ?? []), ...runNotes(deps, runbook)],
-    ...(target.destination ? { destination: target.destination } : {}),
+    proxyId: choice.proxyId,
+    notes: [...typedNotes, ...(target.notes ?? []), ...choice.notes, ...runNotes(deps, runbook)],
+    ...(choice.destination ? { destination: choice.destination } : {}),
   });
 }
 

@@ -98,6 +98,8 @@ export function registerActions(app: App, deps: SlackDeps): void {
       prefill: draft.params,
       proxyId: draft.proxyId,
       channel: draft.channel,
+      // What the failed run used: kept over the channel's defaults.
+      destination: draft.channel,
     });
   });
 
