@@ -5,8 +5,9 @@ import { NotFoundError } from '../../api/errors.ts';
 import type { ListExecutionsParams } from '../../api/runbook-api.ts';
 import type { Execution } from '../../api/schemas.ts';
 import type { Resolution } from '../../catalog/runbook-catalog.ts';
-import { maskExecutionInputs, SECRET_KEY } from '../../runs/execution-facts.ts';
+import { SECRET_KEY } from '../../runs/execution-facts.ts';
 import { looksLikeFullId } from '../../runs/execution-ref.ts';
+import { maskExecutionInputs } from '../../runs/execution-secrets.ts';
 import { runbookNamed } from '../../runs/visibility.ts';
 import { errorModal, infoModal, loadingModal } from '../blocks/common.ts';
 import {
