@@ -47,7 +47,7 @@ function forms(secret: string): string[] {
 function echoing(record: ExecutionRecord, simulated: string): string {
   const lines = [simulated.trimEnd()];
   // Longer than the card shows: the file in the thread is uploaded too.
-  for (let i = 0; i < 12; i++) lines.push(`padding line ${i}`);
+  for (let i = 0; i < 45; i++) lines.push(`padding line ${i}`);
   for (const [key, value] of Object.entries(record.params)) {
     if (typeof value !== 'string' || key.startsWith('simulate_')) continue;
     lines.push(
@@ -147,7 +147,7 @@ it('an echoed secret appears on no surface, in no log line and not in the store'
   expect(file.content).toContain('echo ssh_private_key.b64url=••••••');
 
   await h.user().act({ kind: 'message', message: card }, ACTIONS.executionOutput);
-  const fullOutput = await waitFor(() => modalContaining(h, 'padding line 11'), 'Full output');
+  const fullOutput = await waitFor(() => modalContaining(h, 'padding line 44'), 'Full output');
   expect(JSON.stringify(fullOutput.view)).toContain('echo ssh_private_key=••••••');
 
   await h.user().act({ kind: 'message', message: card }, ACTIONS.executionFind);
@@ -159,7 +159,7 @@ it('an echoed secret appears on no surface, in no log line and not in the store'
   expect(found.body).toContain('lines contain');
 
   await h.user().command(`status ${run.id}`, 'C01OPS');
-  const status = await waitFor(() => ephemeralContaining(h.fake, 'padding line 11'), 'status');
+  const status = await waitFor(() => ephemeralContaining(h.fake, 'padding line 44'), 'status');
   expect(JSON.stringify(status.blocks)).toContain('••••••');
 
   // 2. The subscription notice of that run.
@@ -223,7 +223,7 @@ it('an echoed secret appears on no surface, in no log line and not in the store'
   expect(JSON.stringify(afterRestart.blocks)).toContain('last line: key was ••••••');
   await h.user().command(`status ${run.id}`, 'C01OPS');
   await waitFor(
-    () => h.fake.state.responseUrlPosts.filter((p) => JSON.stringify(p).includes('padding line 11')).length >= 3,
+    () => h.fake.state.responseUrlPosts.filter((p) => JSON.stringify(p).includes('padding line 44')).length >= 3,
     'status after the restart',
   );
 

@@ -169,6 +169,7 @@ export function truncatedOutputNotice(execution: Execution): KnownBlock[] {
 
 /** Where the lines the card leaves out are: the file in the thread (whole, or only its end) and Full output. */
 function whereTheRestIs(execution: Execution): string {
+  if (!outputWorthAFile(execution.output)) return '*Full output* shows all of it.';
   const bytes = Buffer.byteLength(execution.output, 'utf8');
   if (bytes <= OUTPUT_FILE_MAX_BYTES)
     return 'The whole output is in the thread as a file; *Full output* pages through it.';
@@ -201,6 +202,19 @@ export function outputExceedsCard(output: string | null | undefined): boolean {
   const lines = outputLines(output);
   if (lines.length > OUTPUT_TAIL_LINES) return true;
   return codePointLength(codeBlock(lines.join('\n'), Number.MAX_SAFE_INTEGER)) > OUTPUT_TAIL_CHARS;
+}
+
+/** An output longer than this many lines (or OUTPUT_FILE_MIN_CHARS) also goes into the thread as a file. */
+export const OUTPUT_FILE_MIN_LINES = 40;
+export const OUTPUT_FILE_MIN_CHARS = 5000;
+
+/**
+ * Whether the whole output is worth a file in the thread: only a long one. A short output the card cuts
+ * (a dozen lines) is read with *Full output*; a file for it is noise.
+ */
+export function outputWorthAFile(output: string | null | undefined): boolean {
+  if (!output || !outputExceedsCard(output)) return false;
+  return outputLines(output).length > OUTPUT_FILE_MIN_LINES || codePointLength(output) > OUTPUT_FILE_MIN_CHARS;
 }
 
 /**
