@@ -12,6 +12,8 @@ chmod 755 "$work"
 [ "${1:-}" = "--keep" ] || trap 'rm -rf "$work"' EXIT
 
 git clone --quiet --no-hardlinks "$repo" "$work/clone"
+# As on CI: shared/ (the contract's reference documents) sits beside the clone.
+if [ -d "$repo/../shared" ]; then cp -r "$repo/../shared" "$work/shared"; fi
 mkdir -m 1777 "$work/tmp"
 cd "$work/clone"
 npm ci --no-audit --no-fund
