@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formRequest, type SlackRequestBody, sendToBot, slashCommandBody } from '../../src/sandbox/slack-requests.ts';
-import { ACTIONS, BLOCKS, SHORTCUTS, VIEWS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS, SHORTCUTS, VIEWS } from '../../src/slack/kit/ids.ts';
 import { ephemeralContaining, type Harness, SIGNING_SECRET, startHarness, waitFor } from '../support/bot-harness.ts';
 
 let h: Harness;
