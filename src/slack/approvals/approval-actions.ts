@@ -1,6 +1,6 @@
 // Approve / Reject buttons on approval requests, and the reason modal a rejection asks for.
 import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
-import { publishHome } from '../home/events.ts';
+import type { WebClient } from '@slack/web-api';
 import { buildRejectModal } from '../kit/approval.ts';
 import { approveRequest, rejectRequest } from '../kit/approval-request.ts';
 import { errorModal } from '../kit/common.ts';
@@ -11,7 +11,10 @@ import { reportFailure } from '../kit/report-failure.ts';
 
 type Respond = Parameters<typeof interactionContext>[3];
 
-export function registerApprovalActions(app: App, deps: SlackDeps): void {
+/** Republishes a person's App Home (the home feature's, handed in by app.ts: features do not import each other). */
+export type RefreshHome = (deps: SlackDeps, client: WebClient, userId: string) => Promise<void>;
+
+export function registerApprovalActions(app: App, deps: SlackDeps, refreshHome: RefreshHome): void {
   app.action<BlockAction>({ action_id: ACTIONS.approvalApprove }, async ({ ack, body, client, respond }) => {
     await ack();
     const ctx = interactionContext(deps, client, body, respond as Respond);
@@ -23,7 +26,7 @@ export function registerApprovalActions(app: App, deps: SlackDeps): void {
     }
     // Approved from App Home: the request leaves "Waiting for your approval".
     if (body.view?.type === 'home') {
-      await publishHome(deps, client, body.user.id).catch((err: unknown) =>
+      await refreshHome(deps, client, body.user.id).catch((err: unknown) =>
         deps.logger.warn({ err }, 'could not refresh App Home'),
       );
     }

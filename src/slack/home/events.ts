@@ -1,5 +1,5 @@
 // App Home: recent executions, schedules and quick buttons, published when the tab is opened and
-// when the person presses Refresh.
+// when the person presses Refresh (its Run and New schedule buttons belong to run/ and schedules/).
 import type { App, BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Execution, Schedule } from '../../api/schemas.ts';
@@ -9,10 +9,6 @@ import { type Visibility, visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../kit/actor.ts';
 import type { SlackDeps } from '../kit/deps.ts';
 import { ACTIONS } from '../kit/ids.ts';
-import { interactionContext } from '../kit/interaction-context.ts';
-import { reportFailure } from '../kit/report-failure.ts';
-import { openRunModal } from '../kit/run-start.ts';
-import { openScheduleModal } from '../schedules/schedules.ts';
 import { buildAppHome, HOME_PERSONAL_ROWS } from './app-home.ts';
 
 export async function publishHome(deps: SlackDeps, client: WebClient, userId: string): Promise<void> {
@@ -94,15 +90,5 @@ export function registerEvents(app: App, deps: SlackDeps): void {
     await publishHome(deps, client, body.user.id).catch((err: unknown) =>
       deps.logger.warn({ err }, 'App Home refresh failed'),
     );
-  });
-  app.action<BlockAction>({ action_id: ACTIONS.homeRun }, async ({ ack, body, client }) => {
-    await ack();
-    const ctx = interactionContext(deps, client, body, undefined);
-    await openRunModal(ctx, {}).catch((err) => reportFailure(ctx, err, 'Opening the run form'));
-  });
-  app.action<BlockAction>({ action_id: ACTIONS.homeNewSchedule }, async ({ ack, body, client }) => {
-    await ack();
-    const ctx = interactionContext(deps, client, body, undefined);
-    await openScheduleModal(ctx, {}).catch((err) => reportFailure(ctx, err, 'Opening the schedule form'));
   });
 }

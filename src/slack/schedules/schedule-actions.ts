@@ -1,4 +1,4 @@
-// The schedules list's buttons (Edit, Delete, Run now, paging, "Try again"), the schedule modal's live inputs
+// A runbook's Schedule and App Home's New schedule buttons, the schedules list's buttons (Edit, Delete, Run now, paging, "Try again"), the schedule modal's live inputs
 // (runbook picker, preset, details, cron text → preview) and its submission.
 import type { App, BlockAction, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
@@ -11,6 +11,7 @@ import { interactionContext } from '../kit/interaction-context.ts';
 import { mrkdwnText } from '../kit/mrkdwn.ts';
 import { type ActionHandler, buttonValue, onAction } from '../kit/on-action.ts';
 import { postToConversation, slackErrorCode } from '../kit/post-to-conversation.ts';
+import { reportFailure } from '../kit/report-failure.ts';
 import { cancelRunNow, confirmRunNow } from './run-now.ts';
 import { decodeScheduleRef, decodeSchedulesPage } from './schedule-list.ts';
 import {
@@ -62,6 +63,15 @@ function stateWithAction(body: BlockAction): StateValues {
 export function registerScheduleActions(app: App, deps: SlackDeps): void {
   const on = (actionId: string | RegExp, what: string, handler: ActionHandler) =>
     onAction(app, deps, actionId, what, handler);
+
+  on(ACTIONS.runbookSchedule, 'Opening the schedule form', (ctx, body) =>
+    openScheduleModal(ctx, { runbookId: buttonValue(body) }),
+  );
+  app.action<BlockAction>({ action_id: ACTIONS.homeNewSchedule }, async ({ ack, body, client }) => {
+    await ack();
+    const ctx = interactionContext(deps, client, body, undefined);
+    await openScheduleModal(ctx, {}).catch((err) => reportFailure(ctx, err, 'Opening the schedule form'));
+  });
 
   on(ACTIONS.scheduleEdit, 'Opening the schedule', async (ctx, body) => {
     const ref = decodeScheduleRef(buttonValue(body));
