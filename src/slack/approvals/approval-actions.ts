@@ -2,12 +2,12 @@
 import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { buildRejectModal } from '../kit/approval.ts';
-import { approveRequest, rejectRequest } from '../kit/approval-request.ts';
 import { errorModal } from '../kit/common.ts';
 import type { SlackDeps } from '../kit/deps.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../kit/ids.ts';
 import { interactionContext } from '../kit/interaction-context.ts';
 import { reportFailure } from '../kit/report-failure.ts';
+import { approveRequest, rejectRequest } from './decisions.ts';
 
 type Respond = Parameters<typeof interactionContext>[3];
 
