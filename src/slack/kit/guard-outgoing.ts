@@ -2,7 +2,7 @@
 // Web API clients (the app's and each request's) and acks — every receiver (HTTP and Socket Mode)
 // hands events to app.processEvent, so its ack is wrapped there once (response_action views, field
 // errors, command replies, typeahead options). Bolt gives middleware a copy of the listener arguments,
-// so respond cannot be wrapped here: it goes through commands/context.ts respondWith, which guards.
+// so respond cannot be wrapped here: it goes through ./handler-context.ts respondWith, which guards.
 import type { App, ReceiverEvent } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { guardClient, guardOutgoing } from './outgoing-guard.ts';

@@ -40,7 +40,7 @@ export function escapeMrkdwn(text: string): string {
 
 // ---- tokens we made ------------------------------------------------------------------------------
 // Every <…> the bot means to send (mentions of validated ids, dates) is made by a helper here and
-// remembered, so the outgoing guard (src/slack/outgoing-guard.ts) can keep exactly those and escape
+// remembered, so the outgoing guard (src/slack/kit/outgoing-guard.ts) can keep exactly those and escape
 // any other <…> in text that reaches Slack. Bounded: the oldest are forgotten first.
 
 const OUR_TOKENS = new Set<string>();

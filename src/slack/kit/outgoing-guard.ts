@@ -3,11 +3,11 @@
 // WebClient the bot uses is guarded: the app's, each request's, the watcher's, the scanner's, the
 // no-retry poster's) and response_url bodies (respondWith) — passes through guardOutgoing:
 // top-level `text`, attachments' text, and every mrkdwn text object keep only the <…> tokens our
-// helpers made (mentions of validated ids, dates; slack/blocks/mrkdwn.ts) and sealed mentions
+// helpers made (mentions of validated ids, dates; ./mrkdwn.ts) and sealed mentions
 // (src/mentions.ts); any other <!…>, <@…>, <#…>, <http…> is escaped and cannot ping or link.
 // plain_text (titles, labels, options, buttons) is never read as mrkdwn by Slack and is left as is,
 // except that sealed mentions are turned into their tokens everywhere. Acks (response_action views and
-// field errors, command replies, typeahead options) pass through it too (listeners/guard-outgoing.ts).
+// field errors, command replies, typeahead options) pass through it too (./guard-outgoing.ts).
 import type { WebClient } from '@slack/web-api';
 import { plainMentions } from '../../mentions.ts';
 import { neutralizeMrkdwn } from './mrkdwn.ts';

@@ -3,7 +3,7 @@
 // used this workflow") is the actor; the one gate decides; a run that needs approval is refused
 // (workflows do not wait for approvals); the live card goes to the chosen channel (else a DM).
 // Without "wait for completion" the step ends as soon as the run starts; with it, the watcher ends it
-// when the run ends (src/slack/workflow-step-finish.ts), exactly once, across restarts and replicas.
+// when the run ends (./workflow-step-finish.ts), exactly once, across restarts and replicas.
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { parseInputSchema } from '../../forms/input-schema.ts';
