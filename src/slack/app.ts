@@ -15,6 +15,7 @@ import { publishHome, registerEvents } from './home/events.ts';
 import type { SlackDeps } from './kit/deps.ts';
 import { registerOutgoingGuard } from './kit/guard-outgoing.ts';
 import { guardSlackRequests } from './kit/guard-request.ts';
+import { registerHandleOnce } from './kit/handle-once.ts';
 import { registerMetadataSeal } from './kit/seal-metadata.ts';
 import { registerConfirmActions } from './run/confirm-actions.ts';
 import { registerOptions } from './run/options.ts';
@@ -147,6 +148,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   });
 
   registerOutgoingGuard(app);
+  registerHandleOnce(app, deps);
   registerMetadataSeal(app, deps.access.seal, deps.logger);
   registerCommands(app, deps);
   registerBrowseActions(app, deps);

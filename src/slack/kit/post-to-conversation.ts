@@ -25,6 +25,16 @@ function landed(outcome: PostOnceOutcome): { channel: string; ts: string } | nul
   return outcome.kind === 'posted' ? { channel: outcome.channel, ts: outcome.ts } : null;
 }
 
+/** The permalink of a posted message; null when there is none or Slack does not give it. */
+export async function permalinkOf(
+  client: WebClient,
+  at: { channel: string | null; ts: string | null } | null,
+): Promise<string | null> {
+  if (!at?.channel || !at.ts) return null;
+  const res = await client.chat.getPermalink({ channel: at.channel, message_ts: at.ts }).catch(() => null);
+  return res?.permalink ?? null;
+}
+
 export function slackErrorCode(err: unknown): string | null {
   const data = (err as { data?: { error?: unknown } } | null)?.data;
   return typeof data?.error === 'string' ? data.error : null;

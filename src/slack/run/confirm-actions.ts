@@ -11,9 +11,8 @@ import type { SlackDeps } from '../kit/deps.ts';
 import { notStartedSentence } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
 import { ACTIONS } from '../kit/ids.ts';
-import { escapeMrkdwn } from '../kit/mrkdwn.ts';
 import { buttonValue, onAction } from '../kit/on-action.ts';
-import { openRunModal, postRunningCard } from '../kit/run-start.ts';
+import { openRunModal, postRunningCard, runStartedNotice } from '../kit/run-start.ts';
 
 function readValue(value: string): { draftId: string; threadTs: string | null } | null {
   try {
@@ -56,11 +55,8 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
     const request = { runbook, proxyId: draft.proxyId, params: checked.params, origin: { threadTs: value.threadTs } };
     const result = await runWithoutApproval(deps, actor, request, 'run.start', 'with --now');
     if (result.kind === 'started') {
-      await postRunningCard(deps, ctx.client, result.run);
-      await ctx.respond({
-        ...noticeMessage(`:rocket: *${escapeMrkdwn(runbook.name)}* started.`, `${runbook.name} started`),
-        replaceOriginal: true,
-      });
+      const posted = await postRunningCard(deps, ctx.client, result.run);
+      await ctx.respond({ ...(await runStartedNotice(ctx.client, result.run, posted)), replaceOriginal: true });
       return;
     }
     await ctx.respond({ ...errorMessage(notStartedSentence(runbook.name, result)), replaceOriginal: true });

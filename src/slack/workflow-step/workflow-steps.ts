@@ -5,7 +5,6 @@
 // Without "wait for completion" the step ends as soon as the run starts; with it, the watcher ends it
 // when the run ends (./workflow-step-finish.ts), exactly once, across restarts and replicas.
 import type { App } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { describeFieldErrors, validateObject } from '../../forms/typed-values.ts';
 import { gate, runbookFacts } from '../../runs/gate.ts';
@@ -16,6 +15,7 @@ import { actorFor } from '../kit/actor.ts';
 import type { SlackDeps } from '../kit/deps.ts';
 import { describeFailure, notStartedSentence } from '../kit/describe-failure.ts';
 import { FUNCTIONS, STEP_INPUTS } from '../kit/ids.ts';
+import { permalinkOf } from '../kit/post-to-conversation.ts';
 import { postRunningCard } from '../kit/run-start.ts';
 import { endOfRun, endStep, type StepEnd, stepOutputs } from './workflow-step-finish.ts';
 
@@ -59,12 +59,6 @@ export function readStepInputs(inputs: Record<string, unknown>): StepInputs | { 
     wait: wait === true || wait === 'true',
     actor,
   };
-}
-
-async function permalinkOf(client: WebClient, at: { channel: string; ts: string } | null): Promise<string | null> {
-  if (!at) return null;
-  const res = await client.chat.getPermalink({ channel: at.channel, message_ts: at.ts }).catch(() => null);
-  return res?.permalink ?? null;
 }
 
 export function registerWorkflowSteps(app: App, deps: SlackDeps): void {

@@ -9,7 +9,7 @@ import { buildAppHome } from '../../../src/slack/home/app-home.ts';
 import { buildResultCard, buildRunningCard } from '../../../src/slack/kit/execution-card.ts';
 import { buildCommandError, buildHelp } from '../../../src/slack/kit/help-message.ts';
 import { assertWithinLimits, checkBlocks, checkView } from '../../../src/slack/kit/limits.ts';
-import { parseCommand, SUBCOMMAND_NAMES } from '../../../src/slack/kit/parse-command.ts';
+import { parseCommand, SUBCOMMAND_NAMES, SUBCOMMANDS } from '../../../src/slack/kit/parse-command.ts';
 import { buildRunModal } from '../../../src/slack/kit/run-modal.ts';
 import { buildRunbookChoice } from '../../../src/slack/kit/runbook-choice.ts';
 import { buildRunbookList, decodeListState, encodeListState } from '../../../src/slack/kit/runbook-list.ts';
@@ -79,6 +79,17 @@ describe('help', () => {
     expect(text).toContain('bad &lt;!channel&gt;');
     expect(text).toContain('Did you mean `list`?');
     expect(text).toContain('--category');
+  });
+  it('a word that is no subcommand gets one line of subcommand names, not the whole help', () => {
+    const parsed = parseCommand('zzqx');
+    if (parsed.ok) throw new Error('zzqx parsed');
+    const msg = buildCommandError(parsed);
+    const text = mrkdwnTexts(msg.blocks).join('\n');
+    expect(text).toContain('`zzqx` is neither a /runbook subcommand');
+    expect(text).toContain('Subcommands: `help` `list` `show` `run`');
+    expect(text).toContain('`/runbook help` says what each does');
+    expect(text).not.toContain(SUBCOMMANDS.list.description);
+    expect(msg.blocks.length).toBeLessThanOrEqual(3);
   });
 });
 
