@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ExecutionRecord } from '../../src/emulator/execution-store.ts';
 import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
-import { FUNCTIONS } from '../../src/slack/ids.ts';
+import { FUNCTIONS } from '../../src/slack/kit/ids.ts';
 import { type Harness, QUICK_WATCH_ENV, startHarness, waitFor } from '../support/bot-harness.ts';
 
 const NAME = '<!channel> Collect Logs';

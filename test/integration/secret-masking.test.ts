@@ -10,8 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ExecutionRecord } from '../../src/emulator/execution-store.ts';
 import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
-import { FIND_ACTION, FIND_BLOCK } from '../../src/slack/blocks/output-pages.ts';
-import { ACTIONS, BLOCKS, FUNCTIONS } from '../../src/slack/ids.ts';
+import { FIND_ACTION, FIND_BLOCK } from '../../src/slack/executions/output-pages.ts';
+import { ACTIONS, BLOCKS, FUNCTIONS } from '../../src/slack/kit/ids.ts';
 import {
   ephemeralContaining,
   type Harness,
