@@ -38,6 +38,7 @@ import type { RunTracker, SlackDeps } from './slack/deps.ts';
 import { Identity } from './slack/identity.ts';
 import { createMetadataSeal } from './slack/metadata-seal.ts';
 import { guardClient } from './slack/outgoing-guard.ts';
+import { Places } from './slack/places.ts';
 import { RunDrafts } from './slack/run-drafts.ts';
 import { finishWaitingSteps } from './slack/workflow-step-finish.ts';
 import { openStore } from './store/open-store.ts';
@@ -72,6 +73,8 @@ export interface RuntimeOptions {
   defaultApprovalsChannel?: string;
   /** Lease owner name of the watcher (default hostname:pid:random). */
   watcherOwner?: string;
+  /** How long a person's channel memberships are trusted for the destination check (default 30 s; tests: 0). */
+  membershipTtlMs?: number;
   /** Started tracing (OTEL_EXPORTER_OTLP_ENDPOINT): adds Slack request spans and wraps the store. */
   tracing?: Tracing | null;
 }
@@ -219,6 +222,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       access: {
         policy,
         identity,
+        places: new Places({
+          logger: logger.child({ component: 'places' }),
+          ...(options.membershipTtlMs !== undefined ? { membershipTtlMs: options.membershipTtlMs } : {}),
+        }),
         audit: new AuditLog(store, logger),
         seal: createMetadataSeal(botToken),
         runLimit: new RunRateLimit({ perMinute: config.access.runsPerMinute, store: store.runLimits }),

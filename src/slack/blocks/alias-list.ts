@@ -15,7 +15,8 @@ function valuesOf(alias: RunAlias): string {
   }
 }
 
-export function buildAliasList(aliases: RunAlias[]): SlackMessage {
+/** `broken`: alias name → why its saved result channel no longer passes (a sentence, sealed mentions kept). */
+export function buildAliasList(aliases: RunAlias[], broken: ReadonlyMap<string, string> = new Map()): SlackMessage {
   if (aliases.length === 0) {
     return {
       text: 'No aliases in this channel',
@@ -36,7 +37,9 @@ export function buildAliasList(aliases: RunAlias[]): SlackMessage {
       a.proxyId ? `proxy \`${escapeMrkdwn(a.proxyId)}\`` : '',
       a.resultChannel ? `→ ${channelMention(a.resultChannel)}` : '',
     ].filter(Boolean);
-    return `• \`${escapeMrkdwn(a.name)}\` — *${escapeMrkdwn(truncate(a.runbookName, 100))}*${extras.length ? ` ${extras.join(' ')}` : ''}`;
+    const problem = broken.get(a.name);
+    const warning = problem ? `\n    :warning: *Broken:* ${escapeMrkdwn(problem)}` : '';
+    return `• \`${escapeMrkdwn(a.name)}\` — *${escapeMrkdwn(truncate(a.runbookName, 100))}*${extras.length ? ` ${extras.join(' ')}` : ''}${warning}`;
   });
   if (aliases.length > MAX_SHOWN) lines.push(`_…and ${aliases.length - MAX_SHOWN} more_`);
   return {
@@ -51,7 +54,8 @@ export function buildAliasList(aliases: RunAlias[]): SlackMessage {
   };
 }
 
-export function buildChannelDefaults(defaults: ChannelDefaults | null): SlackMessage {
+/** `problem`: why the saved result channel no longer passes (a sentence), shown as broken; null when fine. */
+export function buildChannelDefaults(defaults: ChannelDefaults | null, problem: string | null = null): SlackMessage {
   const proxy = defaults?.proxyId ? `\`${escapeMrkdwn(defaults.proxyId)}\`` : 'the usual default';
   const where = defaults?.resultChannel ? channelMention(defaults.resultChannel) : 'this channel';
   return {
@@ -63,6 +67,14 @@ export function buildChannelDefaults(defaults: ChannelDefaults | null): SlackMes
           `*Run defaults of this channel*: proxy ${proxy}, results to ${where}. Change them with \`/runbook defaults --proxy ID --to #channel\` (\`none\` clears one) or \`/runbook defaults clear\`.`,
         ),
       },
+      ...(problem
+        ? [
+            {
+              type: 'section' as const,
+              text: mrkdwnText(`:warning: *Broken:* ${escapeMrkdwn(truncate(problem, 2900))}`),
+            },
+          ]
+        : []),
     ],
   };
 }

@@ -12,7 +12,7 @@ import { checkRunForm, loadRunbook } from '../../runs/run.ts';
 import { approvalNeeded, needsApprovalSentence } from '../../runs/run-direct.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
-import { actorFor } from '../actor.ts';
+import { actorFor, type SavedBy } from '../actor.ts';
 import { errorMessage } from '../blocks/common.ts';
 import { buildRunConfirmation } from '../blocks/run-confirmation.ts';
 import type { HandlerContext } from './context.ts';
@@ -26,6 +26,8 @@ export interface LineRun {
   now: boolean;
   proxyId?: string | null;
   destination?: string | null;
+  /** Who saved `destination` (an alias's --to): judged against them. */
+  savedBy?: SavedBy | null;
   alias?: string | null;
 }
 
@@ -38,16 +40,18 @@ export async function startLineRun(ctx: HandlerContext, run: LineRun): Promise<v
       typed: run.values,
       proxyId: run.proxyId ?? null,
       destination: run.destination ?? null,
+      destinationSavedBy: run.savedBy ?? null,
       threadTs: ctx.threadTs ?? null,
     });
     return;
   }
-  const { proxyId, destination } = await channelRunChoice(ctx.deps, ctx.channelId, {
+  const { proxyId, destination, savedBy } = await channelRunChoice(ctx.deps, ctx.channelId, {
     proxyId: run.proxyId ?? null,
     destination: run.destination ?? null,
+    destinationSavedBy: run.savedBy ?? null,
     threadTs: ctx.threadTs ?? null,
   });
-  await confirmNow(ctx, run, proxyId, destination);
+  await confirmNow(ctx, run, proxyId, destination, savedBy);
 }
 
 async function resolveFor(ctx: HandlerContext, actor: Actor, run: LineRun): Promise<Workflow | string> {
@@ -66,6 +70,7 @@ async function confirmNow(
   run: LineRun,
   proxy: string | null,
   destination: string | null,
+  savedBy: SavedBy | null,
 ): Promise<void> {
   const { deps } = ctx;
   const refuse = (sentence: string) => ctx.respond(errorMessage(`Nothing ran. ${sentence}`));
@@ -74,6 +79,7 @@ async function confirmNow(
     teamId: ctx.teamId,
     channelId: ctx.channelId,
     destinationChannel: destination ?? ctx.channelId,
+    savedBy,
   });
   const runbook = await resolveFor(ctx, actor, run);
   if (typeof runbook === 'string') return refuse(runbook);
@@ -107,7 +113,12 @@ async function confirmNow(
     },
     spec,
   );
-  const value = JSON.stringify({ d: draftId, ...(ctx.threadTs ? { t: ctx.threadTs } : {}) });
+  // `s`: the destination was saved (in alias s, or '' the channel defaults); the click reads who saved it from the store.
+  const value = JSON.stringify({
+    d: draftId,
+    ...(ctx.threadTs ? { t: ctx.threadTs } : {}),
+    ...(savedBy ? { s: savedBy.alias ?? '' } : {}),
+  });
   await ctx.respond(
     buildRunConfirmation({
       runbookName: runbook.name,

@@ -9,16 +9,21 @@ import { actorFor } from '../actor.ts';
 import { errorMessage, noticeMessage } from '../blocks/common.ts';
 import { escapeMrkdwn } from '../blocks/mrkdwn.ts';
 import type { HandlerContext } from '../commands/context.ts';
-import { openRunModal, postRunningCard } from '../commands/run.ts';
+import { openRunModal, postRunningCard, savedByNow } from '../commands/run.ts';
 import type { SlackDeps } from '../deps.ts';
 import { notStartedSentence } from '../describe-failure.ts';
 import { ACTIONS } from '../ids.ts';
 import { buttonValue, onAction } from './on-action.ts';
 
-function readValue(value: string): { draftId: string; threadTs: string | null } | null {
+function readValue(
+  value: string,
+): { draftId: string; threadTs: string | null; savedIn: string | null | undefined } | null {
   try {
-    const v = JSON.parse(value) as { d?: unknown; t?: unknown };
-    return typeof v.d === 'string' ? { draftId: v.d, threadTs: typeof v.t === 'string' ? v.t : null } : null;
+    const v = JSON.parse(value) as { d?: unknown; t?: unknown; s?: unknown };
+    if (typeof v.d !== 'string') return null;
+    // savedIn: undefined = chosen by the person; '' = the channel defaults; else an alias name.
+    const savedIn = typeof v.s === 'string' ? v.s : undefined;
+    return { draftId: v.d, threadTs: typeof v.t === 'string' ? v.t : null, savedIn };
   } catch {
     return null;
   }
@@ -42,15 +47,15 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
       });
       return;
     }
+    const destination = draft.channel ?? ctx.channelId;
+    const savedBy =
+      value.savedIn === undefined
+        ? null
+        : await savedByNow(deps, ctx.channelId, destination, value.savedIn === '' ? null : value.savedIn);
     const actor = await actorFor(
       deps,
       ctx.client,
-      {
-        userId: ctx.userId,
-        teamId: ctx.teamId,
-        channelId: ctx.channelId,
-        destinationChannel: draft.channel ?? ctx.channelId,
-      },
+      { userId: ctx.userId, teamId: ctx.teamId, channelId: ctx.channelId, destinationChannel: destination, savedBy },
       { email: true },
     );
     const request = { runbook, proxyId: draft.proxyId, params: checked.params, origin: { threadTs: value.threadTs } };
@@ -75,6 +80,10 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
       prefill: draft.params,
       proxyId: draft.proxyId,
       destination: draft.channel,
+      destinationSavedBy:
+        value.savedIn === undefined
+          ? null
+          : await savedByNow(deps, ctx.channelId, draft.channel, value.savedIn === '' ? null : value.savedIn),
       threadTs: value.threadTs,
     });
   });
