@@ -21,7 +21,7 @@ import { escapeMrkdwn, userMention } from '../blocks/mrkdwn.ts';
 import { buildScheduleApprovalNotice, buildScheduleApprovalRequest } from '../blocks/schedule-approval.ts';
 import type { SlackDeps } from '../deps.ts';
 import { describeFailure } from '../describe-failure.ts';
-import { postToConversation, slackErrorCode } from '../post-to-conversation.ts';
+import { permalinkOf, postToConversation, slackErrorCode } from '../post-to-conversation.ts';
 import type { HandlerContext } from './context.ts';
 import { postRunningCard } from './run.ts';
 
@@ -57,11 +57,20 @@ function messagesOf(
   };
 }
 
-/** The quorum's state and the proxy's display name, for both copies of a request. */
-async function viewOptions(deps: SlackDeps, approval: Approval): Promise<ApprovalViewOptions> {
+/** The link to an approved run's live card, once it is posted. */
+async function cardLinkOf(deps: SlackDeps, client: WebClient, approval: Approval): Promise<string | null> {
+  const executionId = approval.executionIds[0];
+  if (!executionId) return null;
+  const watch = await deps.access.store.watches.get(executionId).catch(() => null);
+  return permalinkOf(client, watch ? { channel: watch.channel, ts: watch.messageTs } : null);
+}
+
+/** The quorum's state, the proxy's display name and the run's card, for both copies of a request. */
+async function viewOptions(deps: SlackDeps, client: WebClient, approval: Approval): Promise<ApprovalViewOptions> {
   const progress = await approvalProgress(deps, approval).catch(() => undefined);
   const proxyName = deps.proxies.nameOf(approval.proxyId);
-  return { ...(progress ? { progress } : {}), proxyName };
+  const cardLink = await cardLinkOf(deps, client, approval);
+  return { ...(progress ? { progress } : {}), proxyName, cardLink };
 }
 
 /** At most this many approvers get a request by DM (without APPROVALS_CHANNEL). */
@@ -92,7 +101,7 @@ export async function publishApprovalRequest(
   /** The channel the requester acted in (null: App Home, a shortcut). */
   actedIn: string | null,
 ): Promise<void> {
-  const { request, notice } = messagesOf(approval, describeApprovers(need), await viewOptions(deps, approval));
+  const { request, notice } = messagesOf(approval, describeApprovers(need), await viewOptions(deps, client, approval));
   const post = (channel: string | null, userId: string) =>
     postToConversation(client, deps.logger, channel, userId, request);
   const landed: Array<{ channel: string; ts: string }> = [];
@@ -139,7 +148,7 @@ export async function refreshApprovalMessages(deps: SlackDeps, client: WebClient
   const approvers = describeApprovers(
     runbook ? deps.access.policy.approvalFor(runbookFacts(deps, runbook)) : { approverUsers: [], approverGroups: [] },
   );
-  const { request, notice } = messagesOf(approval, approvers, await viewOptions(deps, approval));
+  const { request, notice } = messagesOf(approval, approvers, await viewOptions(deps, client, approval));
   const updates: Array<[string | null, string | null, SlackMessage]> = [
     [approval.approversChannel, approval.approversTs, request],
     [approval.requesterChannel, approval.requesterTs, notice],
