@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeChannel } from '../../src/sandbox/fake-slack-state.ts';
 import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
-import { ACTIONS, BLOCKS, FUNCTIONS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS, FUNCTIONS } from '../../src/slack/kit/ids.ts';
 import { type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 import { scaleFormValues } from '../support/run-form.ts';
 
