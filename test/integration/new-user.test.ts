@@ -164,3 +164,39 @@ describe('executions', () => {
     expect(textOf(list).split('\n')[row - 2]).toMatch(/ · action · /);
   });
 });
+
+describe('aliases and proxies', () => {
+  it('alias add over an existing alias is refused, says how to replace it, and --replace does', async () => {
+    await h.user().command(`alias add scale-twice "${SCALE}" namespace=prod`, 'C01OPS');
+    await waitFor(() => latestEphemeral('Alias `scale-twice` added'), 'added');
+    await h.user().command('alias add scale-twice "Rotate Nginx Logs"', 'C01OPS');
+    await waitFor(
+      () => latestEphemeral('already has an alias `scale-twice` (for Scale Kubernetes Deployment); nothing changed'),
+      'refused',
+    );
+    expect((await h.runtime.store.aliases.get('C01OPS', 'scale-twice'))?.runbookName).toBe(SCALE);
+    expect(textOf(latestEphemeral('already has an alias')!)).toContain('Add `--replace` to replace it');
+    await h.user().command('alias add scale-twice "Rotate Nginx Logs" --replace', 'C01OPS');
+    await waitFor(() => latestEphemeral('Alias `scale-twice` replaced'), 'replaced');
+    expect((await h.runtime.store.aliases.get('C01OPS', 'scale-twice'))?.runbookName).toBe('Rotate Nginx Logs');
+  });
+
+  it("channel defaults name the bot's default proxy; the --now confirmation shows the proxy's display name", async () => {
+    await h.user().command('defaults', 'C02DEPLOYS');
+    const defaults = await waitFor(() => latestEphemeral('Run defaults of this channel'), 'defaults');
+    expect(textOf(defaults)).toContain("proxy Dev proxy (the bot's default)");
+    expect(textOf(defaults)).not.toContain('usual');
+    const since = h.fake.state.ephemerals.length;
+    await h.user().command(`run "${SCALE}" namespace=prod deployment=named replicas=1 --now`, 'C01OPS');
+    const confirm = await waitFor(() => latestEphemeral(ACTIONS.confirmRun, 'U01ALICE', since), 'confirmation');
+    expect(textOf(confirm)).toContain('now, on proxy Dev proxy,');
+  });
+
+  it('defaults --proxy nosuch lists the valid proxies', async () => {
+    await h.user().command('defaults --proxy nosuch', 'C01OPS');
+    await waitFor(
+      () => latestEphemeral('proxy "nosuch" is not one of the offered proxies: Dev proxy (proxy-dev), Prod proxy'),
+      'refusal naming the valid ones',
+    );
+  });
+});

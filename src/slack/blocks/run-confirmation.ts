@@ -4,12 +4,15 @@ import { ACTIONS } from '../ids.ts';
 import { button, type SlackMessage } from './common.ts';
 import { formatInputs } from './execution-card.ts';
 import { channelMention, escapeMrkdwn, mrkdwnText, truncate } from './mrkdwn.ts';
+import { proxyText } from './people.ts';
 
 export interface RunConfirmation {
   runbookName: string;
   /** Inputs with secrets masked. */
   inputs: Record<string, unknown>;
   proxyId: string;
+  /** The proxy's display name (as cards show it); null: the id is shown. */
+  proxyName?: string | null;
   /** Result channel; null → where it was typed (or a DM). */
   destination: string | null;
   /** The alias used, if any. */
@@ -26,7 +29,7 @@ export function buildRunConfirmation(c: RunConfirmation): SlackMessage {
     {
       type: 'section',
       text: mrkdwnText(
-        `Run *${name}*${via} now, on proxy \`${escapeMrkdwn(c.proxyId)}\`, result ${c.destination ? 'to ' : ''}${where}?`,
+        `Run *${name}*${via} now, on proxy ${proxyText({ id: c.proxyId, name: c.proxyName ?? null })}, result ${c.destination ? 'to ' : ''}${where}?`,
       ),
     },
     { type: 'section', text: mrkdwnText(`*Inputs*\n${formatInputs(c.inputs)}`) },

@@ -17,6 +17,7 @@ import { buildWaitingForApproval } from '../blocks/approval.ts';
 import { button, errorMessage, errorModal, infoModal, loadingModal, type SlackMessage } from '../blocks/common.ts';
 import { buildRunningCard } from '../blocks/execution-card.ts';
 import { channelMention, escapeMrkdwn, mrkdwnText } from '../blocks/mrkdwn.ts';
+import { proxyText } from '../blocks/people.ts';
 import { buildRunModal } from '../blocks/run-modal.ts';
 import { buildRunStarted } from '../blocks/run-started.ts';
 import { buildChoiceBlocks, type PickThen } from '../blocks/runbook-choice.ts';
@@ -98,7 +99,7 @@ export async function channelRunChoice(
   const proxyDefault = chosen.proxyId ? null : (defaults?.proxyId ?? null);
   const destinationDefault = chosen.destination || chosen.threadTs ? null : (defaults?.resultChannel ?? null);
   const parts = [
-    ...(proxyDefault ? [`proxy \`${escapeMrkdwn(proxyDefault)}\``] : []),
+    ...(proxyDefault ? [`proxy ${proxyText({ id: proxyDefault, name: deps.proxies.nameOf(proxyDefault) })}`] : []),
     ...(destinationDefault ? [`results to ${channelMention(destinationDefault)}`] : []),
   ];
   return {
