@@ -200,3 +200,51 @@ describe('aliases and proxies', () => {
     );
   });
 });
+
+describe('search', () => {
+  it('list postgress suggests the closest names, as show does', async () => {
+    const since = h.fake.state.ephemerals.length;
+    await h.user().command('list postgress', 'C01OPS');
+    const list = await waitFor(() => latestEphemeral('matching', 'U01ALICE', since), 'list');
+    expect(textOf(list)).toContain('No runbook matches “postgress”. Did you mean one of these?');
+    expect(textOf(list)).toContain('*Postgres Vacuum Analyze*');
+    expect(JSON.stringify(list.blocks)).toContain(ACTIONS.pickRunbook);
+  });
+
+  it('category counts follow a search', async () => {
+    const since = h.fake.state.ephemerals.length;
+    await h.user().command('list restart', 'C01OPS');
+    const list = await waitFor(() => latestEphemeral('matching', 'U01ALICE', since), 'list');
+    const options = (JSON.stringify(list.blocks).match(/"text":"[A-Za-z ]+ \(\d+(\/\d+)?\)"/g) ?? []).join(' ');
+    expect(options).toMatch(/\(\d+\)/);
+    expect(options).not.toMatch(/\d+\/\d+/);
+    const total = Number(/^(\d+) runbooks matching/.exec(list.text)?.[1]);
+    expect(total).toBeGreaterThan(1);
+    for (const m of options.matchAll(/\((\d+)\)/g)) expect(Number(m[1])).toBeLessThanOrEqual(total);
+  });
+
+  it('list --category nosuch says there is no such category and names the categories', async () => {
+    const since = h.fake.state.ephemerals.length;
+    await h.user().command('list --category nosuch', 'C01OPS');
+    const list = await waitFor(() => latestEphemeral('no category', 'U01ALICE', since), 'answer');
+    expect(textOf(list)).toMatch(/There is no category “nosuch”\. The categories are .*`sre`/);
+    expect(list.text).not.toContain('in Nosuch');
+  });
+});
+
+describe('labels', () => {
+  it('the --now confirmation and Details show the schema titles the form shows', async () => {
+    const since = h.fake.state.ephemerals.length;
+    await h.user().command(`run "${SCALE}" namespace=prod deployment=labels replicas=2 context=dev --now`, 'C01OPS');
+    const confirm = await waitFor(() => latestEphemeral(ACTIONS.confirmRun, 'U01ALICE', since), 'confirmation');
+    expect(textOf(confirm)).toMatch(/Cluster/);
+    expect(textOf(confirm)).not.toMatch(/\bContext\b/);
+    await h.user().act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmRun);
+    const run = await waitFor(() => executionsOf(SCALE).find((e) => paramsOf(e).deployment === 'labels'), 'run');
+    const before = h.fake.state.ephemerals.length;
+    await h.user().command(`status ${run.id}`, 'C01OPS');
+    const details = await waitFor(() => latestEphemeral('*Inputs*', 'U01ALICE', before), 'details');
+    expect(textOf(details)).toMatch(/Cluster/);
+    expect(textOf(details)).not.toMatch(/\bContext\b/);
+  });
+});

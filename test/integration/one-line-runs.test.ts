@@ -39,7 +39,7 @@ describe('one-line runs', () => {
     const blocks = JSON.stringify(modal.view.blocks);
     expect(blocks).toContain('"initial_value":"prod"');
     expect(blocks).toContain('"initial_value":"web"');
-    expect(blocks).toMatch(/replicas`: Must be a number/);
+    expect(blocks).toMatch(/replicas`: Must be a whole number/);
   });
 
   it('--now is refused when a value is invalid, and nothing runs', async () => {

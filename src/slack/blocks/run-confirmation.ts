@@ -3,13 +3,14 @@ import type { KnownBlock } from '@slack/types';
 import { ACTIONS } from '../ids.ts';
 import { button, type SlackMessage } from './common.ts';
 import { formatInputs } from './execution-card.ts';
+import type { CardInputs } from './input-summary.ts';
 import { channelMention, escapeMrkdwn, mrkdwnText, truncate } from './mrkdwn.ts';
 import { proxyText } from './people.ts';
 
 export interface RunConfirmation {
   runbookName: string;
-  /** Inputs with secrets masked. */
-  inputs: Record<string, unknown>;
+  /** Inputs with secrets masked, under their schema titles as the form shows them (labelInputs). */
+  inputs: CardInputs;
   proxyId: string;
   /** The proxy's display name (as cards show it); null: the id is shown. */
   proxyName?: string | null;

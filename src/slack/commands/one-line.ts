@@ -6,7 +6,8 @@
 import type { Workflow } from '../../api/schemas.ts';
 import { notOfferedSentence } from '../../catalog/proxy-directory.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
-import { maskSecrets, secretFieldNames } from '../../forms/secrets.ts';
+import { labelInputs } from '../../forms/labelled-inputs.ts';
+import { secretFieldNames } from '../../forms/secrets.ts';
 import { describeFieldErrors, typeValues } from '../../forms/typed-values.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { checkRunForm, loadRunbook } from '../../runs/run.ts';
@@ -112,7 +113,7 @@ async function confirmNow(
   await ctx.respond(
     buildRunConfirmation({
       runbookName: runbook.name,
-      inputs: maskSecrets(spec, typed.params),
+      inputs: labelInputs(spec, typed.params),
       proxyId,
       proxyName: deps.proxies.nameOf(proxyId),
       destination,
