@@ -331,6 +331,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const reconcile = () =>
       reconcileIntents(deps, {
         graceMs: intentGraceMs,
+        ...(watcher ? { budget: watcher.budget } : {}),
         announce: async (run) => {
           await postRunningCard(deps, slack.app.client, run);
         },

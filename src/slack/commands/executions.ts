@@ -2,6 +2,7 @@
 // output of an execution, and the run form pre-filled with an execution's inputs (Re-run).
 import type { WebClient } from '@slack/web-api';
 import { NotFoundError } from '../../api/errors.ts';
+import { filterHintsFor, listMatching, workflowNameTerm } from '../../api/filter-hint.ts';
 import type { ListExecutionsParams } from '../../api/runbook-api.ts';
 import type { Execution } from '../../api/schemas.ts';
 import type { Resolution } from '../../catalog/runbook-catalog.ts';
@@ -41,19 +42,21 @@ const STATUS_OF_FILTER: Record<ExecutionStatusFilter, string> = {
 };
 
 /**
- * The list filter: `workflowName:"<name>"` (executions carry only the runbook's name) and
- * `status:<value>`. The grammar has no escape for a quote, so a name holding one is narrowed to its
- * longest quote-free part; rows are re-checked by exact name afterwards.
+ * The list filter, a hint only (src/api/filter-hint.ts): `workflowName:<name>` (executions carry
+ * only the runbook's name) and `status:<value>`. Rows are re-checked whatever the server did.
  */
 export function executionsFilter(runbookName: string | null, status: ExecutionStatusFilter | null): string {
   const terms: string[] = [];
   if (runbookName) {
-    const part = runbookName.split('"').reduce((a, b) => (b.length > a.length ? b : a), '');
-    if (part.trim() !== '') terms.push(`workflowName:"${part}"`);
+    const term = workflowNameTerm(runbookName);
+    if (term) terms.push(term);
   }
   if (status) terms.push(`status:${STATUS_FILTER[status]}`);
   return terms.join(' ');
 }
+
+/** Pages `/runbook executions` reads at most for one page of the list (the first use's check included). */
+export const EXECUTIONS_SCAN_PAGES = 5;
 
 function sameName(a: string, b: string): boolean {
   return a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -73,30 +76,44 @@ export async function showExecutions(
     }
     runbookName = resolution.runbook.name;
   }
-  const pageToken = query.tokens.at(-1);
-  const filter = executionsFilter(runbookName, query.status);
-  const params: ListExecutionsParams = {
-    pageSize: EXECUTIONS_PAGE_SIZE,
+  const base: ListExecutionsParams = {
     orderBy: 'descending',
-    ...(pageToken ? { pageToken } : {}),
-    ...(filter ? { filter } : {}),
     ...(query.last ? { timeRange: query.last === 'month' ? 'last_month' : 'last_year' } : {}),
   };
-  const page = await ctx.deps.api.executions.list(params);
-  // The filter grammar is not published, so a server may ignore it or match loosely (substrings):
-  // never show a row that does not belong to the query.
+  const api = ctx.deps.api.executions;
+  // The filter grammar is not published: the server may apply, ignore, misread or refuse it. The rows
+  // are the ones that match, read from pages it did not narrow when it has to be (a bounded number).
+  const found = await listMatching({
+    list: (page) => api.list({ ...base, ...page }),
+    filter: executionsFilter(runbookName, query.status),
+    matches: (e) =>
+      (!runbookName || sameName(e.workflowName, runbookName)) &&
+      (!query.status || e.executionStatus === STATUS_OF_FILTER[query.status]),
+    key: (e) => e.id,
+    want: EXECUTIONS_PAGE_SIZE,
+    cursor: query.tokens.at(-1) ?? '',
+    maxPages: EXECUTIONS_SCAN_PAGES,
+    narrowPageSize: EXECUTIONS_PAGE_SIZE,
+    hints: filterHintsFor(api),
+  });
   const visible = await visibleTo(ctx);
   // "Only mine": runs whose executor is the person's email (what a run from Slack sends as userEmail).
   const email = query.mine ? ((await ctx.deps.access.identity.emailOf(ctx.client, ctx.userId)) ?? '') : '';
-  const items = page.items.filter(
+  const items = found.items.filter(
     (e) =>
-      (!runbookName || sameName(e.workflowName, runbookName)) &&
-      (!query.status || e.executionStatus === STATUS_OF_FILTER[query.status]) &&
       (!query.mine || (email !== '' && e.executor.toLowerCase() === email.toLowerCase())) &&
       visible.ref({ name: e.workflowName }),
   );
+  // The server's counts describe the rows asked for only when it narrowed exactly (or nothing was asked).
+  const exact = found.exactPage;
   const message = buildExecutionList({
-    page: { ...page, items },
+    page: {
+      items,
+      nextPageToken: found.next,
+      pageCount: exact ? Math.ceil(exact.totalCount / EXECUTIONS_PAGE_SIZE) : 0,
+      statusTable: exact?.statusTable ?? {},
+    },
+    searched: found.cut ? found.rowsRead : null,
     query,
     runbookName,
     nowMs: ctx.deps.now(),
