@@ -124,7 +124,7 @@ export class EmulatorState {
     received: ReceivedRun,
     params: Record<string, unknown>,
     atMs: number,
-    who: { executor: string; approver: string },
+    who: { executor: string; approver: string; type?: ExecutionRecord['type'] },
     plan?: { outcome: 'succeeded' | 'failed'; durationMs: number },
   ): ExecutionRecord {
     return this.#startExecution(runbook, received, params, received.params, atMs, who, plan);
@@ -136,7 +136,7 @@ export class EmulatorState {
     params: Record<string, unknown>,
     paramsText: string | undefined,
     atMs: number,
-    who: { executor: string; approver: string },
+    who: { executor: string; approver: string; type?: ExecutionRecord['type'] },
     forcedPlan?: { outcome: 'succeeded' | 'failed'; durationMs: number },
   ): ExecutionRecord {
     const plan = forcedPlan ?? planRun(params, this.#defaultDurationMs ?? runbook.defaultDurationMs);
@@ -155,6 +155,7 @@ export class EmulatorState {
       executor: who.executor,
       approver: who.approver,
       scheduleId: received.scheduleId ?? '',
+      type: who.type ?? 'EXECUTION_TYPE_RUNBOOK',
       received: { ...received },
     });
     const lastRun = runbook.workflow.lastRun;

@@ -2,8 +2,8 @@
 // output of an execution, and the run form pre-filled with an execution's inputs (Re-run).
 import type { WebClient } from '@slack/web-api';
 import { NotFoundError } from '../../api/errors.ts';
-import { filterHintsFor, listMatching, workflowNameTerm } from '../../api/filter-hint.ts';
-import type { ListExecutionsParams } from '../../api/runbook-api.ts';
+import { filterHintsFor, listMatching, SCAN_PAGE_SIZE, workflowNameTerm } from '../../api/filter-hint.ts';
+import type { ExecutionPage, ListExecutionsParams } from '../../api/runbook-api.ts';
 import type { Execution } from '../../api/schemas.ts';
 import type { Resolution } from '../../catalog/runbook-catalog.ts';
 import { maskExecutionInputs, SECRET_KEY } from '../../runs/execution-facts.ts';
@@ -62,6 +62,28 @@ function sameName(a: string, b: string): boolean {
   return a.trim().toLowerCase() === b.trim().toLowerCase();
 }
 
+/** How many of the latest executions "Only mine" reads at most, to find, count and page the person's own. */
+export const OWN_RUNS_SCAN = 1000;
+/** Requests for those (pages of 100), plus the first use's check of the filter. */
+const OWN_RUNS_SCAN_PAGES = OWN_RUNS_SCAN / SCAN_PAGE_SIZE + 1;
+
+/** One page of the person's own runs; its paging tokens are offsets into them ("10", "20", …). */
+function pageOfOwn(
+  own: Execution[],
+  token: string | undefined,
+): Pick<ExecutionPage, 'items' | 'nextPageToken' | 'pageCount' | 'statusTable'> {
+  const offset = /^\d{1,6}$/.test(token ?? '') ? Number(token) : 0;
+  const statusTable: Record<string, number> = {};
+  for (const e of own) statusTable[e.executionStatus] = (statusTable[e.executionStatus] ?? 0) + 1;
+  const end = offset + EXECUTIONS_PAGE_SIZE;
+  return {
+    items: own.slice(offset, end),
+    nextPageToken: end < own.length ? String(end) : '',
+    pageCount: Math.max(1, Math.ceil(own.length / EXECUTIONS_PAGE_SIZE)),
+    statusTable,
+  };
+}
+
 export async function showExecutions(
   ctx: HandlerContext,
   query: ExecutionsQuery,
@@ -83,39 +105,56 @@ export async function showExecutions(
   const api = ctx.deps.api.executions;
   // The filter grammar is not published: the server may apply, ignore, misread or refuse it. The rows
   // are the ones that match, read from pages it did not narrow when it has to be (a bounded number).
-  const found = await listMatching({
-    list: (page) => api.list({ ...base, ...page }),
+  const request = {
+    list: (page: Pick<ListExecutionsParams, 'filter' | 'pageSize' | 'pageToken'>) => api.list({ ...base, ...page }),
     filter: executionsFilter(runbookName, query.status),
-    matches: (e) =>
+    matches: (e: Execution) =>
       (!runbookName || sameName(e.workflowName, runbookName)) &&
       (!query.status || e.executionStatus === STATUS_OF_FILTER[query.status]),
-    key: (e) => e.id,
-    want: EXECUTIONS_PAGE_SIZE,
-    cursor: query.tokens.at(-1) ?? '',
-    maxPages: EXECUTIONS_SCAN_PAGES,
-    narrowPageSize: EXECUTIONS_PAGE_SIZE,
+    key: (e: Execution) => e.id,
     hints: filterHintsFor(api),
-  });
+  };
   const visible = await visibleTo(ctx);
-  // "Only mine": runs whose executor is the person's email (what a run from Slack sends as userEmail).
-  const email = query.mine ? ((await ctx.deps.access.identity.emailOf(ctx.client, ctx.userId)) ?? '') : '';
-  const items = found.items.filter(
-    (e) =>
-      (!query.mine || (email !== '' && e.executor.toLowerCase() === email.toLowerCase())) &&
-      visible.ref({ name: e.workflowName }),
-  );
-  // The server's counts describe the rows asked for only when it narrowed exactly (or nothing was asked).
-  const exact = found.exactPage;
-  const message = buildExecutionList({
-    page: {
-      items,
+  let page: Pick<ExecutionPage, 'items' | 'nextPageToken' | 'pageCount' | 'statusTable'>;
+  let scanCut = false;
+  let scannedLatest = 0;
+  let searched: number | null = null;
+  if (query.mine) {
+    // "Only mine": the API cannot filter by executor, so the person's runs (executor = their email, what a
+    // run from Slack sends as userEmail) are gathered here and counted and paged here, not the server's.
+    const email = ((await ctx.deps.access.identity.emailOf(ctx.client, ctx.userId)) ?? '').toLowerCase();
+    const latest = await listMatching({ ...request, want: Number.POSITIVE_INFINITY, maxPages: OWN_RUNS_SCAN_PAGES });
+    const own = latest.items.filter(
+      (e) => email !== '' && e.executor.toLowerCase() === email && visible.ref({ name: e.workflowName }),
+    );
+    scanCut = latest.cut;
+    scannedLatest = latest.rowsRead;
+    page = pageOfOwn(own, query.tokens.at(-1));
+  } else {
+    const found = await listMatching({
+      ...request,
+      want: EXECUTIONS_PAGE_SIZE,
+      cursor: query.tokens.at(-1) ?? '',
+      maxPages: EXECUTIONS_SCAN_PAGES,
+      narrowPageSize: EXECUTIONS_PAGE_SIZE,
+    });
+    // The server's counts describe the rows asked for only when it narrowed exactly (or nothing was asked).
+    const exact = found.exactPage;
+    page = {
+      items: found.items.filter((e) => visible.ref({ name: e.workflowName })),
       nextPageToken: found.next,
       pageCount: exact ? Math.ceil(exact.totalCount / EXECUTIONS_PAGE_SIZE) : 0,
       statusTable: exact?.statusTable ?? {},
-    },
-    searched: found.cut ? found.rowsRead : null,
+    };
+    searched = found.cut ? found.rowsRead : null;
+  }
+  const items = page.items;
+  const message = buildExecutionList({
+    page,
+    searched,
     query,
     runbookName,
+    ...(scanCut ? { scannedLatest } : {}),
     nowMs: ctx.deps.now(),
     people: await ctx.deps.access.identity.peopleByEmail(
       ctx.client,
