@@ -16,6 +16,7 @@ import { readJsonBody, sendHtmlError, sendJson, sendRpcError } from './http-io.t
 import { type AdminControls, matchRoute, type Route } from './router.ts';
 import { grpcCodeForHttpStatus, RpcError, unauthenticated } from './rpc-error.ts';
 import { scheduleRoutes } from './schedule-routes.ts';
+import { seedHistory } from './seed-history.ts';
 import { EmulatorState, MAX_FIRINGS_PER_TICK } from './state.ts';
 import { workflowRoutes } from './workflow-routes.ts';
 
@@ -68,6 +69,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   const state = new EmulatorState(clock, {
     extraRunbooks: options.extraRunbooks,
     defaultDurationMs: options.defaultDurationMs,
+    seed: seedHistory,
     ...(options.filterMode ? { filterMode: options.filterMode } : {}),
   });
   const faults = new FaultInjector(options.faults);

@@ -12,10 +12,11 @@ import { RequestStats } from './request-stats.ts';
 import { failedPrecondition, invalidArgument, notFound } from './rpc-error.ts';
 import { planRun } from './run-outcome.ts';
 import { ScheduleBook, type ScheduleRecord } from './schedule-book.ts';
-import { seedHistory } from './seed-history.ts';
 import { WorkflowCatalog } from './workflow-catalog.ts';
 
 export interface EmulatorStateOptions {
+  /** Fills the state with its demo history before due runs settle (seed-history.ts; passed in, so this file does not import it back). */
+  seed?: (state: EmulatorState, nowMs: number) => void;
   extraRunbooks?: number;
   /** Overrides the per-runbook default run duration. */
   defaultDurationMs?: number;
@@ -67,7 +68,7 @@ export class EmulatorState {
     this.filterMode = options.filterMode ?? 'apply';
     const nowMs = clock.now();
     this.workflows = new WorkflowCatalog(buildCatalog(nowMs, options.extraRunbooks ?? 0));
-    seedHistory(this, nowMs);
+    options.seed?.(this, nowMs);
     this.executions.settleDue(nowMs);
   }
 

@@ -4,9 +4,9 @@
 // else the name stored when subscribing.
 import type { Execution, Workflow } from '../api/schemas.ts';
 import { ALL_RUNBOOKS, sameRunbookName } from '../runs/execution-facts.ts';
-import { buildResultCard, STATUS_WORD } from '../slack/blocks/execution-card.ts';
-import { escapeMrkdwn, truncate } from '../slack/blocks/mrkdwn.ts';
-import type { PeopleByEmail } from '../slack/blocks/people.ts';
+import { buildResultCard, STATUS_WORD } from '../slack/kit/execution-card.ts';
+import { escapeMrkdwn, truncate } from '../slack/kit/mrkdwn.ts';
+import type { PeopleByEmail } from '../slack/kit/people.ts';
 import type { OutgoingMessage } from './slack-pacer.ts';
 
 export { ALL_RUNBOOKS, sameRunbookName };

@@ -7,8 +7,8 @@ import type { KnownBlock } from '@slack/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FILTER_MODES } from '../../src/emulator/server.ts';
 import type { FakeEphemeral } from '../../src/sandbox/fake-slack-state.ts';
-import { checkBlocks } from '../../src/slack/blocks/limits.ts';
-import { ACTIONS } from '../../src/slack/ids.ts';
+import { ACTIONS } from '../../src/slack/kit/ids.ts';
+import { checkBlocks } from '../../src/slack/kit/limits.ts';
 import { type Harness, startHarness, waitFor } from '../support/bot-harness.ts';
 
 const TARGET = 'Rotate Nginx Logs';

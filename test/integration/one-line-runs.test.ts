@@ -2,7 +2,7 @@
 // shortcut, end to end through the real Bolt pipeline (signed requests, fake Slack, emulator).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeEphemeral } from '../../src/sandbox/fake-slack-state.ts';
-import { ACTIONS, BLOCKS, SHORTCUTS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS, SHORTCUTS } from '../../src/slack/kit/ids.ts';
 import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 
 let h: Harness;
