@@ -114,7 +114,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let emulator: Emulator | null = null;
     let baseUrl = config.api.url;
     if (!baseUrl) {
-      emulator = await startEmulator({ port: config.emulator?.port ?? 0, apiKey: config.api.apiKey });
+      emulator = await startEmulator({
+        port: config.emulator?.port ?? 0,
+        apiKey: config.api.apiKey,
+        ...(config.emulator ? { filterMode: config.emulator.filterMode } : {}),
+      });
       cleanups.push(() => emulator!.close());
       baseUrl = emulator.url;
       logger.info(
@@ -334,6 +338,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const reconcile = () =>
       reconcileIntents(deps, {
         graceMs: intentGraceMs,
+        ...(watcher ? { budget: watcher.budget } : {}),
         announce: async (run) => {
           await postRunningCard(deps, slack.app.client, run);
         },

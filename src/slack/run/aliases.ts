@@ -1,5 +1,6 @@
 // `/runbook alias add|list|remove`, `/runbook <alias> …` and `/runbook defaults …`: parse, call the
 // use case in src/runs/aliases.ts, answer with a builder. Using an alias is a one-line run.
+import { notOfferedSentence } from '../../catalog/proxy-directory.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { secretFieldNames } from '../../forms/secrets.ts';
 import { describeFieldErrors, typeValues } from '../../forms/typed-values.ts';
@@ -78,7 +79,7 @@ export async function addAliasCommand(
   if (command.proxy) {
     const choices = await deps.proxies.choicesFor(runbook);
     if (choices.options.length > 0 && !choices.options.some((p) => p.id === command.proxy)) {
-      await ctx.respond(errorMessage(`Not saved: proxy "${command.proxy}" is not one of the offered proxies.`));
+      await ctx.respond(errorMessage(notOfferedSentence(command.proxy, choices.options, 'Not saved: ')));
       return;
     }
   }
@@ -88,6 +89,7 @@ export async function addAliasCommand(
     values: command.values,
     proxyId: command.proxy,
     resultChannel: target.to,
+    replace: command.replace ?? false,
   });
   if (outcome.kind === 'refused') {
     await ctx.respond(errorMessage(outcome.sentence));
@@ -96,7 +98,7 @@ export async function addAliasCommand(
   const name = escapeMrkdwn(command.alias);
   await ctx.respond(
     noticeMessage(
-      `:floppy_disk: Alias \`${name}\` ${outcome.value} in this channel: *${escapeMrkdwn(runbook.name)}*. Use it with \`/runbook ${name} [key=value …] [--now]\`.`,
+      `:floppy_disk: Alias \`${name}\` ${outcome.value === 'updated' ? 'replaced' : 'added'} in this channel: *${escapeMrkdwn(runbook.name)}*. Use it with \`/runbook ${name} [key=value …] [--now]\`.`,
       `Alias ${command.alias} saved`,
     ),
   );
@@ -109,7 +111,7 @@ export async function listAliasesCommand(ctx: HandlerContext): Promise<void> {
     const problem = await savedProblem(ctx, { resultChannel: a.resultChannel, by: a.createdBy, alias: a.name });
     if (problem) broken.set(a.name, problem);
   }
-  await ctx.respond(buildAliasList(aliases, broken));
+  await ctx.respond(buildAliasList(aliases, (id) => ctx.deps.proxies.nameOf(id), broken));
 }
 
 export async function removeAliasCommand(ctx: HandlerContext, name: string): Promise<void> {
@@ -145,7 +147,10 @@ export async function channelDefaultsCommand(
   const current = ctx.channelId ? await deps.access.store.channelDefaults.get(ctx.channelId) : null;
   if (!command.clear && command.proxy === null && command.to === null) {
     const saved = current ? { resultChannel: current.resultChannel, by: current.updatedBy, alias: null } : null;
-    await ctx.respond(buildChannelDefaults(current, await savedProblem(ctx, saved)));
+    const problem = await savedProblem(ctx, saved);
+    await ctx.respond(
+      buildChannelDefaults(current, deps.proxies.defaultProxy(), (id) => deps.proxies.nameOf(id), problem),
+    );
     return;
   }
   const target = await resolveTo(ctx, command.to);
@@ -163,7 +168,7 @@ export async function channelDefaultsCommand(
     await ctx.respond(errorMessage(outcome.sentence));
     return;
   }
-  await ctx.respond(buildChannelDefaults(outcome.value));
+  await ctx.respond(buildChannelDefaults(outcome.value, deps.proxies.defaultProxy(), (id) => deps.proxies.nameOf(id)));
 }
 
 /** Why a saved result channel no longer passes (for `defaults` and `alias list`), or null. */
