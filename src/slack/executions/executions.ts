@@ -6,7 +6,7 @@ import { filterHintsFor, listMatching, SCAN_PAGE_SIZE, workflowNameTerm } from '
 import type { ExecutionPage, ListExecutionsParams } from '../../api/runbook-api.ts';
 import type { Execution } from '../../api/schemas.ts';
 import type { Resolution } from '../../catalog/runbook-catalog.ts';
-import { maskExecutionInputs, SECRET_KEY } from '../../runs/execution-facts.ts';
+import { labelExecutionInputs, SECRET_KEY } from '../../runs/execution-facts.ts';
 import { looksLikeFullId } from '../../runs/execution-ref.ts';
 import { runbookNamed } from '../../runs/visibility.ts';
 import { visibleTo } from '../kit/access.ts';
@@ -182,7 +182,7 @@ export async function showStatus(ctx: HandlerContext, executionId: string, repla
   }
   const runbook = await runbookNamed(ctx.deps, execution.workflowName);
   await assertVisible(ctx, execution.workflowName, runbook?.id ?? null);
-  const inputs = maskExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
+  const inputs = labelExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
   const message = buildExecutionStatus({
     execution,
     inputs,

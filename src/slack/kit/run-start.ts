@@ -22,6 +22,7 @@ import { buildRunningCard } from './execution-card.ts';
 import type { HandlerContext } from './handler-context.ts';
 import { ACTIONS } from './ids.ts';
 import { channelMention, escapeMrkdwn, mrkdwnText } from './mrkdwn.ts';
+import { proxyText } from './people.ts';
 import { permalinkOf, postToConversation } from './post-to-conversation.ts';
 import { namesCard } from './read-back.ts';
 import { buildRunModal } from './run-modal.ts';
@@ -98,7 +99,7 @@ export async function channelRunChoice(
   const proxyDefault = chosen.proxyId ? null : (defaults?.proxyId ?? null);
   const destinationDefault = chosen.destination || chosen.threadTs ? null : (defaults?.resultChannel ?? null);
   const parts = [
-    ...(proxyDefault ? [`proxy \`${escapeMrkdwn(proxyDefault)}\``] : []),
+    ...(proxyDefault ? [`proxy ${proxyText({ id: proxyDefault, name: deps.proxies.nameOf(proxyDefault) })}`] : []),
     ...(destinationDefault ? [`results to ${channelMention(destinationDefault)}`] : []),
   ];
   return {

@@ -1,5 +1,6 @@
 // `/runbook alias add|list|remove`, `/runbook <alias> …` and `/runbook defaults …`: parse, call the
 // use case in src/runs/aliases.ts, answer with a builder. Using an alias is a one-line run.
+import { notOfferedSentence } from '../../catalog/proxy-directory.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { secretFieldNames } from '../../forms/secrets.ts';
 import { describeFieldErrors, typeValues } from '../../forms/typed-values.ts';
@@ -71,7 +72,7 @@ export async function addAliasCommand(
   if (command.proxy) {
     const choices = await deps.proxies.choicesFor(runbook);
     if (choices.options.length > 0 && !choices.options.some((p) => p.id === command.proxy)) {
-      await ctx.respond(errorMessage(`Not saved: proxy "${command.proxy}" is not one of the offered proxies.`));
+      await ctx.respond(errorMessage(notOfferedSentence(command.proxy, choices.options, 'Not saved: ')));
       return;
     }
   }
@@ -81,6 +82,7 @@ export async function addAliasCommand(
     values: command.values,
     proxyId: command.proxy,
     resultChannel: target.to,
+    replace: command.replace ?? false,
   });
   if (outcome.kind === 'refused') {
     await ctx.respond(errorMessage(outcome.sentence));
@@ -89,7 +91,7 @@ export async function addAliasCommand(
   const name = escapeMrkdwn(command.alias);
   await ctx.respond(
     noticeMessage(
-      `:floppy_disk: Alias \`${name}\` ${outcome.value} in this channel: *${escapeMrkdwn(runbook.name)}*. Use it with \`/runbook ${name} [key=value …] [--now]\`.`,
+      `:floppy_disk: Alias \`${name}\` ${outcome.value === 'updated' ? 'replaced' : 'added'} in this channel: *${escapeMrkdwn(runbook.name)}*. Use it with \`/runbook ${name} [key=value …] [--now]\`.`,
       `Alias ${command.alias} saved`,
     ),
   );
@@ -97,7 +99,7 @@ export async function addAliasCommand(
 
 export async function listAliasesCommand(ctx: HandlerContext): Promise<void> {
   const aliases = await listAliases(ctx.deps, await actorHere(ctx));
-  await ctx.respond(buildAliasList(aliases));
+  await ctx.respond(buildAliasList(aliases, (id) => ctx.deps.proxies.nameOf(id)));
 }
 
 export async function removeAliasCommand(ctx: HandlerContext, name: string): Promise<void> {
@@ -132,7 +134,7 @@ export async function channelDefaultsCommand(
   const actor = await actorHere(ctx);
   if (!command.clear && command.proxy === null && command.to === null) {
     const current = ctx.channelId ? await deps.access.store.channelDefaults.get(ctx.channelId) : null;
-    await ctx.respond(buildChannelDefaults(current));
+    await ctx.respond(buildChannelDefaults(current, deps.proxies.defaultProxy(), (id) => deps.proxies.nameOf(id)));
     return;
   }
   const target = await resolveTo(ctx, command.to);
@@ -147,5 +149,5 @@ export async function channelDefaultsCommand(
     await ctx.respond(errorMessage(outcome.sentence));
     return;
   }
-  await ctx.respond(buildChannelDefaults(outcome.value));
+  await ctx.respond(buildChannelDefaults(outcome.value, deps.proxies.defaultProxy(), (id) => deps.proxies.nameOf(id)));
 }

@@ -4,8 +4,10 @@
 // needed; then a short confirmation (Run / Edit / Cancel). Run goes through runWithoutApproval, the
 // same gate as every run.
 import type { Workflow } from '../../api/schemas.ts';
+import { notOfferedSentence } from '../../catalog/proxy-directory.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
-import { maskSecrets, secretFieldNames } from '../../forms/secrets.ts';
+import { labelInputs } from '../../forms/labelled-inputs.ts';
+import { secretFieldNames } from '../../forms/secrets.ts';
 import { describeFieldErrors, typeValues } from '../../forms/typed-values.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { checkRunForm, loadRunbook } from '../../runs/run.ts';
@@ -96,7 +98,7 @@ async function confirmNow(
   const choices = await deps.proxies.choicesFor(runbook);
   const proxyId = proxy ?? choices.initial;
   if (!proxyId || (choices.options.length > 0 && !choices.options.some((p) => p.id === proxyId))) {
-    return refuse(`Proxy "${proxyId ?? ''}" is not one of the offered proxies.`);
+    return refuse(notOfferedSentence(proxyId, choices.options, 'The '));
   }
   const draftId = await deps.drafts.save(
     {
@@ -111,8 +113,9 @@ async function confirmNow(
   await ctx.respond(
     buildRunConfirmation({
       runbookName: runbook.name,
-      inputs: maskSecrets(spec, typed.params),
+      inputs: labelInputs(spec, typed.params),
       proxyId,
+      proxyName: deps.proxies.nameOf(proxyId),
       destination,
       alias: run.alias ?? null,
       value,
