@@ -11,6 +11,7 @@
 import type { RunbookApi } from '../api/runbook-api.ts';
 import type { Execution } from '../api/schemas.ts';
 import { type FormSpec, parseInputSchema } from '../forms/input-schema.ts';
+import { type CardInputs, labelInputs } from '../forms/labelled-inputs.ts';
 import { secretTextMasker, secretValuesOf } from '../forms/secret-values.ts';
 import { maskSecrets, SECRET_MASK } from '../forms/secrets.ts';
 import { type ExecutionInputs, parseExecutionInputs, SECRET_KEY } from './execution-facts.ts';
@@ -48,6 +49,19 @@ export function maskExecutionInputs(inputs: ExecutionInputs, runbook: HasSchema 
   for (const key of Object.keys(masked)) if (SECRET_KEY.test(key)) masked[key] = SECRET_MASK;
   const mask = secretTextMasker(secretValuesOf([spec], inputs.values));
   return { kind: 'object', values: maskStrings(masked, mask) as Record<string, unknown> };
+}
+
+/** An execution's inputs as a card shows them: masked, under the schema's titles when the runbook is known. */
+export type LabelledExecutionInputs = { kind: 'object'; values: CardInputs } | { kind: 'text'; text: string };
+
+/**
+ * Inputs as people read them, the way the run form shows them: masked (maskExecutionInputs) and, when the
+ * runbook is known, under its schema's titles in schema order ("Cluster", not "Context").
+ */
+export function labelExecutionInputs(inputs: ExecutionInputs, runbook: HasSchema | null): LabelledExecutionInputs {
+  const masked = maskExecutionInputs(inputs, runbook);
+  if (masked.kind === 'text' || !runbook) return masked;
+  return { kind: 'object', values: labelInputs(parseInputSchema(runbook.inputSchema), masked.values) };
 }
 
 function maskStrings(value: unknown, mask: (text: string) => string, depth = 0): unknown {

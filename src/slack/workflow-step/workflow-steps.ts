@@ -5,6 +5,7 @@
 // Without "wait for completion" the step ends as soon as the run starts; with it, the watcher ends it
 // when the run ends (./workflow-step-finish.ts), exactly once, across restarts and replicas.
 import type { App } from '@slack/bolt';
+import { notOfferedSentence } from '../../catalog/proxy-directory.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { describeFieldErrors, validateObject } from '../../forms/typed-values.ts';
 import { gate, runbookFacts } from '../../runs/gate.ts';
@@ -78,7 +79,8 @@ export function registerWorkflowSteps(app: App, deps: SlackDeps): void {
         deps,
         client,
         { userId: input.actor, teamId, channelId: input.channel, destinationChannel: input.channel },
-        { email: true },
+        // The step's channel is chosen by the workflow: judged like any destination, against the actor.
+        { email: true, checkDestination: true },
       );
       const resolution = await (await visibilityFor(deps, actor)).resolve(input.runbook);
       if (resolution.kind !== 'match') {
@@ -104,7 +106,7 @@ export function registerWorkflowSteps(app: App, deps: SlackDeps): void {
       const defaults = input.channel ? await store.channelDefaults.get(input.channel) : null;
       const proxyId = input.proxy ?? defaults?.proxyId ?? choices.initial;
       if (!proxyId || (choices.options.length > 0 && !choices.options.some((p) => p.id === proxyId))) {
-        return await refuse(`Proxy "${proxyId ?? ''}" is not one of the offered proxies.`);
+        return await refuse(notOfferedSentence(proxyId, choices.options, 'The '));
       }
       // Slack may deliver the event again: only the first delivery starts a run.
       const first = await store.workflowSteps.begin(
