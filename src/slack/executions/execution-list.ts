@@ -208,6 +208,17 @@ export interface ExecutionListInput {
   people?: PeopleByEmail;
   /** "Only mine" read only this many of the latest executions (there were more). */
   scannedLatest?: number;
+  /**
+   * Executions read from pages the API did not narrow when the reading stopped at its bound (the
+   * matches shown may not be all): said under the rows. null/absent: the answer is complete.
+   */
+  searched?: number | null;
+}
+
+/** "Showing matches among the 500 most recent executions." (later pages: "500 more"). */
+export function searchedNote(searched: number, laterPage: boolean): string {
+  const among = laterPage ? `${searched} more executions` : `the ${searched} most recent executions`;
+  return `:information_source: Showing matches among ${among}; the Runbook API did not narrow the list. *Next* looks further.`;
 }
 
 export function buildExecutionList(input: ExecutionListInput): SlackMessage {
@@ -232,6 +243,9 @@ export function buildExecutionList(input: ExecutionListInput): SlackMessage {
   } else {
     for (const execution of rows) blocks.push(executionRow(execution, input.nowMs, input.people));
   }
+  if (input.searched) {
+    blocks.push({ type: 'context', elements: [mrkdwnText(searchedNote(input.searched, query.tokens.length > 0))] });
+  }
 
   // Paging carries the resolved name so the next page does not resolve the typed query again.
   const state: ExecutionsQuery = runbookName ? { ...query, runbookName } : query;
@@ -244,5 +258,6 @@ export function buildExecutionList(input: ExecutionListInput): SlackMessage {
   blocks.push(filterControls(state));
 
   const title = runbookName ? `Executions of ${runbookName}` : 'Executions';
-  return { text: truncate(`${title}: ${rows.length} shown`, 3000), blocks };
+  const among = input.searched ? ` among ${input.searched} read` : '';
+  return { text: truncate(`${title}: ${rows.length} shown${among}`, 3000), blocks };
 }

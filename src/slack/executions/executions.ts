@@ -2,10 +2,11 @@
 // output of an execution, and the run form pre-filled with an execution's inputs (Re-run).
 import type { WebClient } from '@slack/web-api';
 import { NotFoundError } from '../../api/errors.ts';
+import { filterHintsFor, listMatching, SCAN_PAGE_SIZE, workflowNameTerm } from '../../api/filter-hint.ts';
 import type { ExecutionPage, ListExecutionsParams } from '../../api/runbook-api.ts';
 import type { Execution } from '../../api/schemas.ts';
 import type { Resolution } from '../../catalog/runbook-catalog.ts';
-import { maskExecutionInputs, SECRET_KEY } from '../../runs/execution-facts.ts';
+import { labelExecutionInputs, SECRET_KEY } from '../../runs/execution-facts.ts';
 import { looksLikeFullId } from '../../runs/execution-ref.ts';
 import { runbookNamed } from '../../runs/visibility.ts';
 import { visibleTo } from '../kit/access.ts';
@@ -41,19 +42,21 @@ const STATUS_OF_FILTER: Record<ExecutionStatusFilter, string> = {
 };
 
 /**
- * The list filter: `workflowName:"<name>"` (executions carry only the runbook's name) and
- * `status:<value>`. The grammar has no escape for a quote, so a name holding one is narrowed to its
- * longest quote-free part; rows are re-checked by exact name afterwards.
+ * The list filter, a hint only (src/api/filter-hint.ts): `workflowName:<name>` (executions carry
+ * only the runbook's name) and `status:<value>`. Rows are re-checked whatever the server did.
  */
 export function executionsFilter(runbookName: string | null, status: ExecutionStatusFilter | null): string {
   const terms: string[] = [];
   if (runbookName) {
-    const part = runbookName.split('"').reduce((a, b) => (b.length > a.length ? b : a), '');
-    if (part.trim() !== '') terms.push(`workflowName:"${part}"`);
+    const term = workflowNameTerm(runbookName);
+    if (term) terms.push(term);
   }
   if (status) terms.push(`status:${STATUS_FILTER[status]}`);
   return terms.join(' ');
 }
+
+/** Pages `/runbook executions` reads at most for one page of the list (the first use's check included). */
+export const EXECUTIONS_SCAN_PAGES = 5;
 
 function sameName(a: string, b: string): boolean {
   return a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -61,28 +64,8 @@ function sameName(a: string, b: string): boolean {
 
 /** How many of the latest executions "Only mine" reads at most, to find, count and page the person's own. */
 export const OWN_RUNS_SCAN = 1000;
-const SCAN_PAGE = 100;
-
-/** The person's runs among the latest OWN_RUNS_SCAN executions, newest first; `cut` when there were more. */
-async function ownRuns(
-  ctx: HandlerContext,
-  params: ListExecutionsParams,
-  keep: (e: Execution) => boolean,
-): Promise<{ items: Execution[]; cut: boolean }> {
-  const items: Execution[] = [];
-  let token = '';
-  for (let scanned = 0; scanned < OWN_RUNS_SCAN; scanned += SCAN_PAGE) {
-    const page = await ctx.deps.api.executions.list({
-      ...params,
-      pageSize: SCAN_PAGE,
-      ...(token ? { pageToken: token } : {}),
-    });
-    items.push(...page.items.filter(keep));
-    token = page.nextPageToken;
-    if (!token) return { items, cut: false };
-  }
-  return { items, cut: true };
-}
+/** Requests for those (pages of 100), plus the first use's check of the filter. */
+const OWN_RUNS_SCAN_PAGES = OWN_RUNS_SCAN / SCAN_PAGE_SIZE + 1;
 
 /** One page of the person's own runs; its paging tokens are offsets into them ("10", "20", …). */
 function pageOfOwn(
@@ -115,43 +98,63 @@ export async function showExecutions(
     }
     runbookName = resolution.runbook.name;
   }
-  const filter = executionsFilter(runbookName, query.status);
-  const params: ListExecutionsParams = {
+  const base: ListExecutionsParams = {
     orderBy: 'descending',
-    ...(filter ? { filter } : {}),
     ...(query.last ? { timeRange: query.last === 'month' ? 'last_month' : 'last_year' } : {}),
   };
-  // The filter grammar is not published, so a server may ignore it or match loosely (substrings):
-  // never show a row that does not belong to the query.
+  const api = ctx.deps.api.executions;
+  // The filter grammar is not published: the server may apply, ignore, misread or refuse it. The rows
+  // are the ones that match, read from pages it did not narrow when it has to be (a bounded number).
+  const request = {
+    list: (page: Pick<ListExecutionsParams, 'filter' | 'pageSize' | 'pageToken'>) => api.list({ ...base, ...page }),
+    filter: executionsFilter(runbookName, query.status),
+    matches: (e: Execution) =>
+      (!runbookName || sameName(e.workflowName, runbookName)) &&
+      (!query.status || e.executionStatus === STATUS_OF_FILTER[query.status]),
+    key: (e: Execution) => e.id,
+    hints: filterHintsFor(api),
+  };
   const visible = await visibleTo(ctx);
-  const belongs = (e: Execution) =>
-    (!runbookName || sameName(e.workflowName, runbookName)) &&
-    (!query.status || e.executionStatus === STATUS_OF_FILTER[query.status]) &&
-    visible.ref({ name: e.workflowName });
   let page: Pick<ExecutionPage, 'items' | 'nextPageToken' | 'pageCount' | 'statusTable'>;
   let scanCut = false;
+  let scannedLatest = 0;
+  let searched: number | null = null;
   if (query.mine) {
     // "Only mine": the API cannot filter by executor, so the person's runs (executor = their email, what a
     // run from Slack sends as userEmail) are gathered here and counted and paged here, not the server's.
     const email = ((await ctx.deps.access.identity.emailOf(ctx.client, ctx.userId)) ?? '').toLowerCase();
-    const mine = await ownRuns(ctx, params, (e) => email !== '' && e.executor.toLowerCase() === email && belongs(e));
-    scanCut = mine.cut;
-    page = pageOfOwn(mine.items, query.tokens.at(-1));
+    const latest = await listMatching({ ...request, want: Number.POSITIVE_INFINITY, maxPages: OWN_RUNS_SCAN_PAGES });
+    const own = latest.items.filter(
+      (e) => email !== '' && e.executor.toLowerCase() === email && visible.ref({ name: e.workflowName }),
+    );
+    scanCut = latest.cut;
+    scannedLatest = latest.rowsRead;
+    page = pageOfOwn(own, query.tokens.at(-1));
   } else {
-    const pageToken = query.tokens.at(-1);
-    const listed = await ctx.deps.api.executions.list({
-      ...params,
-      pageSize: EXECUTIONS_PAGE_SIZE,
-      ...(pageToken ? { pageToken } : {}),
+    const found = await listMatching({
+      ...request,
+      want: EXECUTIONS_PAGE_SIZE,
+      cursor: query.tokens.at(-1) ?? '',
+      maxPages: EXECUTIONS_SCAN_PAGES,
+      narrowPageSize: EXECUTIONS_PAGE_SIZE,
     });
-    page = { ...listed, items: listed.items.filter(belongs) };
+    // The server's counts describe the rows asked for only when it narrowed exactly (or nothing was asked).
+    const exact = found.exactPage;
+    page = {
+      items: found.items.filter((e) => visible.ref({ name: e.workflowName })),
+      nextPageToken: found.next,
+      pageCount: exact ? Math.ceil(exact.totalCount / EXECUTIONS_PAGE_SIZE) : 0,
+      statusTable: exact?.statusTable ?? {},
+    };
+    searched = found.cut ? found.rowsRead : null;
   }
   const items = page.items;
   const message = buildExecutionList({
     page,
+    searched,
     query,
     runbookName,
-    ...(scanCut ? { scannedLatest: OWN_RUNS_SCAN } : {}),
+    ...(scanCut ? { scannedLatest } : {}),
     nowMs: ctx.deps.now(),
     people: await ctx.deps.access.identity.peopleByEmail(
       ctx.client,
@@ -179,7 +182,7 @@ export async function showStatus(ctx: HandlerContext, executionId: string, repla
   }
   const runbook = await runbookNamed(ctx.deps, execution.workflowName);
   await assertVisible(ctx, execution.workflowName, runbook?.id ?? null);
-  const inputs = maskExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
+  const inputs = labelExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
   const message = buildExecutionStatus({
     execution,
     inputs,

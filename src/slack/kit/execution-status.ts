@@ -2,7 +2,11 @@
 // the handler fetches the execution, parses and masks its inputs, and passes everything in.
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Execution, ExecutionType } from '../../api/schemas.ts';
-import { type ExecutionInputs, parseExecutionInputs } from '../../runs/execution-facts.ts';
+import {
+  type ExecutionInputs,
+  type LabelledExecutionInputs,
+  parseExecutionInputs,
+} from '../../runs/execution-facts.ts';
 import { button, noticeMessage, type SlackMessage, when } from './common.ts';
 import { formatInputs, STATUS_EMOJI, STATUS_WORD, truncatedOutputNotice } from './execution-card.ts';
 import { ACTIONS, VIEWS } from './ids.ts';
@@ -67,8 +71,8 @@ export function decodeRerunValue(value: string | undefined): { executionId: stri
 
 export interface ExecutionStatusInput {
   execution: Execution;
-  /** Parsed inputs with secret values already masked. */
-  inputs: ExecutionInputs;
+  /** Parsed inputs with secret values already masked (under their titles: labelExecutionInputs). */
+  inputs: ExecutionInputs | LabelledExecutionInputs;
   /** The runbook's id when the catalog knows it (makes Re-run skip a name lookup). */
   runbookId: string | null;
   /** Epoch ms, for "running for …". */
@@ -85,7 +89,7 @@ function field(label: string, value: string) {
   return mrkdwnText(`*${label}*\n${value}`, 2000);
 }
 
-function inputsText(inputs: ExecutionInputs): string {
+function inputsText(inputs: ExecutionInputs | LabelledExecutionInputs): string {
   if (inputs.kind === 'object') return formatInputs(inputs.values, 2800);
   return escapeMrkdwn(truncate(inputs.text.replace(/\s+/g, ' ').trim(), 1200)) || '_no inputs_';
 }

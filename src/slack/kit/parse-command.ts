@@ -31,6 +31,8 @@ export type ParsedCommand =
       values: Record<string, string>;
       proxy: string | null;
       to: string | null;
+      /** `--replace`: replace an alias of that name (else adding over one is refused). */
+      replace?: boolean;
     }
   | { kind: 'alias-list' }
   | { kind: 'alias-remove'; alias: string }
@@ -201,7 +203,8 @@ export const SUBCOMMANDS = {
     positionalName: 'executionId',
   },
   alias: {
-    usage: 'alias add <alias> <runbook> [key=value …] [--proxy ID] [--to #channel] | alias list | alias remove <alias>',
+    usage:
+      'alias add <alias> <runbook> [key=value …] [--proxy ID] [--to #channel] [--replace] | alias list | alias remove <alias>',
     description:
       "Saved runs for this channel: `/runbook <alias> [key=value …] [--now]` then opens the runbook's form prefilled (or confirms and runs with --now).",
     examples: [
@@ -213,6 +216,11 @@ export const SUBCOMMANDS = {
     flags: [
       { name: 'proxy', values: [], description: 'the proxy that runs it' },
       { name: 'to', values: [], description: 'the channel its results go to' },
+      {
+        name: 'replace',
+        values: null,
+        description: 'replace an alias of the same name (else adding over it is refused)',
+      },
     ],
     positional: 'required',
     positionalName: 'add|list|remove',
@@ -435,7 +443,7 @@ function parseLineCommand(sub: 'run' | 'alias' | 'defaults', rest: string[]): Pa
       suggestion: suggestion ? `alias ${suggestion}` : null,
     };
   }
-  const read = readRunLine(rest.slice(1), ['proxy', 'to']);
+  const read = readRunLine(rest.slice(1), ['proxy', 'to', 'replace']);
   if (!read.ok) return fail(read.error);
   const [alias, ...runbookWords] = read.line.words;
   if (!alias || !ALIAS_NAME.test(alias)) {
@@ -454,6 +462,7 @@ function parseLineCommand(sub: 'run' | 'alias' | 'defaults', rest: string[]): Pa
       values: read.line.values,
       proxy: read.line.proxy,
       to: read.line.to,
+      ...(read.line.replace ? { replace: true } : {}),
     },
   };
 }

@@ -14,13 +14,15 @@ const CHANNEL_REF = /^(?:<#([CGD][A-Z0-9]{2,})(?:\|[^>]*)?>|([CGD][A-Z0-9]{2,}))
  */
 const CHANNEL_NAME = /^#([a-z0-9][a-z0-9._-]{0,79})$/i;
 
-export type LineFlag = 'now' | 'proxy' | 'to';
+export type LineFlag = 'now' | 'proxy' | 'to' | 'replace';
 
 export interface RunLine {
   /** The words that are not values or flags, joined (a runbook name or id, or an alias name). */
   words: string[];
   values: Record<string, string>;
   now: boolean;
+  /** `--replace` (alias add): an alias of the same name is replaced instead of refused. */
+  replace: boolean;
   proxy: string | null;
   /** A channel id, a `#name` still to be looked up (channel-names.ts), or 'none' (clears). */
   to: string | null;
@@ -45,7 +47,7 @@ export function channelName(text: string): string | null {
  * unknown flag or a flag without its value is an error sentence.
  */
 export function readRunLine(tokens: readonly string[], allowed: readonly LineFlag[]): LineResult {
-  const line: RunLine = { words: [], values: {}, now: false, proxy: null, to: null };
+  const line: RunLine = { words: [], values: {}, now: false, replace: false, proxy: null, to: null };
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     if (token.startsWith('--') && token.length > 2) {
@@ -58,9 +60,9 @@ export function readRunLine(tokens: readonly string[], allowed: readonly LineFla
           error: `\`--${name}\` is not an option here${options ? `; the options are ${options}` : ''}.`,
         };
       }
-      if (name === 'now') {
-        if (eq !== -1) return { ok: false, error: '`--now` takes no value.' };
-        line.now = true;
+      if (name === 'now' || name === 'replace') {
+        if (eq !== -1) return { ok: false, error: `\`--${name}\` takes no value.` };
+        line[name] = true;
         continue;
       }
       const value = eq === -1 ? tokens[++i] : token.slice(eq + 1);

@@ -7,6 +7,7 @@ import { isRunnable } from '../../runs/runnable.ts';
 import { button, type SlackMessage, when } from './common.ts';
 import { ACTIONS } from './ids.ts';
 import { escapeMrkdwn, mrkdwnText, plainText, truncate } from './mrkdwn.ts';
+import { buildChoiceBlocks } from './runbook-choice.ts';
 
 export const LIST_PAGE_SIZE = 8;
 
@@ -73,11 +74,15 @@ function categorySelect(page: BrowsePage): StaticSelect {
   const all: PlainTextOption = { text: plainText('All categories', 75), value: '*' };
   const options: PlainTextOption[] = [
     all,
-    ...page.categories.slice(0, 99).map((c) => ({
+    ...page.categories.slice(0, 98).map((c) => ({
       text: plainText(`${categoryLabel(c.name)} (${c.count})`, 75),
       value: c.name.slice(0, 150),
     })),
   ];
+  // The applied category stays selectable (and shown as selected) when the search left none in it.
+  if (page.category && !page.unknownCategory && !options.some((o) => o.value === page.category)) {
+    options.push({ text: plainText(`${categoryLabel(page.category)} (0)`, 75), value: page.category.slice(0, 150) });
+  }
   const initial = options.find((o) => o.value === page.category) ?? all;
   return {
     type: 'static_select',
@@ -93,7 +98,7 @@ export function buildRunbookList(page: BrowsePage, state: ListState): SlackMessa
   const kind = state.s === 'service' ? 'service ' : state.s === 'custom' ? 'custom ' : '';
   const filters = [
     state.w ? `matching “${escapeMrkdwn(truncate(state.w, 100))}”` : '',
-    page.category ? `in ${escapeMrkdwn(categoryLabel(page.category))}` : '',
+    page.category && !page.unknownCategory ? `in ${escapeMrkdwn(categoryLabel(page.category))}` : '',
   ].filter(Boolean);
   const noun = `${page.total} ${kind}runbook${page.total === 1 ? '' : 's'}`;
   const summary = `${[noun, ...filters].join(' ')} · page ${page.page + 1} of ${page.pageCount}`;
@@ -108,7 +113,17 @@ export function buildRunbookList(page: BrowsePage, state: ListState): SlackMessa
       elements: [categorySelect(page)],
     },
   ];
-  if (page.items.length === 0) {
+  if (page.unknownCategory) {
+    const names = page.categories.map((c) => categoryLabel(c.name).toLowerCase().replace(/ /g, '-'));
+    blocks.push({
+      type: 'section',
+      text: mrkdwnText(
+        `:mag: There is no category “${escapeMrkdwn(truncate(page.unknownCategory, 60))}”. The categories are ${names.map((n) => `\`${escapeMrkdwn(n)}\``).join(', ')}: try \`/runbook list --category ${escapeMrkdwn(names[0] ?? 'sre')}\`, or pick one above.`,
+      ),
+    });
+  } else if (page.items.length === 0 && page.suggestions?.length) {
+    blocks.push(...buildChoiceBlocks(state.w, { kind: 'none', suggestions: page.suggestions }, 'show'));
+  } else if (page.items.length === 0) {
     blocks.push({
       type: 'section',
       text: mrkdwnText('No runbook matches. Try fewer words, another category, or `/runbook list` for everything.'),

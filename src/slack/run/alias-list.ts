@@ -2,6 +2,10 @@
 import type { ChannelDefaults, RunAlias } from '../../store/saved-runs.ts';
 import type { SlackMessage } from '../kit/common.ts';
 import { channelMention, escapeMrkdwn, mrkdwnText, truncate } from '../kit/mrkdwn.ts';
+import { type ProxyRef, proxyText } from '../kit/people.ts';
+
+/** A proxy's display name by id (the proxy directory's nameOf); null: only the id is known. */
+export type ProxyNames = (id: string) => string | null;
 
 const MAX_SHOWN = 40;
 
@@ -15,7 +19,12 @@ function valuesOf(alias: RunAlias): string {
   }
 }
 
-export function buildAliasList(aliases: RunAlias[]): SlackMessage {
+/** `broken`: alias name → why its saved result channel no longer passes (a sentence, sealed mentions kept). */
+export function buildAliasList(
+  aliases: RunAlias[],
+  proxyNames: ProxyNames = () => null,
+  broken: ReadonlyMap<string, string> = new Map(),
+): SlackMessage {
   if (aliases.length === 0) {
     return {
       text: 'No aliases in this channel',
@@ -33,10 +42,12 @@ export function buildAliasList(aliases: RunAlias[]): SlackMessage {
     const values = valuesOf(a);
     const extras = [
       values ? `\`${escapeMrkdwn(truncate(values, 200))}\`` : '',
-      a.proxyId ? `proxy \`${escapeMrkdwn(a.proxyId)}\`` : '',
+      a.proxyId ? `proxy ${proxyText({ id: a.proxyId, name: proxyNames(a.proxyId) })}` : '',
       a.resultChannel ? `→ ${channelMention(a.resultChannel)}` : '',
     ].filter(Boolean);
-    return `• \`${escapeMrkdwn(a.name)}\` — *${escapeMrkdwn(truncate(a.runbookName, 100))}*${extras.length ? ` ${extras.join(' ')}` : ''}`;
+    const problem = broken.get(a.name);
+    const warning = problem ? `\n    :warning: *Broken:* ${escapeMrkdwn(problem)}` : '';
+    return `• \`${escapeMrkdwn(a.name)}\` — *${escapeMrkdwn(truncate(a.runbookName, 100))}*${extras.length ? ` ${extras.join(' ')}` : ''}${warning}`;
   });
   if (aliases.length > MAX_SHOWN) lines.push(`_…and ${aliases.length - MAX_SHOWN} more_`);
   return {
@@ -51,8 +62,22 @@ export function buildAliasList(aliases: RunAlias[]): SlackMessage {
   };
 }
 
-export function buildChannelDefaults(defaults: ChannelDefaults | null): SlackMessage {
-  const proxy = defaults?.proxyId ? `\`${escapeMrkdwn(defaults.proxyId)}\`` : 'the usual default';
+/**
+ * The channel's run defaults; without a default proxy it names the bot's (`botDefault`), never "the usual
+ * default". Proxies are shown by their display name, as cards show them.
+ */
+export function buildChannelDefaults(
+  defaults: ChannelDefaults | null,
+  botDefault: ProxyRef | null = null,
+  proxyNames: ProxyNames = () => null,
+  /** Why the saved result channel no longer passes (a sentence), shown as broken; null when fine. */
+  problem: string | null = null,
+): SlackMessage {
+  const proxy = defaults?.proxyId
+    ? proxyText({ id: defaults.proxyId, name: proxyNames(defaults.proxyId) })
+    : botDefault
+      ? `${proxyText(botDefault)} (the bot's default)`
+      : "the bot's default";
   const where = defaults?.resultChannel ? channelMention(defaults.resultChannel) : 'this channel';
   return {
     text: 'Run defaults of this channel',
@@ -63,6 +88,14 @@ export function buildChannelDefaults(defaults: ChannelDefaults | null): SlackMes
           `*Run defaults of this channel*: proxy ${proxy}, results to ${where}. Change them with \`/runbook defaults --proxy ID --to #channel\` (\`none\` clears one) or \`/runbook defaults clear\`.`,
         ),
       },
+      ...(problem
+        ? [
+            {
+              type: 'section' as const,
+              text: mrkdwnText(`:warning: *Broken:* ${escapeMrkdwn(truncate(problem, 2900))}`),
+            },
+          ]
+        : []),
     ],
   };
 }

@@ -1,5 +1,6 @@
 // `/runbook alias add|list|remove`, `/runbook <alias> …` and `/runbook defaults …`: parse, call the
 // use case in src/runs/aliases.ts, answer with a builder. Using an alias is a one-line run.
+import { notOfferedSentence } from '../../catalog/proxy-directory.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { secretFieldNames } from '../../forms/secrets.ts';
 import { describeFieldErrors, typeValues } from '../../forms/typed-values.ts';
@@ -12,6 +13,7 @@ import {
   listAliases,
   removeAlias,
 } from '../../runs/aliases.ts';
+import { judgeDestination, SAVED_DEFAULTS, savedAlias } from '../../runs/destinations.ts';
 import { loadRunbook } from '../../runs/run.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../kit/actor.ts';
@@ -25,6 +27,12 @@ import { startLineRun } from './one-line.ts';
 
 function actorHere(ctx: HandlerContext): Promise<Actor> {
   return actorFor(ctx.deps, ctx.client, { userId: ctx.userId, teamId: ctx.teamId, channelId: ctx.channelId });
+}
+
+/** The person saving `to` for the channel (null: nothing to save), with what Slack says about it for the gate. */
+function actorSaving(ctx: HandlerContext, to: string | null): Promise<Actor> {
+  const who = { userId: ctx.userId, teamId: ctx.teamId, channelId: ctx.channelId, destinationChannel: to };
+  return actorFor(ctx.deps, ctx.client, who, { checkDestination: to !== null });
 }
 
 /**
@@ -46,7 +54,7 @@ export async function addAliasCommand(
   const { deps } = ctx;
   const target = await resolveTo(ctx, command.to);
   if (!target) return;
-  const actor = await actorHere(ctx);
+  const actor = await actorSaving(ctx, target.to);
   const resolution = await (await visibilityFor(deps, actor)).resolve(command.runbook);
   if (resolution.kind !== 'match') {
     await ctx.respond(
@@ -71,7 +79,7 @@ export async function addAliasCommand(
   if (command.proxy) {
     const choices = await deps.proxies.choicesFor(runbook);
     if (choices.options.length > 0 && !choices.options.some((p) => p.id === command.proxy)) {
-      await ctx.respond(errorMessage(`Not saved: proxy "${command.proxy}" is not one of the offered proxies.`));
+      await ctx.respond(errorMessage(notOfferedSentence(command.proxy, choices.options, 'Not saved: ')));
       return;
     }
   }
@@ -81,6 +89,7 @@ export async function addAliasCommand(
     values: command.values,
     proxyId: command.proxy,
     resultChannel: target.to,
+    replace: command.replace ?? false,
   });
   if (outcome.kind === 'refused') {
     await ctx.respond(errorMessage(outcome.sentence));
@@ -89,7 +98,7 @@ export async function addAliasCommand(
   const name = escapeMrkdwn(command.alias);
   await ctx.respond(
     noticeMessage(
-      `:floppy_disk: Alias \`${name}\` ${outcome.value} in this channel: *${escapeMrkdwn(runbook.name)}*. Use it with \`/runbook ${name} [key=value …] [--now]\`.`,
+      `:floppy_disk: Alias \`${name}\` ${outcome.value === 'updated' ? 'replaced' : 'added'} in this channel: *${escapeMrkdwn(runbook.name)}*. Use it with \`/runbook ${name} [key=value …] [--now]\`.`,
       `Alias ${command.alias} saved`,
     ),
   );
@@ -97,7 +106,12 @@ export async function addAliasCommand(
 
 export async function listAliasesCommand(ctx: HandlerContext): Promise<void> {
   const aliases = await listAliases(ctx.deps, await actorHere(ctx));
-  await ctx.respond(buildAliasList(aliases));
+  const broken = new Map<string, string>();
+  for (const a of aliases) {
+    const problem = await savedProblem(ctx, { resultChannel: a.resultChannel, by: a.createdBy, alias: a.name });
+    if (problem) broken.set(a.name, problem);
+  }
+  await ctx.respond(buildAliasList(aliases, (id) => ctx.deps.proxies.nameOf(id), broken));
 }
 
 export async function removeAliasCommand(ctx: HandlerContext, name: string): Promise<void> {
@@ -119,6 +133,7 @@ export async function useAlias(ctx: HandlerContext, use: AliasUse): Promise<bool
     now: use.now,
     proxyId: alias.proxyId,
     destination: alias.resultChannel,
+    savedBy: alias.resultChannel ? { userId: alias.createdBy, alias: alias.name } : null,
     alias: alias.name,
   });
   return true;
@@ -129,15 +144,21 @@ export async function channelDefaultsCommand(
   command: Extract<ParsedCommand, { kind: 'defaults' }>,
 ): Promise<void> {
   const { deps } = ctx;
-  const actor = await actorHere(ctx);
+  const current = ctx.channelId ? await deps.access.store.channelDefaults.get(ctx.channelId) : null;
   if (!command.clear && command.proxy === null && command.to === null) {
-    const current = ctx.channelId ? await deps.access.store.channelDefaults.get(ctx.channelId) : null;
-    await ctx.respond(buildChannelDefaults(current));
+    const saved = current ? { resultChannel: current.resultChannel, by: current.updatedBy, alias: null } : null;
+    const problem = await savedProblem(ctx, saved);
+    await ctx.respond(
+      buildChannelDefaults(current, deps.proxies.defaultProxy(), (id) => deps.proxies.nameOf(id), problem),
+    );
     return;
   }
   const target = await resolveTo(ctx, command.to);
   if (!target) return;
   const none = (v: string | null) => (v === null ? undefined : v.toLowerCase() === 'none' ? null : v);
+  // Whoever changes the defaults answers for the result channel they keep (it is judged against them later).
+  const kept = command.clear ? null : target.to === null ? (current?.resultChannel ?? null) : none(target.to);
+  const actor = await actorSaving(ctx, kept ?? null);
   const outcome = await changeChannelDefaults(
     deps,
     actor,
@@ -147,5 +168,20 @@ export async function channelDefaultsCommand(
     await ctx.respond(errorMessage(outcome.sentence));
     return;
   }
-  await ctx.respond(buildChannelDefaults(outcome.value));
+  await ctx.respond(buildChannelDefaults(outcome.value, deps.proxies.defaultProxy(), (id) => deps.proxies.nameOf(id)));
+}
+
+/** Why a saved result channel no longer passes (for `defaults` and `alias list`), or null. */
+async function savedProblem(
+  ctx: HandlerContext,
+  saved: { resultChannel: string | null; by: string; alias: string | null } | null,
+): Promise<string | null> {
+  if (!saved?.resultChannel) return null;
+  const destination = await ctx.deps.access.places.destination(
+    ctx.client,
+    saved.resultChannel,
+    saved.by,
+    saved.alias ? savedAlias(saved.alias) : SAVED_DEFAULTS,
+  );
+  return judgeDestination(destination, null);
 }

@@ -3,13 +3,17 @@ import type { KnownBlock } from '@slack/types';
 import { button, type SlackMessage } from '../kit/common.ts';
 import { formatInputs } from '../kit/execution-card.ts';
 import { ACTIONS } from '../kit/ids.ts';
+import type { CardInputs } from '../kit/input-summary.ts';
 import { channelMention, escapeMrkdwn, mrkdwnText, truncate } from '../kit/mrkdwn.ts';
+import { proxyText } from '../kit/people.ts';
 
 export interface RunConfirmation {
   runbookName: string;
-  /** Inputs with secrets masked. */
-  inputs: Record<string, unknown>;
+  /** Inputs with secrets masked, under their schema titles as the form shows them (labelInputs). */
+  inputs: CardInputs;
   proxyId: string;
+  /** The proxy's display name (as cards show it); null: the id is shown. */
+  proxyName?: string | null;
   /** Result channel; null → where it was typed (or a DM). */
   destination: string | null;
   /** The alias used, if any. */
@@ -26,7 +30,7 @@ export function buildRunConfirmation(c: RunConfirmation): SlackMessage {
     {
       type: 'section',
       text: mrkdwnText(
-        `Run *${name}*${via} now, on proxy \`${escapeMrkdwn(c.proxyId)}\`, result ${c.destination ? 'to ' : ''}${where}?`,
+        `Run *${name}*${via} now, on proxy ${proxyText({ id: c.proxyId, name: c.proxyName ?? null })}, result ${c.destination ? 'to ' : ''}${where}?`,
       ),
     },
     { type: 'section', text: mrkdwnText(`*Inputs*\n${formatInputs(c.inputs)}`) },

@@ -4,6 +4,7 @@
 // (workflows do not wait for approvals); the live card goes to the chosen channel (else a DM).
 // Without "wait for completion" the step ends as soon as the run starts; with it, the watcher ends it
 // when the run ends (./workflow-step-finish.ts), exactly once, across restarts and replicas.
+import { notOfferedSentence } from '../../catalog/proxy-directory.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { describeFieldErrors, validateObject } from '../../forms/typed-values.ts';
 import { gate, runbookFacts } from '../../runs/gate.ts';
@@ -82,7 +83,8 @@ export async function runStepExecuted(
       deps,
       client,
       { userId: input.actor, teamId, channelId: input.channel, destinationChannel: input.channel },
-      { email: true },
+      // The step's channel is chosen by the workflow: judged like any destination, against the actor.
+      { email: true, checkDestination: true },
     );
     const resolution = await (await visibilityFor(deps, actor)).resolve(input.runbook);
     if (resolution.kind !== 'match') {
@@ -108,7 +110,7 @@ export async function runStepExecuted(
     const defaults = input.channel ? await store.channelDefaults.get(input.channel) : null;
     const proxyId = input.proxy ?? defaults?.proxyId ?? choices.initial;
     if (!proxyId || (choices.options.length > 0 && !choices.options.some((p) => p.id === proxyId))) {
-      return await refuse(`Proxy "${proxyId ?? ''}" is not one of the offered proxies.`);
+      return await refuse(notOfferedSentence(proxyId, choices.options, 'The '));
     }
     // Slack may deliver the event again: only the first delivery starts a run.
     const first = await store.workflowSteps.begin(

@@ -113,7 +113,18 @@ describe('run-line helpers', () => {
     expect(readRunLine(['--proxy'], ['proxy'])).toEqual({ ok: false, error: '`--proxy` needs a value.' });
     expect(readRunLine(['a', '--proxy=p', 'k=v'], ['proxy'])).toEqual({
       ok: true,
-      line: { words: ['a'], values: { k: 'v' }, now: false, proxy: 'p', to: null },
+      line: { words: ['a'], values: { k: 'v' }, now: false, replace: false, proxy: 'p', to: null },
     });
+  });
+
+  it('alias add takes --replace (no value); other commands do not', () => {
+    expect(ok('alias add scale-web "Scale Kubernetes Deployment" --replace')).toMatchObject({
+      kind: 'alias-add',
+      alias: 'scale-web',
+      replace: true,
+    });
+    expect(ok('alias add scale-web "Scale Kubernetes Deployment"')).not.toHaveProperty('replace');
+    expect(fail('alias add scale-web x --replace=yes').error).toMatch(/`--replace` takes no value/);
+    expect(fail('run x --replace').error).toMatch(/`--replace` is not an option here/);
   });
 });
