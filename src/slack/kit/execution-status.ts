@@ -2,11 +2,8 @@
 // the handler fetches the execution, parses and masks its inputs, and passes everything in.
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Execution, ExecutionType } from '../../api/schemas.ts';
-import {
-  type ExecutionInputs,
-  type LabelledExecutionInputs,
-  parseExecutionInputs,
-} from '../../runs/execution-facts.ts';
+import { type ExecutionInputs, parseExecutionInputs } from '../../runs/execution-facts.ts';
+import type { LabelledExecutionInputs } from '../../runs/execution-secrets.ts';
 import { button, noticeMessage, type SlackMessage, when } from './common.ts';
 import { formatInputs, STATUS_EMOJI, STATUS_WORD, truncatedOutputNotice } from './execution-card.ts';
 import { ACTIONS, VIEWS } from './ids.ts';
