@@ -4,25 +4,36 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { App, type CustomRoute, HTTPReceiver, LogLevel, type ReceiverEvent } from '@slack/bolt';
 import { boltLoggerAdapter } from '../logger.ts';
-import type { SlackDeps } from './deps.ts';
-import { guardSlackRequests } from './guard-request.ts';
-import { registerActions } from './listeners/actions.ts';
-import { registerApprovalActions } from './listeners/approval-actions.ts';
-import { registerCommands } from './listeners/commands.ts';
-import { registerConfirmActions } from './listeners/confirm-actions.ts';
-import { registerEvents } from './listeners/events.ts';
-import { registerExecutionActions } from './listeners/execution-actions.ts';
-import { registerOutgoingGuard } from './listeners/guard-outgoing.ts';
-import { registerHandleOnce } from './listeners/handle-once.ts';
-import { registerMentions } from './listeners/mentions.ts';
-import { registerOptions } from './listeners/options.ts';
-import { registerOutputActions } from './listeners/output-actions.ts';
-import { registerScheduleActions } from './listeners/schedule-actions.ts';
-import { registerMetadataSeal } from './listeners/seal-metadata.ts';
-import { registerShortcuts } from './listeners/shortcuts.ts';
-import { registerSubscriptionActions } from './listeners/subscription-actions.ts';
-import { registerViews } from './listeners/views.ts';
-import { registerWorkflowSteps } from './listeners/workflow-steps.ts';
+import { approvalsListeners } from './approvals/register.ts';
+import { browseListeners } from './browse/register.ts';
+import { commandListeners } from './command/register.ts';
+import { installRequestContext } from './context.ts';
+import { executionsListeners } from './executions/register.ts';
+import { publishHome } from './home/events.ts';
+import { homeListeners } from './home/register.ts';
+import type { SlackDeps } from './kit/deps.ts';
+import { registerOutgoingGuard } from './kit/guard-outgoing.ts';
+import { guardSlackRequests } from './kit/guard-request.ts';
+import { registerHandleOnce } from './kit/handle-once.ts';
+import { type Registration, registerListeners } from './kit/listen.ts';
+import { registerMetadataSeal } from './kit/seal-metadata.ts';
+import { runListeners } from './run/register.ts';
+import { schedulesListeners } from './schedules/register.ts';
+import { subscriptionsListeners } from './subscriptions/register.ts';
+import { workflowStepListeners } from './workflow-step/register.ts';
+
+/** Every feature's listeners, as each feature's register.ts lists them. */
+export const FEATURE_LISTENERS: Readonly<Record<string, readonly Registration[]>> = {
+  command: commandListeners,
+  browse: browseListeners,
+  run: runListeners,
+  schedules: schedulesListeners,
+  executions: executionsListeners,
+  approvals: approvalsListeners,
+  subscriptions: subscriptionsListeners,
+  'workflow-step': workflowStepListeners,
+  home: homeListeners,
+};
 
 export interface SlackAppSettings {
   mode: 'socket' | 'http';
@@ -148,20 +159,9 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerOutgoingGuard(app);
   registerHandleOnce(app, deps);
   registerMetadataSeal(app, deps.access.seal, deps.logger);
-  registerCommands(app, deps);
-  registerActions(app, deps);
-  registerExecutionActions(app, deps);
-  registerOutputActions(app, deps);
-  registerScheduleActions(app, deps);
-  registerApprovalActions(app, deps);
-  registerSubscriptionActions(app, deps);
-  registerViews(app, deps);
-  registerOptions(app, deps);
-  registerShortcuts(app, deps);
-  registerEvents(app, deps);
-  registerMentions(app, deps);
-  registerWorkflowSteps(app, deps);
-  registerConfirmActions(app, deps);
+  // The request context last, so it holds the guarded, sealing client and the opened metadata.
+  installRequestContext(app, { depsFor: () => deps, publishHome });
+  for (const listeners of Object.values(FEATURE_LISTENERS)) registerListeners(app, listeners);
   const drain = trackInFlight(app);
 
   let server: Server | null = null;

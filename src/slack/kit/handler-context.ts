@@ -1,0 +1,67 @@
+// The request context: what every listener and handler gets, built once per request by the middleware
+// in ../context.ts — the dependencies (resolved per request), the request's Web API client, who asked
+// (user, team, enterprise) and where, and a way to answer (the response_url of the command or action,
+// ephemeral by default; else privately in the channel or by DM).
+
+import type { WebClient } from '@slack/web-api';
+import type { SlackMessage } from './common.ts';
+import type { SlackDeps } from './deps.ts';
+import { guardOutgoing } from './outgoing-guard.ts';
+
+export interface Reply extends SlackMessage {
+  /** Replace the message the action came from instead of adding one. */
+  replaceOriginal?: boolean;
+}
+
+export interface HandlerContext {
+  deps: SlackDeps;
+  client: WebClient;
+  userId: string;
+  teamId: string | null;
+  /** The Enterprise Grid org, when the request came from one. */
+  enterpriseId?: string | null;
+  channelId: string | null;
+  /** trigger_id for opening a modal (valid 3 s after the user's action). */
+  triggerId: string | null;
+  respond: (reply: Reply) => Promise<void>;
+  /** Republishes this person's App Home (the home feature's, handed in by app.ts). */
+  refreshHome?: () => Promise<void>;
+  /** The thread the person acted in (a mention in a thread): answers and live cards go there. */
+  threadTs?: string | null;
+}
+
+/** Adapts Bolt's `respond` to our Reply. */
+export function respondWith(
+  respond: (message: {
+    text: string;
+    blocks: SlackMessage['blocks'];
+    response_type?: 'ephemeral' | 'in_channel';
+    replace_original?: boolean;
+  }) => Promise<unknown>,
+): HandlerContext['respond'] {
+  return async (reply) => {
+    // response_url bodies leave through the outgoing guard like every Web API call.
+    await respond(
+      guardOutgoing({
+        text: reply.text,
+        blocks: reply.blocks,
+        response_type: 'ephemeral' as const,
+        ...(reply.replaceOriginal ? { replace_original: true } : {}),
+      }),
+    );
+  };
+}
+
+const REQUEST_CONTEXT = 'runbookRequest';
+
+/** Keeps the request context on Bolt's per-request `context` (done once, by ../context.ts). */
+export function attachContext(context: Record<string, unknown>, ctx: HandlerContext): void {
+  context[REQUEST_CONTEXT] = ctx;
+}
+
+/** The request context the middleware built for this request. */
+export function contextOf(args: { context: Record<string, unknown> }): HandlerContext {
+  const ctx = args.context[REQUEST_CONTEXT] as HandlerContext | undefined;
+  if (!ctx) throw new Error('No request context: installRequestContext must run before the listeners.');
+  return ctx;
+}

@@ -1,0 +1,216 @@
+// A runbook's Schedule and App Home's New schedule buttons, the schedules list's buttons (Edit, Delete, Run now, paging, "Try again"), the schedule modal's live inputs
+// (runbook picker, preset, details, cron text → preview) and its submission.
+import type { BlockAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { errorMessage, errorModal } from '../kit/common.ts';
+import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline.ts';
+import type { SlackDeps } from '../kit/deps.ts';
+import { describeFailure } from '../kit/describe-failure.ts';
+import type { HandlerContext } from '../kit/handler-context.ts';
+import { ACTIONS, BLOCKS, VIEWS } from '../kit/ids.ts';
+import { inChannel } from '../kit/interaction-context.ts';
+import type { ActionArgs, ViewArgs } from '../kit/listen.ts';
+import { mrkdwnText } from '../kit/mrkdwn.ts';
+import { buttonValue } from '../kit/on-action.ts';
+import { postToConversation, slackErrorCode } from '../kit/post-to-conversation.ts';
+import { reportFailure } from '../kit/report-failure.ts';
+import { cancelRunNow, confirmRunNow } from './run-now.ts';
+import { decodeScheduleRef, decodeSchedulesPage } from './schedule-list.ts';
+import {
+  decodeScheduleMetadata,
+  nextScheduleBuilder,
+  refreshScheduleModal,
+  shownPresetKind,
+} from './schedule-modal.ts';
+import {
+  deleteSchedule,
+  newScheduleView,
+  openScheduleModal,
+  readProxy,
+  readScheduleSubmission,
+  runScheduleNow,
+  saveSchedule,
+  scheduleRunbook,
+  showSchedules,
+  takeScheduleDraft,
+  userTimeZone,
+} from './schedules.ts';
+
+/** Inputs of the schedule builder: each change rebuilds the preview. */
+export const BUILDER_ACTIONS = [
+  ACTIONS.presetSelect,
+  ACTIONS.presetMinutes,
+  ACTIONS.presetHourMinute,
+  ACTIONS.presetTime,
+  ACTIONS.presetWeekday,
+  ACTIONS.presetMonthDay,
+  ACTIONS.cronInput,
+];
+
+type StateValues = Record<string, Record<string, unknown>>;
+
+/**
+ * The view state with the element that fired laid over it. Slack already includes the new value in
+ * view.state.values, but the action itself is the authoritative copy of what just changed.
+ */
+function stateWithAction(body: BlockAction): StateValues {
+  const values: StateValues = { ...(body.view?.state.values ?? {}) };
+  const action = body.actions[0] as { block_id?: string; action_id?: string } | undefined;
+  if (action?.block_id && action.action_id) {
+    values[action.block_id] = { ...(values[action.block_id] ?? {}), [action.action_id]: action };
+  }
+  return values;
+}
+
+export function scheduleClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  return openScheduleModal(ctx, { runbookId: buttonValue(body) });
+}
+
+/** App Home's "New schedule" (App Home has no response_url: answers go by DM). */
+export async function homeNewScheduleClicked({ ack }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  await ack();
+  await openScheduleModal(ctx, {}).catch((err) => reportFailure(ctx, err, 'Opening the schedule form'));
+}
+
+export async function scheduleEditClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const ref = decodeScheduleRef(buttonValue(body));
+  if (ref) await openScheduleModal(ctx, { scheduleId: ref.id });
+}
+
+export async function scheduleDeleteClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const ref = decodeScheduleRef(buttonValue(body));
+  if (ref) await deleteSchedule(ctx, ref);
+}
+
+export async function runNowClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const ref = decodeScheduleRef(buttonValue(body));
+  if (ref) await confirmRunNow(ctx, ref.id);
+}
+
+export async function runNowConfirmed({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const scheduleId = buttonValue(body);
+  if (scheduleId)
+    await runScheduleNow({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);
+}
+
+export function runNowCancelled(_args: ActionArgs, ctx: HandlerContext): Promise<void> {
+  return cancelRunNow(ctx);
+}
+
+export async function schedulesPageClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const state = decodeSchedulesPage(buttonValue(body));
+  await showSchedules(ctx, { runbookId: state.runbookId, page: state.page }, true);
+}
+
+export async function scheduleTryAgainClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const { deps } = ctx;
+  const draft = takeScheduleDraft(buttonValue(body), deps.now());
+  if (!draft) {
+    await ctx.respond({
+      text: 'That form has expired.',
+      blocks: [
+        {
+          type: 'section',
+          text: mrkdwnText(':hourglass: That form has expired. Start again with `/runbook schedule`.'),
+        },
+      ],
+    });
+    return;
+  }
+  await openScheduleModal(ctx, { draft });
+}
+
+/** The schedule form's runbook picker (Bolt matches it on the form's callback_id): the form for that runbook. */
+export async function schedulePickerChosen({ ack, body, client }: ActionArgs, request: HandlerContext): Promise<void> {
+  const { deps } = request;
+  const view = body.view!;
+  await ack();
+  const selected = (body.actions[0] as { selected_option?: { value?: string } | null }).selected_option?.value ?? null;
+  const meta = decodeScheduleMetadata(view.private_metadata);
+  const values = stateWithAction(body);
+  const ctx = inChannel(request, meta.c);
+  try {
+    const timeZone = await userTimeZone(client, ctx.userId, deps.now());
+    const builder = nextScheduleBuilder(values, shownPresetKind(view.blocks));
+    const next = await newScheduleView(ctx, selected, meta, builder, new Date(deps.now()), timeZone, readProxy(values));
+    await client.views.update({ view_id: view.id, hash: view.hash, view: next });
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not load the picked runbook into the schedule form');
+    await client.views
+      .update({ view_id: view.id, view: errorModal('New schedule', describeFailure(err)) })
+      .catch(() => {});
+  }
+}
+
+/** An input of the schedule builder changed: rebuild the preview. */
+export async function builderInputChanged({ ack, body, client }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const { deps } = ctx;
+  await ack();
+  const view = body.view;
+  if (view?.callback_id !== VIEWS.schedule) return;
+  const timeZone = await userTimeZone(client, body.user.id, deps.now());
+  const builder = nextScheduleBuilder(stateWithAction(body), shownPresetKind(view.blocks));
+  const next = refreshScheduleModal(view, builder, new Date(deps.now()), timeZone);
+  await updatePreview(client, deps, view.id, view.hash, next);
+}
+
+export async function scheduleFormSubmitted({ ack, body, view, client }: ViewArgs, ctx: HandlerContext): Promise<void> {
+  const { deps } = ctx;
+  const meta = decodeScheduleMetadata(view.private_metadata);
+  const title = meta.s ? 'Edit schedule' : 'New schedule';
+  if (!meta.r) {
+    await ack({ response_action: 'errors', errors: { [BLOCKS.runbookPicker]: 'Pick a runbook first.' } });
+    return;
+  }
+  let runbook: Awaited<ReturnType<typeof scheduleRunbook>>;
+  try {
+    // Before the ack, within Slack's 3 s: past the deadline nothing is saved and the person is told.
+    runbook = await withDeadline(scheduleRunbook(deps, meta.r), SUBMIT_DEADLINE_MS);
+  } catch (err) {
+    const sentence =
+      err instanceof DeadlineError
+        ? 'Loading the runbook took too long, so nothing was saved. Try again in a moment.'
+        : `Nothing was saved. ${describeFailure(err)}`;
+    await ack({ response_action: 'update', view: errorModal(title, sentence) });
+    return;
+  }
+  const submission = readScheduleSubmission(runbook, view.state.values);
+  if (!submission.ok) {
+    await ack({ response_action: 'errors', errors: submission.errors });
+    return;
+  }
+  // The proxy select only offers listed proxies; a value outside them did not come from our form.
+  const choices = await withDeadline(deps.proxies.choicesFor(runbook), 500).catch(() => null);
+  if (choices && choices.options.length > 0 && !choices.options.some((p) => p.id === submission.proxyId)) {
+    await ack({ response_action: 'errors', errors: { [BLOCKS.proxy]: 'Choose one of the offered proxies.' } });
+    return;
+  }
+  await ack();
+  try {
+    await saveSchedule(deps, client, body.user.id, meta, submission);
+  } catch (err) {
+    deps.logger.error({ err }, 'schedule submission failed after the form closed');
+    const sentence = `Saving the schedule failed after the form closed. ${describeFailure(err)} Check /runbook schedules before trying again.`;
+    await postToConversation(client, deps.logger, meta.c, body.user.id, {
+      ...errorMessage(sentence),
+      ephemeralTo: body.user.id,
+    });
+  }
+}
+
+/** A lost race (the person typed again while we answered) is harmless: the newer event brings its own update. */
+async function updatePreview(
+  client: WebClient,
+  deps: SlackDeps,
+  viewId: string,
+  hash: string,
+  view: Parameters<WebClient['views']['update']>[0]['view'],
+): Promise<void> {
+  try {
+    await client.views.update({ view_id: viewId, hash, view });
+  } catch (err) {
+    const code = slackErrorCode(err);
+    if (code === 'hash_conflict') deps.logger.debug({ viewId }, 'schedule preview superseded');
+    else deps.logger.warn({ err: code ?? err }, 'could not update the schedule preview');
+  }
+}
