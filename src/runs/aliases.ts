@@ -9,6 +9,7 @@ import type { ChannelDefaults, RunAlias } from '../store/saved-runs.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { bareFacts, gate, recordDenial, runbookFacts, subjectOf } from './gate.ts';
+import { isOfferedProxy, notOfferedSentence } from './run-choice.ts';
 
 export type AliasOutcome<T> =
   | { kind: 'ok'; value: T }
@@ -47,6 +48,9 @@ export async function addAlias(
       reason: 'invalid',
       sentence: 'Aliases belong to a channel; add it in the channel that uses it.',
     };
+  if (alias.proxyId && !(await isOfferedProxy(deps, alias.runbook, alias.proxyId))) {
+    return { kind: 'refused', reason: 'invalid', sentence: notOfferedSentence(alias.proxyId, 'Not saved: ') };
+  }
   const verdict = await gate(deps, actor, {
     intent: 'schedule',
     runbook: runbookFacts(deps, alias.runbook),
@@ -167,13 +171,8 @@ export async function changeChannelDefaults(
   }
   // The same check as an alias's --proxy: a default nobody can run on is refused, not stored.
   if (change.proxyId) {
-    const known = (await deps.proxies.choicesFor(null)).options;
-    if (known.length > 0 && !known.some((p) => p.id === change.proxyId)) {
-      return {
-        kind: 'refused',
-        reason: 'invalid',
-        sentence: `Not saved: proxy "${change.proxyId}" is not one of the offered proxies.`,
-      };
+    if (!(await isOfferedProxy(deps, null, change.proxyId))) {
+      return { kind: 'refused', reason: 'invalid', sentence: notOfferedSentence(change.proxyId, 'Not saved: ') };
     }
   }
   const saved = await deps.access.store.channelDefaults.set(channel, change, actor.userId, deps.now());

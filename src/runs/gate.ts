@@ -9,7 +9,14 @@
 // The verdict also says whether the runbook needs approval; the use case decides what that means
 // (a run becomes an approval request; so does a schedule).
 import type { Workflow } from '../api/schemas.ts';
-import type { ApprovalNeed, Decision, PolicyAction, RunbookFacts, Subject } from '../policy/policy.ts';
+import {
+  type ApprovalNeed,
+  type Decision,
+  describeApprovers,
+  type PolicyAction,
+  type RunbookFacts,
+  type Subject,
+} from '../policy/policy.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 
@@ -50,8 +57,14 @@ export interface GateRequest {
   rateLimited?: boolean;
 }
 
+/** Whether approval is needed and who may give it, with the approvers already described for people. */
+export interface RunApprovalNeed extends ApprovalNeed {
+  /** "<@U1> or members of <!subteam^S1>" (sealed mentions), or "anyone but the requester". */
+  approvers: string;
+}
+
 export type GateVerdict =
-  | { allowed: true; approval: ApprovalNeed }
+  | { allowed: true; approval: RunApprovalNeed }
   | {
       allowed: false;
       /** hidden: `view` denied (the sentence does not name the runbook); denied: another rule; limited: run limit. */
@@ -120,7 +133,18 @@ export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): 
       return { allowed: false, reason: 'limited', sentence };
     }
   }
-  return { allowed: true, approval: policy.approvalFor(request.runbook) };
+  return { allowed: true, approval: approvalNeedOf(deps, request.runbook) };
+}
+
+/** The one answer to "does a run of this runbook need approval, and who may give it". */
+export function approvalNeedOf(deps: Pick<RunsDeps, 'access'>, runbook: RunbookFacts): RunApprovalNeed {
+  const need = deps.access.policy.approvalFor(runbook);
+  return { ...need, approvers: describeApprovers(need) };
+}
+
+/** The same for a runbook known by its API copy. */
+export function approvalNeedFor(deps: Pick<RunsDeps, 'access' | 'catalog'>, runbook: Workflow): RunApprovalNeed {
+  return approvalNeedOf(deps, runbookFacts(deps, runbook));
 }
 
 /** The one audit record of a refusal, whatever refused (a rule, ownership, the run limit). */

@@ -68,13 +68,6 @@ export async function addAliasCommand(
     await ctx.respond(errorMessage(`Not saved: ${describeFieldErrors(given)}.`));
     return;
   }
-  if (command.proxy) {
-    const choices = await deps.proxies.choicesFor(runbook);
-    if (choices.options.length > 0 && !choices.options.some((p) => p.id === command.proxy)) {
-      await ctx.respond(errorMessage(`Not saved: proxy "${command.proxy}" is not one of the offered proxies.`));
-      return;
-    }
-  }
   const outcome = await addAlias(deps, actor, {
     name: command.alias,
     runbook,

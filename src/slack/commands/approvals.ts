@@ -2,16 +2,18 @@
 // to the requester, keeping both messages in step with the decision, and the Approve / Reject / expiry
 // paths, each one use case from src/runs/approvals.ts rendered here.
 import type { WebClient } from '@slack/web-api';
-import { decodeAsk } from '../../policy/approvals.ts';
-import { type ApprovalNeed, describeApprovers } from '../../policy/policy.ts';
-import { isQuorum } from '../../policy/quorum.ts';
 import {
   approvalProgress,
   approveRequest as approve,
+  approversOf,
+  askOf,
   expireApprovals as expire,
+  findApproval,
+  needsSeveralApprovals,
+  recordApprovalMessages,
   rejectRequest as reject,
 } from '../../runs/approvals.ts';
-import { runbookFacts } from '../../runs/gate.ts';
+import type { RunApprovalNeed } from '../../runs/gate.ts';
 import { describeCron } from '../../schedules/cron.ts';
 import type { Approval } from '../../store/store.ts';
 import { actorFor } from '../actor.ts';
@@ -39,7 +41,7 @@ function messagesOf(
   approvers: string,
   options: ApprovalViewOptions = {},
 ): { request: SlackMessage; notice: SlackMessage } {
-  const ask = decodeAsk(approval);
+  const ask = askOf(approval);
   if (ask.kind === 'schedule') {
     const text = {
       cron: ask.schedule.cron,
@@ -69,14 +71,14 @@ export async function publishApprovalRequest(
   deps: SlackDeps,
   client: WebClient,
   approval: Approval,
-  need: ApprovalNeed,
+  need: RunApprovalNeed,
 ): Promise<void> {
-  const { request, notice } = messagesOf(approval, describeApprovers(need), await viewOptions(deps, approval));
+  const { request, notice } = messagesOf(approval, need.approvers, await viewOptions(deps, approval));
   const target = deps.access.approvalsChannel ?? (approval.channel || null);
   const posted = await postToConversation(client, deps.logger, target, approval.requesterId, request);
   // Recorded at once, so an expiry or a decision right after the post finds the message to update.
   if (posted) {
-    await deps.access.store.approvals.setMessages(approval.id, {
+    await recordApprovalMessages(deps, approval.id, {
       approversChannel: posted.channel,
       approversTs: posted.ts,
     });
@@ -86,7 +88,7 @@ export async function publishApprovalRequest(
     ? await postToConversation(client, deps.logger, dm.channel.id, approval.requesterId, notice)
     : null;
   if (copy?.ts && copy.channel) {
-    await deps.access.store.approvals.setMessages(approval.id, {
+    await recordApprovalMessages(deps, approval.id, {
       requesterChannel: copy.channel,
       requesterTs: copy.ts,
     });
@@ -95,13 +97,13 @@ export async function publishApprovalRequest(
 
 /** Rewrites both copies of the request to show its current state. Never throws. */
 export async function refreshApprovalMessages(deps: SlackDeps, client: WebClient, approvalId: string): Promise<void> {
-  const approval = await deps.access.store.approvals.get(approvalId);
+  const approval = await findApproval(deps, approvalId);
   if (!approval) return;
-  const runbook = await deps.catalog.get(approval.runbookId).catch(() => null);
-  const approvers = describeApprovers(
-    runbook ? deps.access.policy.approvalFor(runbookFacts(deps, runbook)) : { approverUsers: [], approverGroups: [] },
+  const { request, notice } = messagesOf(
+    approval,
+    await approversOf(deps, approval),
+    await viewOptions(deps, approval),
   );
-  const { request, notice } = messagesOf(approval, approvers, await viewOptions(deps, approval));
   const updates: Array<[string | null, string | null, SlackMessage]> = [
     [approval.approversChannel, approval.approversTs, request],
     [approval.requesterChannel, approval.requesterTs, notice],
@@ -185,7 +187,7 @@ export async function expireApprovals(deps: SlackDeps, client: WebClient): Promi
   for (const approval of expired) {
     await refreshApprovalMessages(deps, client, approval.id);
     const name = escapeMrkdwn(approval.runbookName);
-    const sentence = `:hourglass: This request to run *${name}* expired without ${isQuorum(approval.quorum) ? 'enough approvals' : 'a decision'}; nothing was run.`;
+    const sentence = `:hourglass: This request to run *${name}* expired without ${needsSeveralApprovals(approval) ? 'enough approvals' : 'a decision'}; nothing was run.`;
     if (approval.approversChannel && approval.approversTs) {
       await client.chat
         .postMessage({

@@ -6,10 +6,12 @@
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { maskSecrets, secretFieldNames } from '../../forms/secrets.ts';
-import { describeFieldErrors, typeValues } from '../../forms/typed-values.ts';
+import { describeFieldErrors } from '../../forms/typed-values.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { checkRunForm, loadRunbook } from '../../runs/run.ts';
+import { isOfferedProxy, notOfferedSentence } from '../../runs/run-choice.ts';
 import { approvalNeeded, needsApprovalSentence } from '../../runs/run-direct.ts';
+import { typedRunParams } from '../../runs/run-params.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../actor.ts';
@@ -42,12 +44,7 @@ export async function startLineRun(ctx: HandlerContext, run: LineRun): Promise<v
     });
     return;
   }
-  const { proxyId, destination } = await channelRunChoice(ctx.deps, ctx.channelId, {
-    proxyId: run.proxyId ?? null,
-    destination: run.destination ?? null,
-    threadTs: ctx.threadTs ?? null,
-  });
-  await confirmNow(ctx, run, proxyId, destination);
+  await confirmNow(ctx, run);
 }
 
 async function resolveFor(ctx: HandlerContext, actor: Actor, run: LineRun): Promise<Workflow | string> {
@@ -61,14 +58,11 @@ async function resolveFor(ctx: HandlerContext, actor: Actor, run: LineRun): Prom
   return `No runbook "${run.query}" that you may see; try /runbook list.`;
 }
 
-async function confirmNow(
-  ctx: HandlerContext,
-  run: LineRun,
-  proxy: string | null,
-  destination: string | null,
-): Promise<void> {
+async function confirmNow(ctx: HandlerContext, run: LineRun): Promise<void> {
   const { deps } = ctx;
   const refuse = (sentence: string) => ctx.respond(errorMessage(`Nothing ran. ${sentence}`));
+  const chosen = { proxyId: run.proxyId ?? null, destination: run.destination ?? null, threadTs: ctx.threadTs ?? null };
+  const { destination } = await channelRunChoice(deps, ctx.channelId, chosen);
   const actor = await actorFor(deps, ctx.client, {
     userId: ctx.userId,
     teamId: ctx.teamId,
@@ -85,7 +79,7 @@ async function confirmNow(
   if (secrets.length > 0) {
     return refuse(`Secret values (${secrets.join(', ')}) are never typed on a line; drop --now and use the form.`);
   }
-  const typed = typeValues(spec, run.values);
+  const typed = typedRunParams(spec, run.values);
   if (!typed.ok) {
     return refuse(
       `These values are not valid: ${describeFieldErrors(typed.errors)}. Fix them, or drop --now to use the form.`,
@@ -93,11 +87,8 @@ async function confirmNow(
   }
   const need = approvalNeeded(deps, runbook);
   if (need.required) return refuse(needsApprovalSentence(runbook, need, 'with --now'));
-  const choices = await deps.proxies.choicesFor(runbook);
-  const proxyId = proxy ?? choices.initial;
-  if (!proxyId || (choices.options.length > 0 && !choices.options.some((p) => p.id === proxyId))) {
-    return refuse(`Proxy "${proxyId ?? ''}" is not one of the offered proxies.`);
-  }
+  const { proxyId } = await channelRunChoice(deps, ctx.channelId, chosen, runbook);
+  if (!proxyId || !(await isOfferedProxy(deps, runbook, proxyId))) return refuse(notOfferedSentence(proxyId));
   const draftId = await deps.drafts.save(
     {
       runbookId: runbook.id,

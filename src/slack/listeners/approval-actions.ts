@@ -1,5 +1,6 @@
 // Approve / Reject buttons on approval requests, and the reason modal a rejection asks for.
 import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import { findApproval } from '../../runs/approvals.ts';
 import { buildRejectModal } from '../blocks/approval.ts';
 import { errorModal } from '../blocks/common.ts';
 import { approveRequest, rejectRequest } from '../commands/approvals.ts';
@@ -32,7 +33,7 @@ export function registerApprovalActions(app: App, deps: SlackDeps): void {
   app.action<BlockAction>({ action_id: ACTIONS.approvalReject }, async ({ ack, body, client }) => {
     await ack();
     const approvalId = (body.actions[0] as ButtonAction).value ?? '';
-    const approval = await deps.access.store.approvals.get(approvalId).catch(() => null);
+    const approval = await findApproval(deps, approvalId);
     const channel = body.channel?.id ?? body.container?.channel_id ?? '';
     const metadata = JSON.stringify({ a: approvalId, c: channel });
     await client.views

@@ -2,9 +2,10 @@
 // gate, approval refused); a confirmation runs at most once, even clicked twice or on two replicas.
 import type { App } from '@slack/bolt';
 import { parseInputSchema } from '../../forms/input-schema.ts';
-import { describeFieldErrors, validateObject } from '../../forms/typed-values.ts';
+import { describeFieldErrors } from '../../forms/typed-values.ts';
 import { loadRunbook } from '../../runs/run.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
+import { runParams } from '../../runs/run-params.ts';
 import { actorFor } from '../actor.ts';
 import { errorMessage, noticeMessage } from '../blocks/common.ts';
 import { escapeMrkdwn } from '../blocks/mrkdwn.ts';
@@ -34,7 +35,7 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
     if (!value || !draft?.proxyId) return expired(ctx);
     if (!(await deps.access.store.notifications.claim(`confirm-run:${value.draftId}`, deps.now()))) return;
     const runbook = await loadRunbook(deps, draft.runbookId);
-    const checked = validateObject(parseInputSchema(runbook.inputSchema), draft.params);
+    const checked = runParams(parseInputSchema(runbook.inputSchema), draft.params);
     if (!checked.ok) {
       await ctx.respond({
         ...errorMessage(`Nothing ran: ${describeFieldErrors(checked.errors)}.`),

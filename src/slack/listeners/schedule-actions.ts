@@ -2,6 +2,7 @@
 // (runbook picker, preset, details, cron text → preview) and its submission.
 import type { App, BlockAction, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { isOfferedProxy } from '../../runs/run-choice.ts';
 import { errorMessage, errorModal } from '../blocks/common.ts';
 import { mrkdwnText } from '../blocks/mrkdwn.ts';
 import { decodeScheduleRef, decodeSchedulesPage } from '../blocks/schedule-list.ts';
@@ -176,8 +177,8 @@ export function registerScheduleActions(app: App, deps: SlackDeps): void {
       return;
     }
     // The proxy select only offers listed proxies; a value outside them did not come from our form.
-    const choices = await withDeadline(deps.proxies.choicesFor(runbook), 500).catch(() => null);
-    if (choices && choices.options.length > 0 && !choices.options.some((p) => p.id === submission.proxyId)) {
+    const offered = await withDeadline(isOfferedProxy(deps, runbook, submission.proxyId), 500).catch(() => true);
+    if (!offered) {
       await ack({ response_action: 'errors', errors: { [BLOCKS.proxy]: 'Choose one of the offered proxies.' } });
       return;
     }

@@ -7,10 +7,11 @@
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { parseInputSchema } from '../../forms/input-schema.ts';
-import { describeFieldErrors, validateObject } from '../../forms/typed-values.ts';
-import { gate, runbookFacts } from '../../runs/gate.ts';
+import { describeFieldErrors } from '../../forms/typed-values.ts';
 import { loadRunbook } from '../../runs/run.ts';
+import { chooseRun, isOfferedProxy, notOfferedSentence } from '../../runs/run-choice.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
+import { runParams } from '../../runs/run-params.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../actor.ts';
 import { postRunningCard } from '../commands/run.ts';
@@ -86,17 +87,9 @@ export function registerWorkflowSteps(app: App, deps: SlackDeps): void {
         { userId: input.actor, teamId, channelId: input.channel, destinationChannel: input.channel },
         { email: true },
       );
-      const resolution = await (await visibilityFor(deps, actor)).resolve(input.runbook);
+      // A runbook hidden from this person reads as unknown, but the refusal is still audited.
+      const resolution = await (await visibilityFor(deps, actor)).resolve(input.runbook, 'workflow.run');
       if (resolution.kind !== 'match') {
-        // A runbook hidden from this person reads as unknown, but the gate still records the refusal.
-        const hidden = await deps.catalog.resolve(input.runbook);
-        if (hidden.kind === 'match') {
-          await gate(deps, actor, {
-            intent: 'run',
-            runbook: runbookFacts(deps, hidden.runbook),
-            auditAction: 'workflow.run',
-          });
-        }
         return await refuse(
           resolution.kind === 'several'
             ? `Several runbooks match "${input.runbook}"; give its id or full name.`
@@ -104,13 +97,15 @@ export function registerWorkflowSteps(app: App, deps: SlackDeps): void {
         );
       }
       const runbook = await loadRunbook(deps, resolution.runbook.id);
-      const checked = validateObject(parseInputSchema(runbook.inputSchema), input.params);
+      const checked = runParams(parseInputSchema(runbook.inputSchema), input.params);
       if (!checked.ok) return await refuse(`Input values refused: ${describeFieldErrors(checked.errors)}.`);
-      const choices = await deps.proxies.choicesFor(runbook);
-      const defaults = input.channel ? await store.channelDefaults.get(input.channel) : null;
-      const proxyId = input.proxy ?? defaults?.proxyId ?? choices.initial;
-      if (!proxyId || (choices.options.length > 0 && !choices.options.some((p) => p.id === proxyId))) {
-        return await refuse(`Proxy "${proxyId ?? ''}" is not one of the offered proxies.`);
+      // The step names its channel: that is the destination; the proxy is chosen like every run's.
+      const { proxyId } = await chooseRun(deps, runbook, input.channel, {
+        proxyId: input.proxy,
+        destination: input.channel,
+      });
+      if (!proxyId || !(await isOfferedProxy(deps, runbook, proxyId))) {
+        return await refuse(notOfferedSentence(proxyId));
       }
       // Slack may deliver the event again: only the first delivery starts a run.
       const first = await store.workflowSteps.begin(
