@@ -50,6 +50,8 @@ export interface ExecutionRecord {
   executor: string;
   approver: string;
   scheduleId: string;
+  /** What ran: a whole runbook, or a single action of one (only seeded history has actions). */
+  type: 'EXECUTION_TYPE_RUNBOOK' | 'EXECUTION_TYPE_ACTION';
   received: ReceivedRun;
   /** Lower-cased workflowName + executor for bare-word filter terms. */
   searchText: string;
@@ -266,7 +268,7 @@ function compileExecutionFilter(terms: FilterTerm[]): (r: ExecutionRecord) => bo
         return (r) => r.executor.toLowerCase().includes(lower);
       case 'type': {
         const type = normalizeEnumValue(term.value, 'EXECUTION_TYPE_');
-        return () => type === 'EXECUTION_TYPE_RUNBOOK';
+        return (r) => r.type === type;
       }
       case 'id':
         return (r) => r.id === term.value;
@@ -298,7 +300,7 @@ export function toWireExecution(r: ExecutionRecord, summary: boolean): Execution
     executor: r.executor,
     approver: r.approver,
     reason: r.reason,
-    executionType: 'EXECUTION_TYPE_RUNBOOK',
+    executionType: r.type,
   };
   if (!summary) wire.output = r.outputBase64;
   return wire;

@@ -51,7 +51,12 @@ export function seedHistory(state: EmulatorState, nowMs: number): void {
       { proxyId: PROD_PROXY, params: JSON.stringify(params), userEmail: executor === 'api-key' ? undefined : executor },
       params,
       startMs,
-      { executor, approver: runbook.workflow.requiresApproval ? 'approver@example.com' : '' },
+      {
+        executor,
+        approver: runbook.workflow.requiresApproval ? 'approver@example.com' : '',
+        // Every fifth is a single action run from the runbook, as the service records them.
+        type: i % 5 === 4 ? 'EXECUTION_TYPE_ACTION' : 'EXECUTION_TYPE_RUNBOOK',
+      },
       { outcome: random() < 0.3 ? 'failed' : 'succeeded', durationMs: runbook.defaultDurationMs },
     );
   }

@@ -118,7 +118,7 @@ export class EmulatorState {
     received: ReceivedRun,
     params: Record<string, unknown>,
     atMs: number,
-    who: { executor: string; approver: string },
+    who: { executor: string; approver: string; type?: ExecutionRecord['type'] },
     plan?: { outcome: 'succeeded' | 'failed'; durationMs: number },
   ): ExecutionRecord {
     return this.#startExecution(runbook, received, params, received.params, atMs, who, plan);
@@ -130,7 +130,7 @@ export class EmulatorState {
     params: Record<string, unknown>,
     paramsText: string | undefined,
     atMs: number,
-    who: { executor: string; approver: string },
+    who: { executor: string; approver: string; type?: ExecutionRecord['type'] },
     forcedPlan?: { outcome: 'succeeded' | 'failed'; durationMs: number },
   ): ExecutionRecord {
     const plan = forcedPlan ?? planRun(params, this.#defaultDurationMs ?? runbook.defaultDurationMs);
@@ -149,6 +149,7 @@ export class EmulatorState {
       executor: who.executor,
       approver: who.approver,
       scheduleId: received.scheduleId ?? '',
+      type: who.type ?? 'EXECUTION_TYPE_RUNBOOK',
       received: { ...received },
     });
     const lastRun = runbook.workflow.lastRun;

@@ -269,6 +269,25 @@ export class Policy {
  * "<@U1>, <@U2> or members of <!subteam^S1>" — or "anyone but the requester". The mentions are sealed
  * (src/mentions.ts): live in Slack even inside a sentence that is escaped as a whole.
  */
+/**
+ * Who must approve, as the end of a sentence: "@Bob or @Carol can approve it" for one approval; with a
+ * quorum "it needs approval from both @Bob and @Carol", "… from 2 of @Bob, @Carol and @Dan", or
+ * "it needs 2 approvals from members of @sre, one from each of @dba" — never "or" when all are needed.
+ */
+export function describeWhoApproves(need: Pick<ApprovalNeed, 'approverUsers' | 'approverGroups' | 'quorum'>): string {
+  const { count, eachOf } = need.quorum;
+  const needed = Math.max(1, count, eachOf.length);
+  if (needed <= 1) return `${describeApprovers(need)} can approve it`;
+  const each = eachOf.length ? `, one from each of ${eachOf.map((g) => mention.group(g)).join(', ')}` : '';
+  const users = need.approverUsers.map((u) => mention.user(u));
+  if (need.approverGroups.length === 0 && users.length >= needed) {
+    const all = users.length === 2 ? 'both ' : users.length > 2 && needed === users.length ? 'all of ' : '';
+    const some = needed < users.length ? `${needed} of ` : all;
+    return `it needs approval from ${some}${users.slice(0, -1).join(', ')} and ${users.at(-1)}${each}`;
+  }
+  return `it needs ${needed} approvals from ${describeApprovers(need)}${each}`;
+}
+
 export function describeApprovers(need: Pick<ApprovalNeed, 'approverUsers' | 'approverGroups'>): string {
   const people = [
     ...need.approverUsers.map((u) => mention.user(u)),

@@ -13,6 +13,7 @@ import {
   type ApprovalNeed,
   type Decision,
   describeApprovers,
+  describeWhoApproves,
   type PolicyAction,
   type RunbookFacts,
   type Subject,
@@ -61,6 +62,8 @@ export interface GateRequest {
 export interface RunApprovalNeed extends ApprovalNeed {
   /** "<@U1> or members of <!subteam^S1>" (sealed mentions), or "anyone but the requester". */
   approvers: string;
+  /** "… can approve it", or with a quorum "it needs approval from both <@U1> and <@U2>" (sealed mentions). */
+  whoApproves: string;
 }
 
 export type GateVerdict =
@@ -139,7 +142,7 @@ export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): 
 /** The one answer to "does a run of this runbook need approval, and who may give it". */
 export function approvalNeedOf(deps: Pick<RunsDeps, 'access'>, runbook: RunbookFacts): RunApprovalNeed {
   const need = deps.access.policy.approvalFor(runbook);
-  return { ...need, approvers: describeApprovers(need) };
+  return { ...need, approvers: describeApprovers(need), whoApproves: describeWhoApproves(need) };
 }
 
 /** The same for a runbook known by its API copy. */

@@ -371,7 +371,7 @@ export async function sendToBot(
   botUrl: string,
   signingSecret: string,
   body: SlackRequestBody,
-  opts: { timestampSeconds?: number; tamper?: boolean } = {},
+  opts: { timestampSeconds?: number; tamper?: boolean; headers?: Record<string, string> } = {},
 ): Promise<BotResponse> {
   const timestamp = opts.timestampSeconds ?? Math.floor(Date.now() / 1000);
   const headers = signSlackRequest(signingSecret, body.raw, timestamp);
@@ -382,6 +382,7 @@ export async function sendToBot(
     headers: {
       'content-type': body.kind === 'form' ? 'application/x-www-form-urlencoded' : 'application/json',
       'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+      ...opts.headers,
       ...headers,
     },
     body: sent,

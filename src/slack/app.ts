@@ -13,6 +13,7 @@ import { registerConfirmActions } from './listeners/confirm-actions.ts';
 import { registerEvents } from './listeners/events.ts';
 import { registerExecutionActions } from './listeners/execution-actions.ts';
 import { registerOutgoingGuard } from './listeners/guard-outgoing.ts';
+import { registerHandleOnce } from './listeners/handle-once.ts';
 import { registerMentions } from './listeners/mentions.ts';
 import { registerOptions } from './listeners/options.ts';
 import { registerOutputActions } from './listeners/output-actions.ts';
@@ -145,6 +146,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   });
 
   registerOutgoingGuard(app);
+  registerHandleOnce(app, deps);
   registerMetadataSeal(app, deps.access.seal, deps.logger);
   registerCommands(app, deps);
   registerActions(app, deps);

@@ -101,7 +101,7 @@ export const SUBCOMMANDS = {
   show: {
     usage: 'show <runbook>',
     description: 'Details of one runbook: inputs, environments, last run, approval.',
-    examples: ['show "Restart Kubernetes Deployment"', 'show rotate-iam'],
+    examples: ['show "Restart Kubernetes Deployment"', 'show "Rotate IAM Access Keys"'],
     flags: [],
     positional: 'required',
     positionalName: 'runbook',
@@ -113,8 +113,8 @@ export const SUBCOMMANDS = {
     examples: [
       'run',
       'run "Drain Kubernetes Node"',
-      'run "Restart Pods" namespace=prod',
-      'run "Restart Pods" namespace=prod --now',
+      'run "Restart Kubernetes Deployment" namespace=prod',
+      'run "Scale Kubernetes Deployment" namespace=prod deployment=web replicas=3 --now',
     ],
     flags: [
       {
@@ -205,10 +205,10 @@ export const SUBCOMMANDS = {
     description:
       "Saved runs for this channel: `/runbook <alias> [key=value …] [--now]` then opens the runbook's form prefilled (or confirms and runs with --now).",
     examples: [
-      'alias add restart-prod "Restart Pods" namespace=prod --to #deploys',
+      'alias add scale-web "Scale Kubernetes Deployment" namespace=prod deployment=web --to #deploys',
       'alias list',
-      'alias remove restart-prod',
-      'restart-prod replicas=3',
+      'alias remove scale-web',
+      'scale-web replicas=5',
     ],
     flags: [
       { name: 'proxy', values: [], description: 'the proxy that runs it' },
@@ -220,7 +220,7 @@ export const SUBCOMMANDS = {
   defaults: {
     usage: 'defaults [--proxy ID|none] [--to #channel|none] | defaults clear',
     description: "This channel's run defaults (proxy, where results go), preselected in run forms opened here.",
-    examples: ['defaults', 'defaults --proxy proxy-eu --to #deploys', 'defaults --to none', 'defaults clear'],
+    examples: ['defaults', 'defaults --proxy proxy-staging --to #deploys', 'defaults --to none', 'defaults clear'],
     flags: [
       { name: 'proxy', values: [], description: 'default proxy (none clears it)' },
       { name: 'to', values: [], description: 'default result channel (none clears it)' },

@@ -1,7 +1,9 @@
 // Posting where the person asked, with the fallbacks a real workspace needs: join a public channel
 // the bot is not in yet, and when the channel is out of reach, send it to the person directly so
-// the message is never silently lost. Every post goes through postOnce: never re-sent blindly, and
-// a post whose outcome is unknown is not "rescued" by a DM copy either (that would be a second one).
+// the message is never silently lost. A private answer (ephemeral) that Slack refuses goes to the
+// person's DM, never into the channel or thread: private stays private. Every post goes through
+// postOnce: never re-sent blindly, and a post whose outcome is unknown is not "rescued" by a DM copy
+// either (that would be a second one).
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.ts';
@@ -21,6 +23,16 @@ export interface Postable {
 
 function landed(outcome: PostOnceOutcome): { channel: string; ts: string } | null {
   return outcome.kind === 'posted' ? { channel: outcome.channel, ts: outcome.ts } : null;
+}
+
+/** The permalink of a posted message; null when there is none or Slack does not give it. */
+export async function permalinkOf(
+  client: WebClient,
+  at: { channel: string | null; ts: string | null } | null,
+): Promise<string | null> {
+  if (!at?.channel || !at.ts) return null;
+  const res = await client.chat.getPermalink({ channel: at.channel, message_ts: at.ts }).catch(() => null);
+  return res?.permalink ?? null;
 }
 
 export function slackErrorCode(err: unknown): string | null {
@@ -44,9 +56,16 @@ export async function postToConversation(
   const { text, blocks } = message;
   if (message.ephemeralTo && channel) {
     try {
-      await client.chat.postEphemeral({ channel, user: message.ephemeralTo, text, blocks });
+      await client.chat.postEphemeral({
+        channel,
+        user: message.ephemeralTo,
+        text,
+        blocks,
+        ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+      });
       return null;
     } catch (err) {
+      // Meant for one person: never posted where others read it, only sent to them directly.
       logger.warn({ err: slackErrorCode(err) ?? err }, 'ephemeral post failed; sending a DM instead');
     }
   }
@@ -75,22 +94,14 @@ export async function postToConversation(
     logger.warn({ err: outcome.code, channel }, 'could not post to the channel; sending a DM instead');
   }
   try {
-    const dm = await openDm(client, userId);
+    const dm = await openDm(client, message.ephemeralTo ?? userId);
     if (!dm) return null;
-    const note: KnownBlock[] =
-      channel && !message.ephemeralTo
-        ? [
-            {
-              type: 'context',
-              elements: [
-                {
-                  type: 'mrkdwn',
-                  text: `I could not post in ${channelMention(channel)}, so here it is. Invite me there with \`/invite\`.`,
-                },
-              ],
-            },
-          ]
-        : [];
+    const why = !channel
+      ? null
+      : message.ephemeralTo
+        ? `I could not answer you privately in ${channelMention(channel)}, so here it is.`
+        : `I could not post in ${channelMention(channel)}, so here it is. Invite me there with \`/invite\`.`;
+    const note: KnownBlock[] = why ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: why }] }] : [];
     const outcome = await postOnce(client, dm, { text, blocks: [...blocks, ...note].slice(0, 50) }, once);
     if (outcome.kind !== 'posted') logger.warn({ err: outcome.error, userId }, 'the DM may not have arrived');
     return landed(outcome);

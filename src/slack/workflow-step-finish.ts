@@ -10,7 +10,7 @@ import type { FinishHook } from '../runs/run-tracker.ts';
 import type { WorkflowStep } from '../store/saved-runs.ts';
 import type { Store } from '../store/store.ts';
 import { STEP_OUTPUTS } from './ids.ts';
-import { slackErrorCode } from './post-to-conversation.ts';
+import { permalinkOf, slackErrorCode } from './post-to-conversation.ts';
 
 /** Output tail sent to the workflow: the last lines, at most this many characters. */
 export const OUTPUT_TAIL_CHARS = 1_000;
@@ -100,16 +100,6 @@ export async function endStep(
   }
 }
 
-async function permalink(client: WebClient, channel: string | null, ts: string | null): Promise<string | null> {
-  if (!channel || !ts) return null;
-  try {
-    const res = await client.chat.getPermalink({ channel, message_ts: ts });
-    return res.permalink ?? null;
-  } catch {
-    return null;
-  }
-}
-
 /** The watcher's hook: a step waiting for this run ends now, with the run's outputs or its failure. */
 export function finishWaitingSteps(
   deps: { store: Store; logger: Logger; now: () => number },
@@ -118,7 +108,7 @@ export function finishWaitingSteps(
   return async ({ watch, execution, stale, channel, messageTs }) => {
     const step = await deps.store.workflowSteps.pendingForExecution(watch.executionId);
     if (!step?.waitForCompletion) return;
-    const cardLink = await permalink(client, channel, messageTs);
+    const cardLink = await permalinkOf(client, { channel, ts: messageTs });
     const end = endOfRun(step, execution, stale, cardLink);
     await endStep(deps.store, client, deps.logger, step.functionExecutionId, end, deps.now);
   };

@@ -266,6 +266,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE watches ADD COLUMN proxy_name TEXT;
     `,
   },
+  {
+    version: 9,
+    name: 'slack events handled once',
+    up: () => `
+      CREATE TABLE slack_events (
+        key     TEXT PRIMARY KEY,
+        seen_at BIGINT NOT NULL
+      );
+      CREATE INDEX slack_events_seen_at ON slack_events (seen_at);
+    `,
+  },
 ];
 
 export interface MigrateOptions {

@@ -29,12 +29,14 @@ import type {
   RunLimitStore,
   ScheduleOwner,
   ScheduleOwnerStore,
+  SlackEventStore,
   Store,
   SubscriptionStore,
   Watch,
   WatchState,
   WatchStore,
 } from './store.ts';
+import { SLACK_EVENT_MEMORY_MS } from './store.ts';
 
 export interface SqlStoreOptions {
   /** Postgres schema this store lives in (created by migrate()). */
@@ -275,6 +277,25 @@ function watchStore(db: SqlDriver): WatchStore {
         [Math.max(0, Math.trunc(limit))],
       );
       return rows.map(toWatch);
+    },
+  };
+}
+
+function slackEventStore(db: SqlDriver): SlackEventStore {
+  return {
+    async claim(keys, now) {
+      await db.query('DELETE FROM slack_events WHERE seen_at < $1', [now - SLACK_EVENT_MEMORY_MS]);
+      // In one order everywhere, stopping at the first key already there: two deliveries of the same
+      // event race on its first key, so exactly one of them goes on (and wins the rest).
+      const sorted = [...new Set(keys)].sort();
+      for (const key of sorted) {
+        const result = await db.query(
+          'INSERT INTO slack_events (key, seen_at) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING',
+          [key, now],
+        );
+        if (result.rowCount !== 1) return false;
+      }
+      return sorted.length > 0;
     },
   };
 }
@@ -681,6 +702,7 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     close: () => db.close(),
     watches: watchStore(db),
     notifications: notificationStore(db),
+    slackEvents: slackEventStore(db),
     intents: intentStore(db),
     outputUploads: outputUploadStore(db),
     subscriptions: subscriptionStore(db),

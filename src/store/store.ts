@@ -302,6 +302,22 @@ export interface NotificationStore {
   release(key: string): Promise<void>;
 }
 
+/**
+ * Slack events already handled, by the keys that identify them (the event id of every delivery, and
+ * for a mention its message), so a retried event or a mention re-sent for an edited message is
+ * handled once across replicas. Keys are forgotten after `SLACK_EVENT_MEMORY_MS`.
+ */
+export interface SlackEventStore {
+  /**
+   * Records every key; true only when none of them was seen before (the first delivery), to exactly
+   * one caller across concurrent callers and replicas.
+   */
+  claim(keys: readonly string[], now: number): Promise<boolean>;
+}
+
+/** How long an event's keys are remembered: far past Slack's retries (minutes) and usual edits. */
+export const SLACK_EVENT_MEMORY_MS = 7 * 24 * 60 * 60_000;
+
 export interface SubscriptionStore {
   /** Upsert on (channel, runbookId); an update keeps createdBy/createdAt and changes name and filter. */
   add(s: NewSubscription, now: number): Promise<'added' | 'updated'>;
@@ -437,6 +453,7 @@ export interface Store {
   close(): Promise<void>;
   watches: WatchStore;
   notifications: NotificationStore;
+  slackEvents: SlackEventStore;
   intents: RunIntentStore;
   subscriptions: SubscriptionStore;
   cursors: CursorStore;

@@ -1,4 +1,4 @@
-// The finished run's whole output, kept: when the result card shows only its tail, the output is
+// The finished run's whole output, kept: when it is long (outputWorthAFile), the output is
 // uploaded into the card's thread as a text file with Slack's current upload flow
 // (files.getUploadURLExternal → POST the bytes → files.completeUploadExternal; files.upload is
 // retired). Called from the watcher's deliver step; it never throws, so a failed upload never holds
@@ -10,7 +10,7 @@
 // completion is unknown (timeout, connection lost) the claim is kept: a lost file is better than two.
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.ts';
-import { outputExceedsCard } from '../slack/blocks/execution-card.ts';
+import { outputWorthAFile } from '../slack/blocks/execution-card.ts';
 import type { Store } from '../store/store.ts';
 
 /** The file keeps the last this-many bytes of a longer output (with a first line saying so). */
@@ -62,9 +62,9 @@ function lineCount(text: string): number {
   return text.replace(/\n+$/, '').split('\n').length;
 }
 
-/** Uploads the full output into the card's thread when the card shows less of it; at most once, ever. */
+/** Uploads the full output into the card's thread when it is long; at most once, ever. */
 export async function uploadOutputOnce(deps: OutputUploadDeps, run: OutputToUpload): Promise<UploadOutcome> {
-  if (!outputExceedsCard(run.output)) return 'not_needed';
+  if (!outputWorthAFile(run.output)) return 'not_needed';
   const log = deps.logger.child({ component: 'output-upload', executionId: run.executionId });
   let claimed: boolean;
   try {

@@ -6,7 +6,7 @@ import { ACTIONS, BLOCKS, VIEWS } from '../ids.ts';
 import { button, type SlackMessage, when } from './common.ts';
 import { formatInputs } from './execution-card.ts';
 import { type CardInputs, toLabelledInputs } from './input-summary.ts';
-import { channelMention, escapeMrkdwn, mrkdwnText, plainText, truncate, userMention } from './mrkdwn.ts';
+import { channelMention, escapeMrkdwn, mrkdwnText, plainText, slackLink, truncate, userMention } from './mrkdwn.ts';
 import { peopleText, personText, proxyText } from './people.ts';
 
 /** Where a quorum stands: who approved so far and what is still needed (from src/policy/quorum.ts). */
@@ -57,13 +57,13 @@ function approvedByText(approval: Approval, progress: ApprovalProgress | undefin
   );
 }
 
-function outcomeLine(approval: Approval, progress?: ApprovalProgress): string {
+function outcomeLine(approval: Approval, progress?: ApprovalProgress, cardLink?: string | null): string {
   switch (approval.state) {
     case 'pending':
       return `:hourglass_flowing_sand: Waiting for approval until ${when(new Date(approval.expiresAt).toISOString())}`;
     case 'approved': {
       const ran = approval.executionIds.length
-        ? ` — running as ${approval.executionIds.map((id) => `\`${escapeMrkdwn(id)}\``).join(', ')}`
+        ? ` — running as ${approval.executionIds.map((id) => `\`${escapeMrkdwn(id)}\``).join(', ')}${cardLink ? ` · ${slackLink(cardLink, 'open its card')}` : ''}`
         : approval.error
           ? ` — but the run failed to start: ${escapeMrkdwn(truncate(approval.error, 500))}`
           : ' — starting the run';
@@ -98,6 +98,8 @@ export interface ApprovalViewOptions {
   /** Where the quorum stands (omit for a single-approver request). */
   progress?: ApprovalProgress;
   proxyName?: string | null;
+  /** Permalink of the run's live card, once approved and posted (the requester's copy links it). */
+  cardLink?: string | null;
 }
 
 /**
@@ -144,7 +146,7 @@ export function buildApprovalNotice(
       { type: 'section', text: mrkdwnText(`Your request to run *${name}*`) },
       ...details(approval, approvers, options.proxyName),
       ...(progress ? [{ type: 'section', text: mrkdwnText(progress) } as KnownBlock] : []),
-      { type: 'context', elements: [mrkdwnText(outcomeLine(approval, options.progress))] },
+      { type: 'context', elements: [mrkdwnText(outcomeLine(approval, options.progress, options.cardLink))] },
     ],
   };
 }

@@ -184,6 +184,19 @@ export function outputExceedsCard(output: string | null | undefined): boolean {
   return codePointLength(codeBlock(lines.join('\n'), Number.MAX_SAFE_INTEGER)) > OUTPUT_TAIL_CHARS;
 }
 
+/** An output longer than this many lines (or OUTPUT_FILE_MIN_CHARS) also goes into the thread as a file. */
+export const OUTPUT_FILE_MIN_LINES = 40;
+export const OUTPUT_FILE_MIN_CHARS = 5000;
+
+/**
+ * Whether the whole output is worth a file in the thread: only a long one. A short output the card cuts
+ * (a dozen lines) is read with *Full output*; a file for it is noise.
+ */
+export function outputWorthAFile(output: string | null | undefined): boolean {
+  if (!output || !outputExceedsCard(output)) return false;
+  return outputLines(output).length > OUTPUT_FILE_MIN_LINES || codePointLength(output) > OUTPUT_FILE_MIN_CHARS;
+}
+
 /**
  * The finished card. `output` is decoded text (may be long); a short tail is shown. `people` (emails
  * Slack knows, looked up by the caller) makes an executor started outside Slack a mention.
@@ -234,7 +247,7 @@ export function buildResultCard(
         type: 'context',
         elements: [
           mrkdwnText(
-            `Last ${tail.shownLines} of ${tail.totalLines} ${tail.totalLines === 1 ? 'line' : 'lines'} (earlier lines not shown). The whole output is in the thread as a file; *Full output* pages through it.`,
+            `Last ${tail.shownLines} of ${tail.totalLines} ${tail.totalLines === 1 ? 'line' : 'lines'} (earlier lines not shown). ${outputWorthAFile(execution.output) ? 'The whole output is in the thread as a file; *Full output* pages through it.' : '*Full output* shows all of it.'}`,
           ),
         ],
       });

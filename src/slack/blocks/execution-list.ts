@@ -150,13 +150,20 @@ function emptySentence(query: ExecutionsQuery, runbookName: string | null, moreP
   if (morePages) return ':mag: Nothing to show on this page. Use *Next* to look further.';
   if (query.tokens.length > 0) return ':mag: No more executions. Use *Previous* to go back.';
   const of = runbookName ? ` of *${escapeMrkdwn(truncate(runbookName, 150))}*` : '';
+  const yours = query.mine ? ' of yours' : '';
   const status = query.status ? ` that ${query.status === 'running' ? 'are running' : query.status}` : '';
   const period = query.last ? ` in the last ${query.last}` : '';
-  const hint =
-    query.status || query.last
-      ? ' Try without `--status` or `--last`.'
-      : ' Runs started with `/runbook run` show up here.';
-  return `:mag: No executions${of}${status}${period}.${hint}`;
+  // The status and "only mine" filters are buttons here (also when typed), so the hint names the button;
+  // only --last exists as a typed flag alone.
+  const hints = [
+    ...(query.status ? ['pick *All* to see every status'] : []),
+    ...(query.mine ? ['pick *Everyone’s runs* to see all'] : []),
+    ...(query.last ? ['type the command without `--last` to see all time'] : []),
+  ];
+  const hint = hints.length
+    ? ` ${hints.join('; ').replace(/^./, (c) => c.toUpperCase())}.`
+    : ' Runs started with `/runbook run` show up here.';
+  return `:mag: No executions${yours}${of}${status}${period}.${hint}`;
 }
 
 const STATUS_CHOICES: Array<[ExecutionStatusFilter | null, string]> = [
@@ -199,6 +206,8 @@ export interface ExecutionListInput {
   nowMs?: number;
   /** Executors Slack knows by email, shown as mentions. */
   people?: PeopleByEmail;
+  /** "Only mine" read only this many of the latest executions (there were more). */
+  scannedLatest?: number;
 }
 
 export function buildExecutionList(input: ExecutionListInput): SlackMessage {
@@ -213,7 +222,8 @@ export function buildExecutionList(input: ExecutionListInput): SlackMessage {
   const summary = summarizeStatusTable(page.statusTable);
   const pageLabel =
     page.pageCount > 1 && !query.historyCut ? `page ${pageNumber} of ${page.pageCount}` : `page ${pageNumber}`;
-  const context = [...(summary ? [summary] : []), ...describeFilters(query, runbookName), pageLabel];
+  const scanned = input.scannedLatest ? [`among the latest ${input.scannedLatest.toLocaleString('en-US')} runs`] : [];
+  const context = [...(summary ? [summary] : []), ...describeFilters(query, runbookName), ...scanned, pageLabel];
   blocks.push({ type: 'context', elements: [mrkdwnText(context.join(' · '))] });
 
   const rows = page.items.slice(0, EXECUTIONS_PAGE_SIZE);

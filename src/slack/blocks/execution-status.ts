@@ -129,7 +129,12 @@ export function buildExecutionStatus(input: ExecutionStatusInput): SlackMessage 
     type: 'actions',
     block_id: 'execution_actions',
     elements: [
-      ...(execution.output ? [button('Full output', ACTIONS.executionOutput, execution.id)] : []),
+      ...(execution.output
+        ? [
+            button('Full output', ACTIONS.executionOutput, execution.id),
+            button('Find in output', ACTIONS.executionFind, execution.id),
+          ]
+        : []),
       button('Re-run', ACTIONS.executionRerun, rerunValue(execution.id, input.runbookId)),
       button('Refresh', ACTIONS.executionRefresh, execution.id),
     ],

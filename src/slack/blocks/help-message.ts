@@ -50,7 +50,19 @@ export function buildHelp(topic: SubcommandName | null): SlackMessage {
   };
 }
 
-/** A malformed command: what was wrong, the closest valid spelling, and the relevant help. */
+/** One short line naming every subcommand, for a word that is none of them. */
+function subcommandsLine(): KnownBlock {
+  const names = SUBCOMMAND_NAMES.map((n) => `\`${n}\``).join(' ');
+  return {
+    type: 'context',
+    elements: [mrkdwnText(`Subcommands: ${names}. \`${COMMAND} help\` says what each does.`)],
+  };
+}
+
+/**
+ * A malformed command: what was wrong, the closest valid spelling, and that subcommand's help — never the
+ * whole help (a mistyped word gets the list of subcommand names in one line).
+ */
 export function buildCommandError(parse: {
   error: string;
   topic: SubcommandName | null;
@@ -58,7 +70,7 @@ export function buildCommandError(parse: {
 }): SlackMessage {
   const lines = [`:warning: ${escapeMrkdwn(parse.error)}`];
   if (parse.suggestion) lines.push(`Did you mean \`${escapeMrkdwn(parse.suggestion)}\`?`);
-  const help = parse.topic ? topicBlocks(parse.topic) : buildHelp(null).blocks.slice(1);
+  const help = parse.topic ? topicBlocks(parse.topic) : [subcommandsLine()];
   return {
     text: parse.error,
     blocks: [{ type: 'section', text: mrkdwnText(lines.join('\n')) }, { type: 'divider' }, ...help],

@@ -23,7 +23,7 @@ import { escapeMrkdwn, userMention } from '../blocks/mrkdwn.ts';
 import { buildScheduleApprovalNotice, buildScheduleApprovalRequest } from '../blocks/schedule-approval.ts';
 import type { SlackDeps } from '../deps.ts';
 import { describeFailure } from '../describe-failure.ts';
-import { postToConversation, slackErrorCode } from '../post-to-conversation.ts';
+import { permalinkOf, postToConversation, slackErrorCode } from '../post-to-conversation.ts';
 import type { HandlerContext } from './context.ts';
 import { postRunningCard } from './run.ts';
 
@@ -59,11 +59,20 @@ function messagesOf(
   };
 }
 
-/** The quorum's state and the proxy's display name, for both copies of a request. */
-async function viewOptions(deps: SlackDeps, approval: Approval): Promise<ApprovalViewOptions> {
+/** The link to an approved run's live card, once it is posted. */
+async function cardLinkOf(deps: SlackDeps, client: WebClient, approval: Approval): Promise<string | null> {
+  const executionId = approval.executionIds[0];
+  if (!executionId) return null;
+  const watch = await deps.access.store.watches.get(executionId).catch(() => null);
+  return permalinkOf(client, watch ? { channel: watch.channel, ts: watch.messageTs } : null);
+}
+
+/** The quorum's state, the proxy's display name and the run's card, for both copies of a request. */
+async function viewOptions(deps: SlackDeps, client: WebClient, approval: Approval): Promise<ApprovalViewOptions> {
   const progress = await approvalProgress(deps, approval).catch(() => undefined);
   const proxyName = deps.proxies.nameOf(approval.proxyId);
-  return { ...(progress ? { progress } : {}), proxyName };
+  const cardLink = await cardLinkOf(deps, client, approval);
+  return { ...(progress ? { progress } : {}), proxyName, cardLink };
 }
 
 /** Posts a stored request to the approvers (APPROVALS_CHANNEL, else where the result goes, else a DM) and DMs the requester. */
@@ -73,7 +82,7 @@ export async function publishApprovalRequest(
   approval: Approval,
   need: RunApprovalNeed,
 ): Promise<void> {
-  const { request, notice } = messagesOf(approval, need.approvers, await viewOptions(deps, approval));
+  const { request, notice } = messagesOf(approval, need.approvers, await viewOptions(deps, client, approval));
   const target = deps.access.approvalsChannel ?? (approval.channel || null);
   const posted = await postToConversation(client, deps.logger, target, approval.requesterId, request);
   // Recorded at once, so an expiry or a decision right after the post finds the message to update.
@@ -102,7 +111,7 @@ export async function refreshApprovalMessages(deps: SlackDeps, client: WebClient
   const { request, notice } = messagesOf(
     approval,
     await approversOf(deps, approval),
-    await viewOptions(deps, approval),
+    await viewOptions(deps, client, approval),
   );
   const updates: Array<[string | null, string | null, SlackMessage]> = [
     [approval.approversChannel, approval.approversTs, request],

@@ -2,7 +2,7 @@
 // output of an execution, and the run form pre-filled with an execution's inputs (Re-run).
 import type { WebClient } from '@slack/web-api';
 import { NotFoundError } from '../../api/errors.ts';
-import type { ListExecutionsParams } from '../../api/runbook-api.ts';
+import type { ExecutionPage, ListExecutionsParams } from '../../api/runbook-api.ts';
 import type { Execution } from '../../api/schemas.ts';
 import type { Resolution } from '../../catalog/runbook-catalog.ts';
 import { maskExecutionInputs, SECRET_KEY } from '../../runs/execution-facts.ts';
@@ -59,6 +59,48 @@ function sameName(a: string, b: string): boolean {
   return a.trim().toLowerCase() === b.trim().toLowerCase();
 }
 
+/** How many of the latest executions "Only mine" reads at most, to find, count and page the person's own. */
+export const OWN_RUNS_SCAN = 1000;
+const SCAN_PAGE = 100;
+
+/** The person's runs among the latest OWN_RUNS_SCAN executions, newest first; `cut` when there were more. */
+async function ownRuns(
+  ctx: HandlerContext,
+  params: ListExecutionsParams,
+  keep: (e: Execution) => boolean,
+): Promise<{ items: Execution[]; cut: boolean }> {
+  const items: Execution[] = [];
+  let token = '';
+  for (let scanned = 0; scanned < OWN_RUNS_SCAN; scanned += SCAN_PAGE) {
+    const page = await ctx.deps.api.executions.list({
+      ...params,
+      pageSize: SCAN_PAGE,
+      ...(token ? { pageToken: token } : {}),
+    });
+    items.push(...page.items.filter(keep));
+    token = page.nextPageToken;
+    if (!token) return { items, cut: false };
+  }
+  return { items, cut: true };
+}
+
+/** One page of the person's own runs; its paging tokens are offsets into them ("10", "20", …). */
+function pageOfOwn(
+  own: Execution[],
+  token: string | undefined,
+): Pick<ExecutionPage, 'items' | 'nextPageToken' | 'pageCount' | 'statusTable'> {
+  const offset = /^\d{1,6}$/.test(token ?? '') ? Number(token) : 0;
+  const statusTable: Record<string, number> = {};
+  for (const e of own) statusTable[e.executionStatus] = (statusTable[e.executionStatus] ?? 0) + 1;
+  const end = offset + EXECUTIONS_PAGE_SIZE;
+  return {
+    items: own.slice(offset, end),
+    nextPageToken: end < own.length ? String(end) : '',
+    pageCount: Math.max(1, Math.ceil(own.length / EXECUTIONS_PAGE_SIZE)),
+    statusTable,
+  };
+}
+
 export async function showExecutions(
   ctx: HandlerContext,
   query: ExecutionsQuery,
@@ -76,32 +118,43 @@ export async function showExecutions(
     // A name carried by a button (paging, a filter) is judged again: `view` is decided where they act now.
     await assertVisible(ctx, runbookName, null, 'executions.list');
   }
-  const pageToken = query.tokens.at(-1);
   const filter = executionsFilter(runbookName, query.status);
   const params: ListExecutionsParams = {
-    pageSize: EXECUTIONS_PAGE_SIZE,
     orderBy: 'descending',
-    ...(pageToken ? { pageToken } : {}),
     ...(filter ? { filter } : {}),
     ...(query.last ? { timeRange: query.last === 'month' ? 'last_month' : 'last_year' } : {}),
   };
-  const page = await ctx.deps.api.executions.list(params);
   // The filter grammar is not published, so a server may ignore it or match loosely (substrings):
   // never show a row that does not belong to the query.
   const visible = await visibleTo(ctx);
-  // "Only mine": runs whose executor is the person's email (what a run from Slack sends as userEmail).
-  const email = query.mine ? ((await ctx.deps.access.identity.emailOf(ctx.client, ctx.userId)) ?? '') : '';
-  const items = page.items.filter(
-    (e) =>
-      (!runbookName || sameName(e.workflowName, runbookName)) &&
-      (!query.status || e.executionStatus === STATUS_OF_FILTER[query.status]) &&
-      (!query.mine || (email !== '' && e.executor.toLowerCase() === email.toLowerCase())) &&
-      visible.ref({ name: e.workflowName }),
-  );
+  const belongs = (e: Execution) =>
+    (!runbookName || sameName(e.workflowName, runbookName)) &&
+    (!query.status || e.executionStatus === STATUS_OF_FILTER[query.status]) &&
+    visible.ref({ name: e.workflowName });
+  let page: Pick<ExecutionPage, 'items' | 'nextPageToken' | 'pageCount' | 'statusTable'>;
+  let scanCut = false;
+  if (query.mine) {
+    // "Only mine": the API cannot filter by executor, so the person's runs (executor = their email, what a
+    // run from Slack sends as userEmail) are gathered here and counted and paged here, not the server's.
+    const email = ((await ctx.deps.access.identity.emailOf(ctx.client, ctx.userId)) ?? '').toLowerCase();
+    const mine = await ownRuns(ctx, params, (e) => email !== '' && e.executor.toLowerCase() === email && belongs(e));
+    scanCut = mine.cut;
+    page = pageOfOwn(mine.items, query.tokens.at(-1));
+  } else {
+    const pageToken = query.tokens.at(-1);
+    const listed = await ctx.deps.api.executions.list({
+      ...params,
+      pageSize: EXECUTIONS_PAGE_SIZE,
+      ...(pageToken ? { pageToken } : {}),
+    });
+    page = { ...listed, items: listed.items.filter(belongs) };
+  }
+  const items = page.items;
   const message = buildExecutionList({
-    page: { ...page, items },
+    page,
     query,
     runbookName,
+    ...(scanCut ? { scannedLatest: OWN_RUNS_SCAN } : {}),
     nowMs: ctx.deps.now(),
     people: await ctx.deps.access.identity.peopleByEmail(
       ctx.client,

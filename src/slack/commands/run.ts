@@ -18,11 +18,12 @@ import { button, errorMessage, errorModal, infoModal, loadingModal, type SlackMe
 import { buildRunningCard } from '../blocks/execution-card.ts';
 import { channelMention, escapeMrkdwn, mrkdwnText } from '../blocks/mrkdwn.ts';
 import { buildRunModal } from '../blocks/run-modal.ts';
+import { buildRunStarted } from '../blocks/run-started.ts';
 import { buildChoiceBlocks, type PickThen } from '../blocks/runbook-choice.ts';
 import type { SlackDeps } from '../deps.ts';
 import { describeFailure } from '../describe-failure.ts';
 import { ACTIONS } from '../ids.ts';
-import { postToConversation } from '../post-to-conversation.ts';
+import { permalinkOf, postToConversation } from '../post-to-conversation.ts';
 import { namesCard } from '../read-back.ts';
 import { publishApprovalRequest } from './approvals.ts';
 import type { HandlerContext } from './context.ts';
@@ -68,7 +69,7 @@ export function runNotes(deps: SlackDeps, runbook: Workflow): string[] {
   if (need.required) {
     const where = deps.access.approvalsChannel ? ` in ${channelMention(deps.access.approvalsChannel)}` : '';
     notes.push(
-      `:lock: This run needs approval (${escapeMrkdwn(need.reasons.join('; '))}). Your request goes to the approvers${where}; ${need.approvers} can approve it.`,
+      `:lock: This run needs approval (${escapeMrkdwn(need.reasons.join('; '))}). Your request goes to the approvers${where}; ${need.whoApproves}.`,
     );
   }
   notes.push(':speech_balloon: The result is posted to the channel below and updated when the run ends.');
@@ -226,9 +227,17 @@ export async function renderRunResult(
 ): Promise<void> {
   const { client } = audience;
   switch (result.kind) {
-    case 'started':
-      await postRunningCard(deps, client, result.run);
+    case 'started': {
+      const posted = await postRunningCard(deps, client, result.run);
+      // The form may send the result elsewhere: say where, where the person was typing.
+      if (actor.channelId && actor.channelId !== result.run.channel) {
+        await postToConversation(client, deps.logger, actor.channelId, actor.userId, {
+          ...(await runStartedNotice(client, result.run, posted)),
+          ephemeralTo: actor.userId,
+        });
+      }
       return;
+    }
     case 'approval-requested': {
       await publishApprovalRequest(deps, client, result.approval, result.need);
       // Where they submitted (besides the DM copy): who it waits for, and until when. The form may send
@@ -276,6 +285,20 @@ export async function renderRunResult(
       return;
     }
   }
+}
+
+/** "X started. Its live card is in #deploys: open it." with the card's link once it is posted. */
+export async function runStartedNotice(
+  client: WebClient,
+  run: StartedRun,
+  posted: { channel: string; ts: string } | null,
+): Promise<SlackMessage> {
+  return buildRunStarted({
+    runbookName: run.runbookName,
+    channel: posted?.channel ?? run.channel,
+    inThread: Boolean(run.threadTs),
+    cardLink: await permalinkOf(client, posted),
+  });
 }
 
 /**

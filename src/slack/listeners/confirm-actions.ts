@@ -8,9 +8,8 @@ import { runWithoutApproval } from '../../runs/run-direct.ts';
 import { runParams } from '../../runs/run-params.ts';
 import { actorFor } from '../actor.ts';
 import { errorMessage, noticeMessage } from '../blocks/common.ts';
-import { escapeMrkdwn } from '../blocks/mrkdwn.ts';
 import type { HandlerContext } from '../commands/context.ts';
-import { openRunModal, postRunningCard } from '../commands/run.ts';
+import { openRunModal, postRunningCard, runStartedNotice } from '../commands/run.ts';
 import type { SlackDeps } from '../deps.ts';
 import { notStartedSentence } from '../describe-failure.ts';
 import { ACTIONS } from '../ids.ts';
@@ -57,11 +56,8 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
     const request = { runbook, proxyId: draft.proxyId, params: checked.params, origin: { threadTs: value.threadTs } };
     const result = await runWithoutApproval(deps, actor, request, 'run.start', 'with --now');
     if (result.kind === 'started') {
-      await postRunningCard(deps, ctx.client, result.run);
-      await ctx.respond({
-        ...noticeMessage(`:rocket: *${escapeMrkdwn(runbook.name)}* started.`, `${runbook.name} started`),
-        replaceOriginal: true,
-      });
+      const posted = await postRunningCard(deps, ctx.client, result.run);
+      await ctx.respond({ ...(await runStartedNotice(ctx.client, result.run, posted)), replaceOriginal: true });
       return;
     }
     await ctx.respond({ ...errorMessage(notStartedSentence(runbook.name, result)), replaceOriginal: true });

@@ -4,7 +4,7 @@
 import type { WebClient } from '@slack/web-api';
 import { type HandlerContext, respondWith } from '../commands/context.ts';
 import type { SlackDeps } from '../deps.ts';
-import { postOnce } from '../post-once.ts';
+import { postToConversation } from '../post-to-conversation.ts';
 
 interface InteractionBody {
   user?: { id?: string; team_id?: string };
@@ -36,19 +36,13 @@ export function interactionContext(
     respond: respond
       ? respondWith(respond)
       : async (reply) => {
-          // No response_url (modals, App Home): answer privately in the channel, else by DM.
-          if (channelId) {
-            await client.chat.postEphemeral({
-              channel: channelId,
-              user: userId,
-              text: reply.text,
-              blocks: reply.blocks,
-            });
-            return;
-          }
-          const dm = await client.conversations.open({ users: userId });
-          // Not re-sent blindly if its answer is lost (post-once.ts).
-          if (dm.channel?.id) await postOnce(client, dm.channel.id, { text: reply.text, blocks: reply.blocks });
+          // No response_url (modals, App Home): answer privately in the channel, else (or when Slack
+          // refuses the ephemeral) by DM; never in the channel for everyone.
+          await postToConversation(client, deps.logger, channelId, userId, {
+            text: reply.text,
+            blocks: reply.blocks,
+            ephemeralTo: userId,
+          });
         },
   };
 }

@@ -7,6 +7,7 @@ import { readOpenFormValue } from '../blocks/mention-prompt.ts';
 import type { HandlerContext, Reply } from '../commands/context.ts';
 import type { SlackDeps } from '../deps.ts';
 import { ACTIONS } from '../ids.ts';
+import { postToConversation } from '../post-to-conversation.ts';
 import { handleCommandText } from './commands.ts';
 import { interactionContext } from './interaction-context.ts';
 import { buttonValue } from './on-action.ts';
@@ -17,14 +18,19 @@ export function commandTextOf(text: string, botUserId: string | undefined): stri
   return text.replace(mention, ' ').replace(/\s+/g, ' ').trim();
 }
 
-/** Answers privately in the thread; where Slack refuses an ephemeral, in the thread for everyone. */
-function answerInThread(client: WebClient, channel: string, user: string, threadTs: string) {
+/**
+ * Answers privately in the thread. Where Slack refuses the ephemeral (a rate limit, any error), the
+ * answer goes to the person's DM, else it is dropped and logged: never posted in the thread, where the
+ * whole channel would read what was meant for one person.
+ */
+function answerInThread(deps: SlackDeps, client: WebClient, channel: string, user: string, threadTs: string) {
   return async (reply: Reply): Promise<void> => {
-    try {
-      await client.chat.postEphemeral({ channel, user, thread_ts: threadTs, text: reply.text, blocks: reply.blocks });
-    } catch {
-      await client.chat.postMessage({ channel, thread_ts: threadTs, text: reply.text, blocks: reply.blocks });
-    }
+    await postToConversation(client, deps.logger, channel, user, {
+      text: reply.text,
+      blocks: reply.blocks,
+      ephemeralTo: user,
+      threadTs,
+    });
   };
 }
 
@@ -42,7 +48,7 @@ export function registerMentions(app: App, deps: SlackDeps): void {
       channelId: event.channel,
       triggerId: null,
       threadTs,
-      respond: answerInThread(client, event.channel, event.user, threadTs),
+      respond: answerInThread(deps, client, event.channel, event.user, threadTs),
     };
     await handleCommandText(ctx, commandTextOf(event.text ?? '', context.botUserId));
   });

@@ -5,7 +5,6 @@
 // Without "wait for completion" the step ends as soon as the run starts; with it, the watcher ends it
 // when the run ends (src/slack/workflow-step-finish.ts), exactly once, across restarts and replicas.
 import type { App } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { describeFieldErrors } from '../../forms/typed-values.ts';
 import { loadRunbook } from '../../runs/run.ts';
@@ -18,6 +17,7 @@ import { postRunningCard } from '../commands/run.ts';
 import type { SlackDeps } from '../deps.ts';
 import { describeFailure, notStartedSentence } from '../describe-failure.ts';
 import { FUNCTIONS, STEP_INPUTS } from '../ids.ts';
+import { permalinkOf } from '../post-to-conversation.ts';
 import { endOfRun, endStep, type StepEnd, stepOutputs } from '../workflow-step-finish.ts';
 
 export interface StepInputs {
@@ -60,12 +60,6 @@ export function readStepInputs(inputs: Record<string, unknown>): StepInputs | { 
     wait: wait === true || wait === 'true',
     actor,
   };
-}
-
-async function permalinkOf(client: WebClient, at: { channel: string; ts: string } | null): Promise<string | null> {
-  if (!at) return null;
-  const res = await client.chat.getPermalink({ channel: at.channel, message_ts: at.ts }).catch(() => null);
-  return res?.permalink ?? null;
 }
 
 export function registerWorkflowSteps(app: App, deps: SlackDeps): void {

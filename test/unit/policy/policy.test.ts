@@ -4,7 +4,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { plainMentions } from '../../../src/mentions.ts';
 import { loadPolicy, PolicyError, parsePolicy } from '../../../src/policy/load-policy.ts';
-import { describeApprovers, Policy, PolicyFile, type RunbookFacts, type Subject } from '../../../src/policy/policy.ts';
+import {
+  describeApprovers,
+  describeWhoApproves,
+  Policy,
+  PolicyFile,
+  type RunbookFacts,
+  type Subject,
+} from '../../../src/policy/policy.ts';
 
 const restart: RunbookFacts = {
   id: 'r1',
@@ -213,5 +220,27 @@ colour: blue
     await expect(loadPolicy(null)).resolves.toBeInstanceOf(Policy);
     await writeFile(path.join(dir, 'broken.yaml'), 'rules: [');
     await expect(loadPolicy(path.join(dir, 'broken.yaml'))).rejects.toThrow(/not valid YAML/);
+  });
+});
+
+describe('who approves, in words', () => {
+  const need = (approverUsers: string[], approverGroups: string[], count: number, eachOf: string[] = []) => ({
+    approverUsers,
+    approverGroups,
+    quorum: { count, eachOf },
+  });
+  const say = (n: ReturnType<typeof need>) => plainMentions(describeWhoApproves(n));
+  it('says "or" only when one approval is enough', () => {
+    expect(say(need(['U02BOB', 'U03CAROL'], [], 1))).toBe('<@U02BOB> or <@U03CAROL> can approve it');
+  });
+  it('says both / 2 of / all of when a quorum needs several', () => {
+    expect(say(need(['U02BOB', 'U03CAROL'], [], 2))).toBe('it needs approval from both <@U02BOB> and <@U03CAROL>');
+    expect(say(need(['U01A', 'U02B', 'U03C'], [], 2))).toBe('it needs approval from 2 of <@U01A>, <@U02B> and <@U03C>');
+    expect(say(need(['U01A', 'U02B', 'U03C'], [], 3))).toBe(
+      'it needs approval from all of <@U01A>, <@U02B> and <@U03C>',
+    );
+    expect(say(need([], ['S0SRE'], 2, ['S0DBA']))).toBe(
+      'it needs 2 approvals from members of <!subteam^S0SRE>, one from each of <!subteam^S0DBA>',
+    );
   });
 });

@@ -84,6 +84,7 @@ describe('postgres store', () => {
       'run_limits',
       'schedule_owners',
       'schema_migrations',
+      'slack_events',
       'subscriptions',
       'watches',
       'workflow_steps',

@@ -1,7 +1,7 @@
 // The behaviour every Store implementation must have. Each implementation's test file calls
 // runStoreContract with a harness that can open several stores on ONE database (replicas, restarts).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { NewApproval, NewWatch, Store } from '../../../src/store/store.ts';
+import { type NewApproval, type NewWatch, SLACK_EVENT_MEMORY_MS, type Store } from '../../../src/store/store.ts';
 
 export interface StoreHarness {
   /** Opens (and migrates) another store on the same database: a second replica, or a restart. */
@@ -437,6 +437,30 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await replica.notifications.has('fail:e-1')).toBe(false);
         expect(await replica.notifications.claim('fail:e-1', T0 + 1)).toBe(true);
         await store.notifications.release('never-claimed');
+      });
+    });
+
+    describe('slackEvents', () => {
+      it('the first delivery of an event wins, once across concurrent callers and replicas', async () => {
+        const replica = await harness.open();
+        const keys = ['event:Ev1', 'message:C1:1700000000.000100'];
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 ? store : replica).slackEvents.claim(keys, T0)),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        // A retry (same event id) and a re-sent mention of the same message (new event id) both lose.
+        expect(await replica.slackEvents.claim(['event:Ev1'], T0 + 1)).toBe(false);
+        expect(await store.slackEvents.claim(['event:Ev2', 'message:C1:1700000000.000100'], T0 + 2)).toBe(false);
+        // ...and that second delivery's own id is remembered too.
+        expect(await store.slackEvents.claim(['event:Ev2'], T0 + 3)).toBe(false);
+        expect(await store.slackEvents.claim(['event:Ev3', 'message:C1:1700000000.000200'], T0 + 4)).toBe(true);
+        expect(await store.slackEvents.claim([], T0 + 5)).toBe(false);
+      });
+
+      it('keys are forgotten after SLACK_EVENT_MEMORY_MS', async () => {
+        expect(await store.slackEvents.claim(['event:Old'], T0)).toBe(true);
+        expect(await store.slackEvents.claim(['event:Old'], T0 + SLACK_EVENT_MEMORY_MS - 1)).toBe(false);
+        expect(await store.slackEvents.claim(['event:Old'], T0 + SLACK_EVENT_MEMORY_MS + 1)).toBe(true);
       });
     });
 

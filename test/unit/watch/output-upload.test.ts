@@ -40,6 +40,12 @@ const run = (executionId: string, output = LONG) => ({
   output,
 });
 
+it('a short output the card cuts (9 lines) is not uploaded: Full output shows it', async () => {
+  const nine = Array.from({ length: 9 }, (_, i) => `line ${i}`).join('\n');
+  expect(await uploadOutputOnce(deps(), run('e-nine', nine))).toBe('not_needed');
+  expect(await store.outputUploads.get('e-nine')).toBeNull();
+});
+
 it('uploads only output longer than the card, and only once', async () => {
   expect(await uploadOutputOnce(deps(), run('e-short', 'ok'))).toBe('not_needed');
   expect(await uploadOutputOnce(deps(), run('e-1'))).toBe('uploaded');

@@ -12,7 +12,7 @@ import { buildRunModal } from '../../../../src/slack/blocks/run-modal.ts';
 import { buildRunbookChoice } from '../../../../src/slack/blocks/runbook-choice.ts';
 import { buildRunbookDetails } from '../../../../src/slack/blocks/runbook-details.ts';
 import { buildRunbookList, decodeListState, encodeListState } from '../../../../src/slack/blocks/runbook-list.ts';
-import { parseCommand, SUBCOMMAND_NAMES } from '../../../../src/slack/parse-command.ts';
+import { parseCommand, SUBCOMMAND_NAMES, SUBCOMMANDS } from '../../../../src/slack/parse-command.ts';
 import { mrkdwnTexts } from '../../../support/block-texts.ts';
 
 const SCHEMA = JSON.stringify({
@@ -79,6 +79,17 @@ describe('help', () => {
     expect(text).toContain('bad &lt;!channel&gt;');
     expect(text).toContain('Did you mean `list`?');
     expect(text).toContain('--category');
+  });
+  it('a word that is no subcommand gets one line of subcommand names, not the whole help', () => {
+    const parsed = parseCommand('zzqx');
+    if (parsed.ok) throw new Error('zzqx parsed');
+    const msg = buildCommandError(parsed);
+    const text = mrkdwnTexts(msg.blocks).join('\n');
+    expect(text).toContain('`zzqx` is neither a /runbook subcommand');
+    expect(text).toContain('Subcommands: `help` `list` `show` `run`');
+    expect(text).toContain('`/runbook help` says what each does');
+    expect(text).not.toContain(SUBCOMMANDS.list.description);
+    expect(msg.blocks.length).toBeLessThanOrEqual(3);
   });
 });
 

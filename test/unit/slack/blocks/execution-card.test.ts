@@ -6,8 +6,11 @@ import {
   buildResultCard,
   buildRunningCard,
   CARD_INPUTS_SHOWN,
+  OUTPUT_FILE_MIN_CHARS,
+  OUTPUT_FILE_MIN_LINES,
   OUTPUT_TAIL_LINES,
   outputExceedsCard,
+  outputWorthAFile,
   RESULT_CARD_MAX_BLOCKS,
   type RunContext,
 } from '../../../../src/slack/blocks/execution-card.ts';
@@ -131,6 +134,17 @@ describe('compact result card', () => {
           .join('\n'),
       ),
     ).toBe(true);
+  });
+
+  it('a short output the card cuts gets no file: the card points at Full output instead', () => {
+    const nine = Array.from({ length: OUTPUT_TAIL_LINES + 1 }, (_, i) => `step ${i}`).join('\n');
+    expect(outputWorthAFile(nine)).toBe(false);
+    expect(outputWorthAFile(Array.from({ length: OUTPUT_FILE_MIN_LINES + 1 }, () => 'a').join('\n'))).toBe(true);
+    expect(outputWorthAFile('x'.repeat(OUTPUT_FILE_MIN_CHARS + 1))).toBe(true);
+    const card = texts(buildResultCard(run(), execution({ output: nine })));
+    expect(card).toContain(`Last ${OUTPUT_TAIL_LINES} of ${OUTPUT_TAIL_LINES + 1} lines`);
+    expect(card).toContain('*Full output* shows all of it');
+    expect(card).not.toContain('in the thread');
   });
 });
 

@@ -257,9 +257,36 @@ describe('buildExecutionList', () => {
     );
     assertWithinLimits(message, 'message');
     expect(allText(message.blocks)).toContain(
-      ':mag: No executions of *Restart &lt;Pod&gt;* that failed in the last month. Try without `--status` or `--last`.',
+      ':mag: No executions of *Restart &lt;Pod&gt;* that failed in the last month. Pick *All* to see every status; type the command without `--last` to see all time.',
     );
     expect(message.blocks.some((b) => b.type === 'actions' && b.block_id === 'executions_paging')).toBe(false);
+  });
+
+  it('an empty filter picked with a button names the button, never a flag nobody typed', () => {
+    const message = buildExecutionList(
+      input({
+        page: { items: [], nextPageToken: '', pageCount: 0, statusTable: {} },
+        query: { ...firstPage, status: 'running', mine: true },
+        runbookName: null,
+      }),
+    );
+    const text = allText(message.blocks);
+    expect(text).toContain(
+      ':mag: No executions of yours that are running. Pick *All* to see every status; pick *Everyone’s runs* to see all.',
+    );
+    expect(text).not.toContain('--status');
+  });
+
+  it('says when "only mine" looked at the latest runs only', () => {
+    const message = buildExecutionList(
+      input({
+        page: { items: [execution()], nextPageToken: '', pageCount: 1, statusTable: { EXECUTION_STATUS_SUCCEEDED: 1 } },
+        query: { ...firstPage, mine: true },
+        runbookName: null,
+        scannedLatest: 1000,
+      }),
+    );
+    expect(allText(message.blocks)).toContain('*only yours* · all time · among the latest 1,000 runs · page 1');
   });
 
   it('shows at most 10 rows and stays within Block Kit limits with long values everywhere', () => {

@@ -137,10 +137,11 @@ describe('buildExecutionStatus', () => {
     expect(codePointLength(output)).toBeLessThanOrEqual(3000);
   });
 
-  it('offers Full output, Re-run (with execution and runbook) and Refresh', () => {
+  it('offers Full output, Find in output (as the Full output header promises), Re-run and Refresh', () => {
     const message = buildExecutionStatus(statusInput());
-    const [output, rerun, refresh] = buttons(message.blocks);
+    const [output, find, rerun, refresh] = buttons(message.blocks);
     expect(output).toMatchObject({ action_id: ACTIONS.executionOutput, value: execution().id });
+    expect(find).toMatchObject({ action_id: ACTIONS.executionFind, value: execution().id });
     expect(rerun?.action_id).toBe(ACTIONS.executionRerun);
     expect(JSON.parse(rerun!.value)).toEqual({ e: execution().id, r: 'rb-1' });
     expect(refresh).toMatchObject({ action_id: ACTIONS.executionRefresh, value: execution().id });
