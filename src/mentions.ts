@@ -2,7 +2,7 @@
 // bot means to make (the approvers of a denial), and the Slack layer escapes the whole sentence before
 // it shows it: a plain "<@U1>" would come out as "&lt;@U1&gt;". A mention made here is sealed instead —
 // the token wrapped in private-use characters around a per-process secret that text from outside cannot
-// know — and escaping (slack/blocks/mrkdwn.ts escapeMrkdwn) and the outgoing guard keep exactly those
+// know — and escaping (slack/kit/mrkdwn.ts escapeMrkdwn) and the outgoing guard keep exactly those
 // tokens live while everything else is escaped. Ids are validated: anything else is never a mention.
 // Slack-free, so the policy can name approvers.
 import { randomBytes } from 'node:crypto';
@@ -49,4 +49,12 @@ export function unsealMentions(
 /** The text with sealed mentions as plain tokens: for logs, the audit trail, anything not shown in Slack. */
 export function plainMentions(text: string): string {
   return unsealMentions(text, (part) => part);
+}
+
+/** The text with sealed mentions written as plain words (`#C123`, `@U123`): for plain_text surfaces such as field errors. */
+export function plainTextMentions(text: string): string {
+  return unsealMentions(text, (part) => part).replace(
+    /<([#@])([A-Z0-9]+)>|<!subteam\^([A-Z0-9]+)>/g,
+    (_m, sigil, id, group) => (group ? `@${group}` : `${sigil}${id}`),
+  );
 }

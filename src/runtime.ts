@@ -32,14 +32,15 @@ import { reconcileIntents } from './runs/run-intents.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle } from './slack/app.ts';
-import { expireApprovals } from './slack/commands/approvals.ts';
-import { postRunningCard } from './slack/commands/run.ts';
-import type { RunTracker, SlackDeps } from './slack/deps.ts';
-import { Identity } from './slack/identity.ts';
-import { createMetadataSeal } from './slack/metadata-seal.ts';
-import { guardClient } from './slack/outgoing-guard.ts';
-import { RunDrafts } from './slack/run-drafts.ts';
-import { finishWaitingSteps } from './slack/workflow-step-finish.ts';
+import { expireApprovals } from './slack/approvals/decisions.ts';
+import type { RunTracker, SlackDeps } from './slack/kit/deps.ts';
+import { Identity } from './slack/kit/identity.ts';
+import { createMetadataSeal } from './slack/kit/metadata-seal.ts';
+import { guardClient } from './slack/kit/outgoing-guard.ts';
+import { Places } from './slack/kit/places.ts';
+import { RunDrafts } from './slack/kit/run-drafts.ts';
+import { postRunningCard } from './slack/kit/run-start.ts';
+import { finishWaitingSteps } from './slack/workflow-step/workflow-step-finish.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 import { createWatchMetrics } from './watch/metrics.ts';
@@ -72,6 +73,8 @@ export interface RuntimeOptions {
   defaultApprovalsChannel?: string;
   /** Lease owner name of the watcher (default hostname:pid:random). */
   watcherOwner?: string;
+  /** How long a person's channel memberships are trusted for the destination check (default 30 s; tests: 0). */
+  membershipTtlMs?: number;
   /** Started tracing (OTEL_EXPORTER_OTLP_ENDPOINT): adds Slack request spans and wraps the store. */
   tracing?: Tracing | null;
 }
@@ -111,7 +114,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let emulator: Emulator | null = null;
     let baseUrl = config.api.url;
     if (!baseUrl) {
-      emulator = await startEmulator({ port: config.emulator?.port ?? 0, apiKey: config.api.apiKey });
+      emulator = await startEmulator({
+        port: config.emulator?.port ?? 0,
+        apiKey: config.api.apiKey,
+        ...(config.emulator ? { filterMode: config.emulator.filterMode } : {}),
+      });
       cleanups.push(() => emulator!.close());
       baseUrl = emulator.url;
       logger.info(
@@ -219,6 +226,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       access: {
         policy,
         identity,
+        places: new Places({
+          logger: logger.child({ component: 'places' }),
+          ...(options.membershipTtlMs !== undefined ? { membershipTtlMs: options.membershipTtlMs } : {}),
+        }),
         audit: new AuditLog(store, logger),
         seal: createMetadataSeal(botToken),
         runLimit: new RunRateLimit({ perMinute: config.access.runsPerMinute, store: store.runLimits }),
@@ -327,6 +338,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const reconcile = () =>
       reconcileIntents(deps, {
         graceMs: intentGraceMs,
+        ...(watcher ? { budget: watcher.budget } : {}),
         announce: async (run) => {
           await postRunningCard(deps, slack.app.client, run);
         },

@@ -3,18 +3,20 @@
 // view + schedule + run for its runbook in that channel (the gate's `schedule` intent); removing one
 // needs view + schedule (`change-schedule`). Using one is an ordinary run: the same gate as any run,
 // decided when it is used. Channel defaults need `schedule` by a rule not limited to particular
-// runbooks (checked against "any runbook"). Every change and every refusal is audited.
+// runbooks (checked against "any runbook"). A saved result channel (`--to`) is checked like a permission
+// when saved (destinations.ts: it exists, the bot can post there, the person saving it is in it, never a
+// DM) and again on every use, against who saved it. Every change and every refusal is audited.
 import type { Workflow } from '../api/schemas.ts';
 import type { ChannelDefaults, RunAlias } from '../store/saved-runs.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { bareFacts, gate, recordDenial, runbookFacts, subjectOf } from './gate.ts';
-import { isOfferedProxy, notOfferedSentence } from './run-choice.ts';
+import { bareFacts, gate, recordDenial, refuseSavedDestination, runbookFacts, subjectOf } from './gate.ts';
+import { proxyRefusal } from './run-choice.ts';
 
 export type AliasOutcome<T> =
   | { kind: 'ok'; value: T }
   /** hidden: `view` denied (the sentence does not name the runbook). */
-  | { kind: 'refused'; reason: 'hidden' | 'denied' | 'invalid'; sentence: string };
+  | { kind: 'refused'; reason: 'hidden' | 'denied' | 'invalid' | 'misdirected'; sentence: string };
 
 async function audited(deps: RunsDeps, actor: Actor, action: string, target: string, detail: string): Promise<void> {
   await deps.access.audit.record({
@@ -39,6 +41,8 @@ export async function addAlias(
     values: Record<string, string>;
     proxyId: string | null;
     resultChannel: string | null;
+    /** Replace an alias of that name; without it adding over one is refused (never replaced silently). */
+    replace?: boolean;
   },
 ): Promise<AliasOutcome<'added' | 'updated'>> {
   const channel = actor.channelId;
@@ -48,9 +52,8 @@ export async function addAlias(
       reason: 'invalid',
       sentence: 'Aliases belong to a channel; add it in the channel that uses it.',
     };
-  if (alias.proxyId && !(await isOfferedProxy(deps, alias.runbook, alias.proxyId))) {
-    return { kind: 'refused', reason: 'invalid', sentence: notOfferedSentence(alias.proxyId, 'Not saved: ') };
-  }
+  const badProxy = alias.proxyId ? await proxyRefusal(deps, alias.runbook, alias.proxyId, 'Not saved: ') : null;
+  if (badProxy) return { kind: 'refused', reason: 'invalid', sentence: badProxy };
   const verdict = await gate(deps, actor, {
     intent: 'schedule',
     runbook: runbookFacts(deps, alias.runbook),
@@ -59,6 +62,20 @@ export async function addAlias(
   });
   if (!verdict.allowed)
     return { kind: 'refused', reason: verdict.reason === 'hidden' ? 'hidden' : 'denied', sentence: verdict.sentence };
+  const existing = alias.replace ? null : await deps.access.store.aliases.get(channel, alias.name);
+  if (existing) {
+    return {
+      kind: 'refused',
+      reason: 'invalid',
+      sentence: `This channel already has an alias \`${alias.name}\` (for ${existing.runbookName}); nothing changed. Add \`--replace\` to replace it, or pick another name.`,
+    };
+  }
+  const misdirected = await refuseSavedDestination(
+    deps,
+    { ...actor, destinationChannel: alias.resultChannel },
+    { action: 'alias.add', target: `alias ${alias.name}` },
+  );
+  if (misdirected) return { kind: 'refused', reason: 'misdirected', sentence: misdirected };
   const added = await deps.access.store.aliases.add(
     {
       channel,
@@ -171,9 +188,18 @@ export async function changeChannelDefaults(
   }
   // The same check as an alias's --proxy: a default nobody can run on is refused, not stored.
   if (change.proxyId) {
-    if (!(await isOfferedProxy(deps, null, change.proxyId))) {
-      return { kind: 'refused', reason: 'invalid', sentence: notOfferedSentence(change.proxyId, 'Not saved: ') };
+    const badDefault = await proxyRefusal(deps, null, change.proxyId, 'Not saved: ');
+    if (badDefault) {
+      return { kind: 'refused', reason: 'invalid', sentence: badDefault };
     }
+  }
+  if (change.resultChannel) {
+    const misdirected = await refuseSavedDestination(
+      deps,
+      { ...actor, destinationChannel: change.resultChannel },
+      { action: 'defaults.set', target: `channel ${channel}` },
+    );
+    if (misdirected) return { kind: 'refused', reason: 'misdirected', sentence: misdirected };
   }
   const saved = await deps.access.store.channelDefaults.set(channel, change, actor.userId, deps.now());
   await audited(

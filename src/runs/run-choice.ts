@@ -9,6 +9,7 @@
 //                started from (a thread beats the default result channel) → the channel's default result
 //                channel → the channel acted in
 import type { Workflow } from '../api/schemas.ts';
+import { notOfferedSentence } from '../catalog/proxy-directory.ts';
 import type { RunsDeps } from './deps.ts';
 
 /** What a run started in a channel uses, and what of it came from the channel's defaults. */
@@ -17,8 +18,11 @@ export interface RunChoice {
   proxyId: string | null;
   /** The result channel chosen so far; null: the channel acted in (or the thread). */
   destination: string | null;
-  /** What the channel's defaults supplied (null where something else won), for the person to see. */
-  fromDefaults: { proxyId: string | null; resultChannel: string | null };
+  /**
+   * What the channel's defaults supplied (null where something else won), for the person to see, and who
+   * saved them (a saved destination is judged against that person).
+   */
+  fromDefaults: { proxyId: string | null; resultChannel: string | null; savedBy: string | null };
 }
 
 export interface ChosenByPerson {
@@ -45,7 +49,7 @@ export async function chooseRun(
   return {
     proxyId,
     destination: chosen.destination || destinationDefault,
-    fromDefaults: { proxyId: proxyDefault, resultChannel: destinationDefault },
+    fromDefaults: { proxyId: proxyDefault, resultChannel: destinationDefault, savedBy: defaults?.updatedBy ?? null },
   };
 }
 
@@ -58,12 +62,20 @@ export async function isOfferedProxy(
   runbook: Pick<Workflow, 'proxyId'> | null,
   proxyId: string | null,
 ): Promise<boolean> {
-  if (!proxyId) return false;
-  const { options } = await deps.proxies.choicesFor(runbook);
-  return options.length === 0 || options.some((p) => p.id === proxyId);
+  return (await proxyRefusal(deps, runbook, proxyId)) === null;
 }
 
-/** The sentence of a proxy that is not offered, the same on every path ("Not saved: proxy …" with a lead). */
-export function notOfferedSentence(proxyId: string | null, lead = ''): string {
-  return `${lead}${lead ? 'proxy' : 'Proxy'} "${proxyId ?? ''}" is not one of the offered proxies.`;
+/**
+ * The same rule as a sentence: null when the proxy may be used, else the refusal that lists the offered
+ * ones (`prefix`: "The ", "Not saved: ").
+ */
+export async function proxyRefusal(
+  deps: Pick<RunsDeps, 'proxies'>,
+  runbook: Pick<Workflow, 'proxyId'> | null,
+  proxyId: string | null,
+  prefix = 'The ',
+): Promise<string | null> {
+  const { options } = await deps.proxies.choicesFor(runbook);
+  if (proxyId && (options.length === 0 || options.some((p) => p.id === proxyId))) return null;
+  return notOfferedSentence(proxyId, options, prefix);
 }

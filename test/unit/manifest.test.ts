@@ -6,8 +6,8 @@ import path from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { COMMAND, FUNCTIONS, SHORTCUTS, STEP_INPUTS, STEP_OUTPUTS } from '../../src/slack/ids.ts';
-import { SUBCOMMAND_NAMES } from '../../src/slack/parse-command.ts';
+import { COMMAND, FUNCTIONS, SHORTCUTS, STEP_INPUTS, STEP_OUTPUTS } from '../../src/slack/kit/ids.ts';
+import { SUBCOMMAND_NAMES } from '../../src/slack/kit/parse-command.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -18,6 +18,8 @@ const SCOPES: Record<string, string[]> = {
   'chat.update': ['chat:write'],
   'chat.delete': ['chat:write'],
   'conversations.join': ['channels:join'],
+  'conversations.info': ['channels:read', 'groups:read'],
+  'users.conversations': ['channels:read', 'groups:read'],
   'conversations.list': ['channels:read', 'groups:read'],
   'conversations.open': ['im:write'],
   'conversations.history': ['channels:history', 'groups:history', 'im:history'],
