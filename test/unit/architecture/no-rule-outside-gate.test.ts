@@ -1,20 +1,12 @@
 // No rule outside the gate: every decision about who may do what is made in src/runs/ (or src/policy/
 // below it). Read from the source text: no file under src/slack/ imports src/policy/ for anything but
 // types, re-exports it, or reaches the policy or the approvals store through its deps.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { filesUnder, SRC } from './source-imports.ts';
 
-const SRC = path.resolve(import.meta.dirname, '../../../src');
 const POLICY = path.join(SRC, 'policy');
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) return filesUnder(full);
-    return /\.(ts|js)$/.test(name) && !name.endsWith('.d.ts') ? [full] : [];
-  });
-}
 
 /** The code without comments (strings are kept: a rule in a string is not a call). */
 function withoutComments(text: string): string {
