@@ -28,6 +28,7 @@ import { AuditLog } from './policy/audit-log.ts';
 import { loadPolicy, policyGroups } from './policy/load-policy.ts';
 import type { Policy } from './policy/policy.ts';
 import { RunRateLimit } from './policy/run-rate-limit.ts';
+import { withMaskedExecutions } from './runs/execution-secrets.ts';
 import { reconcileIntents } from './runs/run-intents.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
@@ -134,7 +135,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       pendingApprovals: async () => (await store!.approvals.listExpired(Number.MAX_SAFE_INTEGER, 10_000)).length,
     });
     cleanups.push(async () => interactive.close());
-    const api = createRunbookApi({
+    const rawApi = createRunbookApi({
       onAttempt: interactive.apiAttempt,
       baseUrl,
       apiKey: config.api.apiKey,
@@ -145,7 +146,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       maxBodyBytes: config.api.maxBodyBytes,
       logger: logger.child({ component: 'api' }),
     });
-    cleanups.push(() => api.close());
+    cleanups.push(() => rawApi.close());
+    const catalog = new RunbookCatalog({ api: rawApi });
+    // Every execution anyone reads comes with the echoes of its secret inputs masked (card, file, Full
+    // output, Find, status, the step's outputs, subscription notices, mentions): one place, no store.
+    const api = withMaskedExecutions(rawApi, (name) => catalog.named(name));
 
     if (!store) {
       const opened = await openStore(config.store, logger);
@@ -215,7 +220,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const configured = config.proxies.list.length ? config.proxies.list : emulator ? EMULATOR_PROXIES : [];
     const deps: SlackDeps = {
       api,
-      catalog: new RunbookCatalog({ api }),
+      catalog,
       proxies: new ProxyDirectory({
         api,
         configured,
