@@ -10,6 +10,7 @@ import { ACTIONS, VIEWS } from './ids.ts';
 import {
   codeBlock,
   codePointLength,
+  escapeCode,
   escapeMrkdwn,
   formatDuration,
   inlineCode,
@@ -163,7 +164,7 @@ const ZERO_WIDTH_SPACE = '\u200b';
 
 /** Escapes one line for a ``` block and breaks any ``` run inside it so it cannot close the fence early. */
 function renderCodeLine(line: string): string {
-  return escapeMrkdwn(line).replace(/`{3,}/g, (run) => Array.from(run).join(ZERO_WIDTH_SPACE));
+  return escapeCode(line).replace(/`{3,}/g, (run) => Array.from(run).join(ZERO_WIDTH_SPACE));
 }
 
 interface Piece {
