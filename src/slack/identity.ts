@@ -116,13 +116,15 @@ export class Identity {
    * The policy's user groups this user belongs to (needs usergroups:read). Fails closed: when Slack
    * cannot say who is in a group and nothing is known from before, it throws rather than answer "no
    * groups", which would let a deny-by-group rule lapse. Failures are not cached. Concurrent callers
-   * while the members are being read share that one read.
+   * while the members are being read share that one read. `fresh` reads Slack now (a read already in
+   * flight is fresh enough) and never falls back to what was known before: for decisions that must rest
+   * on current membership (a quorum being decided).
    */
-  async groupsOf(client: WebClient, userId: string): Promise<string[]> {
+  async groupsOf(client: WebClient, userId: string, options: { fresh?: boolean } = {}): Promise<string[]> {
     if (this.#o.groups.length === 0) return [];
     let members = this.#members;
-    if (!members || this.#now() - members.at >= this.#ttlMs) {
-      this.#membersLoading ??= this.#loadMembers(client).finally(() => {
+    if (options.fresh || !members || this.#now() - members.at >= this.#ttlMs) {
+      this.#membersLoading ??= this.#loadMembers(client, !options.fresh).finally(() => {
         this.#membersLoading = null;
       });
       members = await this.#membersLoading;
@@ -130,7 +132,7 @@ export class Identity {
     return [...members.value].filter(([, users]) => users.has(userId)).map(([group]) => group);
   }
 
-  async #loadMembers(client: WebClient): Promise<Members> {
+  async #loadMembers(client: WebClient, staleAllowed = true): Promise<Members> {
     const members = new Map<string, Set<string>>();
     const unknown: string[] = [];
     for (const group of this.#o.groups) {
@@ -139,7 +141,7 @@ export class Identity {
         members.set(group, new Set(res.users ?? []));
       } catch (err) {
         this.#o.logger.warn({ err, group }, 'could not read user group members');
-        const previous = this.#members?.value.get(group);
+        const previous = staleAllowed ? this.#members?.value.get(group) : undefined;
         if (previous) members.set(group, previous);
         else unknown.push(group);
       }

@@ -128,7 +128,14 @@ export async function refreshApprovalMessages(deps: SlackDeps, client: WebClient
 export async function approveRequest(ctx: HandlerContext, approvalId: string): Promise<void> {
   const { deps, client } = ctx;
   const approver = await actorFor(deps, client, ctx);
-  const result = await approve(deps, approver, approvalId, (userId) => deps.access.identity.emailOf(client, userId));
+  const result = await approve(
+    deps,
+    approver,
+    approvalId,
+    (userId) => deps.access.identity.emailOf(client, userId),
+    // A quorum is decided on current membership, not the cached one.
+    (userId) => deps.access.identity.groupsOf(client, userId, { fresh: true }),
+  );
   switch (result.kind) {
     case 'refused':
       await ctx.respond(errorMessage(result.sentence));
