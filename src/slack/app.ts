@@ -22,6 +22,7 @@ import { registerMetadataSeal } from './listeners/seal-metadata.ts';
 import { registerShortcuts } from './listeners/shortcuts.ts';
 import { registerSubscriptionActions } from './listeners/subscription-actions.ts';
 import { registerViews } from './listeners/views.ts';
+import { registerWhoActs } from './listeners/who-acts.ts';
 import { registerWorkflowSteps } from './listeners/workflow-steps.ts';
 
 export interface SlackAppSettings {
@@ -147,6 +148,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
 
   registerOutgoingGuard(app);
   registerHandleOnce(app, deps);
+  registerWhoActs(app, deps);
   registerMetadataSeal(app, deps.access.seal, deps.logger);
   registerCommands(app, deps);
   registerActions(app, deps);
