@@ -42,6 +42,7 @@ const ApiModel = z.object({
   RUNBOOK_OUTPUT_ENCODING: z.enum(['base64', 'plain']).optional().default('base64'),
   RUNBOOK_SEND_INPUTS_FIELD: boolFlag(false),
   EMULATOR_PORT: intIn(0, 65_535, 0),
+  EMULATOR_FILTER_MODE: z.enum(['apply', 'ignore', 'plain-terms', 'reject']).optional().default('apply'),
 });
 
 const ProxyModel = z.object({
@@ -135,8 +136,8 @@ export interface Config {
     /** Most bytes of one response kept in memory; a longer output keeps its tail. */
     maxBodyBytes: number;
   };
-  /** Settings of the embedded emulator; null when RUNBOOK_API_URL points at a real service. */
-  emulator: { port: number } | null;
+  /** Settings of the embedded emulator (`filterMode`: what its lists do with `filter`); null when RUNBOOK_API_URL points at a real service. */
+  emulator: { port: number; filterMode: 'apply' | 'ignore' | 'plain-terms' | 'reject' } | null;
   proxies: { list: RunbookProxy[]; defaultId: string | null };
   slack: {
     mode: 'socket' | 'http' | 'sandbox';
@@ -268,7 +269,7 @@ export function loadConfig(rawEnv: Env): Config {
       sendInputsField: api.RUNBOOK_SEND_INPUTS_FIELD,
       maxBodyBytes: api.RUNBOOK_API_MAX_BODY_BYTES,
     },
-    emulator: api.RUNBOOK_API_URL ? null : { port: api.EMULATOR_PORT },
+    emulator: api.RUNBOOK_API_URL ? null : { port: api.EMULATOR_PORT, filterMode: api.EMULATOR_FILTER_MODE },
     proxies: { list: proxies, defaultId },
     slack: {
       mode,

@@ -2,7 +2,7 @@
 // bot means to make (the approvers of a denial), and the Slack layer escapes the whole sentence before
 // it shows it: a plain "<@U1>" would come out as "&lt;@U1&gt;". A mention made here is sealed instead —
 // the token wrapped in private-use characters around a per-process secret that text from outside cannot
-// know — and escaping (slack/blocks/mrkdwn.ts escapeMrkdwn) and the outgoing guard keep exactly those
+// know — and escaping (slack/kit/mrkdwn.ts escapeMrkdwn) and the outgoing guard keep exactly those
 // tokens live while everything else is escaped. Ids are validated: anything else is never a mention.
 // Slack-free, so the policy can name approvers.
 import { randomBytes } from 'node:crypto';

@@ -32,14 +32,14 @@ import { reconcileIntents } from './runs/run-intents.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle } from './slack/app.ts';
-import { expireApprovals } from './slack/commands/approvals.ts';
-import { postRunningCard } from './slack/commands/run.ts';
-import type { RunTracker, SlackDeps } from './slack/deps.ts';
-import { Identity } from './slack/identity.ts';
-import { createMetadataSeal } from './slack/metadata-seal.ts';
-import { guardClient } from './slack/outgoing-guard.ts';
-import { RunDrafts } from './slack/run-drafts.ts';
-import { finishWaitingSteps } from './slack/workflow-step-finish.ts';
+import { expireApprovals } from './slack/approvals/decisions.ts';
+import type { RunTracker, SlackDeps } from './slack/kit/deps.ts';
+import { Identity } from './slack/kit/identity.ts';
+import { createMetadataSeal } from './slack/kit/metadata-seal.ts';
+import { guardClient } from './slack/kit/outgoing-guard.ts';
+import { RunDrafts } from './slack/kit/run-drafts.ts';
+import { postRunningCard } from './slack/kit/run-start.ts';
+import { finishWaitingSteps } from './slack/workflow-step/workflow-step-finish.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 import { createWatchMetrics } from './watch/metrics.ts';
@@ -111,7 +111,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     let emulator: Emulator | null = null;
     let baseUrl = config.api.url;
     if (!baseUrl) {
-      emulator = await startEmulator({ port: config.emulator?.port ?? 0, apiKey: config.api.apiKey });
+      emulator = await startEmulator({
+        port: config.emulator?.port ?? 0,
+        apiKey: config.api.apiKey,
+        ...(config.emulator ? { filterMode: config.emulator.filterMode } : {}),
+      });
       cleanups.push(() => emulator!.close());
       baseUrl = emulator.url;
       logger.info(
@@ -327,6 +331,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const reconcile = () =>
       reconcileIntents(deps, {
         graceMs: intentGraceMs,
+        ...(watcher ? { budget: watcher.budget } : {}),
         announce: async (run) => {
           await postRunningCard(deps, slack.app.client, run);
         },

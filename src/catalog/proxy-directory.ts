@@ -18,6 +18,16 @@ export interface ProxyDirectoryOptions {
   now?: () => number;
 }
 
+/** "Proxy "nosuch" is not one of the offered proxies: Development (proxy-dev), Staging (proxy-staging)." */
+export function notOfferedSentence(proxyId: string | null, options: readonly RunbookProxy[], prefix = ''): string {
+  const listed = options
+    .slice(0, 10)
+    .map((p) => (p.name && p.name !== p.id ? `${p.name} (${p.id})` : p.id))
+    .join(', ');
+  const more = options.length > 10 ? ` and ${options.length - 10} more` : '';
+  return `${prefix}proxy "${proxyId ?? ''}" is not one of the offered proxies${listed ? `: ${listed}${more}` : ''}.`;
+}
+
 export class ProxyDirectory {
   readonly #options: ProxyDirectoryOptions;
   #seen: RunbookProxy[] = [];
@@ -51,6 +61,12 @@ export class ProxyDirectory {
   nameOf(id: string): string | null {
     const known = this.#options.configured.find((p) => p.id === id) ?? this.#seen.find((p) => p.id === id);
     return known?.name && known.name !== id ? known.name : null;
+  }
+
+  /** The bot's default proxy (RUNBOOK_DEFAULT_PROXY_ID, else the first configured), with its display name. */
+  defaultProxy(): RunbookProxy | null {
+    const id = this.#options.defaultId;
+    return id ? { id, name: this.nameOf(id) ?? id } : null;
   }
 
   /** Remember a proxy seen elsewhere (a schedule we just created, say). */

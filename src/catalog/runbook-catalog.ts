@@ -30,10 +30,17 @@ export interface BrowsePage {
   page: number;
   pageCount: number;
   total: number;
-  /** Category counts as the API reported them (categoryCounts of the list call). */
+  /**
+   * Category counts: as the API reported them (categoryCounts of the list call) for the whole catalog;
+   * with search words, how many of the matches are in each category (so the counts follow the search).
+   */
   categories: CountEntry[];
   /** The category actually applied (normalised), or null. */
   category: string | null;
+  /** The category asked for when no runbook has it (nothing is listed then); null otherwise. */
+  unknownCategory?: string | null;
+  /** Nothing matched the words: the closest names among the runbooks the person may see. */
+  suggestions?: Workflow[];
 }
 
 export interface RunbookCatalogOptions {
@@ -94,15 +101,16 @@ export class RunbookCatalog {
   /** A page of the catalog browser: filtered locally so it works whether or not the API honours `filter`. */
   async browse(query: BrowseQuery): Promise<BrowsePage> {
     await this.#ensure();
-    const category = query.category ? normalizeCategory(query.category, this.#categoryNames()) : null;
+    const known = this.#categoryNames();
+    const category = query.category ? normalizeCategory(query.category, known) : null;
+    const unknownCategory = category !== null && !known.includes(category) ? query.category : null;
     const words = query.words.toLowerCase().split(/\s+/).filter(Boolean);
-    const filtered = this.#entries.filter(
+    const visible = this.#entries.filter(
       (e) =>
-        (query.scope === 'all' || e.isService === (query.scope === 'service')) &&
-        (category === null || e.runbook.categories.includes(category)) &&
-        words.every((w) => e.haystack.includes(w)) &&
-        (query.visible?.(e.runbook) ?? true),
+        (query.scope === 'all' || e.isService === (query.scope === 'service')) && (query.visible?.(e.runbook) ?? true),
     );
+    const searched = visible.filter((e) => words.every((w) => e.haystack.includes(w)));
+    const filtered = searched.filter((e) => category === null || e.runbook.categories.includes(category));
     // Searched: name matches before description matches before tag matches (see relevance.ts).
     const matches = rankByRelevance(filtered, words, (e) => e.runbook);
     const pageCount = Math.max(1, Math.ceil(matches.length / query.pageSize));
@@ -112,8 +120,10 @@ export class RunbookCatalog {
       page,
       pageCount,
       total: matches.length,
-      categories: this.#categoryCounts,
+      categories: words.length ? countCategories(searched, known) : this.#categoryCounts,
       category,
+      unknownCategory,
+      suggestions: matches.length === 0 && words.length ? closest(visible, words.join(' '), 5) : [],
     };
   }
 
@@ -209,6 +219,13 @@ export class RunbookCatalog {
     this.#byId = byId;
     this.#loadedAt = this.#now();
   }
+}
+
+/** How many of `entries` are in each category, in the order of `known`; categories with none left out. */
+function countCategories(entries: readonly Entry[], known: readonly string[]): CountEntry[] {
+  const counts = new Map<string, number>();
+  for (const e of entries) for (const c of e.runbook.categories) counts.set(c, (counts.get(c) ?? 0) + 1);
+  return known.filter((name) => counts.has(name)).map((name) => ({ name, count: String(counts.get(name)) }));
 }
 
 /** The names nearest to `q` (edit distance over the whole name and over word runs of the same length). */

@@ -1,7 +1,8 @@
-// /_admin: fault control, clock advance and stats for tests that run the emulator in another
-// process. Same key as the API; never subject to injected faults.
+// /_admin: fault control, filter mode, clock advance and stats for tests that run the emulator in
+// another process. Same key as the API; never subject to injected faults.
 import { z } from 'zod';
 import { FaultsPatch } from './faults.ts';
+import { FILTER_MODES, type FilterMode } from './filter.ts';
 import { parseBody } from './http-io.ts';
 import { type Route, type RouteContext, type RouteResponse, route } from './router.ts';
 import { failedPrecondition } from './rpc-error.ts';
@@ -21,6 +22,17 @@ function getFaults({ admin }: RouteContext): RouteResponse {
 function putFaults({ admin, body }: RouteContext): RouteResponse {
   admin.setFaults(parseBody(FaultsPatch, body));
   return { body: admin.getFaults() };
+}
+
+const FilterModeBody = z.object({ mode: z.enum(FILTER_MODES as [FilterMode, ...FilterMode[]]) }).strict();
+
+function getFilterMode({ state }: RouteContext): RouteResponse {
+  return { body: { mode: state.filterMode } };
+}
+
+function putFilterMode({ state, body }: RouteContext): RouteResponse {
+  state.filterMode = parseBody(FilterModeBody, body).mode;
+  return { body: { mode: state.filterMode } };
 }
 
 function advance({ admin, body, state }: RouteContext): RouteResponse {
@@ -54,6 +66,8 @@ function resetStats({ state }: RouteContext): RouteResponse {
 export const adminRoutes: Route[] = [
   route('GET', '/_admin/faults', getFaults),
   route('PUT', '/_admin/faults', putFaults),
+  route('GET', '/_admin/filter-mode', getFilterMode),
+  route('PUT', '/_admin/filter-mode', putFilterMode),
   route('POST', '/_admin/advance', advance),
   route('GET', '/_admin/stats', stats),
   route('POST', '/_admin/reset-stats', resetStats),

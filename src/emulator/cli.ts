@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { EMULATOR_DEFAULT_API_KEY } from '../config.ts';
 import type { Faults } from './faults.ts';
+import { FILTER_MODES, isFilterMode } from './filter.ts';
 import { startEmulator } from './server.ts';
 
 const USAGE = `Usage: npm run emulator -- [options]
@@ -14,6 +15,7 @@ const USAGE = `Usage: npm run emulator -- [options]
   --error-rate R        share of /v1alpha1 requests answered 5xx (0..1)
   --rate-limit-rate R   share answered 429 with Retry-After (0..1)
   --drop-rate R         share whose connection is dropped unanswered (0..1)
+  --filter-mode M       what lists do with filter: ${FILTER_MODES.join(', ')} (default apply)
   --help                show this text`;
 
 function numberFlag(name: string, value: string | undefined, min: number, max: number): number | undefined {
@@ -36,6 +38,7 @@ export async function main(argv: string[]): Promise<void> {
       'error-rate': { type: 'string' },
       'rate-limit-rate': { type: 'string' },
       'drop-rate': { type: 'string' },
+      'filter-mode': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -54,6 +57,9 @@ export async function main(argv: string[]): Promise<void> {
   if (rateLimitRate !== undefined) faults.rateLimitRate = rateLimitRate;
   if (dropRate !== undefined) faults.dropRate = dropRate;
 
+  const filterMode = values['filter-mode'] ?? 'apply';
+  if (!isFilterMode(filterMode)) throw new Error(`--filter-mode must be one of ${FILTER_MODES.join(', ')}`);
+
   const apiKey = values['api-key'] || EMULATOR_DEFAULT_API_KEY;
   const emulator = await startEmulator({
     port: numberFlag('port', values.port, 0, 65_535) ?? 4010,
@@ -61,6 +67,7 @@ export async function main(argv: string[]): Promise<void> {
     apiKey,
     extraRunbooks: numberFlag('runbooks', values.runbooks, 0, 1_000_000),
     faults,
+    filterMode,
   });
   console.log(`Runbook API emulator listening on ${emulator.url} (X-Service-API-Key: ${apiKey})`);
 

@@ -1,6 +1,6 @@
 // /v1alpha1/executions: list (filter, order, timeRange, statusTable) and get (summary).
 import { EXECUTION_FILTER_FIELDS, toWireExecution } from './execution-store.ts';
-import { fieldMap, parseFilter } from './filter.ts';
+import { fieldMap, readFilter } from './filter.ts';
 import {
   encodePageToken,
   parseBoolean,
@@ -19,7 +19,7 @@ function listExecutions({ state, query, respHdr }: RouteContext): RouteResponse 
   const offset = parsePageToken(query.get('pageToken'));
   const order = parseOrderBy(query.get('orderBy'), 'descending');
   const timeRange = parseTimeRange(query.get('timeRange'));
-  const terms = parseFilter(query.get('filter') ?? '', FIELDS);
+  const terms = readFilter(query.get('filter') ?? '', FIELDS, state.filterMode);
   const result = state.executions.query({
     terms,
     fromMs: timeRangeStart(timeRange, state.clock.now()),

@@ -2,7 +2,42 @@
 // separated terms that must all match; `field:value` (value may be "double quoted") or a bare
 // word / "quoted phrase" searched case-insensitively. Unknown fields are rejected so a client
 // typo shows up as a 400 instead of a silently empty list.
+//
+// Because the grammar is not published, a real service may treat the same expression differently.
+// The emulator can play each of those servers (`FilterMode`), so the bot is tested against all of them.
 import { invalidArgument } from './rpc-error.ts';
+
+/**
+ * What the emulator does with a `filter` expression:
+ * - `apply`: the grammar above (the default);
+ * - `ignore`: the expression is dropped, every row comes back;
+ * - `plain-terms`: whitespace-separated `field:value` terms read literally — quotes are part of the
+ *   value (`workflowName:"Rotate Logs"` matches nothing) and a multi-word value is split into terms;
+ *   unknown fields are bare words, never a 400;
+ * - `reject`: any non-empty expression is a 400 InvalidArgument.
+ */
+export type FilterMode = 'apply' | 'ignore' | 'plain-terms' | 'reject';
+export const FILTER_MODES: readonly FilterMode[] = ['apply', 'ignore', 'plain-terms', 'reject'];
+
+export function isFilterMode(value: unknown): value is FilterMode {
+  return typeof value === 'string' && (FILTER_MODES as readonly string[]).includes(value);
+}
+
+/** The terms a list applies for `expression`, as the server of `mode` reads it. */
+export function readFilter(expression: string, fields: ReadonlyMap<string, string>, mode: FilterMode): FilterTerm[] {
+  if (mode === 'apply') return parseFilter(expression, fields);
+  if (mode === 'ignore' || expression.trim() === '') return [];
+  if (mode === 'reject') throw invalidArgument('filter: filter expressions are not supported on this list');
+  return expression
+    .trim()
+    .split(/\s+/)
+    .map((word): FilterTerm => {
+      const colon = word.indexOf(':');
+      const canonical = colon > 0 ? fields.get(word.slice(0, colon).toLowerCase()) : undefined;
+      return canonical ? { field: canonical, value: word.slice(colon + 1) } : { field: null, value: word };
+    })
+    .filter((t) => t.value !== '');
+}
 
 export interface FilterTerm {
   /** Canonical field name, or null for a bare word. */

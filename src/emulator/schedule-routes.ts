@@ -1,6 +1,6 @@
 // /v1alpha1/schedules: list, create, get, update (PATCH), delete.
 import { CreateScheduleBody, ScheduleWrite } from '../api/schemas.ts';
-import { fieldMap, parseFilter } from './filter.ts';
+import { fieldMap, readFilter } from './filter.ts';
 import { parseBody } from './http-io.ts';
 import { pageWindow, parseOrderBy, parsePageSize, parsePageToken } from './list-query.ts';
 import { type Route, type RouteContext, type RouteResponse, route } from './router.ts';
@@ -13,7 +13,7 @@ function listSchedules({ state, query, respHdr }: RouteContext): RouteResponse {
   const pageSize = parsePageSize(query.get('pageSize'));
   const offset = parsePageToken(query.get('pageToken'));
   const order = parseOrderBy(query.get('orderBy'), 'ascending');
-  const records = state.schedules.select(parseFilter(query.get('filter') ?? '', FIELDS), order);
+  const records = state.schedules.select(readFilter(query.get('filter') ?? '', FIELDS, state.filterMode), order);
   const page = pageWindow(records.length, offset, pageSize);
   return {
     body: {

@@ -11,10 +11,12 @@ import { adminRoutes } from './admin-routes.ts';
 import { type Clock, isManualClock, systemClock } from './clock.ts';
 import { executionRoutes } from './execution-routes.ts';
 import { FaultInjector, type Faults } from './faults.ts';
+import type { FilterMode } from './filter.ts';
 import { readJsonBody, sendHtmlError, sendJson, sendRpcError } from './http-io.ts';
 import { type AdminControls, matchRoute, type Route } from './router.ts';
 import { grpcCodeForHttpStatus, RpcError, unauthenticated } from './rpc-error.ts';
 import { scheduleRoutes } from './schedule-routes.ts';
+import { seedHistory } from './seed-history.ts';
 import { EmulatorState, MAX_FIRINGS_PER_TICK } from './state.ts';
 import { workflowRoutes } from './workflow-routes.ts';
 
@@ -22,6 +24,7 @@ export type { Clock } from './clock.ts';
 export { ManualClock, systemClock } from './clock.ts';
 export type { Faults } from './faults.ts';
 export { DEFAULT_FAULTS } from './faults.ts';
+export { FILTER_MODES, type FilterMode } from './filter.ts';
 export { EmulatorState } from './state.ts';
 
 export const API_KEY_HEADER = 'x-service-api-key';
@@ -40,6 +43,8 @@ export interface EmulatorOptions {
   faults?: Partial<Faults>;
   /** Simulated run duration when the inputs don't steer it (default: 3000–15000 ms, stable per runbook). */
   defaultDurationMs?: number;
+  /** What list routes do with `filter` (filter.ts): `apply` (default), `ignore`, `plain-terms`, `reject`. */
+  filterMode?: FilterMode;
 }
 
 export interface Emulator {
@@ -49,6 +54,8 @@ export interface Emulator {
   state: EmulatorState;
   clock: Clock;
   setFaults(f: Partial<Faults>): void;
+  /** Switches how list routes treat `filter` from the next request on. */
+  setFilterMode(mode: FilterMode): void;
   /** Advance a ManualClock (throws for the system clock) and fire due schedules; executions finish lazily by clock. */
   advance(ms: number): void;
   /** Stops cleanly, destroying keep-alive sockets. */
@@ -62,6 +69,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   const state = new EmulatorState(clock, {
     extraRunbooks: options.extraRunbooks,
     defaultDurationMs: options.defaultDurationMs,
+    seed: seedHistory,
+    ...(options.filterMode ? { filterMode: options.filterMode } : {}),
   });
   const faults = new FaultInjector(options.faults);
   const advance = (ms: number) => {
@@ -197,6 +206,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     state,
     clock,
     setFaults: (patch) => faults.set(patch),
+    setFilterMode: (mode) => {
+      state.filterMode = mode;
+    },
     advance,
     close() {
       closed ??= new Promise<void>((resolve, reject) => {

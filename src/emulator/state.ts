@@ -7,17 +7,21 @@ import { KNOWN_PROXIES } from './catalog-seed.ts';
 import type { Clock } from './clock.ts';
 import { parseCron } from './cron.ts';
 import { type ExecutionRecord, ExecutionStore, type ReceivedRun } from './execution-store.ts';
+import type { FilterMode } from './filter.ts';
 import { RequestStats } from './request-stats.ts';
 import { failedPrecondition, invalidArgument, notFound } from './rpc-error.ts';
 import { planRun } from './run-outcome.ts';
 import { ScheduleBook, type ScheduleRecord } from './schedule-book.ts';
-import { seedHistory } from './seed-history.ts';
 import { WorkflowCatalog } from './workflow-catalog.ts';
 
 export interface EmulatorStateOptions {
+  /** Fills the state with its demo history before due runs settle (seed-history.ts; passed in, so this file does not import it back). */
+  seed?: (state: EmulatorState, nowMs: number) => void;
   extraRunbooks?: number;
   /** Overrides the per-runbook default run duration. */
   defaultDurationMs?: number;
+  /** How list routes treat `filter` (default `apply`); tests change it through `filterMode`. */
+  filterMode?: FilterMode;
 }
 
 /** Owner recorded on schedules created through the API key. */
@@ -54,14 +58,17 @@ export class EmulatorState {
   readonly schedules = new ScheduleBook();
   readonly executions = new ExecutionStore();
   readonly requests = new RequestStats();
+  /** What the list routes do with a `filter` expression (filter.ts); settable at any time. */
+  filterMode: FilterMode;
   readonly #defaultDurationMs: number | undefined;
 
   constructor(clock: Clock, options: EmulatorStateOptions = {}) {
     this.clock = clock;
     this.#defaultDurationMs = options.defaultDurationMs;
+    this.filterMode = options.filterMode ?? 'apply';
     const nowMs = clock.now();
     this.workflows = new WorkflowCatalog(buildCatalog(nowMs, options.extraRunbooks ?? 0));
-    seedHistory(this, nowMs);
+    options.seed?.(this, nowMs);
     this.executions.settleDue(nowMs);
   }
 

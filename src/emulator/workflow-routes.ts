@@ -1,6 +1,6 @@
 // /v1alpha1/workflows: list, get, run.
 import { RunWorkflowBody } from '../api/schemas.ts';
-import { fieldMap, parseFilter } from './filter.ts';
+import { fieldMap, readFilter } from './filter.ts';
 import { parseBody } from './http-io.ts';
 import { pageWindow, parseBoolean, parsePageSize, parsePageToken } from './list-query.ts';
 import { type Route, type RouteContext, type RouteResponse, route } from './router.ts';
@@ -15,7 +15,13 @@ function listWorkflows({ state, query, respHdr }: RouteContext): RouteResponse {
   const pageSize = parsePageSize(query.get('pageSize'));
   const offset = parsePageToken(query.get('pageToken'));
   const filter = query.get('filter') ?? '';
-  const { records, categoryCounts } = state.workflows.select(isService, filter.trim(), parseFilter(filter, FIELDS));
+  const terms = readFilter(filter, FIELDS, state.filterMode);
+  // The memo key carries the mode: the same expression selects other rows under another mode.
+  const { records, categoryCounts } = state.workflows.select(
+    isService,
+    `${state.filterMode}\u0000${filter.trim()}`,
+    terms,
+  );
   const page = pageWindow(records.length, offset, pageSize);
   return {
     body: {

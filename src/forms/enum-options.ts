@@ -3,7 +3,7 @@
 // (numbers, booleans, null) exactly. Static selects, external selects (typeahead) and the reader
 // all use these functions so the mapping cannot drift.
 import type { PlainTextOption } from '@slack/types';
-import type { FieldSpec } from './input-schema.ts';
+import { type FieldSpec, jsonEqual } from './input-schema.ts';
 import { LIMITS, plainText } from './text-limits.ts';
 
 /** How an enum value is shown: strings as they are, anything else as JSON. */
@@ -14,19 +14,6 @@ export function enumLabel(value: unknown): string {
 
 export function toEnumOption(value: unknown, index: number): PlainTextOption {
   return { text: plainText(enumLabel(value), LIMITS.optionText, '(empty)'), value: String(index) };
-}
-
-/** Structural equality for JSON values, so a prefilled `{"a":1}` finds its enum entry. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  return ka.every(
-    (k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
-  );
 }
 
 /** The option for `value`, or undefined when it is not one of the field's enum values. */

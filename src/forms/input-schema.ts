@@ -2,7 +2,6 @@
 // fields the modal shows, or an explicit fallback when the schema cannot be shown as a form. Every
 // other module in this folder works from the FormSpec, so the decisions "what kind of field is
 // this?" and "what block_id does it get?" are made exactly once, here.
-import { jsonEqual } from './enum-options.ts';
 
 export type FieldKind =
   | 'text'
@@ -427,4 +426,17 @@ function assignBlockIds(fields: FieldSpec[]): void {
 /** The field behind a block_id (for typeahead requests and error mapping). */
 export function findField(spec: FormSpec, blockId: string): FieldSpec | undefined {
   return spec.kind === 'fields' ? spec.fields.find((f) => f.blockId === blockId) : undefined;
+}
+
+/** Structural equality for JSON values, so a prefilled `{"a":1}` finds its enum entry. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every(
+    (k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+  );
 }

@@ -2,7 +2,7 @@
 // `labelInputs` turns a runbook's schema and params into that list once (when a run starts, or an
 // approval is asked for); it is stored with the watch and the approval request, and cards render it.
 // A plain object (an older stored summary, or a run started outside Slack) still reads, with humanised
-// keys. Pure; no Slack here (rendering is in src/slack/blocks/input-summary.ts).
+// keys. Pure; no Slack here (rendering is in src/slack/kit/input-summary.ts).
 import { type FormSpec, humanizeName, isSecretSchema } from './input-schema.ts';
 import { maskSecrets, SECRET_MASK, secretFieldNames } from './secrets.ts';
 

@@ -61,8 +61,10 @@ function convert(field: FieldSpec, state: Record<string, unknown>): Converted {
       const text = textOf(state).trim();
       if (text === '') return EMPTY;
       const n = Number(text);
-      if (!Number.isFinite(n)) return { kind: 'error', message: 'Must be a number' };
-      if (field.kind === 'integer' && !Number.isInteger(n)) return { kind: 'error', message: 'Must be a whole number' };
+      const integer = field.kind === 'integer';
+      if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) {
+        return { kind: 'error', message: integer ? 'Must be a whole number' : 'Must be a number' };
+      }
       return { kind: 'value', value: n };
     }
     case 'boolean': {

@@ -39,8 +39,10 @@ function splitList(text: string): string[] {
 
 function toNumber(text: string, integer: boolean): Converted {
   const n = Number(text.trim());
-  if (text.trim() === '' || !Number.isFinite(n)) return { ok: false, message: 'Must be a number' };
-  if (integer && !Number.isInteger(n)) return { ok: false, message: 'Must be a whole number' };
+  // An integer field asks for a whole number, also when the text is no number at all ("many").
+  if (text.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) {
+    return { ok: false, message: integer ? 'Must be a whole number' : 'Must be a number' };
+  }
   return { ok: true, value: n };
 }
 

@@ -7,8 +7,8 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { AttemptRecord } from '../api/transport.ts';
-import { FAILURE_SHOWN_CHANNEL } from '../slack/describe-failure.ts';
-import { SUBCOMMAND_NAMES } from '../slack/parse-command.ts';
+import { FAILURE_SHOWN_CHANNEL } from '../slack/kit/describe-failure.ts';
+import { SUBCOMMAND_NAMES } from '../slack/kit/parse-command.ts';
 
 export interface InteractiveMetrics {
   /**

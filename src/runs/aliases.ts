@@ -5,6 +5,7 @@
 // decided when it is used. Channel defaults need `schedule` by a rule not limited to particular
 // runbooks (checked against "any runbook"). Every change and every refusal is audited.
 import type { Workflow } from '../api/schemas.ts';
+import { notOfferedSentence } from '../catalog/proxy-directory.ts';
 import type { ChannelDefaults, RunAlias } from '../store/saved-runs.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
@@ -38,6 +39,8 @@ export async function addAlias(
     values: Record<string, string>;
     proxyId: string | null;
     resultChannel: string | null;
+    /** Replace an alias of that name; without it adding over one is refused (never replaced silently). */
+    replace?: boolean;
   },
 ): Promise<AliasOutcome<'added' | 'updated'>> {
   const channel = actor.channelId;
@@ -55,6 +58,14 @@ export async function addAlias(
   });
   if (!verdict.allowed)
     return { kind: 'refused', reason: verdict.reason === 'hidden' ? 'hidden' : 'denied', sentence: verdict.sentence };
+  const existing = alias.replace ? null : await deps.access.store.aliases.get(channel, alias.name);
+  if (existing) {
+    return {
+      kind: 'refused',
+      reason: 'invalid',
+      sentence: `This channel already has an alias \`${alias.name}\` (for ${existing.runbookName}); nothing changed. Add \`--replace\` to replace it, or pick another name.`,
+    };
+  }
   const added = await deps.access.store.aliases.add(
     {
       channel,
@@ -172,7 +183,7 @@ export async function changeChannelDefaults(
       return {
         kind: 'refused',
         reason: 'invalid',
-        sentence: `Not saved: proxy "${change.proxyId}" is not one of the offered proxies.`,
+        sentence: notOfferedSentence(change.proxyId, known, 'Not saved: '),
       };
     }
   }

@@ -5,7 +5,12 @@
 // started around the intent's time — and reports and audits what it finds: the watch is stored, so
 // the result card and the reply go out as for any run. An intent with no execution after the window
 // is audited as lost. See README "Hardening" for the window that remains.
+//
+// The runbook's name goes to the list as a filter hint only (src/api/filter-hint.ts): whatever the
+// server does with it, the candidates are re-checked here, and where it did not narrow the list a
+// bounded number of pages is read (within the watcher's request budget when one is given).
 import { createHash } from 'node:crypto';
+import { filterHintsFor, listMatching, workflowNameTerm } from '../api/filter-hint.ts';
 import type { Execution } from '../api/schemas.ts';
 import type { RunIntent } from '../store/store.ts';
 import type { RunsDeps } from './deps.ts';
@@ -15,7 +20,14 @@ import type { StartedRun } from './run-tracker.ts';
 export const INTENT_WINDOW_MS = 10 * 60_000;
 /** Executions created this long before an intent still count (clock skew between bot and API). */
 const SKEW_MS = 60_000;
-const PAGES = 3;
+/** Pages read at most per runbook and pass (the first use's check of the filter included). */
+export const INTENT_SEARCH_PAGES = 5;
+
+/** Spends API requests (the watcher's budget); the default calls straight away. */
+export interface RequestSpender {
+  run<T>(call: () => Promise<T>): Promise<T>;
+}
+const UNBUDGETED: RequestSpender = { run: (call) => call() };
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
@@ -58,18 +70,26 @@ export function matchesIntent(intent: RunIntent, e: Execution): boolean {
   return inputsHash(e.inputs) === intent.paramsHash;
 }
 
-async function findExecutions(deps: RunsDeps, intent: RunIntent): Promise<Execution[]> {
-  const part = intent.runbookName.split('"').reduce((a, b) => (b.length > a.length ? b : a), '');
-  const filter = part.trim() === '' ? undefined : `workflowName:"${part}"`;
-  const found: Execution[] = [];
-  let pageToken: string | undefined;
-  for (let page = 0; page < PAGES; page++) {
-    const res = await deps.api.executions.list({ ...(filter ? { filter } : {}), pageSize: 100, pageToken });
-    found.push(...res.items.filter((e) => matchesIntent(intent, e)));
-    if (!res.nextPageToken) break;
-    pageToken = res.nextPageToken;
-  }
-  return found;
+interface Candidates {
+  executions: Execution[];
+  /** Executions read from pages the API did not narrow, when the search stopped at its bound. */
+  searched: number | null;
+}
+
+/** Recent executions of one runbook (by name, re-checked here), newest first. */
+async function executionsOf(deps: RunsDeps, runbookName: string, spender: RequestSpender): Promise<Candidates> {
+  const api = deps.api.executions;
+  const name = runbookName.trim().toLowerCase();
+  const found = await listMatching({
+    list: (page) => spender.run(() => api.list({ ...page, orderBy: 'descending' })),
+    filter: workflowNameTerm(runbookName),
+    matches: (e) => e.workflowName.trim().toLowerCase() === name,
+    key: (e) => e.id,
+    want: Number.POSITIVE_INFINITY,
+    maxPages: INTENT_SEARCH_PAGES,
+    hints: filterHintsFor(api),
+  });
+  return { executions: found.items, searched: found.cut ? found.rowsRead : null };
 }
 
 export interface ReconcileReport {
@@ -89,15 +109,31 @@ export async function reconcileIntents(
     graceMs: number;
     /** Shows a found run where its result goes (the Slack layer posts its running card). */
     announce?: (run: StartedRun) => Promise<void>;
+    /** The request budget the executions list is read within (the watcher's). */
+    budget?: RequestSpender;
   },
 ): Promise<ReconcileReport> {
   const now = deps.now();
   const report: ReconcileReport = { reconciled: [], lost: [], pending: [] };
   const open = await deps.access.store.intents.listOpen(now - options.graceMs, 50);
+  // One search per runbook per pass, however many of its runs are unsettled.
+  const searches = new Map<string, Promise<Candidates>>();
+  const candidatesOf = (runbookName: string) => {
+    const key = runbookName.trim().toLowerCase();
+    let search = searches.get(key);
+    if (!search) {
+      search = executionsOf(deps, runbookName, options.budget ?? UNBUDGETED);
+      searches.set(key, search);
+    }
+    return search;
+  };
   for (const intent of open) {
     let executions: Execution[];
+    let searched: number | null;
     try {
-      executions = await findExecutions(deps, intent);
+      const candidates = await candidatesOf(intent.runbookName);
+      executions = candidates.executions.filter((e) => matchesIntent(intent, e));
+      searched = candidates.searched;
     } catch (err) {
       deps.logger.warn({ err, intentId: intent.id }, 'could not look for the execution of an unsettled run');
       report.pending.push(intent.id);
@@ -151,7 +187,11 @@ export async function reconcileIntents(
     }
     if (now - intent.createdAt > INTENT_WINDOW_MS) {
       if (await deps.access.store.intents.settle(intent.id, 'lost', [], deps.now())) {
-        await audit('error', 'no execution found for a run whose call was not answered; it most likely did not start');
+        const among = searched ? ` among the ${searched} most recent executions` : '';
+        await audit(
+          'error',
+          `no execution found${among} for a run whose call was not answered; it most likely did not start`,
+        );
         report.lost.push(intent.id);
       }
       continue;

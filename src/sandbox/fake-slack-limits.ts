@@ -1,7 +1,7 @@
-// Block Kit checks of the fake Web API. The rules are the bot's own (src/slack/blocks/limits.ts),
+// Block Kit checks of the fake Web API. The rules are the bot's own (src/slack/kit/limits.ts),
 // so a surface the builders' tests accept is one the fake accepts; only the wording is Slack's:
 // "<problem> [json-pointer:/blocks/0/text/text]".
-import { checkBlocks, checkView, type LimitViolation } from '../slack/blocks/limits.ts';
+import { checkBlocks, checkView, type LimitViolation } from '../slack/kit/limits.ts';
 
 /** blocks[3].text.text → /blocks/3/text/text */
 export function toJsonPointer(path: string, prefix = ''): string {

@@ -1,6 +1,6 @@
 // Who started a run outside Slack, as Slack knows them: the watcher and the subscription scanner ask
 // before building a result card, so the card names the executor as a mention (builders stay pure).
-import type { PeopleByEmail } from '../slack/blocks/people.ts';
+import type { PeopleByEmail } from '../slack/kit/people.ts';
 
 /** A Slack user id for an email, null when Slack does not know it (Identity.userIdByEmail in production). */
 export type UserIdByEmail = (email: string) => Promise<string | null>;

@@ -10,7 +10,7 @@
 // completion is unknown (timeout, connection lost) the claim is kept: a lost file is better than two.
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.ts';
-import { outputWorthAFile } from '../slack/blocks/execution-card.ts';
+import { outputWorthAFile } from '../slack/kit/execution-card.ts';
 import type { Store } from '../store/store.ts';
 
 /** The file keeps the last this-many bytes of a longer output (with a first line saying so). */

@@ -1,8 +1,8 @@
 // The short "your run finished" notices: the thread reply that pings whoever started the run, and
 // the same news as one line of a digest. Pure; names from the API are escaped.
 import type { Execution } from '../api/schemas.ts';
-import { STATUS_WORD } from '../slack/blocks/execution-card.ts';
-import { escapeMrkdwn, truncate, userMention } from '../slack/blocks/mrkdwn.ts';
+import { STATUS_WORD } from '../slack/kit/execution-card.ts';
+import { escapeMrkdwn, truncate, userMention } from '../slack/kit/mrkdwn.ts';
 import type { Watch } from '../store/store.ts';
 
 function outcomeWord(execution: Execution | null, stale: boolean): string {

@@ -16,7 +16,7 @@
 //   digest still goes out.
 // The clock and sleep are injected: unit tests run whole bursts in virtual time.
 
-import type { SeenMessage, SentCheck } from '../slack/read-back.ts';
+import type { SeenMessage, SentCheck } from '../slack/kit/read-back.ts';
 
 export type { SeenMessage, SentCheck };
 

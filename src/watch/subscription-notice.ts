@@ -3,10 +3,11 @@
 // catalog's current name of its runbook id when known (a renamed runbook keeps its subscribers),
 // else the name stored when subscribing.
 import type { Execution, Workflow } from '../api/schemas.ts';
+import type { CardInputs } from '../forms/labelled-inputs.ts';
 import { ALL_RUNBOOKS, sameRunbookName } from '../runs/execution-facts.ts';
-import { buildResultCard, STATUS_WORD } from '../slack/blocks/execution-card.ts';
-import { escapeMrkdwn, truncate } from '../slack/blocks/mrkdwn.ts';
-import type { PeopleByEmail } from '../slack/blocks/people.ts';
+import { buildResultCard, STATUS_WORD } from '../slack/kit/execution-card.ts';
+import { escapeMrkdwn, truncate } from '../slack/kit/mrkdwn.ts';
+import type { PeopleByEmail } from '../slack/kit/people.ts';
 import type { OutgoingMessage } from './slack-pacer.ts';
 
 export { ALL_RUNBOOKS, sameRunbookName };
@@ -70,7 +71,7 @@ export function channelsFor(
 export function buildSubscriptionNotice(
   execution: Execution,
   runbook: Pick<Workflow, 'id' | 'name'> | null,
-  maskedInputs: Record<string, unknown>,
+  maskedInputs: CardInputs,
   people?: PeopleByEmail,
 ): OutgoingMessage {
   return buildResultCard(

@@ -20,9 +20,9 @@ import type { ExecutionPage, RunbookApi } from '../api/runbook-api.ts';
 import type { Execution, Workflow } from '../api/schemas.ts';
 import type { RunbookCatalog } from '../catalog/runbook-catalog.ts';
 import type { Logger } from '../logger.ts';
-import { maskExecutionInputs } from '../runs/execution-facts.ts';
-import { parseExecutionInputs } from '../slack/blocks/execution-status.ts';
-import { namesFinished, readBackMessages } from '../slack/read-back.ts';
+import { labelExecutionInputs } from '../runs/execution-facts.ts';
+import { parseExecutionInputs } from '../slack/kit/execution-status.ts';
+import { namesFinished, readBackMessages } from '../slack/kit/read-back.ts';
 import type { Store, Subscription } from '../store/store.ts';
 import { BULK_PAGE_SIZE } from './bulk-discovery.ts';
 import { executorPeople, type UserIdByEmail } from './executor-people.ts';
@@ -460,7 +460,7 @@ export class SubscriptionScanner {
       // Without the schema, masking falls back to credential-like key names.
       this.#log.warn({ err }, 'could not look up the runbook of an execution');
     }
-    const inputs = maskExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
+    const inputs = labelExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
     // Inputs that are not a JSON object are not shown: nothing says which part is secret.
     const people = await executorPeople(this.#userIdByEmail, execution.executor);
     return buildSubscriptionNotice(execution, runbook, inputs.kind === 'object' ? inputs.values : {}, people);

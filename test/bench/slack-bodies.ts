@@ -8,7 +8,7 @@ import {
   type SlackRequestBody,
   slashCommandBody,
 } from '../../src/sandbox/slack-requests.ts';
-import { ACTIONS, BLOCKS, VIEWS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS, VIEWS } from '../../src/slack/kit/ids.ts';
 import { TEAM_ID } from './bench-stack.ts';
 
 export const BENCH_USER = 'U01ALICE';

@@ -26,6 +26,7 @@ import {
   seedWatchedRuns,
   spawnBot,
 } from '../support/process-harness.ts';
+import { TEST_DATABASE_URL } from '../support/test-database.ts';
 import { restartPostgres } from './restart-postgres.ts';
 
 const SCALE = Math.max(0.1, Number(process.env.TEST_FAULTS_SCALE ?? 1));
@@ -33,7 +34,7 @@ const RUNS = Math.max(10, Math.round(100 * SCALE));
 const SEED = Number(process.env.TEST_FAULTS_SEED) || randomBytes(4).readUInt32LE(0);
 const API_KEY = 'chaos-test-key-0123456789';
 const BOT_TOKEN = 'xoxb-chaos-test';
-const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const DATABASE_URL = TEST_DATABASE_URL;
 const SCHEMA = `test_chaos_${randomBytes(6).toString('hex')}`;
 const CHANNELS = ['C01OPS', 'C02DEPLOYS'];
 

@@ -2,14 +2,15 @@
 // started the execution, before the answer to POST …/run reaches it. Nothing after the call ran: no
 // watch, no audit, no card. Started again with the same store, the bot must find the execution from
 // the intent it recorded before the call, report it (its card turns into the result in the channel
-// the person chose) and audit it.
+// the person chose) and audit it — under each way the Runbook API may treat the runbook-name filter the
+// search sends (the emulator's filter modes: applied, ignored, read as plain terms, rejected with 400).
 import { mkdtempSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Emulator, startEmulator } from '../../src/emulator/server.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Emulator, FILTER_MODES, startEmulator } from '../../src/emulator/server.ts';
 import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { openStore } from '../../src/store/open-store.ts';
@@ -25,7 +26,6 @@ let fake: FakeSlack;
 let proxy: Server;
 let bot: BotProcess | null = null;
 let env: Record<string, string>;
-let dataDir: string;
 /** Set by the test: runs when the emulator has answered a run call, before the bot sees the answer. */
 let onRunAnswered: (() => Promise<void>) | null = null;
 
@@ -55,7 +55,6 @@ beforeAll(async () => {
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  dataDir = mkdtempSync(path.join(tmpdir(), 'runbook-bot-killed-'));
   env = {
     ...FAST_WATCH_ENV,
     RUNBOOK_API_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
@@ -66,7 +65,6 @@ beforeAll(async () => {
     SLACK_SIGNING_SECRET: SECRET,
     SLACK_API_URL: fake.url,
     RUNBOOK_PROXIES: 'proxy-dev',
-    DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     PORT: String(await freePort()),
   };
@@ -79,57 +77,66 @@ afterAll(async () => {
   await emulator.close();
 });
 
-it('reports and audits after a restart a run whose call was answered while the bot was being killed', async () => {
-  bot = await spawnBot(env, { timeoutMs: 20_000 });
-  const alice = new SlackUser({
-    fake,
-    botUrl: `http://127.0.0.1:${bot.port}/slack/events`,
-    signingSecret: SECRET,
-    userId: 'U01ALICE',
+describe.each(FILTER_MODES)('the Runbook API filter mode being %s', (mode) => {
+  it('reports and audits after a restart a run whose call was answered while the bot was being killed', async () => {
+    emulator.setFilterMode(mode);
+    // A store of its own per mode: what one mode's run left must not help the next.
+    const modeEnv = { ...env, DATA_DIR: mkdtempSync(path.join(tmpdir(), `runbook-bot-killed-${mode}-`)) };
+    const namespace = `killed-mid-call-${mode}`;
+    bot = await spawnBot(modeEnv, { timeoutMs: 20_000 });
+    const alice = new SlackUser({
+      fake,
+      botUrl: `http://127.0.0.1:${bot.port}/slack/events`,
+      signingSecret: SECRET,
+      userId: 'U01ALICE',
+    });
+    // The previous mode's form was never closed (its bot was killed): wait for a new one.
+    const earlier = alice.topModal()?.id;
+    await alice.command(`run "${SCALE_RUNBOOK}"`, 'C01OPS');
+    let modalId = '';
+    await waitUntil(
+      async () => {
+        const top = alice.topModal();
+        modalId = top && top.id !== earlier && JSON.stringify(top.view).includes('meta_proxy') ? top.id : '';
+        return modalId !== '';
+      },
+      'run modal',
+      15_000,
+    );
+    const killed = bot;
+    onRunAnswered = () => killed.kill('SIGKILL');
+    await alice.submit(modalId, scaleFormValues(namespace)).catch(() => undefined);
+    await killed.exited;
+    const started = () => [...emulator.state.executions.byId.values()].filter((e) => e.params.namespace === namespace);
+    expect(started()).toHaveLength(1);
+    const executionId = started()[0]!.id;
+    const naming = () =>
+      (fake.state.messages.C02DEPLOYS ?? []).filter((m) =>
+        JSON.stringify(m.blocks ?? []).includes(`\`${executionId}\``),
+      );
+    expect(naming()).toEqual([]);
+
+    bot = await spawnBot(modeEnv, { timeoutMs: 20_000 });
+    // The card appears and turns into the result (runs last 2–18 s of real time).
+    await waitUntil(
+      async () => naming().some((m) => / (succeeded|failed)$/.test(m.text)),
+      'the result card of the found run',
+      60_000,
+    );
+    expect(naming().filter((m) => !(m.thread_ts && m.thread_ts !== m.ts))).toHaveLength(1);
+    await bot.kill('SIGTERM');
+    bot = null;
+
+    const store = await openStore({ kind: 'sqlite', path: path.join(modeEnv.DATA_DIR, 'runbook-bot.sqlite') });
+    try {
+      const audit = await store.audit.recent(50);
+      const found = audit.filter((a) => a.action === 'run.start' && a.detail?.includes(executionId));
+      expect(found).toHaveLength(1);
+      expect(found[0]).toMatchObject({ outcome: 'ok', userId: 'U01ALICE', channel: 'C02DEPLOYS' });
+      expect(found[0]!.detail).toContain('found after a restart');
+      expect(await store.intents.listOpen(Date.now() + 1, 10)).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
-  await alice.command(`run "${SCALE_RUNBOOK}"`, 'C01OPS');
-  let modalId = '';
-  await waitUntil(
-    async () => {
-      const top = alice.topModal();
-      modalId = top && JSON.stringify(top.view).includes('meta_proxy') ? top.id : '';
-      return modalId !== '';
-    },
-    'run modal',
-    15_000,
-  );
-  const killed = bot;
-  onRunAnswered = () => killed.kill('SIGKILL');
-  await alice.submit(modalId, scaleFormValues('killed-mid-call')).catch(() => undefined);
-  await killed.exited;
-  const started = () =>
-    [...emulator.state.executions.byId.values()].filter((e) => e.params.namespace === 'killed-mid-call');
-  expect(started()).toHaveLength(1);
-  const executionId = started()[0]!.id;
-  const naming = () =>
-    (fake.state.messages.C02DEPLOYS ?? []).filter((m) => JSON.stringify(m.blocks ?? []).includes(`\`${executionId}\``));
-  expect(naming()).toEqual([]);
-
-  bot = await spawnBot(env, { timeoutMs: 20_000 });
-  // The card appears and turns into the result (runs last 2–18 s of real time).
-  await waitUntil(
-    async () => naming().some((m) => / (succeeded|failed)$/.test(m.text)),
-    'the result card of the found run',
-    60_000,
-  );
-  expect(naming().filter((m) => !(m.thread_ts && m.thread_ts !== m.ts))).toHaveLength(1);
-  await bot.kill('SIGTERM');
-  bot = null;
-
-  const store = await openStore({ kind: 'sqlite', path: path.join(dataDir, 'runbook-bot.sqlite') });
-  try {
-    const audit = await store.audit.recent(50);
-    const found = audit.filter((a) => a.action === 'run.start' && a.detail?.includes(executionId));
-    expect(found).toHaveLength(1);
-    expect(found[0]).toMatchObject({ outcome: 'ok', userId: 'U01ALICE', channel: 'C02DEPLOYS' });
-    expect(found[0]!.detail).toContain('found after a restart');
-    expect(await store.intents.listOpen(Date.now() + 1, 10)).toEqual([]);
-  } finally {
-    await store.close();
-  }
 });

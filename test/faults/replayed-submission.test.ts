@@ -8,9 +8,10 @@ import { formRequest, interactivityBody, sendToBot, viewSubmissionPayload } from
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from '../support/bot-harness.ts';
 import { pgAdmin } from '../support/process-harness.ts';
 import { openScaleForm, SCALE_RUNBOOK, scaleFormValues } from '../support/run-form.ts';
+import { TEST_DATABASE_URL } from '../support/test-database.ts';
 
 const RUNBOOK = SCALE_RUNBOOK;
-const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const DATABASE_URL = TEST_DATABASE_URL;
 const SCHEMA = `test_replay_${randomBytes(6).toString('hex')}`;
 let h: Harness;
 /** A second replica: same Postgres schema, same Runbook API (h's emulator). */

@@ -5,7 +5,7 @@
 // ManualClock moves on) while both storms go on: every one must get its result card and exactly
 // one notice (thread reply or digest line) naming it.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 import { countReports, findRunMessages } from '../support/process-harness.ts';
 

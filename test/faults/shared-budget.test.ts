@@ -22,6 +22,7 @@ import {
   seedWatchedRuns,
   spawnBot,
 } from '../support/process-harness.ts';
+import { TEST_DATABASE_URL } from '../support/test-database.ts';
 
 const SCALE = Math.max(0.1, Number(process.env.TEST_FAULTS_SCALE ?? 1));
 const RUNS = Math.max(40, Math.round(120 * SCALE));
@@ -29,7 +30,7 @@ const BUDGET = 2;
 const WINDOW_MS = 20_000;
 const API_KEY = 'budget-test-key-0123456789';
 const BOT_TOKEN = 'xoxb-budget-test';
-const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const DATABASE_URL = TEST_DATABASE_URL;
 const SCHEMA = `test_budget_${randomBytes(6).toString('hex')}`;
 const CHANNELS = ['C01OPS', 'C02DEPLOYS'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
-import { expireApprovals } from '../../src/slack/commands/approvals.ts';
-import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { expireApprovals } from '../../src/slack/approvals/decisions.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import {
   API_KEY,
   BOT_TOKEN,

@@ -12,7 +12,7 @@ import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
 import type { ViewStateValues } from '../../src/sandbox/slack-requests.ts';
 import type { Surface } from '../../src/sandbox/slack-user.ts';
 import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
-import { ACTIONS, BLOCKS, FUNCTIONS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS, FUNCTIONS } from '../../src/slack/kit/ids.ts';
 import {
   CASES,
   type Case,

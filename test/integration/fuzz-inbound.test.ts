@@ -5,12 +5,12 @@
 // and must never show a stack trace to anyone in Slack.
 //
 // A body that parses to JSON `null` (`payload=null`, or a JSON body `null`) used to make Bolt 5.1's
-// HTTPReceiver read `null.ssl_check` and never answer; src/slack/guard-request.ts answers 400 now,
+// HTTPReceiver read `null.ssl_check` and never answer; src/slack/kit/guard-request.ts answers 400 now,
 // and the cases below keep it that way.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formRequest, type SlackRequestBody, sendToBot, slashCommandBody } from '../../src/sandbox/slack-requests.ts';
-import { ACTIONS, BLOCKS, SHORTCUTS, VIEWS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS, SHORTCUTS, VIEWS } from '../../src/slack/kit/ids.ts';
 import { ephemeralContaining, type Harness, SIGNING_SECRET, startHarness, waitFor } from '../support/bot-harness.ts';
 
 let h: Harness;

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { policyGroups } from '../../src/policy/load-policy.ts';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
-import { Identity } from '../../src/slack/identity.ts';
-import { ACTIONS, BLOCKS, SHORTCUTS } from '../../src/slack/ids.ts';
+import { Identity } from '../../src/slack/kit/identity.ts';
+import { ACTIONS, BLOCKS, SHORTCUTS } from '../../src/slack/kit/ids.ts';
 import { type Harness, startHarness, waitFor } from '../support/bot-harness.ts';
 
 const SENTENCE = 'Slack could not tell which user groups you are in';

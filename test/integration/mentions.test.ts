@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appMentionEvent } from '../../src/sandbox/slack-entry-requests.ts';
 import { eventCallbackBody, jsonRequest, sendToBot } from '../../src/sandbox/slack-requests.ts';
-import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { type Harness, modalContaining, SIGNING_SECRET, startHarness, waitFor } from '../support/bot-harness.ts';
 
 let h: Harness;

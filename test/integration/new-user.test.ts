@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeEphemeral, FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
-import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { mrkdwnTexts } from '../support/block-texts.ts';
 import { type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 
@@ -162,5 +162,89 @@ describe('executions', () => {
       .findIndex((line) => line.includes(action!.id));
     expect(row).toBeGreaterThan(1);
     expect(textOf(list).split('\n')[row - 2]).toMatch(/ · action · /);
+  });
+});
+
+describe('aliases and proxies', () => {
+  it('alias add over an existing alias is refused, says how to replace it, and --replace does', async () => {
+    await h.user().command(`alias add scale-twice "${SCALE}" namespace=prod`, 'C01OPS');
+    await waitFor(() => latestEphemeral('Alias `scale-twice` added'), 'added');
+    await h.user().command('alias add scale-twice "Rotate Nginx Logs"', 'C01OPS');
+    await waitFor(
+      () => latestEphemeral('already has an alias `scale-twice` (for Scale Kubernetes Deployment); nothing changed'),
+      'refused',
+    );
+    expect((await h.runtime.store.aliases.get('C01OPS', 'scale-twice'))?.runbookName).toBe(SCALE);
+    expect(textOf(latestEphemeral('already has an alias')!)).toContain('Add `--replace` to replace it');
+    await h.user().command('alias add scale-twice "Rotate Nginx Logs" --replace', 'C01OPS');
+    await waitFor(() => latestEphemeral('Alias `scale-twice` replaced'), 'replaced');
+    expect((await h.runtime.store.aliases.get('C01OPS', 'scale-twice'))?.runbookName).toBe('Rotate Nginx Logs');
+  });
+
+  it("channel defaults name the bot's default proxy; the --now confirmation shows the proxy's display name", async () => {
+    await h.user().command('defaults', 'C02DEPLOYS');
+    const defaults = await waitFor(() => latestEphemeral('Run defaults of this channel'), 'defaults');
+    expect(textOf(defaults)).toContain("proxy Dev proxy (the bot's default)");
+    expect(textOf(defaults)).not.toContain('usual');
+    const since = h.fake.state.ephemerals.length;
+    await h.user().command(`run "${SCALE}" namespace=prod deployment=named replicas=1 --now`, 'C01OPS');
+    const confirm = await waitFor(() => latestEphemeral(ACTIONS.confirmRun, 'U01ALICE', since), 'confirmation');
+    expect(textOf(confirm)).toContain('now, on proxy Dev proxy,');
+  });
+
+  it('defaults --proxy nosuch lists the valid proxies', async () => {
+    await h.user().command('defaults --proxy nosuch', 'C01OPS');
+    await waitFor(
+      () => latestEphemeral('proxy "nosuch" is not one of the offered proxies: Dev proxy (proxy-dev), Prod proxy'),
+      'refusal naming the valid ones',
+    );
+  });
+});
+
+describe('search', () => {
+  it('list postgress suggests the closest names, as show does', async () => {
+    const since = h.fake.state.ephemerals.length;
+    await h.user().command('list postgress', 'C01OPS');
+    const list = await waitFor(() => latestEphemeral('matching', 'U01ALICE', since), 'list');
+    expect(textOf(list)).toContain('No runbook matches “postgress”. Did you mean one of these?');
+    expect(textOf(list)).toContain('*Postgres Vacuum Analyze*');
+    expect(JSON.stringify(list.blocks)).toContain(ACTIONS.pickRunbook);
+  });
+
+  it('category counts follow a search', async () => {
+    const since = h.fake.state.ephemerals.length;
+    await h.user().command('list restart', 'C01OPS');
+    const list = await waitFor(() => latestEphemeral('matching', 'U01ALICE', since), 'list');
+    const options = (JSON.stringify(list.blocks).match(/"text":"[A-Za-z ]+ \(\d+(\/\d+)?\)"/g) ?? []).join(' ');
+    expect(options).toMatch(/\(\d+\)/);
+    expect(options).not.toMatch(/\d+\/\d+/);
+    const total = Number(/^(\d+) runbooks matching/.exec(list.text)?.[1]);
+    expect(total).toBeGreaterThan(1);
+    for (const m of options.matchAll(/\((\d+)\)/g)) expect(Number(m[1])).toBeLessThanOrEqual(total);
+  });
+
+  it('list --category nosuch says there is no such category and names the categories', async () => {
+    const since = h.fake.state.ephemerals.length;
+    await h.user().command('list --category nosuch', 'C01OPS');
+    const list = await waitFor(() => latestEphemeral('no category', 'U01ALICE', since), 'answer');
+    expect(textOf(list)).toMatch(/There is no category “nosuch”\. The categories are .*`sre`/);
+    expect(list.text).not.toContain('in Nosuch');
+  });
+});
+
+describe('labels', () => {
+  it('the --now confirmation and Details show the schema titles the form shows', async () => {
+    const since = h.fake.state.ephemerals.length;
+    await h.user().command(`run "${SCALE}" namespace=prod deployment=labels replicas=2 context=dev --now`, 'C01OPS');
+    const confirm = await waitFor(() => latestEphemeral(ACTIONS.confirmRun, 'U01ALICE', since), 'confirmation');
+    expect(textOf(confirm)).toMatch(/Cluster/);
+    expect(textOf(confirm)).not.toMatch(/\bContext\b/);
+    await h.user().act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmRun);
+    const run = await waitFor(() => executionsOf(SCALE).find((e) => paramsOf(e).deployment === 'labels'), 'run');
+    const before = h.fake.state.ephemerals.length;
+    await h.user().command(`status ${run.id}`, 'C01OPS');
+    const details = await waitFor(() => latestEphemeral('*Inputs*', 'U01ALICE', before), 'details');
+    expect(textOf(details)).toMatch(/Cluster/);
+    expect(textOf(details)).not.toMatch(/\bContext\b/);
   });
 });

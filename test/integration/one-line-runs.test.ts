@@ -2,7 +2,7 @@
 // shortcut, end to end through the real Bolt pipeline (signed requests, fake Slack, emulator).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeEphemeral } from '../../src/sandbox/fake-slack-state.ts';
-import { ACTIONS, BLOCKS, SHORTCUTS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS, SHORTCUTS } from '../../src/slack/kit/ids.ts';
 import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 
 let h: Harness;
@@ -39,7 +39,7 @@ describe('one-line runs', () => {
     const blocks = JSON.stringify(modal.view.blocks);
     expect(blocks).toContain('"initial_value":"prod"');
     expect(blocks).toContain('"initial_value":"web"');
-    expect(blocks).toMatch(/replicas`: Must be a number/);
+    expect(blocks).toMatch(/replicas`: Must be a whole number/);
   });
 
   it('--now is refused when a value is invalid, and nothing runs', async () => {
@@ -150,7 +150,7 @@ describe('aliases and channel defaults', () => {
     ).find((b) => b.block_id === BLOCKS.proxy);
     expect(proxy?.element?.initial_option?.value).toBe('proxy-dev');
     await h.user().command('defaults clear', 'C01OPS');
-    await waitFor(() => ephemeralContaining(h.fake, 'proxy the usual default'), 'cleared');
+    await waitFor(() => ephemeralContaining(h.fake, "proxy Dev proxy (the bot's default)"), 'cleared');
   });
 });
 
@@ -174,7 +174,7 @@ describe('--to #name (what Slack sends with should_escape false)', () => {
     } finally {
       seen = h.fake.state.ephemerals.length;
       await h.user().command('defaults clear', 'C01OPS');
-      await waitFor(() => newEphemeral(seen, 'proxy the usual default'), 'cleared');
+      await waitFor(() => newEphemeral(seen, "proxy Dev proxy (the bot's default)"), 'cleared');
     }
     expect((await h.runtime.store.channelDefaults.get('C01OPS'))?.resultChannel ?? null).toBeNull();
   });
@@ -184,7 +184,7 @@ describe('channel defaults everywhere the form opens', () => {
   /** Clears C01OPS's defaults and waits for this clear's own answer (not an earlier one). */
   async function clearDefaults() {
     const answers = () =>
-      h.fake.state.ephemerals.filter((e) => JSON.stringify(e.blocks ?? []).includes('usual default'));
+      h.fake.state.ephemerals.filter((e) => JSON.stringify(e.blocks ?? []).includes("(the bot's default)"));
     const before = answers().length;
     await h.user().command('defaults clear', 'C01OPS');
     await waitFor(() => answers().length > before, 'cleared');
@@ -196,11 +196,11 @@ describe('channel defaults everywhere the form opens', () => {
 
   it('/runbook run <name> without values preselects the channel default proxy and result channel', async () => {
     await h.user().command('defaults --proxy proxy-prod --to C02DEPLOYS', 'C01OPS');
-    await waitFor(() => ephemeralContaining(h.fake, 'proxy-prod'), 'defaults saved');
+    await waitFor(() => ephemeralContaining(h.fake, 'proxy Prod proxy, results to'), 'defaults saved');
     try {
       await h.user().command(`run "${SCALE}"`, 'C01OPS');
       const modal = await waitFor(
-        () => modalContaining(h, "This channel's run defaults: proxy `proxy-prod`, results to <#C02DEPLOYS>"),
+        () => modalContaining(h, "This channel's run defaults: proxy Prod proxy, results to <#C02DEPLOYS>"),
         'form with the defaults',
       );
       expect(JSON.stringify(modal.view.blocks)).toContain('"initial_conversation":"C02DEPLOYS"');
@@ -218,16 +218,24 @@ describe('channel defaults everywhere the form opens', () => {
     }
   });
 
-  it('a default proxy that is not offered is refused with the alias sentence, and nothing is stored', async () => {
+  it('a default proxy that is not offered is refused with the alias sentence, naming the valid ones; nothing is stored', async () => {
     await h.user().command('defaults --proxy bogus-proxy', 'C01OPS');
     await waitFor(
-      () => ephemeralContaining(h.fake, 'Not saved: proxy \\"bogus-proxy\\" is not one of the offered proxies.'),
+      () =>
+        ephemeralContaining(
+          h.fake,
+          'Not saved: proxy \\"bogus-proxy\\" is not one of the offered proxies: Dev proxy (proxy-dev), Prod proxy (proxy-prod)',
+        ),
       'refusal',
     );
     expect(await h.runtime.store.channelDefaults.get('C01OPS')).toBeNull();
     await h.user().command('alias add bogus-alias "Scale Kubernetes Deployment" --proxy bogus-proxy', 'C01OPS');
     await waitFor(
-      () => ephemeralContaining(h.fake, 'Not saved: proxy \\"bogus-proxy\\" is not one of the offered proxies.'),
+      () =>
+        ephemeralContaining(
+          h.fake,
+          'Not saved: proxy \\"bogus-proxy\\" is not one of the offered proxies: Dev proxy (proxy-dev), Prod proxy (proxy-prod)',
+        ),
       'same refusal for an alias',
     );
   });

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-api.ts';
-import { checkView } from '../../src/slack/blocks/limits.ts';
-import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
+import { checkView } from '../../src/slack/kit/limits.ts';
 import { type Harness, modalContaining, QUICK_WATCH_ENV, startHarness, waitFor } from '../support/bot-harness.ts';
 
 let h: Harness;

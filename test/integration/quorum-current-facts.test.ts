@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
-import { ACTIONS } from '../../src/slack/ids.ts';
+import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import { requestDrain as requestDrainIn, runsOf as runsOfIn } from '../support/approval-requests.ts';
 import { ephemeralContaining, type Harness, startHarness, waitFor } from '../support/bot-harness.ts';
 

@@ -7,8 +7,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReadinessReport } from '../../src/ops/readiness.ts';
 import { type Harness, startHarness } from '../support/bot-harness.ts';
+import { TEST_DATABASE_URL } from '../support/test-database.ts';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const DATABASE_URL = TEST_DATABASE_URL;
 
 /** A TCP proxy to Postgres that can be cut (every connection dropped, new ones refused) and restored. */
 async function startCuttableProxy(target: URL) {

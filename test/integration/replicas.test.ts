@@ -1,7 +1,7 @@
 // Two replicas on one Postgres schema (DATABASE_URL + DATABASE_SCHEMA) share 200 watched runs; one
 // is SIGKILLed while reporting. Its leases expire, the other takes the rest over, and every run
-// ends with its result card and exactly one notice. Needs Postgres (TEST_DATABASE_URL, default the
-// local trust-auth server), like the store's Postgres tests.
+// ends with its result card and exactly one notice. Needs Postgres (TEST_DATABASE_URL: the one the
+// test run settled on), like the store's Postgres tests.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createRunbookApi } from '../../src/api/client.ts';
@@ -19,10 +19,11 @@ import {
   spawnBot,
   waitUntil,
 } from '../support/process-harness.ts';
+import { TEST_DATABASE_URL } from '../support/test-database.ts';
 
 const API_KEY = 'restart-test-key-0123456789';
 const BOT_TOKEN = 'xoxb-replica-test';
-const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const DATABASE_URL = TEST_DATABASE_URL;
 const SCHEMA = `test_${randomBytes(6).toString('hex')}`;
 const RUNS = 200;
 

@@ -2,11 +2,12 @@
 // "Try again" clicked on replica B (where Slack happened to send the click) reopens the form filled in.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 import { pgAdmin } from '../support/process-harness.ts';
+import { TEST_DATABASE_URL } from '../support/test-database.ts';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const DATABASE_URL = TEST_DATABASE_URL;
 const SCHEMA = `test_${randomBytes(6).toString('hex')}`;
 const RUNBOOK = 'Scale Kubernetes Deployment';
 

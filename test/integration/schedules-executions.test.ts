@@ -3,8 +3,8 @@
 // and status of one execution. Assertions on the Slack calls made and on the emulator's state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blocksOf, findElement } from '../../src/sandbox/slack-user.ts';
-import { checkBlocks, checkView } from '../../src/slack/blocks/limits.ts';
-import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
+import { checkBlocks, checkView } from '../../src/slack/kit/limits.ts';
 import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 
 let h: Harness;

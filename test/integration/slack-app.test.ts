@@ -3,9 +3,9 @@
 // to show and on the emulator's state.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { formRequest, sendToBot, slashCommandBody } from '../../src/sandbox/slack-requests.ts';
-import { checkBlocks, checkView } from '../../src/slack/blocks/limits.ts';
-import { ACTIONS, BLOCKS, SHORTCUTS } from '../../src/slack/ids.ts';
-import { createMetadataSeal } from '../../src/slack/metadata-seal.ts';
+import { ACTIONS, BLOCKS, SHORTCUTS } from '../../src/slack/kit/ids.ts';
+import { checkBlocks, checkView } from '../../src/slack/kit/limits.ts';
+import { createMetadataSeal } from '../../src/slack/kit/metadata-seal.ts';
 import {
   BOT_TOKEN,
   ephemeralContaining,

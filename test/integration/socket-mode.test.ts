@@ -9,7 +9,7 @@ import { createLogger } from '../../src/logger.ts';
 import { type Runtime, startRuntime } from '../../src/runtime.ts';
 import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
 import { viewSubmissionPayload } from '../../src/sandbox/slack-requests.ts';
-import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { API_KEY, BOT_TOKEN, ephemeralContaining, START, waitFor } from '../support/bot-harness.ts';
 import { type FakeSocketMode, startFakeSocketMode } from '../support/fake-socket-mode.ts';
 

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workflow } from '../../src/api/schemas.ts';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-api.ts';
-import { checkBlocks } from '../../src/slack/blocks/limits.ts';
-import { ACTIONS } from '../../src/slack/ids.ts';
+import { ACTIONS } from '../../src/slack/kit/ids.ts';
+import { checkBlocks } from '../../src/slack/kit/limits.ts';
 import { SUBSCRIPTIONS_CURSOR } from '../../src/watch/subscriptions.ts';
 import { ephemeralContaining, type Harness, startHarness, waitFor } from '../support/bot-harness.ts';
 

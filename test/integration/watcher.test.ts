@@ -10,9 +10,9 @@ import type { Workflow } from '../../src/api/schemas.ts';
 import { actor } from '../../src/runs/actor.ts';
 import { startRun } from '../../src/runs/run.ts';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-api.ts';
-import { checkBlocks } from '../../src/slack/blocks/limits.ts';
-import { postRunningCard } from '../../src/slack/commands/run.ts';
-import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
+import { checkBlocks } from '../../src/slack/kit/limits.ts';
+import { postRunningCard } from '../../src/slack/kit/run-start.ts';
 import {
   BOT_TOKEN,
   type Harness,

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUser } from '../../src/sandbox/fake-slack-state.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
-import { FUNCTIONS } from '../../src/slack/ids.ts';
+import { FUNCTIONS } from '../../src/slack/kit/ids.ts';
 import { type Harness, SIGNING_SECRET, startHarness, waitFor } from '../support/bot-harness.ts';
 
 const definition = stepDefinition(FUNCTIONS.runRunbook);

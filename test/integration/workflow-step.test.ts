@@ -14,7 +14,7 @@ import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api
 import type { FakeFunctionExecution } from '../../src/sandbox/fake-slack-state.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
-import { FUNCTIONS } from '../../src/slack/ids.ts';
+import { FUNCTIONS } from '../../src/slack/kit/ids.ts';
 import { API_KEY, BOT_TOKEN, SIGNING_SECRET, START, waitFor } from '../support/bot-harness.ts';
 
 const POLICY = `

@@ -1,7 +1,7 @@
 // Test helpers for approval requests: Alice asks to run "Drain Kubernetes Node" (a runbook the emulator
 // marks requiresApproval) from #ops through the real form, and the request lands in #approvals.
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
-import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { type Harness, modalContaining, waitFor } from './bot-harness.ts';
 
 /** Submits the run form for node `node`; returns the request message in #approvals and its approval id. */

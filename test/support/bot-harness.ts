@@ -12,7 +12,7 @@ import { type Runtime, type RuntimeOptions, startRuntime } from '../../src/runti
 import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
 import type { FakeEphemeral, FakeView } from '../../src/sandbox/fake-slack-state.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
-import { isOurToken } from '../../src/slack/blocks/mrkdwn.ts';
+import { isOurToken } from '../../src/slack/kit/mrkdwn.ts';
 
 export const API_KEY = 'test-api-key-0123456789';
 export const BOT_TOKEN = 'xoxb-test-token-abcdef';

@@ -8,7 +8,7 @@ import { WebClient } from '@slack/web-api';
 import pg from 'pg';
 import type { RunbookApi } from '../../src/api/runbook-api.ts';
 import type { FakeSlack } from '../../src/sandbox/fake-slack-api.ts';
-import { buildRunningCard } from '../../src/slack/blocks/execution-card.ts';
+import { buildRunningCard } from '../../src/slack/kit/execution-card.ts';
 import type { Store } from '../../src/store/store.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -1,6 +1,6 @@
 // The run form of "Scale Kubernetes Deployment" (the emulator's demo runbook the fault tests run), as
 // Slack sends its state: `namespace` marks the run so a test can find its execution.
-import { ACTIONS, BLOCKS } from '../../src/slack/ids.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { type Harness, modalContaining, waitFor } from './bot-harness.ts';
 
 export const SCALE_RUNBOOK = 'Scale Kubernetes Deployment';

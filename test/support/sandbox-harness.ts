@@ -1,17 +1,16 @@
 // The bot harness plus the browser sandbox on top: emulator (manual clock) → runtime (Bolt over
-// HTTP, watcher) → fake Slack → sandbox server, all in-process, and Debian's Chromium driven by
+// HTTP, watcher) → fake Slack → sandbox server, all in-process, and a Chromium (browser.ts) driven by
 // playwright-core as the person. Launch failures are errors, never skips: a browser test that
 // silently does nothing would pass without testing anything.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { createLogger } from '../../src/logger.ts';
 import { SANDBOX_APPROVALS_CHANNEL, sandboxPolicy } from '../../src/sandbox/sandbox-defaults.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { type Harness, SIGNING_SECRET, startHarness } from './bot-harness.ts';
-
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+import { launchChromium } from './browser.ts';
 
 export interface SandboxHarness {
   bot: Harness;
@@ -20,21 +19,6 @@ export interface SandboxHarness {
   /** A page opened as `user`, in `channel`. */
   open(user: string, channel: string): Promise<Page>;
   stop(): Promise<void>;
-}
-
-export async function launchChromium(): Promise<Browser> {
-  try {
-    return await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-  } catch (err) {
-    throw new Error(
-      `Could not launch Chromium at ${CHROMIUM_PATH} (install it with \`apt-get install -y chromium\`): ${
-        err instanceof Error ? err.message : String(err)
-      }`,
-    );
-  }
 }
 
 export async function startSandboxHarness(): Promise<SandboxHarness> {

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { COMMAND, FUNCTIONS, SHORTCUTS, STEP_INPUTS, STEP_OUTPUTS } from '../../src/slack/ids.ts';
-import { SUBCOMMAND_NAMES } from '../../src/slack/parse-command.ts';
+import { COMMAND, FUNCTIONS, SHORTCUTS, STEP_INPUTS, STEP_OUTPUTS } from '../../src/slack/kit/ids.ts';
+import { SUBCOMMAND_NAMES } from '../../src/slack/kit/parse-command.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 

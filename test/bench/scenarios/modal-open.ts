@@ -4,7 +4,7 @@
 // after 3 s, so the 10 s case must still open well inside that). Baseline: a bare Bolt app whose
 // handler calls views.open at once.
 import type { FakeSlack } from '../../../src/sandbox/fake-slack-api.ts';
-import { loadingModal } from '../../../src/slack/blocks/common.ts';
+import { loadingModal } from '../../../src/slack/kit/common.ts';
 import { startBareBolt } from '../bare-bolt.ts';
 import { BOT_TOKEN, SIGNING_SECRET, startBenchStack } from '../bench-stack.ts';
 import { ms, type ScenarioResult, times } from '../report.ts';

@@ -5,8 +5,8 @@
 
 import { createRunbookApi } from '../../../src/api/client.ts';
 import type { Workflow } from '../../../src/api/schemas.ts';
-import { runbookOption } from '../../../src/slack/blocks/run-modal.ts';
-import { ACTIONS } from '../../../src/slack/ids.ts';
+import { ACTIONS } from '../../../src/slack/kit/ids.ts';
+import { runbookOption } from '../../../src/slack/kit/run-modal.ts';
 import { startBareBolt } from '../bare-bolt.ts';
 import { API_KEY, BOT_TOKEN, SIGNING_SECRET, startBenchStack } from '../bench-stack.ts';
 import { ms, type ScenarioResult, times } from '../report.ts';

@@ -1,27 +1,9 @@
-// Imports run one way: no cycle between the top-level folders of src/, nor between the subfolders of
-// src/slack/. Read from the source text (static `import … from` and `export … from`, type-only included:
-// a type import is still a dependency a reader has to follow).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// Imports run one way: in every folder of src/, no cycle between its subfolders and files (the
+// top-level folders and src/slack/'s subfolders are also checked on their own, as before). Read from
+// the source text by ./source-imports.ts.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const SRC = path.resolve(import.meta.dirname, '../../../src');
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) return filesUnder(full);
-    return /\.(ts|js)$/.test(name) && !name.endsWith('.d.ts') ? [full] : [];
-  });
-}
-
-/** Relative import targets of one file, as absolute paths. */
-function importsOf(file: string, text: string): string[] {
-  const found: string[] = [];
-  const pattern = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]/g;
-  for (const match of text.matchAll(pattern)) found.push(path.resolve(path.dirname(file), match[1]!));
-  return found;
-}
+import { filesUnder, importGraph, importsOf, SRC } from './source-imports.ts';
 
 type Graph = Map<string, Map<string, string>>;
 
@@ -31,7 +13,7 @@ function folderGraph(files: string[], groupOf: (file: string) => string | null):
   for (const file of files) {
     const from = groupOf(file);
     if (!from) continue;
-    for (const target of importsOf(file, readFileSync(file, 'utf8'))) {
+    for (const target of imports.get(file) ?? []) {
       const to = groupOf(target);
       if (!to || to === from) continue;
       if (!graph.has(from)) graph.set(from, new Map());
@@ -42,11 +24,13 @@ function folderGraph(files: string[], groupOf: (file: string) => string | null):
   return graph;
 }
 
-/** Every cycle found by a depth-first search, each as its edges' example imports. */
+/** The cycles a depth-first search meets (at least one whenever there is one), each as its edges' example imports. */
 function cyclesOf(graph: Graph): string[][] {
   const cycles: string[][] = [];
   const seen = new Set<string>();
+  const done = new Set<string>(); // fully walked: every cycle through it is already found
   const walk = (node: string, stack: string[]) => {
+    if (done.has(node)) return;
     const at = stack.indexOf(node);
     if (at >= 0) {
       const loop = [...stack.slice(at), node];
@@ -58,12 +42,14 @@ function cyclesOf(graph: Graph): string[][] {
       return;
     }
     for (const next of graph.get(node)?.keys() ?? []) walk(next, [...stack, node]);
+    done.add(node);
   };
   for (const node of graph.keys()) walk(node, []);
   return cycles;
 }
 
 const files = filesUnder(SRC);
+const imports = importGraph(files);
 
 describe('imports run one way', () => {
   it('no cycle between the top-level folders of src/', () => {
@@ -81,6 +67,26 @@ describe('imports run one way', () => {
       return parts.length > 1 && !parts[0]!.startsWith('..') ? parts[0]! : null;
     };
     expect(cyclesOf(folderGraph(files, subFolder))).toEqual([]);
+  });
+
+  // Every folder under src/ (src/ itself included), its children — subfolders and files alike — as
+  // the nodes: no two folders, no folder and a file, no two files of one folder import each other.
+  it('no cycle between the folders and files of any folder under src/', () => {
+    const folders = [...new Set(files.map((file) => path.dirname(file)))].flatMap((dir) => {
+      const parents: string[] = [];
+      for (let at = dir; at.startsWith(SRC); at = path.dirname(at)) parents.push(at);
+      return parents;
+    });
+    const cycles = [...new Set(folders)].flatMap((folder) => {
+      const child = (file: string) => {
+        const parts = path.relative(folder, file).split(path.sep);
+        return parts[0]!.startsWith('..') ? null : parts[0]!;
+      };
+      return cyclesOf(folderGraph(files, child)).map(
+        (cycle) => `${path.relative(SRC, folder) || 'src'}: ${cycle.join(', ')}`,
+      );
+    });
+    expect(cycles).toEqual([]);
   });
 
   it('finds a cycle when there is one', () => {

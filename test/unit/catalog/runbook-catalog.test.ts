@@ -64,6 +64,39 @@ describe('RunbookCatalog', () => {
     const beyond = await catalog.browse({ words: '', scope: 'all', category: null, page: 999, pageSize: 8 });
     expect(beyond.page).toBe(first.pageCount - 1);
   });
+
+  it('category counts follow a search: how many of the matches are in each category', async () => {
+    const restart = await catalog.browse({ words: 'restart', scope: 'all', category: null, page: 0, pageSize: 100 });
+    const counted = Object.fromEntries(restart.categories.map((c) => [c.name, Number(c.count)]));
+    for (const [name, count] of Object.entries(counted)) {
+      expect(restart.items.filter((r) => r.categories.includes(name))).toHaveLength(count);
+    }
+    expect(Object.values(counted).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    expect(restart.categories.every((c) => !c.count.includes('/'))).toBe(true);
+  });
+
+  it('says which category is unknown instead of listing none "in" it', async () => {
+    const nosuch = await catalog.browse({ words: '', scope: 'all', category: 'nosuch', page: 0, pageSize: 8 });
+    expect(nosuch.unknownCategory).toBe('nosuch');
+    expect(nosuch.total).toBe(0);
+    const sre = await catalog.browse({ words: '', scope: 'all', category: 'sre', page: 0, pageSize: 8 });
+    expect(sre.unknownCategory).toBeNull();
+  });
+
+  it('suggests the closest names when a search finds nothing', async () => {
+    const typo = await catalog.browse({ words: 'postgress', scope: 'all', category: null, page: 0, pageSize: 8 });
+    expect(typo.total).toBe(0);
+    expect(typo.suggestions?.map((r) => r.name)).toContain('Postgres Vacuum Analyze');
+    const hidden = await catalog.browse({
+      words: 'postgress',
+      scope: 'all',
+      category: null,
+      page: 0,
+      pageSize: 8,
+      visible: (r) => !r.name.startsWith('Postgres'),
+    });
+    expect(hidden.suggestions?.map((r) => r.name)).not.toContain('Postgres Vacuum Analyze');
+  });
 });
 
 describe('category names', () => {

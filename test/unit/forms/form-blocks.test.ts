@@ -1,7 +1,7 @@
 import type { InputBlock, KnownBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { buildFormBlocks, parseInputSchema } from '../../../src/forms/index.ts';
-import { checkBlocks } from '../../../src/slack/blocks/limits.ts';
+import { checkBlocks } from '../../../src/slack/kit/limits.ts';
 
 function build(properties: Record<string, unknown>, required: string[] = [], prefill?: Record<string, unknown>) {
   const blocks = buildFormBlocks(parseInputSchema(JSON.stringify({ type: 'object', properties, required })), prefill);

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildFormBlocks, maskSecrets, parseInputSchema, readFormValues } from '../../../src/forms/index.ts';
-import { checkBlocks } from '../../../src/slack/blocks/limits.ts';
+import { checkBlocks } from '../../../src/slack/kit/limits.ts';
 import { submit } from './slack-state.ts';
 
 /** Limits checked here in UTF-16 units (stricter than Slack's characters) on top of checkBlocks. */

@@ -184,6 +184,14 @@ describe('readFormValues', () => {
       });
     });
 
+    it('asks an integer field for a whole number, whatever was typed', () => {
+      const { spec, blocks } = form({ n: { type: 'integer' } });
+      expect(readFormValues(spec, submit(blocks, { field_n: { value: '12abc' } }))).toEqual({
+        ok: false,
+        errors: { field_n: 'Must be a whole number' },
+      });
+    });
+
     it('rejects a forged option value', () => {
       const { spec, blocks } = form({ size: { enum: ['s', 'm'] } });
       const forged = { text: { type: 'plain_text', text: 'xl' }, value: '9' };

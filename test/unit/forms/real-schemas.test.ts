@@ -4,7 +4,7 @@ import type { InputBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import { INPUT_SCHEMAS } from '../../../src/emulator/input-schemas.ts';
 import { buildFormBlocks, parseInputSchema, readFormValues } from '../../../src/forms/index.ts';
-import { checkBlocks } from '../../../src/slack/blocks/limits.ts';
+import { checkBlocks } from '../../../src/slack/kit/limits.ts';
 import { FALLBACK_SCHEMA, REAL_SCHEMAS } from './fixtures/real-schemas.ts';
 import { submit, untouchedState } from './slack-state.ts';
 

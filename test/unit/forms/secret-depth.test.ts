@@ -9,7 +9,7 @@ import { Execution } from '../../../src/api/schemas.ts';
 import { buildFormBlocks, maskSecrets, parseInputSchema, SECRET_MASK } from '../../../src/forms/index.ts';
 import { secretFieldNames, stripSecrets } from '../../../src/forms/secrets.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { buildResultCard, buildRunningCard } from '../../../src/slack/blocks/execution-card.ts';
+import { buildResultCard, buildRunningCard } from '../../../src/slack/kit/execution-card.ts';
 
 type Schema = Record<string, unknown>;
 

@@ -49,6 +49,13 @@ describe('typeValues', () => {
     if (!missing.ok) expect(missing.params).toEqual({ replicas: 2 });
   });
 
+  it('asks an integer input for a whole number, also when the text is no number at all', () => {
+    for (const replicas of ['two', '2.5']) {
+      const r = typeValues(spec, { namespace: 'prod', replicas });
+      expect(r.ok ? null : r.errors[0]?.message).toBe('Must be a whole number');
+    }
+  });
+
   it('an input named __proto__ cannot reach the prototype', () => {
     const fallback = parseInputSchema('{"type":"object","anyOf":[{}]}');
     const typed = JSON.parse('{"__proto__": "{\\"polluted\\": true}"}') as Record<string, string>;

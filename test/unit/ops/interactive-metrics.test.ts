@@ -2,8 +2,8 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunbookApiError } from '../../../src/api/errors.ts';
 import { apiOperation, classifySlackRequest, createInteractiveMetrics } from '../../../src/ops/interactive-metrics.ts';
-import { describeFailure } from '../../../src/slack/describe-failure.ts';
-import { UserFacingError } from '../../../src/slack/user-facing-error.ts';
+import { describeFailure } from '../../../src/slack/kit/describe-failure.ts';
+import { UserFacingError } from '../../../src/slack/kit/user-facing-error.ts';
 import { mockApi } from '../api/mock-api.ts';
 
 const closers: Array<() => unknown> = [];

@@ -115,6 +115,8 @@ const ENTRY_POINTS: EntryPoint[] = [
         values: {},
         proxyId: null,
         resultChannel: null,
+        // The same person adds the same name in several cases: replacing keeps each case about the gate.
+        replace: true,
       });
       const stored = await env.store.aliases.get(who.channelId!, `a-${who.userId.toLowerCase()}`);
       expect(stored !== null).toBe(result.kind === 'ok');

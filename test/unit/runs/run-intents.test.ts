@@ -3,13 +3,12 @@
 // (same runbook, executor, params, time) and reports and audits it; nothing found after the window is
 // audited as lost; a call the API refused is settled at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TimeoutError } from '../../../src/api/errors.ts';
 import type { RunbookApi } from '../../../src/api/runbook-api.ts';
 import { actor } from '../../../src/runs/actor.ts';
 import type { RunsDeps } from '../../../src/runs/deps.ts';
 import { startRun } from '../../../src/runs/run.ts';
 import { INTENT_WINDOW_MS, paramsHash, reconcileIntents } from '../../../src/runs/run-intents.ts';
-import { startUseCaseEnv, type UseCaseEnv } from './use-case-env.ts';
+import { answerLost, startUseCaseEnv, type UseCaseEnv } from './use-case-env.ts';
 
 const NOW = Date.parse('2026-11-21T08:00:00Z');
 let env: UseCaseEnv;
@@ -61,16 +60,7 @@ describe('run intents', () => {
     const runbook = await env.runbook('Scale Kubernetes Deployment');
     const params = { namespace: 'lost-answer', deployment: 'api', replicas: 3 };
     // The call reaches the API (the execution starts) but its answer never comes back.
-    const deps = depsWith(async (id, p, call) => {
-      await env.deps.api.workflows.run(id, p, call);
-      throw new TimeoutError({
-        tid: 't',
-        method: 'POST',
-        path: '/v1alpha1/workflows/x/run',
-        message: 'no answer',
-        timeoutMs: 1,
-      });
-    });
+    const deps = depsWith(answerLost(env.deps.api));
     // Another run of the same runbook by the same person with other params must not be taken for it.
     await env.deps.api.workflows.run(runbook.id, {
       proxyId: 'proxy-dev',

@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRunbookApi } from '../../../src/api/client.ts';
+import { TimeoutError } from '../../../src/api/errors.ts';
 import type { RunbookApi } from '../../../src/api/runbook-api.ts';
 import type { Workflow } from '../../../src/api/schemas.ts';
 import { ProxyDirectory } from '../../../src/catalog/proxy-directory.ts';
@@ -24,6 +25,20 @@ import type { AuditEntry, Store } from '../../../src/store/store.ts';
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 export const API_KEY = 'use-case-key-0123456789';
+
+/** A run call that reaches the API (the execution starts) but whose answer never comes back. */
+export function answerLost(api: RunbookApi): RunbookApi['workflows']['run'] {
+  return async (id, params, call) => {
+    await api.workflows.run(id, params, call);
+    throw new TimeoutError({
+      tid: 't',
+      method: 'POST',
+      path: '/v1alpha1/workflows/x/run',
+      message: 'no answer',
+      timeoutMs: 1,
+    });
+  };
+}
 
 export class RecordingTracker implements RunTracker {
   readonly started_: StartedRun[] = [];

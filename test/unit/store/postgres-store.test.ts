@@ -1,4 +1,4 @@
-// Runs against a real Postgres (TEST_DATABASE_URL, default the local trust-auth server). Every
+// Runs against a real Postgres (TEST_DATABASE_URL: the one the test run settled on, see test/support). Every
 // harness gets its own schema, dropped afterwards. Postgres being unreachable fails these tests.
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
@@ -9,10 +9,11 @@ import { openStore } from '../../../src/store/open-store.ts';
 import { openPostgresDriver } from '../../../src/store/postgres-driver.ts';
 import { createSqlStore } from '../../../src/store/sql-store.ts';
 import type { Store } from '../../../src/store/store.ts';
+import { TEST_DATABASE_URL } from '../../support/test-database.ts';
 import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const DATABASE_URL = TEST_DATABASE_URL;
 
 const freshSchema = () => `test_${randomBytes(6).toString('hex')}`;
 

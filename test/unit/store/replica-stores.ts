@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
 import { pgAdmin } from '../../support/process-harness.ts';
-
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+import { TEST_DATABASE_URL } from '../../support/test-database.ts';
 
 export interface Replicas {
   stores: Store[];

@@ -2,7 +2,7 @@
 // goes next) and which channels want an execution.
 import { describe, expect, it } from 'vitest';
 import { Execution } from '../../../src/api/schemas.ts';
-import { checkBlocks } from '../../../src/slack/blocks/limits.ts';
+import { checkBlocks } from '../../../src/slack/kit/limits.ts';
 import {
   type CursorState,
   DEFAULT_CURSOR_SETTINGS,

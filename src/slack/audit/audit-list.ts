@@ -1,0 +1,45 @@
+// /runbook audit: the latest entries of the audit trail, newest first.
+import type { KnownBlock } from '@slack/types';
+import type { AuditEntry } from '../../store/store.ts';
+import type { SlackMessage } from '../kit/common.ts';
+import {
+  channelMention,
+  escapeMrkdwn,
+  mrkdwnText,
+  plainText,
+  slackDate,
+  truncate,
+  userMention,
+} from '../kit/mrkdwn.ts';
+
+const OUTCOME: Record<AuditEntry['outcome'], string> = { ok: ':white_check_mark:', denied: ':no_entry:', error: ':x:' };
+
+export function buildAuditList(entries: AuditEntry[]): SlackMessage {
+  if (entries.length === 0) {
+    return { text: 'No audit entries yet.', blocks: [{ type: 'section', text: mrkdwnText('No audit entries yet.') }] };
+  }
+  // Several entries per section keep long trails inside the 50-block limit.
+  const lines = entries.map((e) => {
+    const who = e.userId ? userMention(e.userId) : 'the bot';
+    const where = e.channel ? ` in ${channelMention(e.channel)}` : '';
+    const target = e.target ? ` · ${escapeMrkdwn(truncate(e.target, 120))}` : '';
+    const detail = e.detail ? `\n      _${escapeMrkdwn(truncate(e.detail, 200))}_` : '';
+    const tid = e.tid ? ` · request \`${escapeMrkdwn(e.tid)}\`` : '';
+    const at = slackDate(e.at / 1000, new Date(e.at).toISOString());
+    return `${OUTCOME[e.outcome]} ${at} ${who}${where} *${escapeMrkdwn(e.action)}*${target}${tid}${detail}`;
+  });
+  const blocks: KnownBlock[] = [{ type: 'header', text: plainText(`Audit trail (latest ${entries.length})`, 150) }];
+  let chunk: string[] = [];
+  let size = 0;
+  for (const line of lines) {
+    if (size + line.length + 1 > 2900 && chunk.length) {
+      blocks.push({ type: 'section', text: mrkdwnText(chunk.join('\n')) });
+      chunk = [];
+      size = 0;
+    }
+    chunk.push(line);
+    size += line.length + 1;
+  }
+  if (chunk.length) blocks.push({ type: 'section', text: mrkdwnText(chunk.join('\n')) });
+  return { text: `Audit trail (latest ${entries.length})`, blocks: blocks.slice(0, 50) };
+}

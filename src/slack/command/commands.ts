@@ -1,0 +1,134 @@
+// /runbook: ack at once, parse, hand over to the subcommand's handler, and turn any failure into
+// one clear sentence for the person (never a stack trace, never silence).
+import type { App } from '@slack/bolt';
+import { showAudit } from '../audit/audit.ts';
+import { showHelp, showList, showRunbook } from '../browse/browse.ts';
+import { browseFromCommand } from '../browse/browse-args.ts';
+import { showExecutions, showStatus } from '../executions/executions.ts';
+import { errorMessage } from '../kit/common.ts';
+import type { SlackDeps } from '../kit/deps.ts';
+import { type HandlerContext, respondWith } from '../kit/handler-context.ts';
+import { buildCommandError } from '../kit/help-message.ts';
+import { COMMAND } from '../kit/ids.ts';
+import { type ParsedCommand, parseCommand } from '../kit/parse-command.ts';
+import { reportFailure } from '../kit/report-failure.ts';
+import { openRunModal } from '../kit/run-start.ts';
+import {
+  addAliasCommand,
+  channelDefaultsCommand,
+  listAliasesCommand,
+  removeAliasCommand,
+  useAlias,
+} from '../run/aliases.ts';
+import { startLineRun } from '../run/one-line.ts';
+import { openScheduleModal, showSchedules } from '../schedules/schedules.ts';
+import { showSubscriptions, subscribe, unsubscribe, watchExecution } from '../subscriptions/subscriptions.ts';
+import { buildOpenFormPrompt, openFormValue } from './mention-prompt.ts';
+
+export async function dispatchCommand(ctx: HandlerContext, command: ParsedCommand): Promise<void> {
+  switch (command.kind) {
+    case 'help':
+      return showHelp(ctx, command.topic);
+    case 'list':
+      return showList(ctx, browseFromCommand(command));
+    case 'show':
+      return showRunbook(ctx, { text: command.runbook });
+    case 'run':
+      if (command.values || command.now) {
+        return startLineRun(ctx, { query: command.runbook, values: command.values ?? {}, now: command.now ?? false });
+      }
+      return openRunModal(ctx, { query: command.runbook });
+    case 'alias-add':
+      return addAliasCommand(ctx, command);
+    case 'alias-list':
+      return listAliasesCommand(ctx);
+    case 'alias-remove':
+      return removeAliasCommand(ctx, command.alias);
+    case 'defaults':
+      return channelDefaultsCommand(ctx, command);
+    case 'schedules':
+      return showSchedules(ctx, { query: command.runbook });
+    case 'schedule':
+      return openScheduleModal(ctx, { query: command.runbook });
+    case 'executions':
+      return showExecutions(ctx, {
+        runbookQuery: command.runbook,
+        status: command.status,
+        last: command.last,
+        tokens: [],
+      });
+    case 'status':
+      return showStatus(ctx, command.executionId);
+    case 'audit':
+      return showAudit(ctx, command.count);
+    case 'subscribe':
+      return subscribe(ctx, { runbook: command.runbook, failuresOnly: command.failuresOnly });
+    case 'unsubscribe':
+      return unsubscribe(ctx, command.runbook);
+    case 'subscriptions':
+      return showSubscriptions(ctx);
+    case 'watch':
+      return watchExecution(ctx, command.executionId);
+  }
+}
+
+/** Commands that open a form, which needs a trigger_id (a mention has none). */
+function needsForm(command: ParsedCommand): boolean {
+  return (command.kind === 'run' && !command.now) || command.kind === 'schedule';
+}
+
+/**
+ * One command line, from /runbook or a mention: parse, answer errors with help, and hand over to the
+ * subcommand's handler. Without a trigger_id, a command that opens a form answers with a button that does.
+ */
+export async function handleCommandText(ctx: HandlerContext, text: string): Promise<void> {
+  const parsed = parseCommand(text);
+  if (!parsed.ok) {
+    try {
+      // An unknown word may be one of the channel's aliases.
+      const alias = parsed.alias;
+      if (alias && (ctx.triggerId || alias.now)) {
+        if (await useAlias(ctx, alias)) return;
+      } else if (alias && ctx.channelId && (await ctx.deps.access.store.aliases.get(ctx.channelId, alias.name))) {
+        // A mention has no trigger_id: an alias that opens a form answers with a button that does.
+        const value = openFormValue(text, ctx.threadTs ?? null);
+        if (value) return await ctx.respond(buildOpenFormPrompt(text, value));
+      }
+    } catch (err) {
+      await reportFailure(ctx, err, `/runbook ${parsed.alias?.name ?? ''}`);
+      return;
+    }
+    await ctx.respond(buildCommandError(parsed));
+    return;
+  }
+  try {
+    if (!ctx.triggerId && needsForm(parsed.command)) {
+      const value = openFormValue(text, ctx.threadTs ?? null);
+      await ctx.respond(
+        value
+          ? buildOpenFormPrompt(text, value)
+          : errorMessage('That is too long for a mention; type it as /runbook instead.'),
+      );
+      return;
+    }
+    await dispatchCommand(ctx, parsed.command);
+  } catch (err) {
+    await reportFailure(ctx, err, `/runbook ${parsed.command.kind}`);
+  }
+}
+
+export function registerCommands(app: App, deps: SlackDeps): void {
+  app.command(COMMAND, async ({ command, ack, respond, client }) => {
+    await ack();
+    const ctx: HandlerContext = {
+      deps,
+      client,
+      userId: command.user_id,
+      teamId: command.team_id ?? null,
+      channelId: command.channel_id ?? null,
+      triggerId: command.trigger_id ?? null,
+      respond: respondWith(respond),
+    };
+    await handleCommandText(ctx, command.text ?? '');
+  });
+}

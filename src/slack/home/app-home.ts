@@ -1,0 +1,193 @@
+// The App Home tab: quick buttons, what waits for your approval (Approve / Reject), your recent runs,
+// recent executions, schedules. A list that failed to load shows one sentence instead of blanking the
+// whole tab.
+import type { HomeView, KnownBlock } from '@slack/types';
+import type { Execution, Schedule } from '../../api/schemas.ts';
+import { describeCron } from '../../schedules/cron.ts';
+import type { RunAlias } from '../../store/saved-runs.ts';
+import type { Approval } from '../../store/store.ts';
+import { button, when } from '../kit/common.ts';
+import { describeFailure } from '../kit/describe-failure.ts';
+import { STATUS_EMOJI, STATUS_WORD } from '../kit/execution-card.ts';
+import { ACTIONS } from '../kit/ids.ts';
+import { channelMention, escapeMrkdwn, inlineCode, mrkdwnText, plainText, truncate } from '../kit/mrkdwn.ts';
+import { emailPerson, type PeopleByEmail, personText } from '../kit/people.ts';
+
+export interface AppHomeInput {
+  executions: Execution[] | unknown;
+  schedules: Schedule[] | unknown;
+  /** Saved runs (aliases) this person made, in the channels they belong to. */
+  aliases?: RunAlias[];
+  now: number;
+  /** Open requests this person may approve (and has not yet); omitted: the section is not shown. */
+  awaitingApproval?: readonly AwaitingApproval[] | unknown;
+  /** Runs this person started, newest first; omitted: the section is not shown. */
+  myRuns?: Execution[] | unknown;
+  /** Executors Slack knows by email, shown as mentions. */
+  people?: PeopleByEmail;
+}
+
+/** A request waiting for this person, with where its quorum stands. */
+export interface AwaitingApproval {
+  approval: Approval;
+  /** Approvals still needed (1 for a single-approver request). */
+  missingCount: number;
+}
+
+/** Rows shown per personal section. */
+export const HOME_PERSONAL_ROWS = 5;
+
+function awaitingLines(items: readonly AwaitingApproval[]): KnownBlock[] {
+  if (items.length === 0) return [{ type: 'context', elements: [mrkdwnText('Nothing is waiting for your approval.')] }];
+  const blocks: KnownBlock[] = [];
+  for (const { approval, missingCount } of items.slice(0, HOME_PERSONAL_ROWS)) {
+    const more = missingCount > 1 ? ` · ${missingCount} approvals still needed` : '';
+    blocks.push({
+      type: 'section',
+      text: mrkdwnText(
+        `:lock: *${escapeMrkdwn(truncate(approval.runbookName, 120))}* requested by ${personText({ userId: approval.requesterId })} · expires ${when(new Date(approval.expiresAt).toISOString())}${more}`,
+      ),
+    });
+    blocks.push({
+      type: 'actions',
+      block_id: `home_approval_${approval.id}`.slice(0, 255),
+      elements: [
+        button('Approve', ACTIONS.approvalApprove, approval.id, { style: 'primary' }),
+        button('Reject', ACTIONS.approvalReject, approval.id, { style: 'danger' }),
+      ],
+    });
+  }
+  if (items.length > HOME_PERSONAL_ROWS) {
+    blocks.push({
+      type: 'context',
+      elements: [mrkdwnText(`…and ${items.length - HOME_PERSONAL_ROWS} more in the approvals channel.`)],
+    });
+  }
+  return blocks;
+}
+
+function myRunLines(runs: Execution[]): KnownBlock[] {
+  if (runs.length === 0) {
+    return [
+      { type: 'context', elements: [mrkdwnText('You have not run anything lately. *Run a runbook* starts one.')] },
+    ];
+  }
+  return runs.slice(0, HOME_PERSONAL_ROWS).map((e) => ({
+    type: 'section',
+    text: mrkdwnText(
+      `${STATUS_EMOJI[e.executionStatus]} *${escapeMrkdwn(truncate(e.workflowName || e.id, 120))}* ${STATUS_WORD[e.executionStatus]} · ${when(e.startTime ?? e.createTime, '—')} · ${inlineCode(e.id.slice(0, 8))}`,
+    ),
+    accessory: button('Details', ACTIONS.executionStatus, e.id),
+  }));
+}
+
+function personalSections(input: AppHomeInput): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
+  if (input.awaitingApproval !== undefined) {
+    blocks.push({ type: 'header', text: plainText('Waiting for your approval', 150) });
+    blocks.push(
+      ...(Array.isArray(input.awaitingApproval)
+        ? awaitingLines(input.awaitingApproval as AwaitingApproval[])
+        : [failed('requests waiting for you', input.awaitingApproval)]),
+    );
+    blocks.push({ type: 'divider' });
+  }
+  if (input.myRuns !== undefined) {
+    blocks.push({ type: 'header', text: plainText('Your recent runs', 150) });
+    blocks.push(
+      ...(Array.isArray(input.myRuns) ? myRunLines(input.myRuns as Execution[]) : [failed('your runs', input.myRuns)]),
+    );
+    blocks.push({ type: 'divider' });
+  }
+  return blocks;
+}
+
+function aliasLines(aliases: RunAlias[]): KnownBlock[] {
+  const lines = aliases
+    .slice(0, 15)
+    .map(
+      (a) =>
+        `• \`${escapeMrkdwn(a.name)}\` in ${channelMention(a.channel)} — ${escapeMrkdwn(truncate(a.runbookName, 100))}`,
+    );
+  return [
+    { type: 'header', text: plainText('Your saved runs', 150) },
+    {
+      type: 'section',
+      text: mrkdwnText(
+        `${lines.join('\n')}\nUse one in its channel: \`/runbook &lt;alias&gt; [key=value …] [--now]\` · \`/runbook alias list\``,
+      ),
+    },
+    { type: 'divider' },
+  ];
+}
+
+function failed(what: string, err: unknown): KnownBlock {
+  return {
+    type: 'context',
+    elements: [mrkdwnText(`:warning: ${escapeMrkdwn(`Could not load ${what}. ${describeFailure(err)}`)}`)],
+  };
+}
+
+function executionLines(executions: Execution[], people?: PeopleByEmail): KnownBlock[] {
+  if (executions.length === 0) return [{ type: 'context', elements: [mrkdwnText('No executions yet.')] }];
+  return executions.slice(0, 8).map((e) => ({
+    type: 'section',
+    text: mrkdwnText(
+      `${STATUS_EMOJI[e.executionStatus]} *${escapeMrkdwn(truncate(e.workflowName || e.id, 120))}* ${STATUS_WORD[e.executionStatus]} · ${when(e.startTime ?? e.createTime, '—')} · ${e.executor ? personText(emailPerson(e.executor, people)) : 'unknown'}`,
+    ),
+    accessory: button('Details', ACTIONS.executionStatus, e.id),
+  }));
+}
+
+function scheduleLines(schedules: Schedule[]): KnownBlock[] {
+  if (schedules.length === 0) return [{ type: 'context', elements: [mrkdwnText('No schedules yet.')] }];
+  return schedules.slice(0, 8).map((s) => {
+    let english: string;
+    try {
+      english = describeCron(s.schedule);
+    } catch {
+      english = 'unreadable expression';
+    }
+    return {
+      type: 'section',
+      text: mrkdwnText(
+        `*${escapeMrkdwn(truncate(s.runbookName || s.runbookId, 120))}* · \`${escapeMrkdwn(truncate(s.schedule, 60))}\` ${escapeMrkdwn(truncate(english, 150))}`,
+      ),
+      accessory: button('Edit', ACTIONS.scheduleEdit, s.id),
+    };
+  });
+}
+
+export function buildAppHome(input: AppHomeInput): HomeView {
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: plainText('Runbooks', 150) },
+    {
+      type: 'actions',
+      block_id: 'home_actions',
+      elements: [
+        button('Run a runbook', ACTIONS.homeRun, 'run', { style: 'primary' }),
+        button('New schedule', ACTIONS.homeNewSchedule, 'schedule'),
+        button('Refresh', ACTIONS.homeRefresh, 'refresh'),
+      ],
+    },
+    { type: 'divider' },
+    ...(input.aliases?.length ? aliasLines(input.aliases) : []),
+    ...personalSections(input),
+    { type: 'header', text: plainText('Recent executions', 150) },
+    ...(Array.isArray(input.executions)
+      ? executionLines(input.executions as Execution[], input.people)
+      : [failed('executions', input.executions)]),
+    { type: 'divider' },
+    { type: 'header', text: plainText('Schedules', 150) },
+    ...(Array.isArray(input.schedules)
+      ? scheduleLines(input.schedules as Schedule[])
+      : [failed('schedules', input.schedules)]),
+    {
+      type: 'context',
+      elements: [
+        mrkdwnText(`Updated ${when(new Date(input.now).toISOString())} · type \`/runbook help\` in any channel`),
+      ],
+    },
+  ];
+  return { type: 'home', blocks };
+}

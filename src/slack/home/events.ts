@@ -1,0 +1,94 @@
+// App Home: recent executions, schedules and quick buttons, published when the tab is opened and
+// when the person presses Refresh (its Run and New schedule buttons belong to run/ and schedules/).
+import type { App, BlockAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Execution, Schedule } from '../../api/schemas.ts';
+import type { Actor } from '../../runs/actor.ts';
+import { awaitingApprovalBy } from '../../runs/approvals.ts';
+import { type Visibility, visibilityFor } from '../../runs/visibility.ts';
+import { actorFor } from '../kit/actor.ts';
+import type { SlackDeps } from '../kit/deps.ts';
+import { ACTIONS } from '../kit/ids.ts';
+import { buildAppHome, HOME_PERSONAL_ROWS } from './app-home.ts';
+
+export async function publishHome(deps: SlackDeps, client: WebClient, userId: string): Promise<void> {
+  // Each half degrades on its own: a failing list shows a note instead of blanking the tab.
+  const [executions, schedules] = await Promise.all([
+    deps.api.executions
+      .list({ pageSize: 8, orderBy: 'descending' }, { timeoutMs: deps.interactiveTimeoutMs })
+      .then((p) => p.items as Execution[])
+      .catch((err: unknown) => err),
+    deps.api.schedules
+      .list({ pageSize: 8 }, { timeoutMs: deps.interactiveTimeoutMs })
+      .then((p) => p.items as Schedule[])
+      .catch((err: unknown) => err),
+  ]);
+  // Only runbooks the policy lets this person view (App Home has no channel: channel rules do not apply).
+  // When that cannot be checked (user groups unreadable), both halves say why instead of listing anything.
+  let visible: Visibility;
+  const aliases = await deps.access.store.aliases.listByCreator(userId, 15).catch(() => []);
+  let actor: Actor;
+  try {
+    actor = await actorFor(deps, client, { userId, teamId: null, channelId: null }, { email: true });
+    visible = await visibilityFor(deps, actor);
+  } catch (err) {
+    await client.views.publish({
+      user_id: userId,
+      view: buildAppHome({ executions: err, schedules: err, now: deps.now(), awaitingApproval: err, myRuns: err }),
+    });
+    return;
+  }
+  const [awaitingApproval, myRuns] = await Promise.all([
+    awaitingApprovalBy(deps, actor).catch((err: unknown) => err),
+    yourRecentRuns(deps, actor.email).catch((err: unknown) => err),
+  ]);
+  const people = await deps.access.identity.peopleByEmail(
+    client,
+    Array.isArray(executions) ? (executions as Execution[]).map((e) => e.executor) : [],
+  );
+  await client.views.publish({
+    user_id: userId,
+    view: buildAppHome({
+      people,
+      executions: Array.isArray(executions)
+        ? executions.filter((e) => visible.ref({ name: e.workflowName }))
+        : executions,
+      schedules: Array.isArray(schedules)
+        ? schedules.filter((s) => visible.ref({ id: s.runbookId, name: s.runbookName }))
+        : schedules,
+      aliases: aliases.filter((a) => visible.ref({ id: a.runbookId, name: a.runbookName })),
+      now: deps.now(),
+      awaitingApproval,
+      myRuns: Array.isArray(myRuns) ? myRuns.filter((e: Execution) => visible.ref({ name: e.workflowName })) : myRuns,
+    }),
+  });
+}
+
+/** Runs this person started (the API records the email sent as userEmail as the executor), newest first. */
+async function yourRecentRuns(deps: SlackDeps, email: string | null): Promise<Execution[]> {
+  if (!email) return [];
+  const page = await deps.api.executions.list(
+    { pageSize: 100, orderBy: 'descending' },
+    { timeoutMs: deps.interactiveTimeoutMs },
+  );
+  const mine = email.toLowerCase();
+  return page.items.filter((e) => e.executor.toLowerCase() === mine).slice(0, HOME_PERSONAL_ROWS);
+}
+
+export function registerEvents(app: App, deps: SlackDeps): void {
+  app.event('app_home_opened', async ({ event, client }) => {
+    if (event.tab && event.tab !== 'home') return;
+    try {
+      await publishHome(deps, client, event.user);
+    } catch (err) {
+      deps.logger.warn({ err }, 'could not publish App Home');
+    }
+  });
+
+  app.action<BlockAction>({ action_id: ACTIONS.homeRefresh }, async ({ ack, body, client }) => {
+    await ack();
+    await publishHome(deps, client, body.user.id).catch((err: unknown) =>
+      deps.logger.warn({ err }, 'App Home refresh failed'),
+    );
+  });
+}

@@ -1,0 +1,24 @@
+// The actor and the `view` filter of a handler's person, for the use cases in src/runs/.
+import type { Actor } from '../../runs/actor.ts';
+import { type Visibility, visibilityFor } from '../../runs/visibility.ts';
+import { actorFor } from './actor.ts';
+import type { HandlerContext } from './handler-context.ts';
+
+/** The person behind a handler, where they acted (fails closed on user groups; see actor.ts). */
+export function actorOf(
+  ctx: HandlerContext,
+  options: { email?: boolean; destinationChannel?: string | null } = {},
+): Promise<Actor> {
+  const who = {
+    userId: ctx.userId,
+    teamId: ctx.teamId,
+    channelId: ctx.channelId,
+    ...(options.destinationChannel !== undefined ? { destinationChannel: options.destinationChannel } : {}),
+  };
+  return actorFor(ctx.deps, ctx.client, who, options.email ? { email: true } : {});
+}
+
+/** Which runbooks the handler's person may view where they are. */
+export async function visibleTo(ctx: HandlerContext): Promise<Visibility> {
+  return visibilityFor(ctx.deps, await actorOf(ctx));
+}

@@ -1,0 +1,114 @@
+// Approval requests on Slack: posting a request (stored by the use case) to the approvers and a copy
+// to the requester, and keeping both messages in step with the decision (../approvals/ decides).
+import type { WebClient } from '@slack/web-api';
+import { decodeAsk } from '../../policy/approvals.ts';
+import { type ApprovalNeed, describeApprovers } from '../../policy/policy.ts';
+import { approvalProgress } from '../../runs/approvals.ts';
+import { runbookFacts } from '../../runs/gate.ts';
+import { describeCron } from '../../schedules/cron.ts';
+import type { Approval } from '../../store/store.ts';
+import { type ApprovalViewOptions, buildApprovalNotice, buildApprovalRequest } from './approval.ts';
+import type { SlackMessage } from './common.ts';
+import type { SlackDeps } from './deps.ts';
+import { permalinkOf, postToConversation, slackErrorCode } from './post-to-conversation.ts';
+import { buildScheduleApprovalNotice, buildScheduleApprovalRequest } from './schedule-approval.ts';
+
+function englishCron(cron: string): string {
+  try {
+    return describeCron(cron);
+  } catch {
+    return cron;
+  }
+}
+
+/** The approvers' message and the requester's copy of a request, as it stands. */
+function messagesOf(
+  approval: Approval,
+  approvers: string,
+  options: ApprovalViewOptions = {},
+): { request: SlackMessage; notice: SlackMessage } {
+  const ask = decodeAsk(approval);
+  if (ask.kind === 'schedule') {
+    const text = {
+      cron: ask.schedule.cron,
+      english: englishCron(ask.schedule.cron),
+      edit: ask.schedule.scheduleId !== null,
+    };
+    return {
+      request: buildScheduleApprovalRequest(approval, approvers, text, options),
+      notice: buildScheduleApprovalNotice(approval, approvers, text, options),
+    };
+  }
+  return {
+    request: buildApprovalRequest(approval, approvers, options),
+    notice: buildApprovalNotice(approval, approvers, options),
+  };
+}
+
+/** The link to an approved run's live card, once it is posted. */
+async function cardLinkOf(deps: SlackDeps, client: WebClient, approval: Approval): Promise<string | null> {
+  const executionId = approval.executionIds[0];
+  if (!executionId) return null;
+  const watch = await deps.access.store.watches.get(executionId).catch(() => null);
+  return permalinkOf(client, watch ? { channel: watch.channel, ts: watch.messageTs } : null);
+}
+
+/** The quorum's state, the proxy's display name and the run's card, for both copies of a request. */
+async function viewOptions(deps: SlackDeps, client: WebClient, approval: Approval): Promise<ApprovalViewOptions> {
+  const progress = await approvalProgress(deps, approval).catch(() => undefined);
+  const proxyName = deps.proxies.nameOf(approval.proxyId);
+  const cardLink = await cardLinkOf(deps, client, approval);
+  return { ...(progress ? { progress } : {}), proxyName, cardLink };
+}
+
+/** Posts a stored request to the approvers (APPROVALS_CHANNEL, else where the result goes, else a DM) and DMs the requester. */
+export async function publishApprovalRequest(
+  deps: SlackDeps,
+  client: WebClient,
+  approval: Approval,
+  need: ApprovalNeed,
+): Promise<void> {
+  const { request, notice } = messagesOf(approval, describeApprovers(need), await viewOptions(deps, client, approval));
+  const target = deps.access.approvalsChannel ?? (approval.channel || null);
+  const posted = await postToConversation(client, deps.logger, target, approval.requesterId, request);
+  // Recorded at once, so an expiry or a decision right after the post finds the message to update.
+  if (posted) {
+    await deps.access.store.approvals.setMessages(approval.id, {
+      approversChannel: posted.channel,
+      approversTs: posted.ts,
+    });
+  }
+  const dm = await client.conversations.open({ users: approval.requesterId }).catch(() => null);
+  const copy = dm?.channel?.id
+    ? await postToConversation(client, deps.logger, dm.channel.id, approval.requesterId, notice)
+    : null;
+  if (copy?.ts && copy.channel) {
+    await deps.access.store.approvals.setMessages(approval.id, {
+      requesterChannel: copy.channel,
+      requesterTs: copy.ts,
+    });
+  }
+}
+
+/** Rewrites both copies of the request to show its current state. Never throws. */
+export async function refreshApprovalMessages(deps: SlackDeps, client: WebClient, approvalId: string): Promise<void> {
+  const approval = await deps.access.store.approvals.get(approvalId);
+  if (!approval) return;
+  const runbook = await deps.catalog.get(approval.runbookId).catch(() => null);
+  const approvers = describeApprovers(
+    runbook ? deps.access.policy.approvalFor(runbookFacts(deps, runbook)) : { approverUsers: [], approverGroups: [] },
+  );
+  const { request, notice } = messagesOf(approval, approvers, await viewOptions(deps, client, approval));
+  const updates: Array<[string | null, string | null, SlackMessage]> = [
+    [approval.approversChannel, approval.approversTs, request],
+    [approval.requesterChannel, approval.requesterTs, notice],
+  ];
+  for (const [channel, ts, message] of updates) {
+    if (!channel || !ts) continue;
+    await client.chat
+      .update({ channel, ts, text: message.text, blocks: message.blocks })
+      .catch((err: unknown) =>
+        deps.logger.warn({ err: slackErrorCode(err) ?? err }, 'could not update an approval message'),
+      );
+  }
+}

@@ -1,0 +1,24 @@
+// What the Slack layer needs from the rest of the app. Listeners get everything from here, so tests
+// build the same object with the emulator, a fake Slack and an in-memory store.
+import type { RunRateLimit } from '../../policy/run-rate-limit.ts';
+import type { RunsAccess, RunsDeps } from '../../runs/deps.ts';
+import type { Identity } from './identity.ts';
+import type { MetadataSeal } from './metadata-seal.ts';
+import type { RunDrafts } from './run-drafts.ts';
+
+// The run-tracking contract lives with the use cases (src/runs/), below both Slack and the watcher.
+export type { AdoptedRun, RunTracker, StartedRun } from '../../runs/run-tracker.ts';
+
+/** Who may do what, approvals, identity and the audit trail. */
+export interface AccessDeps extends RunsAccess {
+  identity: Identity;
+  /** Seals modal private_metadata so a crafted submission cannot switch runbook or target. */
+  seal: MetadataSeal;
+  runLimit: RunRateLimit;
+}
+
+/** The use cases' dependencies (src/runs/deps.ts) plus what only Slack needs. */
+export interface SlackDeps extends RunsDeps {
+  drafts: RunDrafts;
+  access: AccessDeps;
+}

@@ -1,0 +1,208 @@
+// Who is asking: the Slack user's email (sent as userEmail on runs), whether they are a bot, their
+// workspace and org (Slack Connect), and the user groups the policy cares about; and which workspace
+// and org the bot is installed in. All come from the Web API and are cached, so a busy channel does
+// not turn into a users.info call per click. Emails sit in an LRU cache (lru-cache) with a TTL: the least recently
+// used fall out one by one at the bound, and concurrent lookups of one user share one users.info call.
+import type { WebClient } from '@slack/web-api';
+import { LRUCache } from 'lru-cache';
+import type { Logger } from '../../logger.ts';
+import { UserFacingError } from './user-facing-error.ts';
+
+export interface IdentityOptions {
+  /** User groups named anywhere in the policy; only these are resolved. */
+  groups: readonly string[];
+  ttlMs?: number;
+  /** Most emails kept (default 10,000); past it the least recently used is dropped. */
+  maxUsers?: number;
+  now?: () => number;
+  logger: Logger;
+}
+
+/** What users.info says about a person: their email, whether they are a bot, their workspace and org. */
+export interface Profile {
+  email: string | null;
+  /** A bot user (another app's, or ours) or Slackbot: never an actor. */
+  isBot: boolean;
+  /** The workspace the person belongs to. */
+  teamId: string | null;
+  /** Their Enterprise Grid org, when they are in one. */
+  enterpriseId: string | null;
+}
+
+/** Where the bot is installed. */
+export interface Installation {
+  teamId: string | null;
+  enterpriseId: string | null;
+  botUserId: string | null;
+}
+
+/** The same for "Slack knows no user with this email". */
+interface UserIdEntry {
+  userId: string | null;
+}
+
+interface Members {
+  value: Map<string, Set<string>>;
+  at: number;
+}
+
+export class Identity {
+  readonly #o: IdentityOptions;
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+  readonly #profiles: LRUCache<string, Profile, WebClient>;
+  #members: Members | null = null;
+  #membersLoading: Promise<Members> | null = null;
+  readonly #userIds: LRUCache<string, UserIdEntry, WebClient>;
+  readonly #installations = new Map<string, Promise<Installation | null>>();
+
+  constructor(options: IdentityOptions) {
+    this.#o = options;
+    this.#ttlMs = options.ttlMs ?? 10 * 60_000;
+    this.#now = options.now ?? Date.now;
+    this.#profiles = new LRUCache<string, Profile, WebClient>({
+      max: options.maxUsers ?? 10_000,
+      ttl: this.#ttlMs,
+      // Our clock, read on every check (no 1 ms caching), so tests and the TTL agree.
+      perf: { now: this.#now },
+      ttlResolution: 0,
+      fetchMethod: (userId, _stale, { context }) => this.#fetchProfile(context, userId),
+    });
+    this.#userIds = new LRUCache<string, UserIdEntry, WebClient>({
+      max: options.maxUsers ?? 10_000,
+      ttl: this.#ttlMs,
+      perf: { now: this.#now },
+      ttlResolution: 0,
+      fetchMethod: (email, _stale, { context }) => this.#fetchUserId(context, email),
+    });
+  }
+
+  /** users_not_found (an API key's user, someone outside this workspace) is an answer: shown by email. */
+  async #fetchUserId(client: WebClient, email: string): Promise<UserIdEntry | undefined> {
+    try {
+      const res = await client.users.lookupByEmail({ email });
+      return { userId: res.user?.id ?? null };
+    } catch (err) {
+      const code = (err as { data?: { error?: unknown } }).data?.error;
+      return code === 'users_not_found' ? { userId: null } : undefined;
+    }
+  }
+
+  /** undefined (not cached, so the next click asks again) when Slack fails. */
+  async #fetchProfile(client: WebClient, userId: string): Promise<Profile | undefined> {
+    try {
+      const res = await client.users.info({ user: userId });
+      const user = res.user;
+      return {
+        email: user?.profile?.email ?? null,
+        isBot: userId === 'USLACKBOT' || user?.is_bot === true || user?.is_app_user === true,
+        teamId: user?.team_id ?? null,
+        enterpriseId: user?.enterprise_user?.enterprise_id ?? null,
+      };
+    } catch (err) {
+      this.#o.logger.warn({ err, userId }, 'users.info failed; running without the email');
+      return undefined;
+    }
+  }
+
+  /**
+   * The workspace, Enterprise Grid org and bot user of the installation the client's token belongs to
+   * (auth.test, asked once per token); null when Slack does not say (not cached, asked again next time).
+   */
+  async installationOf(client: WebClient): Promise<Installation | null> {
+    const key = client.token ?? '';
+    let known = this.#installations.get(key);
+    if (!known) {
+      known = client.auth.test().then(
+        (res) => ({
+          teamId: res.team_id ?? null,
+          enterpriseId: res.enterprise_id ?? null,
+          botUserId: res.user_id ?? null,
+        }),
+        (err: unknown) => {
+          this.#o.logger.warn({ err }, 'auth.test failed; the installation is unknown');
+          this.#installations.delete(key);
+          return null;
+        },
+      );
+      this.#installations.set(key, known);
+    }
+    return known;
+  }
+
+  /** The user's email (needs users:read.email); null when Slack does not say. Never throws. */
+  async emailOf(client: WebClient, userId: string): Promise<string | null> {
+    return (await this.profileOf(client, userId))?.email ?? null;
+  }
+
+  /** What Slack says about the person (cached like the email); null when Slack does not say. Never throws. */
+  async profileOf(client: WebClient, userId: string): Promise<Profile | null> {
+    try {
+      return (await this.#profiles.fetch(userId, { context: client })) ?? null;
+    } catch (err) {
+      this.#o.logger.warn({ err, userId }, 'user lookup failed; running without the email');
+      return null;
+    }
+  }
+
+  /** Slack user id for an email (needs users:read.email), so people are mentioned, not emailed; null when Slack does not know it. Never throws. */
+  async userIdByEmail(client: WebClient, email: string): Promise<string | null> {
+    const key = email.trim().toLowerCase();
+    if (!key.includes('@')) return null;
+    try {
+      return (await this.#userIds.fetch(key, { context: client }))?.userId ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** email → Slack user id for the emails Slack knows (looked up at once, cached). */
+  async peopleByEmail(client: WebClient, emails: readonly string[]): Promise<Map<string, string>> {
+    const unique = [...new Set(emails.map((e) => e.trim().toLowerCase()).filter((e) => e.includes('@')))];
+    const found = await Promise.all(unique.map(async (e) => [e, await this.userIdByEmail(client, e)] as const));
+    return new Map(found.filter((f): f is readonly [string, string] => f[1] !== null));
+  }
+
+  /**
+   * The policy's user groups this user belongs to (needs usergroups:read). Fails closed: when Slack
+   * cannot say who is in a group and nothing is known from before, it throws rather than answer "no
+   * groups", which would let a deny-by-group rule lapse. Failures are not cached. Concurrent callers
+   * while the members are being read share that one read. `fresh` reads Slack now (a read already in
+   * flight is fresh enough) and never falls back to what was known before: for decisions that must rest
+   * on current membership (a quorum being decided).
+   */
+  async groupsOf(client: WebClient, userId: string, options: { fresh?: boolean } = {}): Promise<string[]> {
+    if (this.#o.groups.length === 0) return [];
+    let members = this.#members;
+    if (options.fresh || !members || this.#now() - members.at >= this.#ttlMs) {
+      this.#membersLoading ??= this.#loadMembers(client, !options.fresh).finally(() => {
+        this.#membersLoading = null;
+      });
+      members = await this.#membersLoading;
+    }
+    return [...members.value].filter(([, users]) => users.has(userId)).map(([group]) => group);
+  }
+
+  async #loadMembers(client: WebClient, staleAllowed = true): Promise<Members> {
+    const members = new Map<string, Set<string>>();
+    const unknown: string[] = [];
+    for (const group of this.#o.groups) {
+      try {
+        const res = await client.usergroups.users.list({ usergroup: group });
+        members.set(group, new Set(res.users ?? []));
+      } catch (err) {
+        this.#o.logger.warn({ err, group }, 'could not read user group members');
+        const previous = staleAllowed ? this.#members?.value.get(group) : undefined;
+        if (previous) members.set(group, previous);
+        else unknown.push(group);
+      }
+    }
+    if (unknown.length > 0) {
+      throw new UserFacingError(
+        'Slack could not tell which user groups you are in, so your access cannot be checked; try again in a minute.',
+      );
+    }
+    this.#members = { value: members, at: this.#now() };
+    return this.#members;
+  }
+}

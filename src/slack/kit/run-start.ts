@@ -1,0 +1,327 @@
+// `/runbook run [runbook]` and everything else that opens the run modal (list buttons, re-run,
+// the global shortcut, App Home), plus starting the run once the form is valid.
+import type { WebClient } from '@slack/web-api';
+import type { Workflow } from '../../api/schemas.ts';
+import { parseInputSchema } from '../../forms/input-schema.ts';
+import { stripSecrets } from '../../forms/secrets.ts';
+import { typeValues } from '../../forms/typed-values.ts';
+import { describeApprovers, describeWhoApproves } from '../../policy/policy.ts';
+import type { Actor } from '../../runs/actor.ts';
+import { runbookFacts } from '../../runs/gate.ts';
+import { checkRunForm, loadRunbook, type RunRequest, type RunResult } from '../../runs/run.ts';
+import type { StartedRun } from '../../runs/run-tracker.ts';
+import { disabledReason, isRunnable } from '../../runs/runnable.ts';
+import { visibilityFor } from '../../runs/visibility.ts';
+import { actorFor } from './actor.ts';
+import { buildWaitingForApproval } from './approval.ts';
+import { publishApprovalRequest } from './approval-request.ts';
+import { button, errorMessage, errorModal, infoModal, loadingModal, type SlackMessage } from './common.ts';
+import type { SlackDeps } from './deps.ts';
+import { describeFailure } from './describe-failure.ts';
+import { buildRunningCard } from './execution-card.ts';
+import type { HandlerContext } from './handler-context.ts';
+import { ACTIONS } from './ids.ts';
+import { channelMention, escapeMrkdwn, mrkdwnText } from './mrkdwn.ts';
+import { proxyText } from './people.ts';
+import { permalinkOf, postToConversation } from './post-to-conversation.ts';
+import { namesCard } from './read-back.ts';
+import { buildRunModal } from './run-modal.ts';
+import { buildRunStarted } from './run-started.ts';
+import { buildChoiceBlocks, type PickThen } from './runbook-choice.ts';
+
+export interface RunModalTarget {
+  /** A runbook id or name typed by the person. */
+  query?: string | null;
+  /** A known runbook id. */
+  runbookId?: string | null;
+  prefill?: Record<string, unknown>;
+  /** An explicit proxy; else the channel's default proxy, else the bot's default. */
+  proxyId?: string | null;
+  /** The channel the form belongs to (kept in its metadata); the result channel unless one is preselected. */
+  channel?: string | null;
+  /** Show the typeahead picker (default: when no runbook was named). */
+  withPicker?: boolean;
+  /** The thread the form was opened from (a mention): the live card goes there. */
+  threadTs?: string | null;
+  /** Permalink of the message the form was opened from (message shortcut). */
+  sourceLink?: string | null;
+  /** Extra notes above the form (already escaped mrkdwn), e.g. typed values refused. */
+  notes?: string[];
+  /** Values typed on one line (`key=value`): typed per the schema and prefilled; refusals shown as notes. */
+  typed?: Record<string, string>;
+  /** Preselected result channel (an alias's or line's --to); else the channel's default, see channelRunChoice. */
+  destination?: string | null;
+}
+
+/** The metadata fields that carry where a form was opened from. */
+function originMetadata(target: RunModalTarget): { t?: string; s?: string } {
+  return {
+    ...(target.threadTs ? { t: target.threadTs } : {}),
+    ...(target.sourceLink ? { s: target.sourceLink } : {}),
+  };
+}
+
+export { loadRunbook };
+
+/** Notes shown above the form: what will happen on submit (approval, who approves, where the result goes). */
+export function runNotes(deps: SlackDeps, runbook: Workflow): string[] {
+  const notes: string[] = [];
+  const need = deps.access.policy.approvalFor(runbookFacts(deps, runbook));
+  if (need.required) {
+    const where = deps.access.approvalsChannel ? ` in ${channelMention(deps.access.approvalsChannel)}` : '';
+    notes.push(
+      `:lock: This run needs approval (${escapeMrkdwn(need.reasons.join('; '))}). Your request goes to the approvers${where}; ${describeWhoApproves(need)}.`,
+    );
+  }
+  notes.push(':speech_balloon: The result is posted to the channel below and updated when the run ends.');
+  return notes;
+}
+
+/** What a run started in a channel uses: the caller's explicit choice, else the channel's run defaults. */
+export interface ChannelRunChoice {
+  proxyId: string | null;
+  destination: string | null;
+  /** What the channel's defaults changed, for the form (already escaped mrkdwn). */
+  notes: string[];
+}
+
+/**
+ * The one place that applies a channel's run defaults (`/runbook defaults`): an explicit proxy or result
+ * channel (a line's or alias's `--proxy`/`--to`, a retry's draft) wins; a run started from a thread posts
+ * its card in that thread, so the default result channel does not apply there.
+ */
+export async function channelRunChoice(
+  deps: SlackDeps,
+  channelId: string | null,
+  chosen: { proxyId?: string | null; destination?: string | null; threadTs?: string | null },
+): Promise<ChannelRunChoice> {
+  const defaults = channelId ? await deps.access.store.channelDefaults.get(channelId) : null;
+  const proxyDefault = chosen.proxyId ? null : (defaults?.proxyId ?? null);
+  const destinationDefault = chosen.destination || chosen.threadTs ? null : (defaults?.resultChannel ?? null);
+  const parts = [
+    ...(proxyDefault ? [`proxy ${proxyText({ id: proxyDefault, name: deps.proxies.nameOf(proxyDefault) })}`] : []),
+    ...(destinationDefault ? [`results to ${channelMention(destinationDefault)}`] : []),
+  ];
+  return {
+    proxyId: chosen.proxyId || proxyDefault,
+    destination: chosen.destination || destinationDefault,
+    notes: parts.length ? [`:pushpin: This channel's run defaults: ${parts.join(', ')}.`] : [],
+  };
+}
+
+/** Who is looking at the form, for the gate when it opens. */
+export interface Viewer {
+  userId: string;
+  client: WebClient;
+}
+
+/** Opens a loading view at once (inside the trigger's 3 s), then fills it when the data arrives. */
+export async function openRunModal(ctx: HandlerContext, target: RunModalTarget): Promise<void> {
+  if (!ctx.triggerId) throw new Error('openRunModal needs a trigger_id');
+  const opened = await ctx.client.views.open({
+    trigger_id: ctx.triggerId,
+    view: loadingModal('Run a runbook', 'Loading the runbook…'),
+  });
+  const viewId = opened.view?.id;
+  if (!viewId) return;
+  const update = (view: Parameters<WebClient['views']['update']>[0]['view']) =>
+    ctx.client.views.update({ view_id: viewId, view });
+  try {
+    await update(
+      await runModalView(
+        ctx.deps,
+        { ...target, threadTs: target.threadTs ?? ctx.threadTs ?? null },
+        ctx.channelId,
+        'run',
+        { userId: ctx.userId, client: ctx.client },
+      ),
+    );
+  } catch (err) {
+    ctx.deps.logger.warn({ err }, 'could not fill the run modal');
+    await update(errorModal('Run a runbook', describeFailure(err))).catch(() => {});
+  }
+}
+
+/** The view to show for a run target: the form, a pick list, a refusal, or the bare picker. */
+export async function runModalView(
+  deps: SlackDeps,
+  target: RunModalTarget,
+  channelId: string | null,
+  then: PickThen,
+  viewer: Viewer,
+) {
+  const channel = target.channel ?? channelId;
+  const choice = await channelRunChoice(deps, channelId, target);
+  const actor = await actorFor(deps, viewer.client, {
+    userId: viewer.userId,
+    teamId: null,
+    channelId,
+    destinationChannel: choice.destination ?? channel,
+  });
+  let runbookId = target.runbookId ?? null;
+  if (!runbookId && target.query) {
+    // Only runbooks the person may view are matched, listed or suggested.
+    const resolution = await (await visibilityFor(deps, actor)).resolve(target.query);
+    if (resolution.kind !== 'match') {
+      return infoModal('Run a runbook', ' ', buildChoiceBlocks(target.query, resolution, then));
+    }
+    runbookId = resolution.runbook.id;
+  }
+  const withPicker = target.withPicker ?? (!target.query && !target.runbookId);
+  if (!runbookId) {
+    return buildRunModal({
+      runbook: null,
+      spec: null,
+      proxies: { options: [], initial: null },
+      metadata: { r: null, c: channel, ...originMetadata(target) },
+      withPicker: true,
+    });
+  }
+  const runbook = await loadRunbook(deps, runbookId);
+  const check = await checkRunForm(deps, actor, runbook);
+  if (check.kind === 'refused') return infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(check.sentence)}`);
+  if (!isRunnable(runbook)) {
+    return infoModal(
+      'Run a runbook',
+      `:no_entry: *${escapeMrkdwn(runbook.name)}* cannot be run: ${disabledReason(runbook)}. Ask the runbook's owner to enable it.`,
+    );
+  }
+  const spec = parseInputSchema(runbook.inputSchema);
+  const typed = target.typed ? typeValues(spec, target.typed) : null;
+  const given = target.typed ? Object.keys(target.typed) : [];
+  // Only what was typed is judged here: an input left out is simply asked for by the form.
+  const refusals = typed && !typed.ok ? typed.errors.filter((e) => given.includes(e.name)) : [];
+  const typedNotes = refusals.map((e) => `:warning: \`${escapeMrkdwn(e.name)}\`: ${escapeMrkdwn(e.message)}`);
+  // Secret values are never carried over into a new form.
+  const merged = typed ? { ...target.prefill, ...typed.params } : target.prefill;
+  const prefill = merged ? stripSecrets(spec, merged) : undefined;
+  return buildRunModal({
+    runbook,
+    spec,
+    proxies: await deps.proxies.choicesFor(runbook),
+    metadata: { r: runbook.id, c: channel, ...originMetadata(target) },
+    withPicker,
+    ...(prefill ? { prefill } : {}),
+    proxyId: choice.proxyId,
+    notes: [...typedNotes, ...(target.notes ?? []), ...choice.notes, ...runNotes(deps, runbook)],
+    ...(choice.destination ? { destination: choice.destination } : {}),
+  });
+}
+
+/** Where to tell the person something privately, and how to post the live card. */
+export interface RunAudience {
+  client: WebClient;
+  /** Answer the person privately (ephemeral where they acted, or the form's response). */
+  tell: (message: SlackMessage) => Promise<void>;
+}
+
+/**
+ * Shows the outcome of a run use case: the live "running" card where the result goes, the approval request
+ * to the approvers, a "Try again" after a failure (the form values kept as a draft), or the refusal.
+ */
+export async function renderRunResult(
+  deps: SlackDeps,
+  audience: RunAudience,
+  actor: Actor,
+  /** The form's request, kept as a draft for "Try again" when the run fails; null: nothing to reopen. */
+  request: RunRequest | null,
+  result: RunResult,
+): Promise<void> {
+  const { client } = audience;
+  switch (result.kind) {
+    case 'started': {
+      const posted = await postRunningCard(deps, client, result.run);
+      // The form may send the result elsewhere: say where, where the person was typing.
+      if (actor.channelId && actor.channelId !== result.run.channel) {
+        await postToConversation(client, deps.logger, actor.channelId, actor.userId, {
+          ...(await runStartedNotice(client, result.run, posted)),
+          ephemeralTo: actor.userId,
+        });
+      }
+      return;
+    }
+    case 'approval-requested': {
+      await publishApprovalRequest(deps, client, result.approval, result.need);
+      // Where they submitted (besides the DM copy): who it waits for, and until when. The form may send
+      // the result elsewhere; the notice goes where the person was typing.
+      const waiting = buildWaitingForApproval(result.approval, describeApprovers(result.need));
+      if (actor.channelId && actor.channelId !== actor.destinationChannel) {
+        await postToConversation(client, deps.logger, actor.channelId, actor.userId, {
+          ...waiting,
+          ephemeralTo: actor.userId,
+        });
+      } else await audience.tell(waiting);
+      return;
+    }
+    case 'refused':
+      await audience.tell(errorMessage(result.sentence));
+      return;
+    case 'failed': {
+      const sentence = `${result.runbook.name} did not start. ${describeFailure(result.error)}`;
+      if (!request) {
+        await audience.tell(errorMessage(sentence));
+        return;
+      }
+      const spec = parseInputSchema(result.runbook.inputSchema);
+      const draftId = await deps.drafts.save(
+        {
+          runbookId: result.runbook.id,
+          proxyId: request.proxyId,
+          channel: actor.destinationChannel,
+          params: request.params,
+        },
+        spec,
+      );
+      await postToConversation(client, deps.logger, actor.destinationChannel, actor.userId, {
+        text: sentence,
+        blocks: [
+          { type: 'section', text: mrkdwnText(`:warning: ${escapeMrkdwn(sentence)}`) },
+          {
+            type: 'actions',
+            block_id: 'retry_actions',
+            elements: [button('Try again', ACTIONS.retryRun, draftId, { style: 'primary' })],
+          },
+        ],
+        ephemeralTo: actor.userId,
+      });
+      return;
+    }
+  }
+}
+
+/** "X started. Its live card is in #deploys: open it." with the card's link once it is posted. */
+export async function runStartedNotice(
+  client: WebClient,
+  run: StartedRun,
+  posted: { channel: string; ts: string } | null,
+): Promise<SlackMessage> {
+  return buildRunStarted({
+    runbookName: run.runbookName,
+    channel: posted?.channel ?? run.channel,
+    inThread: Boolean(run.threadTs),
+    cardLink: await permalinkOf(client, posted),
+  });
+}
+
+/**
+ * Posts the live card of a started run (in its thread, when started from one), if this process holds
+ * the card claim (else the watcher posts it). Returns where it landed.
+ */
+export async function postRunningCard(
+  deps: SlackDeps,
+  client: WebClient,
+  run: StartedRun,
+): Promise<{ channel: string; ts: string } | null> {
+  const { executionIds } = run;
+  const mayPost = executionIds[0] ? await deps.runs.claimMessage(executionIds[0]).catch(() => true) : true;
+  if (!mayPost) return null;
+  const card = buildRunningCard({ ...run, ...(run.sourceLink ? { sourceLink: run.sourceLink } : {}) }, executionIds);
+  const posted = await postToConversation(client, deps.logger, run.channel, run.startedBy ?? '', {
+    ...card,
+    ...(run.threadTs ? { threadTs: run.threadTs } : {}),
+    // A lost answer is resolved by reading the channel back: one card per execution, always.
+    ...(executionIds[0] ? { sentCheck: namesCard(executionIds[0]) } : {}),
+  });
+  if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts);
+  return posted;
+}

@@ -1,0 +1,58 @@
+// One mechanism for every modal: private_metadata is sealed on the way out (views.open / update /
+// push through the request's client) and opened on the way in (any payload carrying a view). A
+// payload whose seal does not verify never reaches a listener: a crafted submission cannot switch
+// the runbook, the schedule or the destination of a run.
+import type { AnyMiddlewareArgs, App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../../logger.ts';
+import { errorModal } from './common.ts';
+import type { MetadataSeal } from './metadata-seal.ts';
+
+const SEALED = Symbol('runbook-bot.sealed-views');
+
+type ViewArgs = { view?: { private_metadata?: string } } & Record<string, unknown>;
+
+function sealClient(client: WebClient, seal: MetadataSeal): void {
+  const marked = client as WebClient & { [SEALED]?: boolean };
+  if (marked[SEALED]) return;
+  marked[SEALED] = true;
+  for (const method of ['open', 'update', 'push'] as const) {
+    const original = client.views[method].bind(client.views) as unknown as (args: ViewArgs) => Promise<unknown>;
+    (client.views as unknown as Record<string, (args: ViewArgs) => Promise<unknown>>)[method] = (args: ViewArgs) => {
+      const metadata = args.view?.private_metadata;
+      if (!metadata) return original(args);
+      return original({ ...args, view: { ...args.view, private_metadata: seal.seal(metadata) } });
+    };
+  }
+}
+
+export function registerMetadataSeal(app: App, seal: MetadataSeal, logger: Logger): void {
+  app.use(async (args) => {
+    const { body, client, next } = args as AnyMiddlewareArgs & { client: WebClient; next: () => Promise<void> };
+    sealClient(client, seal);
+    const view = (body as { view?: { private_metadata?: unknown } }).view;
+    const metadata = view?.private_metadata;
+    if (view && metadata !== undefined && metadata !== '') {
+      // Anything but a string (a number, an object, null) was not made by us: it fails like a bad seal.
+      const opened = typeof metadata === 'string' ? seal.open(metadata) : null;
+      if (opened === null) {
+        const type = (body as { type?: string }).type;
+        logger.warn({ type }, 'refused a payload whose private_metadata seal does not verify');
+        const ack = (args as { ack?: (response?: unknown) => Promise<void> }).ack;
+        if (type === 'view_submission') {
+          await ack?.({
+            response_action: 'update',
+            view: errorModal('Form refused', 'This form could not be verified, so nothing was done. Open it again.'),
+          });
+        } else if (type === 'block_suggestion') {
+          await ack?.({ options: [] });
+        } else {
+          await ack?.();
+        }
+        return;
+      }
+      view.private_metadata = opened;
+    }
+    await next();
+  });
+}

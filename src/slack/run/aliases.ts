@@ -1,0 +1,153 @@
+// `/runbook alias add|list|remove`, `/runbook <alias> …` and `/runbook defaults …`: parse, call the
+// use case in src/runs/aliases.ts, answer with a builder. Using an alias is a one-line run.
+import { notOfferedSentence } from '../../catalog/proxy-directory.ts';
+import { parseInputSchema } from '../../forms/input-schema.ts';
+import { secretFieldNames } from '../../forms/secrets.ts';
+import { describeFieldErrors, typeValues } from '../../forms/typed-values.ts';
+import type { Actor } from '../../runs/actor.ts';
+import {
+  addAlias,
+  aliasFor,
+  aliasValues,
+  changeChannelDefaults,
+  listAliases,
+  removeAlias,
+} from '../../runs/aliases.ts';
+import { loadRunbook } from '../../runs/run.ts';
+import { visibilityFor } from '../../runs/visibility.ts';
+import { actorFor } from '../kit/actor.ts';
+import { errorMessage, noticeMessage } from '../kit/common.ts';
+import type { HandlerContext } from '../kit/handler-context.ts';
+import { escapeMrkdwn } from '../kit/mrkdwn.ts';
+import type { AliasUse, ParsedCommand } from '../kit/parse-command.ts';
+import { buildAliasList, buildChannelDefaults } from './alias-list.ts';
+import { channelNames } from './channel-names.ts';
+import { startLineRun } from './one-line.ts';
+
+function actorHere(ctx: HandlerContext): Promise<Actor> {
+  return actorFor(ctx.deps, ctx.client, { userId: ctx.userId, teamId: ctx.teamId, channelId: ctx.channelId });
+}
+
+/**
+ * `--to` as the store wants it: a `#name` becomes its channel id; ids and 'none' pass through.
+ * Null after answering with the reason when the name is no channel the bot can see.
+ */
+async function resolveTo(ctx: HandlerContext, to: string | null): Promise<{ to: string | null } | null> {
+  if (!to?.startsWith('#')) return { to };
+  const found = await channelNames.resolve(ctx.client, ctx.teamId, to);
+  if (found.ok) return { to: found.id };
+  await ctx.respond(errorMessage(`Not saved: ${found.error}`));
+  return null;
+}
+
+export async function addAliasCommand(
+  ctx: HandlerContext,
+  command: Extract<ParsedCommand, { kind: 'alias-add' }>,
+): Promise<void> {
+  const { deps } = ctx;
+  const target = await resolveTo(ctx, command.to);
+  if (!target) return;
+  const actor = await actorHere(ctx);
+  const resolution = await (await visibilityFor(deps, actor)).resolve(command.runbook);
+  if (resolution.kind !== 'match') {
+    await ctx.respond(
+      errorMessage(`No single runbook "${command.runbook}" that you may see; give its full name or id.`),
+    );
+    return;
+  }
+  const runbook = await loadRunbook(deps, resolution.runbook.id);
+  const spec = parseInputSchema(runbook.inputSchema);
+  const secrets = secretFieldNames(spec).filter((name) => Object.hasOwn(command.values, name));
+  if (secrets.length > 0) {
+    await ctx.respond(errorMessage(`Secret values (${secrets.join(', ')}) are never saved; leave them for the form.`));
+    return;
+  }
+  // Values left out are asked for when the alias is used; only what was given must be valid.
+  const typed = typeValues(spec, command.values);
+  const given = typed.ok ? [] : typed.errors.filter((e) => Object.hasOwn(command.values, e.name));
+  if (given.length > 0) {
+    await ctx.respond(errorMessage(`Not saved: ${describeFieldErrors(given)}.`));
+    return;
+  }
+  if (command.proxy) {
+    const choices = await deps.proxies.choicesFor(runbook);
+    if (choices.options.length > 0 && !choices.options.some((p) => p.id === command.proxy)) {
+      await ctx.respond(errorMessage(notOfferedSentence(command.proxy, choices.options, 'Not saved: ')));
+      return;
+    }
+  }
+  const outcome = await addAlias(deps, actor, {
+    name: command.alias,
+    runbook,
+    values: command.values,
+    proxyId: command.proxy,
+    resultChannel: target.to,
+    replace: command.replace ?? false,
+  });
+  if (outcome.kind === 'refused') {
+    await ctx.respond(errorMessage(outcome.sentence));
+    return;
+  }
+  const name = escapeMrkdwn(command.alias);
+  await ctx.respond(
+    noticeMessage(
+      `:floppy_disk: Alias \`${name}\` ${outcome.value === 'updated' ? 'replaced' : 'added'} in this channel: *${escapeMrkdwn(runbook.name)}*. Use it with \`/runbook ${name} [key=value …] [--now]\`.`,
+      `Alias ${command.alias} saved`,
+    ),
+  );
+}
+
+export async function listAliasesCommand(ctx: HandlerContext): Promise<void> {
+  const aliases = await listAliases(ctx.deps, await actorHere(ctx));
+  await ctx.respond(buildAliasList(aliases, (id) => ctx.deps.proxies.nameOf(id)));
+}
+
+export async function removeAliasCommand(ctx: HandlerContext, name: string): Promise<void> {
+  const outcome = await removeAlias(ctx.deps, await actorHere(ctx), name);
+  if (outcome.kind === 'refused') {
+    await ctx.respond(errorMessage(outcome.sentence));
+    return;
+  }
+  await ctx.respond(noticeMessage(`Alias \`${escapeMrkdwn(name)}\` removed.`, `Alias ${name} removed`));
+}
+
+/** `/runbook <alias> …`; false when the channel has no such alias (the caller answers with help). */
+export async function useAlias(ctx: HandlerContext, use: AliasUse): Promise<boolean> {
+  const alias = await aliasFor(ctx.deps, await actorHere(ctx), use.name);
+  if (!alias) return false;
+  await startLineRun(ctx, {
+    runbookId: alias.runbookId,
+    values: { ...aliasValues(alias), ...use.values },
+    now: use.now,
+    proxyId: alias.proxyId,
+    destination: alias.resultChannel,
+    alias: alias.name,
+  });
+  return true;
+}
+
+export async function channelDefaultsCommand(
+  ctx: HandlerContext,
+  command: Extract<ParsedCommand, { kind: 'defaults' }>,
+): Promise<void> {
+  const { deps } = ctx;
+  const actor = await actorHere(ctx);
+  if (!command.clear && command.proxy === null && command.to === null) {
+    const current = ctx.channelId ? await deps.access.store.channelDefaults.get(ctx.channelId) : null;
+    await ctx.respond(buildChannelDefaults(current, deps.proxies.defaultProxy(), (id) => deps.proxies.nameOf(id)));
+    return;
+  }
+  const target = await resolveTo(ctx, command.to);
+  if (!target) return;
+  const none = (v: string | null) => (v === null ? undefined : v.toLowerCase() === 'none' ? null : v);
+  const outcome = await changeChannelDefaults(
+    deps,
+    actor,
+    command.clear ? 'clear' : { proxyId: none(command.proxy), resultChannel: none(target.to) },
+  );
+  if (outcome.kind === 'refused') {
+    await ctx.respond(errorMessage(outcome.sentence));
+    return;
+  }
+  await ctx.respond(buildChannelDefaults(outcome.value, deps.proxies.defaultProxy(), (id) => deps.proxies.nameOf(id)));
+}
