@@ -33,6 +33,17 @@ export const REDACT_PATHS = [
   '*.headers["x-service-api-key"]',
   'headers["x-slack-signature"]',
   '*.headers["x-slack-signature"]',
+  // What a run printed or was given, and Slack bodies that carry them: never in a log line.
+  'output',
+  '*.output',
+  'outputs',
+  '*.outputs',
+  'view',
+  '*.view',
+  'api_key',
+  '*.api_key',
+  'private_key',
+  '*.private_key',
 ];
 
 export interface LoggerSetup {
@@ -110,11 +121,26 @@ export function createLogger(setup: LoggerSetup): Logger {
   return setup.destination ? pino(options, setup.destination) : pino(options);
 }
 
-/** Bolt's Logger interface, backed by a pino child. */
+/**
+ * Bolt and the Web API client log whole bodies at debug: requests (`http request body: {…}` — views,
+ * messages, files, workflow outputs, so a run's output), answers (`http request result:`), acks
+ * (`ack() … (body: …)`, `storedResponse: …`) and, in developer mode, every incoming payload (typed
+ * form values). Such a line keeps its words and loses its body: no level ever carries one.
+ */
+export function withoutBodies(text: string): string {
+  const labelled = /^([\s\S]*?(?:http request (?:body|result|headers)|\(body|storedResponse))\s*:[\s\S]*$/.exec(text);
+  if (labelled) return `${labelled[1]}: [not logged]${labelled[1]!.endsWith('(body') ? ')' : ''}`;
+  if (/^\s*[[{]/.test(text)) return '[a JSON body, not logged]';
+  return text;
+}
+
+/** Bolt's Logger interface, backed by a pino child. Bodies are never logged (withoutBodies). */
 export function boltLoggerAdapter(logger: Logger): BoltLogger {
   let log = logger.child({ component: 'bolt' });
   const text = (msg: unknown[]) =>
-    msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
+    withoutBodies(
+      msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' '),
+    );
   return {
     debug: (...msg) => log.debug(text(msg)),
     info: (...msg) => log.info(text(msg)),

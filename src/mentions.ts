@@ -50,3 +50,11 @@ export function unsealMentions(
 export function plainMentions(text: string): string {
   return unsealMentions(text, (part) => part);
 }
+
+/** The text with sealed mentions written as plain words (`#C123`, `@U123`): for plain_text surfaces such as field errors. */
+export function plainTextMentions(text: string): string {
+  return unsealMentions(text, (part) => part).replace(
+    /<([#@])([A-Z0-9]+)>|<!subteam\^([A-Z0-9]+)>/g,
+    (_m, sigil, id, group) => (group ? `@${group}` : `${sigil}${id}`),
+  );
+}

@@ -28,6 +28,7 @@ import { AuditLog } from './policy/audit-log.ts';
 import { loadPolicy, policyGroups } from './policy/load-policy.ts';
 import type { Policy } from './policy/policy.ts';
 import { RunRateLimit } from './policy/run-rate-limit.ts';
+import { withMaskedExecutions } from './runs/execution-secrets.ts';
 import { reconcileIntents } from './runs/run-intents.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
@@ -37,6 +38,7 @@ import type { RunTracker, SlackDeps } from './slack/kit/deps.ts';
 import { Identity } from './slack/kit/identity.ts';
 import { createMetadataSeal } from './slack/kit/metadata-seal.ts';
 import { guardClient } from './slack/kit/outgoing-guard.ts';
+import { Places } from './slack/kit/places.ts';
 import { RunDrafts } from './slack/kit/run-drafts.ts';
 import { postRunningCard } from './slack/kit/run-start.ts';
 import { finishWaitingSteps } from './slack/workflow-step/workflow-step-finish.ts';
@@ -72,6 +74,8 @@ export interface RuntimeOptions {
   defaultApprovalsChannel?: string;
   /** Lease owner name of the watcher (default hostname:pid:random). */
   watcherOwner?: string;
+  /** How long a person's channel memberships are trusted for the destination check (default 30 s; tests: 0). */
+  membershipTtlMs?: number;
   /** Started tracing (OTEL_EXPORTER_OTLP_ENDPOINT): adds Slack request spans and wraps the store. */
   tracing?: Tracing | null;
 }
@@ -131,7 +135,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       pendingApprovals: async () => (await store!.approvals.listExpired(Number.MAX_SAFE_INTEGER, 10_000)).length,
     });
     cleanups.push(async () => interactive.close());
-    const api = createRunbookApi({
+    const rawApi = createRunbookApi({
       onAttempt: interactive.apiAttempt,
       baseUrl,
       apiKey: config.api.apiKey,
@@ -142,7 +146,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       maxBodyBytes: config.api.maxBodyBytes,
       logger: logger.child({ component: 'api' }),
     });
-    cleanups.push(() => api.close());
+    cleanups.push(() => rawApi.close());
+    const catalog = new RunbookCatalog({ api: rawApi });
+    // Every execution anyone reads comes with the echoes of its secret inputs masked (card, file, Full
+    // output, Find, status, the step's outputs, subscription notices, mentions): one place, no store.
+    const api = withMaskedExecutions(rawApi, (name) => catalog.named(name));
 
     if (!store) {
       const opened = await openStore(config.store, logger);
@@ -212,7 +220,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const configured = config.proxies.list.length ? config.proxies.list : emulator ? EMULATOR_PROXIES : [];
     const deps: SlackDeps = {
       api,
-      catalog: new RunbookCatalog({ api }),
+      catalog,
       proxies: new ProxyDirectory({
         api,
         configured,
@@ -223,6 +231,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       access: {
         policy,
         identity,
+        places: new Places({
+          logger: logger.child({ component: 'places' }),
+          ...(options.membershipTtlMs !== undefined ? { membershipTtlMs: options.membershipTtlMs } : {}),
+        }),
         audit: new AuditLog(store, logger),
         seal: createMetadataSeal(botToken),
         runLimit: new RunRateLimit({ perMinute: config.access.runsPerMinute, store: store.runLimits }),

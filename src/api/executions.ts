@@ -26,11 +26,25 @@ const CUT_CACHE_SIZE = 32;
 const FINISHED = new Set(['EXECUTION_STATUS_SUCCEEDED', 'EXECUTION_STATUS_FAILED']);
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8 = new TextDecoder('utf-8');
+/** Decoded text with more than this share of replacement or control characters was not text in base64. */
+const MAX_UNREADABLE_SHARE = 0.05;
+
+/** Characters that say "these bytes were not text": U+FFFD and C0 controls other than tab, newline, CR, escape. */
+function unreadableCount(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0xfffd || (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x1b)) count++;
+  }
+  return count;
+}
 
 /**
- * base64 → UTF-8 text. Anything that is not canonical base64 of valid UTF-8 is returned unchanged:
- * a service that already sends plain text must not have its output turned into garbage.
+ * base64 → UTF-8 text. Bytes that are not valid UTF-8 (a few invalid bytes in a log) become U+FFFD, and
+ * NUL bytes too (Slack cannot show them), so such an output is still shown as text. Anything that is not
+ * canonical base64, or whose bytes are mostly not text (more than 5% unreadable characters), is returned
+ * unchanged: a service that already sends plain text must not have its output turned into garbage.
  */
 export function decodeOutput(raw: string, options: { tail?: boolean } = {}): string {
   if (raw === '' || raw.length % 4 !== 0 || !BASE64.test(raw)) return raw;
@@ -43,11 +57,9 @@ export function decodeOutput(raw: string, options: { tail?: boolean } = {}): str
     while (start < 3 && start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++;
     bytes = bytes.subarray(start);
   }
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return raw;
-  }
+  const text = utf8.decode(bytes);
+  if (unreadableCount(text) > text.length * MAX_UNREADABLE_SHARE) return raw;
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
 }
 
 export function createExecutionsApi(transport: Transport, settings: ExecutionsSettings): RunbookApi['executions'] {

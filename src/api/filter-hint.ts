@@ -210,9 +210,11 @@ export async function listMatching<P extends Page<unknown>, T = RowOf<P>>(
       page = await read(true, pageSize, token);
     } catch (err) {
       if (!(err instanceof BadRequestError)) throw err;
+      // A 400 for a page token (an old cursor) says nothing about the filter: only a first page counts.
+      const blameFilter = token === '';
       // Once, without the filter, from the start (a token of the filtered list means nothing here).
       page = await unfilteredFromStart(probe);
-      hints.learn(filter, 'rejected');
+      if (blameFilter) hints.learn(filter, 'rejected');
     }
     if (probe && filtered) {
       const verdict = judge(page as Page<T>, probe as Page<T>, matches, request.key);

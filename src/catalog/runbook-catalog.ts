@@ -88,6 +88,17 @@ export class RunbookCatalog {
     return this.#byId.get(id)?.runbook ?? null;
   }
 
+  /**
+   * Every runbook with exactly this name (case and edge spaces aside): executions carry only the name,
+   * and names need not be unique. Throws when the catalog cannot be loaded at all.
+   */
+  async named(name: string): Promise<Workflow[]> {
+    await this.#ensure();
+    const wanted = name.trim().toLowerCase();
+    if (wanted === '') return [];
+    return this.#entries.filter((e) => e.name.trim() === wanted).map((e) => e.runbook);
+  }
+
   /** Whether a runbook id belongs to the service catalog (true) or the caller's custom runbooks (false). */
   isService(id: string): boolean | null {
     return this.#byId.get(id)?.isService ?? null;

@@ -78,8 +78,16 @@ export interface ExecutionQueryResult {
 
 const dueMs = (r: ExecutionRecord) => r.startMs + r.durationMs;
 
+/**
+ * Replaces the bytes a finished run printed (tests and the sandbox: a runbook that echoes its inputs,
+ * prints invalid UTF-8 or 10 MB). Given the record and the simulated output; null keeps it.
+ */
+export type OutputOverride = (record: ExecutionRecord, simulated: string) => Buffer | string | null;
+
 export class ExecutionStore {
   readonly byId = new Map<string, ExecutionRecord>();
+  /** See OutputOverride; unset by default. */
+  outputOverride: OutputOverride | null = null;
   /** Sorted by createMs ascending; equal times keep insertion order. */
   readonly ordered: ExecutionRecord[] = [];
   readonly #pending: ExecutionRecord[] = [];
@@ -127,8 +135,10 @@ export class ExecutionStore {
       });
       record.status = record.plannedOutcome === 'failed' ? 'EXECUTION_STATUS_FAILED' : 'EXECUTION_STATUS_SUCCEEDED';
       record.endMs = dueMs(record);
-      record.outputText = result.output;
-      record.outputBase64 = Buffer.from(result.output, 'utf8').toString('base64');
+      const override = this.outputOverride?.(record, result.output) ?? null;
+      const bytes = Buffer.isBuffer(override) ? override : Buffer.from(override ?? result.output, 'utf8');
+      record.outputText = Buffer.isBuffer(override) ? bytes.toString('utf8') : (override ?? result.output);
+      record.outputBase64 = bytes.toString('base64');
       record.reason = result.reason;
       this.#counts.EXECUTION_STATUS_IN_PROGRESS--;
       this.#counts[record.status]++;

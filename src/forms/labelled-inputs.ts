@@ -4,6 +4,7 @@
 // A plain object (an older stored summary, or a run started outside Slack) still reads, with humanised
 // keys. Pure; no Slack here (rendering is in src/slack/kit/input-summary.ts).
 import { type FormSpec, humanizeName, isSecretSchema } from './input-schema.ts';
+import { SECRET_KEY } from './secret-schema.ts';
 import { maskSecrets, SECRET_MASK, secretFieldNames } from './secrets.ts';
 
 export interface LabelledInput {
@@ -35,7 +36,8 @@ export function labelInputs(spec: FormSpec, params: Record<string, unknown>): La
   }
   for (const [key, value] of Object.entries(masked)) {
     if (seen.has(key)) continue;
-    const secret = secrets.has(key);
+    // A key no schema field describes is secret when its name says so (maskSecrets hid its value).
+    const secret = secrets.has(key) || (SECRET_KEY.test(key) && masked[key] === SECRET_MASK);
     out.push({ key, label: humanizeName(key) || key, value: secret ? SECRET_MASK : value, secret });
   }
   return out;

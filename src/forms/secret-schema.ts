@@ -6,7 +6,14 @@
 // `items`, `prefixItems` (and draft-4 tuple `items` / `additionalItems`). Taking every branch is
 // deliberate: a value that matches the non-secret branch of `anyOf: [{format: password}, …]` is still
 // hidden, because masking too much costs a dot, and masking too little leaks a credential.
+// A position no schema describes (a runbook without an input schema, a key the schema does not
+// name) is judged by its key: names like password, token, secret, api_key, private_key or
+// credential are secret (SECRET_KEY), at any depth.
 import { isRecord } from './input-schema.ts';
+
+/** Key names that hold credentials: what decides where no schema says anything. */
+export const SECRET_KEY =
+  /pass(word|wd|phrase)?$|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|authorization|cookie|session[_-]?(id|key)/i;
 
 type Schema = Record<string, unknown>;
 
@@ -151,8 +158,25 @@ export function hideBySchema(root: Schema, schemas: readonly unknown[], value: u
   return walk(root, schemas, value, action, 0);
 }
 
+/** A copy of `value` with every entry under a credential-like key (SECRET_KEY) hidden, at any depth. */
+export function hideByKeyName(value: unknown, action: SecretAction, depth = 0): unknown {
+  if (depth >= MAX_DEPTH) return value;
+  if (Array.isArray(value)) {
+    return value.map((item) => hideByKeyName(item, action, depth + 1)).filter((item) => item !== REMOVE);
+  }
+  if (!isRecord(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const hidden = SECRET_KEY.test(key) ? action : hideByKeyName(item, action, depth + 1);
+    if (hidden !== REMOVE) setOwnKey(out, key, hidden);
+  }
+  return out;
+}
+
 function walk(root: Schema, schemas: readonly unknown[], value: unknown, action: SecretAction, depth: number): unknown {
-  if (value === undefined || schemas.length === 0) return value;
+  if (value === undefined) return value;
+  // Nothing describes this position: its key names decide.
+  if (schemas.length === 0) return hideByKeyName(value, action, depth);
   const applicable = expand(root, schemas);
   if (applicable.some(declaresSecret)) return action;
   if (depth >= MAX_DEPTH) return bearsSecret(root, applicable) ? action : value;
@@ -167,7 +191,9 @@ function walk(root: Schema, schemas: readonly unknown[], value: unknown, action:
   if (isRecord(value)) {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      const hidden = walk(root, propertySchemas(applicable, key), item, action, depth + 1);
+      const described = propertySchemas(applicable, key);
+      const hidden =
+        described.length === 0 && SECRET_KEY.test(key) ? action : walk(root, described, item, action, depth + 1);
       if (hidden !== REMOVE) setOwnKey(out, key, hidden);
     }
     return out;

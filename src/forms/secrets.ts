@@ -3,9 +3,10 @@
 // rendering, storing or logging them. What counts as secret, at any depth, is decided in
 // secret-schema.ts: type "secret", format "password", "x-secret": true, "writeOnly": true, through
 // $ref, anyOf/oneOf/allOf, items, prefixItems, additionalProperties and patternProperties — the same
-// for the form's fields and for values typed into the JSON fallback.
+// for the form's fields and for values typed into the JSON fallback. Where no schema says anything
+// (no schema at all, or a key it does not name), credential-like key names decide (SECRET_KEY).
 import type { FormSpec } from './input-schema.ts';
-import { hideBySchema, isSecretProperty, REMOVE, type SecretAction } from './secret-schema.ts';
+import { hideByKeyName, hideBySchema, isSecretProperty, REMOVE, type SecretAction } from './secret-schema.ts';
 
 export const SECRET_MASK = '••••••';
 
@@ -15,7 +16,8 @@ function rootSchema(spec: FormSpec): Record<string, unknown> | null {
 
 function hideSecrets(spec: FormSpec, params: Record<string, unknown>, action: SecretAction): Record<string, unknown> {
   const root = rootSchema(spec);
-  if (root === null) return { ...params };
+  // No schema: keys named like credentials (password, api_key, …) are the secrets.
+  if (root === null) return hideByKeyName(params, action) as Record<string, unknown>;
   return hideBySchema(root, [root], params, action) as Record<string, unknown>;
 }
 

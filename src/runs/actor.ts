@@ -2,6 +2,8 @@
 // (the Slack layer resolves the email and the user groups the policy names); the use cases never ask
 // Slack anything.
 
+import type { ChosenDestination } from './destinations.ts';
+
 export interface Actor {
   /** Slack user id. */
   userId: string;
@@ -14,6 +16,12 @@ export interface Actor {
   channelId: string | null;
   /** Where the result of a run goes (null: a DM to the person). Defaults to channelId. */
   destinationChannel: string | null;
+  /**
+   * The destination as chosen (by the person, or saved by someone in channel defaults or an alias) with
+   * what Slack said about it, read by the entry point; the gate judges it (destinations.ts). Absent when
+   * the result goes where the person acted or to their DM.
+   */
+  destination?: ChosenDestination | null;
 }
 
 /** An actor with the destination defaulted to the channel acted in. */

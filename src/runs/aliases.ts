@@ -3,18 +3,20 @@
 // view + schedule + run for its runbook in that channel (the gate's `schedule` intent); removing one
 // needs view + schedule (`change-schedule`). Using one is an ordinary run: the same gate as any run,
 // decided when it is used. Channel defaults need `schedule` by a rule not limited to particular
-// runbooks (checked against "any runbook"). Every change and every refusal is audited.
+// runbooks (checked against "any runbook"). A saved result channel (`--to`) is checked like a permission
+// when saved (destinations.ts: it exists, the bot can post there, the person saving it is in it, never a
+// DM) and again on every use, against who saved it. Every change and every refusal is audited.
 import type { Workflow } from '../api/schemas.ts';
 import { notOfferedSentence } from '../catalog/proxy-directory.ts';
 import type { ChannelDefaults, RunAlias } from '../store/saved-runs.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { bareFacts, gate, recordDenial, runbookFacts, subjectOf } from './gate.ts';
+import { bareFacts, gate, recordDenial, refuseSavedDestination, runbookFacts, subjectOf } from './gate.ts';
 
 export type AliasOutcome<T> =
   | { kind: 'ok'; value: T }
   /** hidden: `view` denied (the sentence does not name the runbook). */
-  | { kind: 'refused'; reason: 'hidden' | 'denied' | 'invalid'; sentence: string };
+  | { kind: 'refused'; reason: 'hidden' | 'denied' | 'invalid' | 'misdirected'; sentence: string };
 
 async function audited(deps: RunsDeps, actor: Actor, action: string, target: string, detail: string): Promise<void> {
   await deps.access.audit.record({
@@ -66,6 +68,12 @@ export async function addAlias(
       sentence: `This channel already has an alias \`${alias.name}\` (for ${existing.runbookName}); nothing changed. Add \`--replace\` to replace it, or pick another name.`,
     };
   }
+  const misdirected = await refuseSavedDestination(
+    deps,
+    { ...actor, destinationChannel: alias.resultChannel },
+    { action: 'alias.add', target: `alias ${alias.name}` },
+  );
+  if (misdirected) return { kind: 'refused', reason: 'misdirected', sentence: misdirected };
   const added = await deps.access.store.aliases.add(
     {
       channel,
@@ -186,6 +194,14 @@ export async function changeChannelDefaults(
         sentence: notOfferedSentence(change.proxyId, known, 'Not saved: '),
       };
     }
+  }
+  if (change.resultChannel) {
+    const misdirected = await refuseSavedDestination(
+      deps,
+      { ...actor, destinationChannel: change.resultChannel },
+      { action: 'defaults.set', target: `channel ${channel}` },
+    );
+    if (misdirected) return { kind: 'refused', reason: 'misdirected', sentence: misdirected };
   }
   const saved = await deps.access.store.channelDefaults.set(channel, change, actor.userId, deps.now());
   await audited(

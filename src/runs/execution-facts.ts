@@ -1,9 +1,6 @@
 // Small facts about executions and runbook names that the use cases, the Slack layer and the watcher
 // all need; here so that each imports them downward.
 import type { Execution } from '../api/schemas.ts';
-import { parseInputSchema } from '../forms/input-schema.ts';
-import { type CardInputs, labelInputs } from '../forms/labelled-inputs.ts';
-import { maskSecrets, SECRET_MASK } from '../forms/secrets.ts';
 
 /** The subscription target meaning "every runbook". */
 export const ALL_RUNBOOKS = '*';
@@ -40,28 +37,4 @@ export function parseExecutionInputs(raw: string): ExecutionInputs {
 }
 
 /** Key names that hold credentials even when the runbook's schema does not mark them secret. */
-export const SECRET_KEY = /pass(word|wd|phrase)?$|secret|token|api[_-]?key|private[_-]?key|credential/i;
-
-/** An execution's inputs as a card shows them: masked, under the schema's titles when the runbook is known. */
-export type LabelledExecutionInputs = { kind: 'object'; values: CardInputs } | { kind: 'text'; text: string };
-
-/**
- * Inputs as people read them, the way the run form shows them: masked (maskExecutionInputs) and, when the
- * runbook is known, under its schema's titles in schema order ("Cluster", not "Context").
- */
-export function labelExecutionInputs(
-  inputs: ExecutionInputs,
-  runbook: { inputSchema: string } | null,
-): LabelledExecutionInputs {
-  const masked = maskExecutionInputs(inputs, runbook);
-  if (masked.kind === 'text' || !runbook) return masked;
-  return { kind: 'object', values: labelInputs(parseInputSchema(runbook.inputSchema), masked.values) };
-}
-
-/** Inputs as shown to people: schema secrets masked, and anything named like a credential too. */
-export function maskExecutionInputs(inputs: ExecutionInputs, runbook: { inputSchema: string } | null): ExecutionInputs {
-  if (inputs.kind === 'text') return inputs;
-  const masked = runbook ? maskSecrets(parseInputSchema(runbook.inputSchema), inputs.values) : { ...inputs.values };
-  for (const key of Object.keys(masked)) if (SECRET_KEY.test(key)) masked[key] = SECRET_MASK;
-  return { kind: 'object', values: masked };
-}
+export { SECRET_KEY } from '../forms/secret-schema.ts';

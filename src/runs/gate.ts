@@ -3,6 +3,8 @@
 //   - `view` is implied by every action: a runbook the person may not view cannot be run, scheduled,
 //     approved, subscribed to or watched by them, and the refusal never names it;
 //   - a run needs `run` where the person acted AND where the result goes;
+//   - where the result goes is checked like a permission (destinations.ts): it exists, the bot can post
+//     there, and whoever chose it (or saved it in defaults or an alias) is in it; a DM only one's own;
 //   - a schedule is a standing run: creating or editing one needs `schedule` and `run`;
 //   - a run started by a person counts against their run limit;
 //   - every denial writes the same audit record (recordDenial), whatever the path.
@@ -12,6 +14,7 @@ import type { Workflow } from '../api/schemas.ts';
 import type { ApprovalNeed, Decision, PolicyAction, RunbookFacts, Subject } from '../policy/policy.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
+import { judgeDestination } from './destinations.ts';
 
 /** What the person is about to do. */
 export type Intent =
@@ -54,8 +57,11 @@ export type GateVerdict =
   | { allowed: true; approval: ApprovalNeed }
   | {
       allowed: false;
-      /** hidden: `view` denied (the sentence does not name the runbook); denied: another rule; limited: run limit. */
-      reason: 'hidden' | 'denied' | 'limited';
+      /**
+       * hidden: `view` denied (the sentence does not name the runbook); denied: another rule; limited: run
+       * limit; misdirected: where the result goes does not pass (destinations.ts).
+       */
+      reason: 'hidden' | 'denied' | 'limited' | 'misdirected';
       sentence: string;
     };
 
@@ -112,6 +118,13 @@ export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): 
       return { allowed: false, reason: action === 'view' ? 'hidden' : 'denied', sentence };
     }
   }
+  if (request.intent === 'run' || request.intent === 'open-run') {
+    const sentence = destinationSentence(actor, actor.userId);
+    if (sentence) {
+      await recordDenial(deps, actor, { action: request.auditAction, target, sentence, channel: actor.channelId });
+      return { allowed: false, reason: 'misdirected', sentence };
+    }
+  }
   if (request.intent === 'run' && request.rateLimited !== false) {
     const limit = await deps.access.runLimit.take(actor.userId);
     if (!limit.ok) {
@@ -121,6 +134,33 @@ export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): 
     }
   }
   return { allowed: true, approval: policy.approvalFor(request.runbook) };
+}
+
+/**
+ * Why the actor's result may not go where it is headed (the sentence), or null when it may. `runner` is
+ * whose result it is; null when the destination is being saved for everyone in a channel. A destination
+ * other than where the person acted that nobody read the facts of is refused (fails closed).
+ */
+export function destinationSentence(actor: Actor, runner: string | null): string | null {
+  const chosen = actor.destination;
+  if (chosen && chosen.channel === actor.destinationChannel) return judgeDestination(chosen, runner);
+  if (!actor.destinationChannel || actor.destinationChannel === actor.channelId) return null;
+  return 'Where the result would go could not be checked, so nothing was done; try again from the channel.';
+}
+
+/**
+ * The destination check for saving one (channel defaults, an alias's `--to`): shared by everyone in the
+ * channel, so never a DM. Audited like every refusal; the sentence, or null when it passes.
+ */
+export async function refuseSavedDestination(
+  deps: Pick<RunsDeps, 'access'>,
+  actor: Actor,
+  denial: { action: string; target: string },
+): Promise<string | null> {
+  if (!actor.destinationChannel) return null;
+  const sentence = destinationSentence(actor, null);
+  if (sentence) await recordDenial(deps, actor, { ...denial, sentence });
+  return sentence;
 }
 
 /** The one audit record of a refusal, whatever refused (a rule, ownership, the run limit). */

@@ -12,10 +12,10 @@ import {
   ALL_RUNBOOKS,
   type ExecutionInputs,
   isTerminal,
-  maskExecutionInputs,
   parseExecutionInputs,
   sameRunbookName,
 } from './execution-facts.ts';
+import { maskExecutionInputs } from './execution-secrets.ts';
 import { bareFacts, decideFor, gate, runbookFacts } from './gate.ts';
 import { type Refusal, refused } from './run.ts';
 import { runbookNamed, visibilityFor } from './visibility.ts';

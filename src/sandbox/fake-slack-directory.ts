@@ -204,6 +204,47 @@ const conversationsMembers: MethodHandler = (ctx, args) => {
   return { ok: true, members: items, response_metadata: { next_cursor: next } };
 };
 
+const CONVERSATION_TYPES = new Set(['public_channel', 'private_channel', 'mpim', 'im']);
+
+/**
+ * The conversations `user` (default: the bot) is in. Private ones are listed only where the bot is a member
+ * too, as Slack does for a bot token; is_member and num_members are left out (Slack omits them here).
+ */
+const usersConversations: MethodHandler = (ctx, args) => {
+  const userId = str(args, 'user') ?? ctx.state.botUserId;
+  if (!ctx.state.users.some((u) => u.id === userId)) return fail('user_not_found');
+  const types = new Set((str(args, 'types') ?? 'public_channel').split(',').map((t) => t.trim()));
+  if ([...types].some((t) => !CONVERSATION_TYPES.has(t))) return fail('invalid_types');
+  const limit = args.limit === undefined ? 100 : Number(args.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 999) return fail('invalid_limit');
+  const cursor = str(args, 'cursor');
+  if (cursor && !Buffer.from(cursor, 'base64').toString('utf8').startsWith('offset:')) return fail('invalid_cursor');
+  const excludeArchived = bool(args, 'exclude_archived');
+  const all: ResolvedChannel[] = [];
+  for (const channel of ctx.state.channels) {
+    const resolved: ResolvedChannel = { kind: 'channel', id: channel.id, channel };
+    if (!types.has(channel.is_private ? 'private_channel' : 'public_channel')) continue;
+    if (excludeArchived && channel.is_archived) continue;
+    if (!channelMembers(ctx.state, resolved).includes(userId)) continue;
+    if (channel.is_private && !isBotMember(resolved)) continue;
+    all.push(resolved);
+  }
+  if (types.has('im')) {
+    for (const [user, id] of Object.entries(ctx.state.ims)) {
+      if (userId === ctx.state.botUserId || user === userId) all.push({ kind: 'im', id, user });
+    }
+  }
+  const { items, next } = page(all, cursor, limit);
+  return {
+    ok: true,
+    channels: items.map((r) => {
+      const { is_member: _member, num_members: _count, ...limited } = toApiChannel(ctx.state, r);
+      return limited;
+    }),
+    response_metadata: { next_cursor: next },
+  };
+};
+
 const conversationsJoin: MethodHandler = (ctx, args) => {
   const resolved = visibleChannel(ctx.state, str(args, 'channel'));
   if (!resolved) return fail('channel_not_found');
@@ -302,6 +343,7 @@ export const directoryMethods: Record<string, MethodHandler> = {
   'auth.test': authTest,
   'users.info': usersInfo,
   'users.lookupByEmail': usersLookupByEmail,
+  'users.conversations': usersConversations,
   'usergroups.users.list': usergroupsUsersList,
   'conversations.info': conversationsInfo,
   'conversations.list': conversationsList,

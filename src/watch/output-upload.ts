@@ -10,11 +10,12 @@
 // completion is unknown (timeout, connection lost) the claim is kept: a lost file is better than two.
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.ts';
-import { outputWorthAFile } from '../slack/kit/execution-card.ts';
+import { OUTPUT_FILE_MAX_BYTES, outputWorthAFile } from '../slack/kit/execution-card.ts';
+import { escapeMrkdwn } from '../slack/kit/mrkdwn.ts';
 import type { Store } from '../store/store.ts';
 
-/** The file keeps the last this-many bytes of a longer output (with a first line saying so). */
-export const MAX_OUTPUT_FILE_BYTES = 1024 * 1024;
+/** The file keeps the last this-many bytes of a longer output (with a first line saying so); the card says so too. */
+export const MAX_OUTPUT_FILE_BYTES = OUTPUT_FILE_MAX_BYTES;
 
 export interface OutputUploadDeps {
   store: Store;
@@ -83,6 +84,8 @@ export async function uploadOutputOnce(deps: OutputUploadDeps, run: OutputToUplo
   };
 
   const body = outputFileBody(run.output);
+  const what =
+    body === run.output ? 'Full output' : `The last ${MAX_OUTPUT_FILE_BYTES / (1024 * 1024)} MiB of the output`;
   const bytes = Buffer.from(body, 'utf8');
   const filename = outputFileName(run.runbookName, run.executionId);
   let uploadUrl: string;
@@ -110,11 +113,12 @@ export async function uploadOutputOnce(deps: OutputUploadDeps, run: OutputToUplo
   }
   try {
     await deps.slack.files.completeUploadExternal({
-      files: [{ id: fileId, title: `Full output of ${run.runbookName}` }],
+      files: [{ id: fileId, title: `${what} of ${run.runbookName}` }],
       channel_id: run.channel,
       thread_ts: run.threadTs,
       // No execution id in backticks here: the watcher's read-back looks for that to find its reply.
-      initial_comment: `Full output of ${run.runbookName} (${lineCount(body).toLocaleString('en-US')} lines)`,
+      // The runbook name is text from outside: escaped (and the outgoing guard checks it again).
+      initial_comment: `${what} of ${escapeMrkdwn(run.runbookName)} (${lineCount(body).toLocaleString('en-US')} lines)`,
     });
   } catch (err) {
     if (isSlackRefusal(err)) return giveBack(err, 'completeUploadExternal');

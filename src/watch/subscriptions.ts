@@ -20,7 +20,7 @@ import type { ExecutionPage, RunbookApi } from '../api/runbook-api.ts';
 import type { Execution, Workflow } from '../api/schemas.ts';
 import type { RunbookCatalog } from '../catalog/runbook-catalog.ts';
 import type { Logger } from '../logger.ts';
-import { labelExecutionInputs } from '../runs/execution-facts.ts';
+import { labelExecutionInputs } from '../runs/execution-secrets.ts';
 import { parseExecutionInputs } from '../slack/kit/execution-status.ts';
 import { namesFinished, readBackMessages } from '../slack/kit/read-back.ts';
 import type { Store, Subscription } from '../store/store.ts';

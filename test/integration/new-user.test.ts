@@ -248,3 +248,17 @@ describe('labels', () => {
     expect(textOf(details)).not.toMatch(/\bContext\b/);
   });
 });
+
+describe('noise', () => {
+  it('a description written with mrkdwn characters is shown as written, in show and list', async () => {
+    let since = h.fake.state.ephemerals.length;
+    await h.user().command('show "Check <prod> & \\"staging\\" Health"', 'C01OPS');
+    const details = await waitFor(() => latestEphemeral('compares their versions', 'U01ALICE', since), 'details');
+    expect(textOf(details)).toContain('compares their versions. \u2217Not* \u02cdformatted_.');
+    since = h.fake.state.ephemerals.length;
+    await h.user().command('list compares their versions', 'C01OPS');
+    const list = await waitFor(() => latestEphemeral('compares their versions', 'U01ALICE', since), 'list');
+    expect(textOf(list)).toContain('\u2217Not* \u02cdformatted_.');
+    expect(textOf(list)).not.toContain('*Not*');
+  });
+});

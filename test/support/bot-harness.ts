@@ -104,7 +104,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
 /**
  * Every <!…>, <@…>, <#…> or <http…> in the text Slack would read as mrkdwn (top-level text, attachments,
- * mrkdwn objects) of every Web API call and response_url post, that the bot's helpers did not make.
+ * mrkdwn objects, a file's initial_comment, a step's error and outputs) of every Web API call and response_url post, that the bot's helpers did not make.
  */
 export function foreignTokens(fake: FakeSlack): string[] {
   const texts: string[] = [];
@@ -118,6 +118,11 @@ export function foreignTokens(fake: FakeSlack): string[] {
     const o = node as Record<string, unknown>;
     if (typeof o.text === 'string' && (o.type === 'mrkdwn' || (top && o.type !== 'plain_text'))) texts.push(o.text);
     for (const key of ['fallback', 'pretext']) if (top && typeof o[key] === 'string') texts.push(o[key] as string);
+    // A file's comment, a workflow step's error and outputs (a later step may post them) are read as mrkdwn too.
+    for (const key of ['initial_comment', 'error']) if (top && typeof o[key] === 'string') texts.push(o[key] as string);
+    if (top && o.outputs && typeof o.outputs === 'object') {
+      for (const v of Object.values(o.outputs)) if (typeof v === 'string') texts.push(v);
+    }
     for (const [key, v] of Object.entries(o)) {
       if (key === 'attachments' && Array.isArray(v)) for (const a of v) collect(a, true);
       else if (typeof v === 'object') collect(v, false);

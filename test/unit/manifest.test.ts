@@ -18,6 +18,8 @@ const SCOPES: Record<string, string[]> = {
   'chat.update': ['chat:write'],
   'chat.delete': ['chat:write'],
   'conversations.join': ['channels:join'],
+  'conversations.info': ['channels:read', 'groups:read'],
+  'users.conversations': ['channels:read', 'groups:read'],
   'conversations.list': ['channels:read', 'groups:read'],
   'conversations.open': ['im:write'],
   'conversations.history': ['channels:history', 'groups:history', 'im:history'],

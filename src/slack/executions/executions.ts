@@ -6,8 +6,9 @@ import { filterHintsFor, listMatching, SCAN_PAGE_SIZE, workflowNameTerm } from '
 import type { ExecutionPage, ListExecutionsParams } from '../../api/runbook-api.ts';
 import type { Execution } from '../../api/schemas.ts';
 import type { Resolution } from '../../catalog/runbook-catalog.ts';
-import { labelExecutionInputs, SECRET_KEY } from '../../runs/execution-facts.ts';
+import { SECRET_KEY } from '../../runs/execution-facts.ts';
 import { looksLikeFullId } from '../../runs/execution-ref.ts';
+import { labelExecutionInputs } from '../../runs/execution-secrets.ts';
 import { runbookNamed } from '../../runs/visibility.ts';
 import { visibleTo } from '../kit/access.ts';
 import { errorModal, infoModal, loadingModal } from '../kit/common.ts';

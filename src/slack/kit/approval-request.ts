@@ -61,21 +61,59 @@ async function viewOptions(deps: SlackDeps, client: WebClient, approval: Approva
   return { ...(progress ? { progress } : {}), proxyName, cardLink };
 }
 
-/** Posts a stored request to the approvers (APPROVALS_CHANNEL, else where the result goes, else a DM) and DMs the requester. */
+/** At most this many approvers get a request by DM (without APPROVALS_CHANNEL). */
+const MAX_APPROVER_DMS = 20;
+
+/** The people named as approvers (users, and members of the named groups), the requester left out. */
+async function approverIds(client: WebClient, need: ApprovalNeed, requesterId: string): Promise<string[]> {
+  const people = new Set(need.approverUsers);
+  for (const group of need.approverGroups) {
+    const res = await client.usergroups.users.list({ usergroup: group }).catch(() => null);
+    for (const user of res?.users ?? []) people.add(user);
+  }
+  people.delete(requesterId);
+  return [...people].slice(0, MAX_APPROVER_DMS);
+}
+
+/**
+ * Posts a stored request to the approvers and DMs the requester. Where: APPROVALS_CHANNEL; else each named
+ * approver by DM; else (anyone may approve) the channel the requester acted in. Never where the result is
+ * to go (a destination, possibly a channel default, is chosen for results, not for requests with inputs).
+ * The first message posted is the one kept in step with the decision.
+ */
 export async function publishApprovalRequest(
   deps: SlackDeps,
   client: WebClient,
   approval: Approval,
   need: ApprovalNeed,
+  /** The channel the requester acted in (null: App Home, a shortcut). */
+  actedIn: string | null,
 ): Promise<void> {
   const { request, notice } = messagesOf(approval, describeApprovers(need), await viewOptions(deps, client, approval));
-  const target = deps.access.approvalsChannel ?? (approval.channel || null);
-  const posted = await postToConversation(client, deps.logger, target, approval.requesterId, request);
+  const post = (channel: string | null, userId: string) =>
+    postToConversation(client, deps.logger, channel, userId, request);
+  const landed: Array<{ channel: string; ts: string }> = [];
+  const keep = (at: { channel: string; ts: string } | null) => {
+    if (at) landed.push(at);
+  };
+  if (deps.access.approvalsChannel) keep(await post(deps.access.approvalsChannel, approval.requesterId));
+  else {
+    const approvers = await approverIds(client, need, approval.requesterId);
+    for (const approver of approvers) keep(await post(null, approver));
+    if (approvers.length === 0 && actedIn) keep(await post(actedIn, approval.requesterId));
+    if (landed.length === 0) {
+      deps.logger.warn(
+        { approvalId: approval.id },
+        'the approval request reached nobody; approvers see it in App Home',
+      );
+    }
+  }
   // Recorded at once, so an expiry or a decision right after the post finds the message to update.
-  if (posted) {
+  const first = landed[0];
+  if (first) {
     await deps.access.store.approvals.setMessages(approval.id, {
-      approversChannel: posted.channel,
-      approversTs: posted.ts,
+      approversChannel: first.channel,
+      approversTs: first.ts,
     });
   }
   const dm = await client.conversations.open({ users: approval.requesterId }).catch(() => null);

@@ -4,6 +4,7 @@ import type { RunRateLimit } from '../../policy/run-rate-limit.ts';
 import type { RunsAccess, RunsDeps } from '../../runs/deps.ts';
 import type { Identity } from './identity.ts';
 import type { MetadataSeal } from './metadata-seal.ts';
+import type { Places } from './places.ts';
 import type { RunDrafts } from './run-drafts.ts';
 
 // The run-tracking contract lives with the use cases (src/runs/), below both Slack and the watcher.
@@ -12,6 +13,8 @@ export type { AdoptedRun, RunTracker, StartedRun } from '../../runs/run-tracker.
 /** Who may do what, approvals, identity and the audit trail. */
 export interface AccessDeps extends RunsAccess {
   identity: Identity;
+  /** What Slack says about a destination (exists, bot can post, chooser is a member), cached. */
+  places: Places;
   /** Seals modal private_metadata so a crafted submission cannot switch runbook or target. */
   seal: MetadataSeal;
   runLimit: RunRateLimit;

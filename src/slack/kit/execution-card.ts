@@ -50,6 +50,8 @@ export const CARD_INPUTS_SHOWN = 4;
 export const OUTPUT_TAIL_LINES = 8;
 /** Code points of output (fences included) kept on the result card. */
 export const OUTPUT_TAIL_CHARS = 1000;
+/** The file uploaded into the card's thread keeps at most the last this-many bytes of the output. */
+export const OUTPUT_FILE_MAX_BYTES = 1024 * 1024;
 /** The result card never has more blocks than this, however many inputs or lines of output. */
 export const RESULT_CARD_MAX_BLOCKS = 8;
 
@@ -165,6 +167,24 @@ export function truncatedOutputNotice(execution: Execution): KnownBlock[] {
   ];
 }
 
+/** Where the lines the card leaves out are: the file in the thread (whole, or only its end) and Full output. */
+function whereTheRestIs(execution: Execution): string {
+  if (!outputWorthAFile(execution.output)) return '*Full output* shows all of it.';
+  const bytes = Buffer.byteLength(execution.output, 'utf8');
+  if (bytes <= OUTPUT_FILE_MAX_BYTES)
+    return 'The whole output is in the thread as a file; *Full output* pages through it.';
+  const all =
+    execution.outputTruncatedBytes === undefined
+      ? '*Full output* pages through all of it and *Find in output* searches it.'
+      : 'the Runbook API has all of it (see above).';
+  return `The file in the thread holds only the end of the output (its last ${formatBytes(OUTPUT_FILE_MAX_BYTES)} of ${formatBytes(execution.outputTruncatedBytes ?? bytes)}); ${all}`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MiB`;
+  return `${Math.ceil(bytes / 1024).toLocaleString('en-US')} KiB`;
+}
+
 function outputLines(output: string): string[] {
   return output.replace(/\r\n?/g, '\n').replace(/\n+$/, '').split('\n');
 }
@@ -247,7 +267,7 @@ export function buildResultCard(
         type: 'context',
         elements: [
           mrkdwnText(
-            `Last ${tail.shownLines} of ${tail.totalLines} ${tail.totalLines === 1 ? 'line' : 'lines'} (earlier lines not shown). ${outputWorthAFile(execution.output) ? 'The whole output is in the thread as a file; *Full output* pages through it.' : '*Full output* shows all of it.'}`,
+            `Last ${tail.shownLines} of ${tail.totalLines} ${tail.totalLines === 1 ? 'line' : 'lines'} (earlier lines not shown). ${whereTheRestIs(execution)}`,
           ),
         ],
       });

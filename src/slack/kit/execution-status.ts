@@ -2,17 +2,15 @@
 // the handler fetches the execution, parses and masks its inputs, and passes everything in.
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { Execution, ExecutionType } from '../../api/schemas.ts';
-import {
-  type ExecutionInputs,
-  type LabelledExecutionInputs,
-  parseExecutionInputs,
-} from '../../runs/execution-facts.ts';
+import { type ExecutionInputs, parseExecutionInputs } from '../../runs/execution-facts.ts';
+import type { LabelledExecutionInputs } from '../../runs/execution-secrets.ts';
 import { button, noticeMessage, type SlackMessage, when } from './common.ts';
 import { formatInputs, STATUS_EMOJI, STATUS_WORD, truncatedOutputNotice } from './execution-card.ts';
 import { ACTIONS, VIEWS } from './ids.ts';
 import {
   codeBlock,
   codePointLength,
+  escapeCode,
   escapeMrkdwn,
   formatDuration,
   inlineCode,
@@ -166,7 +164,7 @@ const ZERO_WIDTH_SPACE = '\u200b';
 
 /** Escapes one line for a ``` block and breaks any ``` run inside it so it cannot close the fence early. */
 function renderCodeLine(line: string): string {
-  return escapeMrkdwn(line).replace(/`{3,}/g, (run) => Array.from(run).join(ZERO_WIDTH_SPACE));
+  return escapeCode(line).replace(/`{3,}/g, (run) => Array.from(run).join(ZERO_WIDTH_SPACE));
 }
 
 interface Piece {

@@ -30,11 +30,54 @@ function escapeAll(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** Look-alikes for the marks that would start *bold*, _italic_ or ~strike~ (Slack has no escape for them). */
+const FORMAT_MARKS: Record<string, string> = { '*': '\u2217', _: '\u02cd', '~': '\u223c' };
+/** What may stand before an opening mark or after a closing one (Slack's word boundaries). */
+const MARK_BOUNDARY = /[\s.,;:!?()[\]{}'"/\\-]/;
+
+function closesAt(text: string, mark: string, from: number): boolean {
+  for (let j = from + 1; j < text.length; j++) {
+    if (text[j] === mark && !/\s/.test(text[j - 1]!) && (j + 1 === text.length || MARK_BOUNDARY.test(text[j + 1]!))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /**
- * Slack's escaping rule: only &, < and > are control characters in mrkdwn. Deliberately not idempotent.
- * Mentions sealed by src/mentions.ts (from validated ids) stay live; nothing else can.
+ * Text is shown as written: an opening *, _ or ~ that has a closing one (so Slack would format the span)
+ * becomes a look-alike (∗ ˍ ∼), the way inlineCode turns backticks into ˋ. Marks that cannot open a span
+ * (`node_name`, `2 * 3`) are left alone.
+ */
+function disarmFormatting(text: string): string {
+  if (!/[*_~]/.test(text)) return text;
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    const like = FORMAT_MARKS[ch];
+    const opens =
+      like !== undefined &&
+      (i === 0 || MARK_BOUNDARY.test(text[i - 1]!)) &&
+      i + 1 < text.length &&
+      !/\s/.test(text[i + 1]!) &&
+      closesAt(text, ch, i + 1);
+    out += opens ? like : ch;
+  }
+  return out;
+}
+
+/**
+ * Slack's escaping rule: only &, < and > are control characters in mrkdwn; on top of that, text from
+ * outside is shown literally, never as *bold*, _italic_ or ~strike~ (disarmFormatting). Deliberately not
+ * idempotent. Mentions sealed by src/mentions.ts (from validated ids) stay live; nothing else can. Inside
+ * code (inlineCode, codeBlock) nothing is formatted anyway, so `escapeCode` keeps the characters as they are.
  */
 export function escapeMrkdwn(text: string): string {
+  return unsealMentions(text, (part) => disarmFormatting(escapeAll(part)), ourToken);
+}
+
+/** Escaping for text inside ` or ``` (no formatting applies there, so the marks stay as they are). */
+export function escapeCode(text: string): string {
   return unsealMentions(text, escapeAll, ourToken);
 }
 
@@ -160,7 +203,7 @@ export function codeBlock(text: string, max = 2900): string {
 export function inlineCode(text: string, max?: number): string {
   const oneLine = text.replace(/\s*[\r\n]+\s*/g, ' ').replace(/`/g, 'ˋ');
   const content = oneLine.length > 0 ? oneLine : ' ';
-  if (max === undefined) return '`' + escapeMrkdwn(content) + '`';
+  if (max === undefined) return '`' + escapeCode(content) + '`';
   return '`' + escapeToFit(content, Math.max(1, Math.floor(max) - 2)) + '`';
 }
 
@@ -207,7 +250,7 @@ export function formatDuration(ms: number): string {
 export function slackDate(epochSeconds: number, fallback: string, format = '{date_short_pretty} {time}'): string {
   const seconds = Math.floor(epochSeconds);
   // '^' and '|' delimit the token's parts, so they must not appear inside the format.
-  const safeFormat = escapeMrkdwn(format.replace(/[\^|]/g, ' '));
+  const safeFormat = escapeCode(format.replace(/[\^|]/g, ' '));
   return ourToken(`<!date^${seconds}^${safeFormat}|${escapeMrkdwn(fallback.replace(/\|/g, '¦'))}>`);
 }
 
@@ -221,7 +264,7 @@ function omittedNote(count: number): string {
 
 /** Escapes one line and breaks any ``` run so the content cannot close the fence early. */
 function renderCodeLine(line: string): string {
-  return escapeMrkdwn(line).replace(/`{3,}/g, (run) => Array.from(run).join(ZERO_WIDTH_SPACE));
+  return escapeCode(line).replace(/`{3,}/g, (run) => Array.from(run).join(ZERO_WIDTH_SPACE));
 }
 
 /** The longest tail of `raw` whose rendering fits in `room` code points. */
@@ -240,12 +283,12 @@ function fitLineTail(raw: string, room: number): string {
 
 /** Escapes raw text and truncates it so the escaped result fits in `max`; entities are never split. */
 function escapeToFit(raw: string, max: number): string {
-  const escaped = escapeMrkdwn(raw);
+  const escaped = escapeCode(raw);
   if (codePointLength(escaped) <= max) return escaped;
   let out = '';
   let used = 0;
   for (const ch of raw) {
-    const piece = escapeMrkdwn(ch);
+    const piece = escapeCode(ch);
     const size = codePointLength(piece);
     if (used + size > max - 1) break;
     out += piece;

@@ -19,6 +19,24 @@ export interface RunModalMetadata {
   t?: string;
   /** permalink of the message the form was opened from (message shortcut), shown on the card */
   s?: string;
+  /**
+   * the preselected result channel was saved by someone (channel defaults, or alias `a`): channel `c`,
+   * saved by `b`. Submitted unchanged, it is judged against `b` (the person who chose it).
+   */
+  o?: SavedOrigin;
+}
+
+export interface SavedOrigin {
+  c: string;
+  b: string;
+  a?: string;
+}
+
+function savedOrigin(v: unknown): SavedOrigin | null {
+  if (!v || typeof v !== 'object') return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.c !== 'string' || typeof o.b !== 'string') return null;
+  return { c: o.c, b: o.b, ...(typeof o.a === 'string' ? { a: o.a } : {}) };
 }
 
 export function encodeRunMetadata(m: RunModalMetadata): string {
@@ -33,6 +51,7 @@ export function decodeRunMetadata(raw: string | undefined): RunModalMetadata {
       c: typeof v.c === 'string' ? v.c : null,
       ...(typeof v.t === 'string' ? { t: v.t } : {}),
       ...(typeof v.s === 'string' ? { s: v.s } : {}),
+      ...(savedOrigin(v.o) ? { o: savedOrigin(v.o)! } : {}),
     };
   } catch {
     return { r: null, c: null };

@@ -12,7 +12,7 @@ import { checkRunForm, loadRunbook, type RunRequest, type RunResult } from '../.
 import type { StartedRun } from '../../runs/run-tracker.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
-import { actorFor } from './actor.ts';
+import { actorFor, type SavedBy } from './actor.ts';
 import { buildWaitingForApproval } from './approval.ts';
 import { publishApprovalRequest } from './approval-request.ts';
 import { button, errorMessage, errorModal, infoModal, loadingModal, type SlackMessage } from './common.ts';
@@ -25,7 +25,7 @@ import { channelMention, escapeMrkdwn, mrkdwnText } from './mrkdwn.ts';
 import { proxyText } from './people.ts';
 import { permalinkOf, postToConversation } from './post-to-conversation.ts';
 import { namesCard } from './read-back.ts';
-import { buildRunModal } from './run-modal.ts';
+import { buildRunModal, type SavedOrigin } from './run-modal.ts';
 import { buildRunStarted } from './run-started.ts';
 import { buildChoiceBlocks, type PickThen } from './runbook-choice.ts';
 
@@ -51,6 +51,8 @@ export interface RunModalTarget {
   typed?: Record<string, string>;
   /** Preselected result channel (an alias's or line's --to); else the channel's default, see channelRunChoice. */
   destination?: string | null;
+  /** Who saved `destination` (an alias's --to); absent: chosen by the person now. */
+  destinationSavedBy?: SavedBy | null;
 }
 
 /** The metadata fields that carry where a form was opened from. */
@@ -62,6 +64,13 @@ function originMetadata(target: RunModalTarget): { t?: string; s?: string } {
 }
 
 export { loadRunbook };
+
+/** The metadata that says the preselected destination was saved by someone (judged against them on submit). */
+function savedMetadata(choice: ChannelRunChoice): { o?: SavedOrigin } {
+  if (!choice.destination || !choice.savedBy) return {};
+  const { userId, alias } = choice.savedBy;
+  return { o: { c: choice.destination, b: userId, ...(alias ? { a: alias } : {}) } };
+}
 
 /** Notes shown above the form: what will happen on submit (approval, who approves, where the result goes). */
 export function runNotes(deps: SlackDeps, runbook: Workflow): string[] {
@@ -81,6 +90,8 @@ export function runNotes(deps: SlackDeps, runbook: Workflow): string[] {
 export interface ChannelRunChoice {
   proxyId: string | null;
   destination: string | null;
+  /** Who saved the destination (the channel's defaults, an alias): it is judged against them. */
+  savedBy: SavedBy | null;
   /** What the channel's defaults changed, for the form (already escaped mrkdwn). */
   notes: string[];
 }
@@ -93,7 +104,12 @@ export interface ChannelRunChoice {
 export async function channelRunChoice(
   deps: SlackDeps,
   channelId: string | null,
-  chosen: { proxyId?: string | null; destination?: string | null; threadTs?: string | null },
+  chosen: {
+    proxyId?: string | null;
+    destination?: string | null;
+    destinationSavedBy?: SavedBy | null;
+    threadTs?: string | null;
+  },
 ): Promise<ChannelRunChoice> {
   const defaults = channelId ? await deps.access.store.channelDefaults.get(channelId) : null;
   const proxyDefault = chosen.proxyId ? null : (defaults?.proxyId ?? null);
@@ -102,11 +118,36 @@ export async function channelRunChoice(
     ...(proxyDefault ? [`proxy ${proxyText({ id: proxyDefault, name: deps.proxies.nameOf(proxyDefault) })}`] : []),
     ...(destinationDefault ? [`results to ${channelMention(destinationDefault)}`] : []),
   ];
+  const savedBy: SavedBy | null = chosen.destination
+    ? (chosen.destinationSavedBy ?? null)
+    : destinationDefault && defaults
+      ? { userId: defaults.updatedBy, alias: null }
+      : null;
   return {
     proxyId: chosen.proxyId || proxyDefault,
     destination: chosen.destination || destinationDefault,
+    savedBy,
     notes: parts.length ? [`:pushpin: This channel's run defaults: ${parts.join(', ')}.`] : [],
   };
+}
+
+/**
+ * Who saved `destination` in this channel as it stands in the store (alias `alias`, or null: the channel's
+ * run defaults); null when it is not what is saved there (then whoever submits it chose it).
+ */
+export async function savedByNow(
+  deps: SlackDeps,
+  channelId: string | null,
+  destination: string | null,
+  alias: string | null,
+): Promise<SavedBy | null> {
+  if (!channelId || !destination) return null;
+  if (alias) {
+    const saved = await deps.access.store.aliases.get(channelId, alias);
+    return saved?.resultChannel === destination ? { userId: saved.createdBy, alias } : null;
+  }
+  const defaults = await deps.access.store.channelDefaults.get(channelId);
+  return defaults?.resultChannel === destination ? { userId: defaults.updatedBy, alias: null } : null;
 }
 
 /** Who is looking at the form, for the gate when it opens. */
@@ -151,13 +192,16 @@ export async function runModalView(
   viewer: Viewer,
 ) {
   const channel = target.channel ?? channelId;
-  const choice = await channelRunChoice(deps, channelId, target);
-  const actor = await actorFor(deps, viewer.client, {
-    userId: viewer.userId,
-    teamId: null,
-    channelId,
-    destinationChannel: choice.destination ?? channel,
-  });
+  let choice = await channelRunChoice(deps, channelId, target);
+  const actorTo = (to: ChannelRunChoice) =>
+    actorFor(deps, viewer.client, {
+      userId: viewer.userId,
+      teamId: null,
+      channelId,
+      destinationChannel: to.destination ?? channel,
+      savedBy: to.savedBy,
+    });
+  let actor = await actorTo(choice);
   let runbookId = target.runbookId ?? null;
   if (!runbookId && target.query) {
     // Only runbooks the person may view are matched, listed or suggested.
@@ -178,7 +222,16 @@ export async function runModalView(
     });
   }
   const runbook = await loadRunbook(deps, runbookId);
-  const check = await checkRunForm(deps, actor, runbook);
+  let check = await checkRunForm(deps, actor, runbook);
+  const dropped: string[] = [];
+  if (check.kind === 'refused' && check.reason === 'misdirected') {
+    // A preselected destination that does not pass (a saved default or alias gone stale, a carried-over
+    // channel) is refused (audited) and not offered: the form opens on the channel acted in, saying why.
+    dropped.push(`:warning: ${escapeMrkdwn(check.sentence)}`);
+    choice = await channelRunChoice(deps, channelId, { ...target, destination: channelId, destinationSavedBy: null });
+    actor = await actorTo(choice);
+    check = await checkRunForm(deps, actor, runbook);
+  }
   if (check.kind === 'refused') return infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(check.sentence)}`);
   if (!isRunnable(runbook)) {
     return infoModal(
@@ -199,11 +252,11 @@ export async function runModalView(
     runbook,
     spec,
     proxies: await deps.proxies.choicesFor(runbook),
-    metadata: { r: runbook.id, c: channel, ...originMetadata(target) },
+    metadata: { r: runbook.id, c: channel, ...originMetadata(target), ...savedMetadata(choice) },
     withPicker,
     ...(prefill ? { prefill } : {}),
     proxyId: choice.proxyId,
-    notes: [...typedNotes, ...(target.notes ?? []), ...choice.notes, ...runNotes(deps, runbook)],
+    notes: [...dropped, ...typedNotes, ...(target.notes ?? []), ...choice.notes, ...runNotes(deps, runbook)],
     ...(choice.destination ? { destination: choice.destination } : {}),
   });
 }
@@ -241,7 +294,7 @@ export async function renderRunResult(
       return;
     }
     case 'approval-requested': {
-      await publishApprovalRequest(deps, client, result.approval, result.need);
+      await publishApprovalRequest(deps, client, result.approval, result.need, actor.channelId);
       // Where they submitted (besides the DM copy): who it waits for, and until when. The form may send
       // the result elsewhere; the notice goes where the person was typing.
       const waiting = buildWaitingForApproval(result.approval, describeApprovers(result.need));

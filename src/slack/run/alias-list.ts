@@ -19,7 +19,12 @@ function valuesOf(alias: RunAlias): string {
   }
 }
 
-export function buildAliasList(aliases: RunAlias[], proxyNames: ProxyNames = () => null): SlackMessage {
+/** `broken`: alias name → why its saved result channel no longer passes (a sentence, sealed mentions kept). */
+export function buildAliasList(
+  aliases: RunAlias[],
+  proxyNames: ProxyNames = () => null,
+  broken: ReadonlyMap<string, string> = new Map(),
+): SlackMessage {
   if (aliases.length === 0) {
     return {
       text: 'No aliases in this channel',
@@ -40,7 +45,9 @@ export function buildAliasList(aliases: RunAlias[], proxyNames: ProxyNames = () 
       a.proxyId ? `proxy ${proxyText({ id: a.proxyId, name: proxyNames(a.proxyId) })}` : '',
       a.resultChannel ? `→ ${channelMention(a.resultChannel)}` : '',
     ].filter(Boolean);
-    return `• \`${escapeMrkdwn(a.name)}\` — *${escapeMrkdwn(truncate(a.runbookName, 100))}*${extras.length ? ` ${extras.join(' ')}` : ''}`;
+    const problem = broken.get(a.name);
+    const warning = problem ? `\n    :warning: *Broken:* ${escapeMrkdwn(problem)}` : '';
+    return `• \`${escapeMrkdwn(a.name)}\` — *${escapeMrkdwn(truncate(a.runbookName, 100))}*${extras.length ? ` ${extras.join(' ')}` : ''}${warning}`;
   });
   if (aliases.length > MAX_SHOWN) lines.push(`_…and ${aliases.length - MAX_SHOWN} more_`);
   return {
@@ -63,6 +70,8 @@ export function buildChannelDefaults(
   defaults: ChannelDefaults | null,
   botDefault: ProxyRef | null = null,
   proxyNames: ProxyNames = () => null,
+  /** Why the saved result channel no longer passes (a sentence), shown as broken; null when fine. */
+  problem: string | null = null,
 ): SlackMessage {
   const proxy = defaults?.proxyId
     ? proxyText({ id: defaults.proxyId, name: proxyNames(defaults.proxyId) })
@@ -79,6 +88,14 @@ export function buildChannelDefaults(
           `*Run defaults of this channel*: proxy ${proxy}, results to ${where}. Change them with \`/runbook defaults --proxy ID --to #channel\` (\`none\` clears one) or \`/runbook defaults clear\`.`,
         ),
       },
+      ...(problem
+        ? [
+            {
+              type: 'section' as const,
+              text: mrkdwnText(`:warning: *Broken:* ${escapeMrkdwn(truncate(problem, 2900))}`),
+            },
+          ]
+        : []),
     ],
   };
 }

@@ -13,6 +13,7 @@ import {
   listAliases,
   removeAlias,
 } from '../../runs/aliases.ts';
+import { judgeDestination, SAVED_DEFAULTS, savedAlias } from '../../runs/destinations.ts';
 import { loadRunbook } from '../../runs/run.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../kit/actor.ts';
@@ -26,6 +27,12 @@ import { startLineRun } from './one-line.ts';
 
 function actorHere(ctx: HandlerContext): Promise<Actor> {
   return actorFor(ctx.deps, ctx.client, { userId: ctx.userId, teamId: ctx.teamId, channelId: ctx.channelId });
+}
+
+/** The person saving `to` for the channel (null: nothing to save), with what Slack says about it for the gate. */
+function actorSaving(ctx: HandlerContext, to: string | null): Promise<Actor> {
+  const who = { userId: ctx.userId, teamId: ctx.teamId, channelId: ctx.channelId, destinationChannel: to };
+  return actorFor(ctx.deps, ctx.client, who, { checkDestination: to !== null });
 }
 
 /**
@@ -47,7 +54,7 @@ export async function addAliasCommand(
   const { deps } = ctx;
   const target = await resolveTo(ctx, command.to);
   if (!target) return;
-  const actor = await actorHere(ctx);
+  const actor = await actorSaving(ctx, target.to);
   const resolution = await (await visibilityFor(deps, actor)).resolve(command.runbook);
   if (resolution.kind !== 'match') {
     await ctx.respond(
@@ -99,7 +106,12 @@ export async function addAliasCommand(
 
 export async function listAliasesCommand(ctx: HandlerContext): Promise<void> {
   const aliases = await listAliases(ctx.deps, await actorHere(ctx));
-  await ctx.respond(buildAliasList(aliases, (id) => ctx.deps.proxies.nameOf(id)));
+  const broken = new Map<string, string>();
+  for (const a of aliases) {
+    const problem = await savedProblem(ctx, { resultChannel: a.resultChannel, by: a.createdBy, alias: a.name });
+    if (problem) broken.set(a.name, problem);
+  }
+  await ctx.respond(buildAliasList(aliases, (id) => ctx.deps.proxies.nameOf(id), broken));
 }
 
 export async function removeAliasCommand(ctx: HandlerContext, name: string): Promise<void> {
@@ -121,6 +133,7 @@ export async function useAlias(ctx: HandlerContext, use: AliasUse): Promise<bool
     now: use.now,
     proxyId: alias.proxyId,
     destination: alias.resultChannel,
+    savedBy: alias.resultChannel ? { userId: alias.createdBy, alias: alias.name } : null,
     alias: alias.name,
   });
   return true;
@@ -131,15 +144,21 @@ export async function channelDefaultsCommand(
   command: Extract<ParsedCommand, { kind: 'defaults' }>,
 ): Promise<void> {
   const { deps } = ctx;
-  const actor = await actorHere(ctx);
+  const current = ctx.channelId ? await deps.access.store.channelDefaults.get(ctx.channelId) : null;
   if (!command.clear && command.proxy === null && command.to === null) {
-    const current = ctx.channelId ? await deps.access.store.channelDefaults.get(ctx.channelId) : null;
-    await ctx.respond(buildChannelDefaults(current, deps.proxies.defaultProxy(), (id) => deps.proxies.nameOf(id)));
+    const saved = current ? { resultChannel: current.resultChannel, by: current.updatedBy, alias: null } : null;
+    const problem = await savedProblem(ctx, saved);
+    await ctx.respond(
+      buildChannelDefaults(current, deps.proxies.defaultProxy(), (id) => deps.proxies.nameOf(id), problem),
+    );
     return;
   }
   const target = await resolveTo(ctx, command.to);
   if (!target) return;
   const none = (v: string | null) => (v === null ? undefined : v.toLowerCase() === 'none' ? null : v);
+  // Whoever changes the defaults answers for the result channel they keep (it is judged against them later).
+  const kept = command.clear ? null : target.to === null ? (current?.resultChannel ?? null) : none(target.to);
+  const actor = await actorSaving(ctx, kept ?? null);
   const outcome = await changeChannelDefaults(
     deps,
     actor,
@@ -150,4 +169,19 @@ export async function channelDefaultsCommand(
     return;
   }
   await ctx.respond(buildChannelDefaults(outcome.value, deps.proxies.defaultProxy(), (id) => deps.proxies.nameOf(id)));
+}
+
+/** Why a saved result channel no longer passes (for `defaults` and `alias list`), or null. */
+async function savedProblem(
+  ctx: HandlerContext,
+  saved: { resultChannel: string | null; by: string; alias: string | null } | null,
+): Promise<string | null> {
+  if (!saved?.resultChannel) return null;
+  const destination = await ctx.deps.access.places.destination(
+    ctx.client,
+    saved.resultChannel,
+    saved.by,
+    saved.alias ? savedAlias(saved.alias) : SAVED_DEFAULTS,
+  );
+  return judgeDestination(destination, null);
 }

@@ -12,12 +12,17 @@ import { notStartedSentence } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
 import { ACTIONS } from '../kit/ids.ts';
 import { buttonValue, onAction } from '../kit/on-action.ts';
-import { openRunModal, postRunningCard, runStartedNotice } from '../kit/run-start.ts';
+import { openRunModal, postRunningCard, runStartedNotice, savedByNow } from '../kit/run-start.ts';
 
-function readValue(value: string): { draftId: string; threadTs: string | null } | null {
+function readValue(
+  value: string,
+): { draftId: string; threadTs: string | null; savedIn: string | null | undefined } | null {
   try {
-    const v = JSON.parse(value) as { d?: unknown; t?: unknown };
-    return typeof v.d === 'string' ? { draftId: v.d, threadTs: typeof v.t === 'string' ? v.t : null } : null;
+    const v = JSON.parse(value) as { d?: unknown; t?: unknown; s?: unknown };
+    if (typeof v.d !== 'string') return null;
+    // savedIn: undefined = chosen by the person; '' = the channel defaults; else an alias name.
+    const savedIn = typeof v.s === 'string' ? v.s : undefined;
+    return { draftId: v.d, threadTs: typeof v.t === 'string' ? v.t : null, savedIn };
   } catch {
     return null;
   }
@@ -41,15 +46,15 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
       });
       return;
     }
+    const destination = draft.channel ?? ctx.channelId;
+    const savedBy =
+      value.savedIn === undefined
+        ? null
+        : await savedByNow(deps, ctx.channelId, destination, value.savedIn === '' ? null : value.savedIn);
     const actor = await actorFor(
       deps,
       ctx.client,
-      {
-        userId: ctx.userId,
-        teamId: ctx.teamId,
-        channelId: ctx.channelId,
-        destinationChannel: draft.channel ?? ctx.channelId,
-      },
+      { userId: ctx.userId, teamId: ctx.teamId, channelId: ctx.channelId, destinationChannel: destination, savedBy },
       { email: true },
     );
     const request = { runbook, proxyId: draft.proxyId, params: checked.params, origin: { threadTs: value.threadTs } };
@@ -71,6 +76,10 @@ export function registerConfirmActions(app: App, deps: SlackDeps): void {
       prefill: draft.params,
       proxyId: draft.proxyId,
       destination: draft.channel,
+      destinationSavedBy:
+        value.savedIn === undefined
+          ? null
+          : await savedByNow(deps, ctx.channelId, draft.channel, value.savedIn === '' ? null : value.savedIn),
       threadTs: value.threadTs,
     });
   });

@@ -14,7 +14,7 @@ import { checkRunForm, loadRunbook } from '../../runs/run.ts';
 import { approvalNeeded, needsApprovalSentence } from '../../runs/run-direct.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
-import { actorFor } from '../kit/actor.ts';
+import { actorFor, type SavedBy } from '../kit/actor.ts';
 import { errorMessage } from '../kit/common.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
 import { channelRunChoice, openRunModal } from '../kit/run-start.ts';
@@ -28,6 +28,8 @@ export interface LineRun {
   now: boolean;
   proxyId?: string | null;
   destination?: string | null;
+  /** Who saved `destination` (an alias's --to): judged against them. */
+  savedBy?: SavedBy | null;
   alias?: string | null;
 }
 
@@ -40,16 +42,18 @@ export async function startLineRun(ctx: HandlerContext, run: LineRun): Promise<v
       typed: run.values,
       proxyId: run.proxyId ?? null,
       destination: run.destination ?? null,
+      destinationSavedBy: run.savedBy ?? null,
       threadTs: ctx.threadTs ?? null,
     });
     return;
   }
-  const { proxyId, destination } = await channelRunChoice(ctx.deps, ctx.channelId, {
+  const { proxyId, destination, savedBy } = await channelRunChoice(ctx.deps, ctx.channelId, {
     proxyId: run.proxyId ?? null,
     destination: run.destination ?? null,
+    destinationSavedBy: run.savedBy ?? null,
     threadTs: ctx.threadTs ?? null,
   });
-  await confirmNow(ctx, run, proxyId, destination);
+  await confirmNow(ctx, run, proxyId, destination, savedBy);
 }
 
 async function resolveFor(ctx: HandlerContext, actor: Actor, run: LineRun): Promise<Workflow | string> {
@@ -68,6 +72,7 @@ async function confirmNow(
   run: LineRun,
   proxy: string | null,
   destination: string | null,
+  savedBy: SavedBy | null,
 ): Promise<void> {
   const { deps } = ctx;
   const refuse = (sentence: string) => ctx.respond(errorMessage(`Nothing ran. ${sentence}`));
@@ -76,6 +81,7 @@ async function confirmNow(
     teamId: ctx.teamId,
     channelId: ctx.channelId,
     destinationChannel: destination ?? ctx.channelId,
+    savedBy,
   });
   const runbook = await resolveFor(ctx, actor, run);
   if (typeof runbook === 'string') return refuse(runbook);
@@ -109,7 +115,12 @@ async function confirmNow(
     },
     spec,
   );
-  const value = JSON.stringify({ d: draftId, ...(ctx.threadTs ? { t: ctx.threadTs } : {}) });
+  // `s`: the destination was saved (in alias s, or '' the channel defaults); the click reads who saved it from the store.
+  const value = JSON.stringify({
+    d: draftId,
+    ...(ctx.threadTs ? { t: ctx.threadTs } : {}),
+    ...(savedBy ? { s: savedBy.alias ?? '' } : {}),
+  });
   await ctx.respond(
     buildRunConfirmation({
       runbookName: runbook.name,

@@ -6,6 +6,7 @@ import type { App, ViewSubmitAction } from '@slack/bolt';
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { readFormValues } from '../../forms/read-form-values.ts';
+import { plainTextMentions } from '../../mentions.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { loadRunbook, type RunResult, runFromForm } from '../../runs/run.ts';
 import { actorFor } from '../kit/actor.ts';
@@ -123,7 +124,9 @@ export function registerViews(app: App, deps: SlackDeps): void {
       prepared = await readSubmission(deps, body);
       if (prepared.kind === 'errors') return null;
       const meta = decodeRunMetadata(body.view.private_metadata);
-      const where = { userId, teamId, channelId: meta.c, destinationChannel: prepared.channel };
+      // A preselected channel saved by someone (defaults, an alias), submitted unchanged, is judged against them.
+      const saved = meta.o && meta.o.c === prepared.channel ? { userId: meta.o.b, alias: meta.o.a ?? null } : null;
+      const where = { userId, teamId, channelId: meta.c, destinationChannel: prepared.channel, savedBy: saved };
       actor = await actorFor(deps, client, where, { email: true });
       const { runbook, proxyId, params } = prepared;
       const origin = { threadTs: meta.t ?? null, sourceLink: meta.s ?? null };
@@ -161,6 +164,10 @@ export function registerViews(app: App, deps: SlackDeps): void {
       }
       if (result?.kind === 'refused' && result.reason === 'limited') {
         await ack({ response_action: 'errors', errors: { [BLOCKS.proxy]: result.sentence } });
+        return;
+      }
+      if (result?.kind === 'refused' && result.reason === 'misdirected') {
+        await ack({ response_action: 'errors', errors: { [BLOCKS.channel]: plainTextMentions(result.sentence) } });
         return;
       }
       if (result?.kind === 'refused') {

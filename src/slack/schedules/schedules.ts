@@ -426,7 +426,7 @@ export async function saveSchedule(
       await tell(errorMessage(result.sentence));
       return null;
     case 'approval-requested':
-      await publishApprovalRequest(deps, client, result.approval, result.need);
+      await publishApprovalRequest(deps, client, result.approval, result.need, actor.channelId);
       await tell(
         noticeMessage(
           `:lock: *${name}* needs approval, so this schedule is a request to the approvers: ${inlineCode(submission.cron)} ${escapeMrkdwn(describeCron(submission.cron))}. It is saved when someone approves it.`,

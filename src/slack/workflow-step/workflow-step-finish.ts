@@ -6,6 +6,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Execution } from '../../api/schemas.ts';
 import type { Logger } from '../../logger.ts';
+import { plainTextMentions } from '../../mentions.ts';
 import type { FinishHook } from '../../runs/run-tracker.ts';
 import type { WorkflowStep } from '../../store/saved-runs.ts';
 import type { Store } from '../../store/store.ts';
@@ -85,7 +86,9 @@ export async function endStep(
     if (end.kind === 'completed') {
       await client.functions.completeSuccess({ function_execution_id: functionExecutionId, outputs: end.outputs });
     } else {
-      await client.functions.completeError({ function_execution_id: functionExecutionId, error: end.error });
+      // The error is plain text: sealed mentions (a denial's approvers, a destination's owner) written out.
+      const error = plainTextMentions(end.error);
+      await client.functions.completeError({ function_execution_id: functionExecutionId, error });
     }
     return true;
   } catch (err) {

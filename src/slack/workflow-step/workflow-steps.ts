@@ -147,7 +147,8 @@ export function registerWorkflowSteps(app: App, deps: SlackDeps): void {
         deps,
         client,
         { userId: chosen.userId, teamId, channelId: input.channel, destinationChannel: input.channel },
-        { email: true },
+        // The step's channel is chosen by the workflow: judged like any destination, against the actor.
+        { email: true, checkDestination: true },
       );
       const resolution = await (await visibilityFor(deps, actor)).resolve(input.runbook);
       if (resolution.kind !== 'match') {

@@ -122,6 +122,20 @@ describe('what the process remembers', () => {
     expect(res.filtered).toBe(false);
   });
 
+  it('does not take a 400 for a later page (an old cursor) as the server refusing the filter', async () => {
+    const { list } = server('apply');
+    const hints = new FilterHints();
+    hints.learn('workflowName:"Rotate Logs"', 'narrows');
+    const refusing: typeof list = async (q) => {
+      if (q.pageToken === 'stale')
+        throw new BadRequestError({ tid: 't', method: 'GET', path: '/x', message: 'pageToken: invalid' });
+      return list(q);
+    };
+    const res = await ask(refusing, hints, { cursor: 'f10.0.stale' });
+    expect(res.items.map((r) => r.id)).toEqual(expected.slice(0, 10).map((r) => r.id));
+    expect(hints.behaviourOf('workflowName:"Rotate Logs"')).toBe('narrows');
+  });
+
   it('trusts a filter that kept every matching row and only those: small pages, no second look', async () => {
     const { list, calls } = server(
       'apply',

@@ -2,6 +2,7 @@
 // broadcast or link can come from them), and every surface passes Slack's limits.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { judgeDestination, SAVED_DEFAULTS, type SavedIn, savedAlias } from '../../../src/runs/destinations.ts';
 import { buildOpenFormPrompt, openFormValue, readOpenFormValue } from '../../../src/slack/command/mention-prompt.ts';
 import { buildAppHome } from '../../../src/slack/home/app-home.ts';
 import { buildRunningCard } from '../../../src/slack/kit/execution-card.ts';
@@ -85,6 +86,37 @@ describe('entry-point builders', () => {
         'Started from',
       );
     }
+  });
+
+  it('a saved result channel that no longer passes is shown as broken, with who saved it, within limits', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), (name) => {
+        const facts = { found: true, kind: 'private' as const, archived: false, botIsMember: true };
+        const stale = (saved: SavedIn) =>
+          judgeDestination(
+            { channel: 'C0TEAM', chosenBy: 'U01ALICE', saved, facts: { ...facts, chooserIsMember: false } },
+            null,
+          )!;
+        const aliases = Array.from({ length: 45 }, (_, i) => alias(`a${i}`, name, '{}'));
+        const broken = new Map(aliases.map((a) => [a.name, stale(savedAlias(name))]));
+        const defaults = { channel: 'C01OPS', proxyId: null, resultChannel: 'C0TEAM', updatedBy: 'U1', updatedAt: 0 };
+        for (const s of [
+          buildAliasList(aliases, () => null, broken),
+          buildChannelDefaults(defaults, null, () => null, stale(SAVED_DEFAULTS)),
+        ]) {
+          expect(checkBlocks(s.blocks, 'message')).toEqual([]);
+          expect(JSON.stringify(s.blocks)).toContain('Broken:');
+          // Only the tokens the bot means: the channels and the person who saved it.
+          for (const token of mrkdwnTexts(s.blocks)
+            .join('\n')
+            .match(/<[^>]*>/g) ?? []) {
+            expect(token).toMatch(/^<(#C0TEAM|#C02DEPLOYS|@U01ALICE)>$/);
+          }
+        }
+        expect(JSON.stringify(buildChannelDefaults(defaults).blocks)).not.toContain('Broken:');
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('the open-form button carries the command and the thread, and refuses what does not fit', () => {

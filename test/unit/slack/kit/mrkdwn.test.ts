@@ -28,8 +28,16 @@ describe('escapeMrkdwn', () => {
     expect(escapeMrkdwn('&amp;')).toBe('&amp;amp;');
   });
 
-  it('leaves other mrkdwn characters alone', () => {
-    expect(escapeMrkdwn('*bold* _it_ ~s~ `c`')).toBe('*bold* _it_ ~s~ `c`');
+  it('shows text from outside literally: a span that would be formatted gets a look-alike opening mark', () => {
+    expect(escapeMrkdwn('*Not* _formatted_.')).toBe('\u2217Not* \u02cdformatted_.');
+    expect(escapeMrkdwn('~s~ (*x*)')).toBe('\u223cs~ (\u2217x*)');
+    // Marks that cannot open a span are left as written.
+    expect(escapeMrkdwn('node_name 2 * 3 a*b*c snake_case_name * _ ~')).toBe(
+      'node_name 2 * 3 a*b*c snake_case_name * _ ~',
+    );
+    // Code is never formatted: inlineCode keeps the characters.
+    expect(inlineCode('*/5 * * * *')).toBe('`*/5 * * * *`');
+    expect(inlineCode('_a_')).toBe('`_a_`');
   });
 
   it('never leaves < or > in the output (property)', () => {
