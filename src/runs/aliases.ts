@@ -195,13 +195,24 @@ export async function changeChannelDefaults(
       };
     }
   }
-  if (change.resultChannel) {
+  // The saved result channel is judged against whoever last changed the defaults, so changing only the
+  // proxy makes the person answer for the result channel they keep.
+  const kept = change.resultChannel === undefined;
+  const resultChannel = kept
+    ? ((await deps.access.store.channelDefaults.get(channel))?.resultChannel ?? null)
+    : change.resultChannel;
+  if (resultChannel) {
     const misdirected = await refuseSavedDestination(
       deps,
-      { ...actor, destinationChannel: change.resultChannel },
+      { ...actor, destinationChannel: resultChannel },
       { action: 'defaults.set', target: `channel ${channel}` },
     );
-    if (misdirected) return { kind: 'refused', reason: 'misdirected', sentence: misdirected };
+    if (misdirected) {
+      const sentence = kept
+        ? `Not saved: these defaults keep their result channel, and you would answer for it. ${misdirected}`
+        : misdirected;
+      return { kind: 'refused', reason: 'misdirected', sentence };
+    }
   }
   const saved = await deps.access.store.channelDefaults.set(channel, change, actor.userId, deps.now());
   await audited(

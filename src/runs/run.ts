@@ -11,6 +11,7 @@ import type { ApprovalNeed } from '../policy/policy.ts';
 import type { Approval } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
+import { maskErrorSecrets } from './execution-secrets.ts';
 import { gate, runbookFacts } from './gate.ts';
 import { paramsHash } from './run-intents.ts';
 import type { StartedRun } from './run-tracker.ts';
@@ -249,6 +250,7 @@ export async function startRun(
     executionIds = result.executionIds;
     tid = result.tid ?? null;
   } catch (error) {
+    maskErrorSecrets(error, parseInputSchema(runbook.inputSchema), params);
     deps.logger.warn({ err: error, runbookId: runbook.id }, 'run failed to start');
     // Refused for sure: nothing to reconcile. Otherwise (timeout, 5xx, dropped after sending) it may have
     // started: the intent stays open and reconciliation looks for its execution.

@@ -4,10 +4,12 @@
 // the runbook and params being saved, and against the schedule being changed (ownership, its runbook).
 import { describeApiError, NotFoundError } from '../api/errors.ts';
 import { type Schedule, type ScheduleWrite, Workflow } from '../api/schemas.ts';
+import { parseInputSchema } from '../forms/input-schema.ts';
 import type { ApprovalNeed } from '../policy/policy.ts';
 import type { Approval } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
+import { maskErrorSecrets } from './execution-secrets.ts';
 import { gate, recordDenial, runbookFacts } from './gate.ts';
 import { askApproval, type Refusal, refused } from './run.ts';
 
@@ -136,6 +138,7 @@ export async function writeSchedule(
       ? await deps.api.schedules.update(request.scheduleId, write)
       : await deps.api.schedules.create(write);
   } catch (error) {
+    maskErrorSecrets(error, parseInputSchema(runbook.inputSchema), request.params);
     deps.logger.warn({ err: error, runbookId: runbook.id, scheduleId: request.scheduleId }, 'schedule was not saved');
     const errTid = (error as { tid?: unknown }).tid;
     await audit('error', describeApiError(error), typeof errTid === 'string' ? errTid : null, request.scheduleId);
