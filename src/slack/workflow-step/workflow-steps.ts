@@ -8,13 +8,14 @@
 // (workflows do not wait for approvals); the live card goes to the chosen channel (else a DM).
 // Without "wait for completion" the step ends as soon as the run starts; with it, the watcher ends it
 // when the run ends (./workflow-step-finish.ts), exactly once, across restarts and replicas.
-import { notOfferedSentence } from '../../catalog/proxy-directory.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
-import { describeFieldErrors, validateObject } from '../../forms/typed-values.ts';
+import { describeFieldErrors } from '../../forms/typed-values.ts';
 import { actor as actorOf } from '../../runs/actor.ts';
-import { gate, recordDenial, runbookFacts } from '../../runs/gate.ts';
+import { recordDenial } from '../../runs/gate.ts';
 import { loadRunbook } from '../../runs/run.ts';
+import { chooseRun, proxyRefusal } from '../../runs/run-choice.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
+import { runParams } from '../../runs/run-params.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../kit/actor.ts';
 import { describeFailure, notStartedSentence } from '../kit/describe-failure.ts';
@@ -154,17 +155,9 @@ export async function runStepExecuted(
       // The step's channel is chosen by the workflow: judged like any destination, against the actor.
       { email: true, checkDestination: true },
     );
-    const resolution = await (await visibilityFor(deps, actor)).resolve(input.runbook);
+    // A runbook hidden from this person reads as unknown, but the refusal is still audited.
+    const resolution = await (await visibilityFor(deps, actor)).resolve(input.runbook, 'workflow.run');
     if (resolution.kind !== 'match') {
-      // A runbook hidden from this person reads as unknown, but the gate still records the refusal.
-      const hidden = await deps.catalog.resolve(input.runbook);
-      if (hidden.kind === 'match') {
-        await gate(deps, actor, {
-          intent: 'run',
-          runbook: runbookFacts(deps, hidden.runbook),
-          auditAction: 'workflow.run',
-        });
-      }
       return await refuse(
         resolution.kind === 'several'
           ? `Several runbooks match "${input.runbook}"; give its id or full name.`
@@ -172,14 +165,15 @@ export async function runStepExecuted(
       );
     }
     const runbook = await loadRunbook(deps, resolution.runbook.id);
-    const checked = validateObject(parseInputSchema(runbook.inputSchema), input.params);
+    const checked = runParams(parseInputSchema(runbook.inputSchema), input.params);
     if (!checked.ok) return await refuse(`Input values refused: ${describeFieldErrors(checked.errors)}.`);
-    const choices = await deps.proxies.choicesFor(runbook);
-    const defaults = input.channel ? await store.channelDefaults.get(input.channel) : null;
-    const proxyId = input.proxy ?? defaults?.proxyId ?? choices.initial;
-    if (!proxyId || (choices.options.length > 0 && !choices.options.some((p) => p.id === proxyId))) {
-      return await refuse(notOfferedSentence(proxyId, choices.options, 'The '));
-    }
+    // The step names its channel: that is the destination; the proxy is chosen like every run's.
+    const { proxyId } = await chooseRun(deps, runbook, input.channel, {
+      proxyId: input.proxy,
+      destination: input.channel,
+    });
+    const badProxy = await proxyRefusal(deps, runbook, proxyId);
+    if (badProxy !== null || !proxyId) return await refuse(badProxy ?? '');
     // Slack may deliver the event again: only the first delivery starts a run.
     const first = await store.workflowSteps.begin(
       {
