@@ -20,6 +20,14 @@ export interface IdentityOptions {
 /** lru-cache stores no null, so "Slack has no email for this user" is a value of its own. */
 interface EmailEntry {
   email: string | null;
+  /** The user's Slack time zone (users.info `tz`, `tz_label`), read in the same call. */
+  timeZone: PersonTimeZone | null;
+}
+
+/** A person's Slack time zone: the IANA name (`Europe/Berlin`) and Slack's label for it. */
+export interface PersonTimeZone {
+  id: string;
+  label: string;
 }
 
 /** The same for "Slack knows no user with this email". */
@@ -77,7 +85,11 @@ export class Identity {
   async #fetchEmail(client: WebClient, userId: string): Promise<EmailEntry | undefined> {
     try {
       const res = await client.users.info({ user: userId });
-      return { email: res.user?.profile?.email ?? null };
+      const tz = res.user?.tz;
+      return {
+        email: res.user?.profile?.email ?? null,
+        timeZone: tz ? { id: tz, label: res.user?.tz_label || tz } : null,
+      };
     } catch (err) {
       this.#o.logger.warn({ err, userId }, 'users.info failed; running without the email');
       return undefined;
@@ -90,6 +102,16 @@ export class Identity {
       return (await this.#emails.fetch(userId, { context: client }))?.email ?? null;
     } catch (err) {
       this.#o.logger.warn({ err, userId }, 'email lookup failed; running without the email');
+      return null;
+    }
+  }
+
+  /** The user's Slack time zone (cached with the email); null when Slack does not say. Never throws. */
+  async timeZoneOf(client: WebClient, userId: string): Promise<PersonTimeZone | null> {
+    try {
+      return (await this.#emails.fetch(userId, { context: client }))?.timeZone ?? null;
+    } catch (err) {
+      this.#o.logger.warn({ err, userId }, 'time zone lookup failed; showing times in UTC');
       return null;
     }
   }
