@@ -2,12 +2,13 @@
 // gate; the store's compare-and-set makes a double click (or two replicas) produce one run or one
 // schedule. The records themselves live in src/policy/approvals.ts; this is what approving *does*.
 import type { Workflow } from '../api/schemas.ts';
-import { decodeAsk, expireRequests } from '../policy/approvals.ts';
+import { type ApprovalAsk, decodeAsk, expireRequests } from '../policy/approvals.ts';
+import { describeApprovers } from '../policy/policy.ts';
 import { evaluateQuorum, isQuorum, type QuorumState, SINGLE_APPROVER } from '../policy/quorum.ts';
-import type { Approval } from '../store/store.ts';
+import type { Approval, ApprovalMessages } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { gate, runbookFacts } from './gate.ts';
+import { approvalNeedFor, gate, runbookFacts } from './gate.ts';
 import { loadRunbook, type Refusal, type RunResult, refused, startRun } from './run.ts';
 import { type ScheduleResult, writeSchedule } from './schedules.ts';
 
@@ -221,4 +222,32 @@ export async function awaitingApprovalBy(deps: RunsDeps, actor: Actor, limit = 5
     });
   }
   return out;
+}
+
+/** One request as stored; null when it does not exist (or the store cannot say). */
+export function findApproval(deps: RunsDeps, approvalId: string): Promise<Approval | null> {
+  return deps.access.store.approvals.get(approvalId).catch(() => null);
+}
+
+/** Where a request's messages were posted, so expiry and decisions can update them. */
+export function recordApprovalMessages(deps: RunsDeps, approvalId: string, messages: ApprovalMessages): Promise<void> {
+  return deps.access.store.approvals.setMessages(approvalId, messages);
+}
+
+/** What a request asks for: a run now, or a schedule (with its cron). */
+export function askOf(approval: Pick<Approval, 'params'>): ApprovalAsk {
+  return decodeAsk(approval);
+}
+
+/** Whether a request needs more than one approver (its quorum), for how it is worded. */
+export function needsSeveralApprovals(approval: Pick<Approval, 'quorum'>): boolean {
+  return isQuorum(approval.quorum);
+}
+
+/** Who may approve a request now, described for people (its runbook's rules; anyone when it is gone). */
+export async function approversOf(deps: RunsDeps, approval: Pick<Approval, 'runbookId'>): Promise<string> {
+  const runbook = await deps.catalog.get(approval.runbookId).catch(() => null);
+  return runbook
+    ? approvalNeedFor(deps, runbook).approvers
+    : describeApprovers({ approverUsers: [], approverGroups: [] });
 }

@@ -178,12 +178,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         notify();
         return { status: 200 };
       }
-      // Slack sends view_closed only to a view that asked for it (notify_on_close); others just close.
-      if (view.view.notify_on_close !== true) {
-        fake.closeModal(user.id);
-        notify();
-        return { status: 200 };
-      }
+      // The view_closed the bot hears only when the view asked for it: SlackUser.close decides.
       const res = await user.close(viewId);
       notify();
       return { status: res.status };

@@ -172,12 +172,18 @@ export class SlackUser {
     );
   }
 
-  /** Closes a modal (Cancel). */
-  close(viewId: string): Promise<BotResponse> {
+  /**
+   * Closes a modal (Cancel). Like Slack, tells the bot (view_closed) only when the view asked for it
+   * with notify_on_close; otherwise the bot hears nothing and the answer is Slack's own 200.
+   */
+  async close(viewId: string): Promise<BotResponse> {
     const { fake } = this.#o;
     const view = fake.viewOutput(viewId);
     if (!view) throw new Error(`no view ${viewId}`);
     fake.closeModal(this.#o.userId);
+    if ((view as { notify_on_close?: unknown }).notify_on_close !== true) {
+      return { status: 200, headers: {}, body: '', json: null };
+    }
     return this.#send(
       formRequest(
         interactivityBody(

@@ -4,27 +4,36 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { App, type CustomRoute, HTTPReceiver, LogLevel, type ReceiverEvent } from '@slack/bolt';
 import { boltLoggerAdapter } from '../logger.ts';
-import { registerApprovalActions } from './approvals/approval-actions.ts';
-import { registerBrowseActions } from './browse/browse-actions.ts';
-import { registerCommands } from './command/commands.ts';
-import { registerMentions } from './command/mentions.ts';
-import { registerPickActions } from './command/pick-actions.ts';
-import { registerExecutionActions } from './executions/execution-actions.ts';
-import { registerOutputActions } from './executions/output-actions.ts';
-import { publishHome, registerEvents } from './home/events.ts';
+import { approvalsListeners } from './approvals/register.ts';
+import { browseListeners } from './browse/register.ts';
+import { commandListeners } from './command/register.ts';
+import { installRequestContext } from './context.ts';
+import { executionsListeners } from './executions/register.ts';
+import { publishHome } from './home/events.ts';
+import { homeListeners } from './home/register.ts';
 import type { SlackDeps } from './kit/deps.ts';
 import { registerOutgoingGuard } from './kit/guard-outgoing.ts';
 import { guardSlackRequests } from './kit/guard-request.ts';
 import { registerHandleOnce } from './kit/handle-once.ts';
+import { type Registration, registerListeners } from './kit/listen.ts';
 import { registerMetadataSeal } from './kit/seal-metadata.ts';
-import { registerConfirmActions } from './run/confirm-actions.ts';
-import { registerOptions } from './run/options.ts';
-import { registerRunActions } from './run/run-actions.ts';
-import { registerShortcuts } from './run/shortcuts.ts';
-import { registerViews } from './run/views.ts';
-import { registerScheduleActions } from './schedules/schedule-actions.ts';
-import { registerSubscriptionActions } from './subscriptions/subscription-actions.ts';
-import { registerWorkflowSteps } from './workflow-step/workflow-steps.ts';
+import { runListeners } from './run/register.ts';
+import { schedulesListeners } from './schedules/register.ts';
+import { subscriptionsListeners } from './subscriptions/register.ts';
+import { workflowStepListeners } from './workflow-step/register.ts';
+
+/** Every feature's listeners, as each feature's register.ts lists them. */
+export const FEATURE_LISTENERS: Readonly<Record<string, readonly Registration[]>> = {
+  command: commandListeners,
+  browse: browseListeners,
+  run: runListeners,
+  schedules: schedulesListeners,
+  executions: executionsListeners,
+  approvals: approvalsListeners,
+  subscriptions: subscriptionsListeners,
+  'workflow-step': workflowStepListeners,
+  home: homeListeners,
+};
 
 export interface SlackAppSettings {
   mode: 'socket' | 'http';
@@ -150,22 +159,9 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerOutgoingGuard(app);
   registerHandleOnce(app, deps);
   registerMetadataSeal(app, deps.access.seal, deps.logger);
-  registerCommands(app, deps);
-  registerBrowseActions(app, deps);
-  registerPickActions(app, deps);
-  registerRunActions(app, deps);
-  registerExecutionActions(app, deps);
-  registerOutputActions(app, deps);
-  registerScheduleActions(app, deps);
-  registerApprovalActions(app, deps, publishHome);
-  registerSubscriptionActions(app, deps);
-  registerViews(app, deps);
-  registerOptions(app, deps);
-  registerShortcuts(app, deps);
-  registerEvents(app, deps);
-  registerMentions(app, deps);
-  registerWorkflowSteps(app, deps);
-  registerConfirmActions(app, deps);
+  // The request context last, so it holds the guarded, sealing client and the opened metadata.
+  installRequestContext(app, { depsFor: () => deps, publishHome });
+  for (const listeners of Object.values(FEATURE_LISTENERS)) registerListeners(app, listeners);
   const drain = trackInFlight(app);
 
   let server: Server | null = null;

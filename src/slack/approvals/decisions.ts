@@ -1,8 +1,12 @@
 // Approve, Reject and expiry of approval requests: each one use case from src/runs/approvals.ts, its
 // result rendered here, and both copies of the request brought in step (../kit/approval-request.ts).
 import type { WebClient } from '@slack/web-api';
-import { isQuorum } from '../../policy/quorum.ts';
-import { approveRequest as approve, expireApprovals as expire, rejectRequest as reject } from '../../runs/approvals.ts';
+import {
+  approveRequest as approve,
+  expireApprovals as expire,
+  needsSeveralApprovals,
+  rejectRequest as reject,
+} from '../../runs/approvals.ts';
 import { actorFor } from '../kit/actor.ts';
 import { refreshApprovalMessages } from '../kit/approval-request.ts';
 import { errorMessage, noticeMessage } from '../kit/common.ts';
@@ -82,7 +86,7 @@ export async function expireApprovals(deps: SlackDeps, client: WebClient): Promi
   for (const approval of expired) {
     await refreshApprovalMessages(deps, client, approval.id);
     const name = escapeMrkdwn(approval.runbookName);
-    const sentence = `:hourglass: This request to run *${name}* expired without ${isQuorum(approval.quorum) ? 'enough approvals' : 'a decision'}; nothing was run.`;
+    const sentence = `:hourglass: This request to run *${name}* expired without ${needsSeveralApprovals(approval) ? 'enough approvals' : 'a decision'}; nothing was run.`;
     if (approval.approversChannel && approval.approversTs) {
       await client.chat
         .postMessage({

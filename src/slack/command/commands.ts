@@ -1,15 +1,13 @@
 // /runbook: ack at once, parse, hand over to the subcommand's handler, and turn any failure into
 // one clear sentence for the person (never a stack trace, never silence).
-import type { App } from '@slack/bolt';
 import { showAudit } from '../audit/audit.ts';
 import { showHelp, showList, showRunbook } from '../browse/browse.ts';
 import { browseFromCommand } from '../browse/browse-args.ts';
 import { showExecutions, showStatus } from '../executions/executions.ts';
 import { errorMessage } from '../kit/common.ts';
-import type { SlackDeps } from '../kit/deps.ts';
-import { type HandlerContext, respondWith } from '../kit/handler-context.ts';
+import type { HandlerContext } from '../kit/handler-context.ts';
 import { buildCommandError } from '../kit/help-message.ts';
-import { COMMAND } from '../kit/ids.ts';
+import type { CommandArgs } from '../kit/listen.ts';
 import { type ParsedCommand, parseCommand } from '../kit/parse-command.ts';
 import { reportFailure } from '../kit/report-failure.ts';
 import { openRunModal } from '../kit/run-start.ts';
@@ -117,18 +115,8 @@ export async function handleCommandText(ctx: HandlerContext, text: string): Prom
   }
 }
 
-export function registerCommands(app: App, deps: SlackDeps): void {
-  app.command(COMMAND, async ({ command, ack, respond, client }) => {
-    await ack();
-    const ctx: HandlerContext = {
-      deps,
-      client,
-      userId: command.user_id,
-      teamId: command.team_id ?? null,
-      channelId: command.channel_id ?? null,
-      triggerId: command.trigger_id ?? null,
-      respond: respondWith(respond),
-    };
-    await handleCommandText(ctx, command.text ?? '');
-  });
+/** `/runbook …`: ack at once, then the line. */
+export async function runbookCommand({ command, ack }: CommandArgs, ctx: HandlerContext): Promise<void> {
+  await ack();
+  await handleCommandText(ctx, command.text ?? '');
 }

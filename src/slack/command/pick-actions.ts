@@ -1,56 +1,54 @@
 // A pick list (several runbooks matched what was typed) finishes the command it came from: show, run,
 // schedule, schedules or executions of the chosen runbook; inside a modal it continues in that modal.
-import type { App } from '@slack/bolt';
 import { showRunbook } from '../browse/browse.ts';
 import { showExecutions } from '../executions/executions.ts';
 import { visibleTo } from '../kit/access.ts';
-import type { SlackDeps } from '../kit/deps.ts';
-import { ACTIONS } from '../kit/ids.ts';
-import { buttonValue, onAction } from '../kit/on-action.ts';
+import type { HandlerContext } from '../kit/handler-context.ts';
+import type { ActionArgs } from '../kit/listen.ts';
+import { buttonValue } from '../kit/on-action.ts';
 import { openRunModal, runModalView } from '../kit/run-start.ts';
 import { decodePick } from '../kit/runbook-choice.ts';
 import { openScheduleModal, scheduleModalView, showSchedules } from '../schedules/schedules.ts';
 
-export function registerPickActions(app: App, deps: SlackDeps): void {
-  onAction(app, deps, new RegExp(`^${ACTIONS.pickRunbook}_`), 'Opening the runbook', async (ctx, body, client) => {
-    const pick = decodePick(buttonValue(body));
-    if (!pick) return;
-    // A pick list inside a modal (from `run <name>` with several matches) continues in that modal.
-    if (body.view?.id && (pick.next === 'run' || pick.next === 'schedule')) {
-      if (pick.next === 'run') {
-        const view = await runModalView(deps, { runbookId: pick.id }, ctx.channelId, 'run', {
-          userId: ctx.userId,
-          client,
-        });
-        await client.views.update({ view_id: body.view.id, view });
-      } else {
-        await client.views.update({
-          view_id: body.view.id,
-          view: await scheduleModalView(ctx, { runbookId: pick.id }),
-        });
-      }
-      return;
+export async function pickClicked({ body, client }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const { deps } = ctx;
+  const pick = decodePick(buttonValue(body));
+  if (!pick) return;
+  // A pick list inside a modal (from `run <name>` with several matches) continues in that modal.
+  if (body.view?.id && (pick.next === 'run' || pick.next === 'schedule')) {
+    if (pick.next === 'run') {
+      const view = await runModalView(deps, { runbookId: pick.id }, ctx.channelId, 'run', {
+        userId: ctx.userId,
+        client,
+      });
+      await client.views.update({ view_id: body.view.id, view });
+    } else {
+      await client.views.update({
+        view_id: body.view.id,
+        view: await scheduleModalView(ctx, { runbookId: pick.id }),
+      });
     }
-    switch (pick.next) {
-      case 'show':
-        return showRunbook(ctx, { id: pick.id });
-      case 'run':
-        return openRunModal(ctx, { runbookId: pick.id });
-      case 'schedule':
-        return openScheduleModal(ctx, { runbookId: pick.id });
-      case 'schedules':
-        return showSchedules(ctx, { runbookId: pick.id });
-      case 'executions': {
-        // A pick value is not sealed: a hidden runbook's id must not turn into its name here.
-        const runbook = await deps.catalog.get(pick.id);
-        const visible = runbook !== null && (await visibleTo(ctx)).runbook(runbook);
-        return showExecutions(ctx, {
-          runbookQuery: visible ? runbook.name : pick.id,
-          status: null,
-          last: null,
-          tokens: [],
-        });
-      }
+    return;
+  }
+  switch (pick.next) {
+    case 'show':
+      return showRunbook(ctx, { id: pick.id });
+    case 'run':
+      return openRunModal(ctx, { runbookId: pick.id });
+    case 'schedule':
+      return openScheduleModal(ctx, { runbookId: pick.id });
+    case 'schedules':
+      return showSchedules(ctx, { runbookId: pick.id });
+    case 'executions': {
+      // A pick value is not sealed: a hidden runbook's id must not turn into its name here.
+      const runbook = await deps.catalog.get(pick.id);
+      const visible = runbook !== null && (await visibleTo(ctx)).runbook(runbook);
+      return showExecutions(ctx, {
+        runbookQuery: visible ? runbook.name : pick.id,
+        status: null,
+        last: null,
+        tokens: [],
+      });
     }
-  });
+  }
 }

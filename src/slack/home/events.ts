@@ -1,6 +1,5 @@
 // App Home: recent executions, schedules and quick buttons, published when the tab is opened and
 // when the person presses Refresh (its Run and New schedule buttons belong to run/ and schedules/).
-import type { App, BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Execution, Schedule } from '../../api/schemas.ts';
 import type { Actor } from '../../runs/actor.ts';
@@ -8,7 +7,8 @@ import { awaitingApprovalBy } from '../../runs/approvals.ts';
 import { type Visibility, visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../kit/actor.ts';
 import type { SlackDeps } from '../kit/deps.ts';
-import { ACTIONS } from '../kit/ids.ts';
+import type { HandlerContext } from '../kit/handler-context.ts';
+import type { ActionArgs, EventArgs } from '../kit/listen.ts';
 import { buildAppHome, HOME_PERSONAL_ROWS } from './app-home.ts';
 
 export async function publishHome(deps: SlackDeps, client: WebClient, userId: string): Promise<void> {
@@ -75,20 +75,18 @@ async function yourRecentRuns(deps: SlackDeps, email: string | null): Promise<Ex
   return page.items.filter((e) => e.executor.toLowerCase() === mine).slice(0, HOME_PERSONAL_ROWS);
 }
 
-export function registerEvents(app: App, deps: SlackDeps): void {
-  app.event('app_home_opened', async ({ event, client }) => {
-    if (event.tab && event.tab !== 'home') return;
-    try {
-      await publishHome(deps, client, event.user);
-    } catch (err) {
-      deps.logger.warn({ err }, 'could not publish App Home');
-    }
-  });
+export async function appHomeOpened({ event }: EventArgs<'app_home_opened'>, ctx: HandlerContext): Promise<void> {
+  if (event.tab && event.tab !== 'home') return;
+  try {
+    await publishHome(ctx.deps, ctx.client, event.user);
+  } catch (err) {
+    ctx.deps.logger.warn({ err }, 'could not publish App Home');
+  }
+}
 
-  app.action<BlockAction>({ action_id: ACTIONS.homeRefresh }, async ({ ack, body, client }) => {
-    await ack();
-    await publishHome(deps, client, body.user.id).catch((err: unknown) =>
-      deps.logger.warn({ err }, 'App Home refresh failed'),
-    );
-  });
+export async function homeRefreshClicked({ ack, body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  await ack();
+  await publishHome(ctx.deps, ctx.client, body.user.id).catch((err: unknown) =>
+    ctx.deps.logger.warn({ err }, 'App Home refresh failed'),
+  );
 }

@@ -1,5 +1,7 @@
-// What a subcommand handler gets: the dependencies, a Web API client, who asked and where, and a
-// way to answer (the response_url of the command or action, ephemeral by default).
+// The request context: what every listener and handler gets, built once per request by the middleware
+// in ../context.ts — the dependencies (resolved per request), the request's Web API client, who asked
+// (user, team, enterprise) and where, and a way to answer (the response_url of the command or action,
+// ephemeral by default; else privately in the channel or by DM).
 
 import type { WebClient } from '@slack/web-api';
 import type { SlackMessage } from './common.ts';
@@ -16,10 +18,14 @@ export interface HandlerContext {
   client: WebClient;
   userId: string;
   teamId: string | null;
+  /** The Enterprise Grid org, when the request came from one. */
+  enterpriseId?: string | null;
   channelId: string | null;
   /** trigger_id for opening a modal (valid 3 s after the user's action). */
   triggerId: string | null;
   respond: (reply: Reply) => Promise<void>;
+  /** Republishes this person's App Home (the home feature's, handed in by app.ts). */
+  refreshHome?: () => Promise<void>;
   /** The thread the person acted in (a mention in a thread): answers and live cards go there. */
   threadTs?: string | null;
 }
@@ -44,4 +50,18 @@ export function respondWith(
       }),
     );
   };
+}
+
+const REQUEST_CONTEXT = 'runbookRequest';
+
+/** Keeps the request context on Bolt's per-request `context` (done once, by ../context.ts). */
+export function attachContext(context: Record<string, unknown>, ctx: HandlerContext): void {
+  context[REQUEST_CONTEXT] = ctx;
+}
+
+/** The request context the middleware built for this request. */
+export function contextOf(args: { context: Record<string, unknown> }): HandlerContext {
+  const ctx = args.context[REQUEST_CONTEXT] as HandlerContext | undefined;
+  if (!ctx) throw new Error('No request context: installRequestContext must run before the listeners.');
+  return ctx;
 }

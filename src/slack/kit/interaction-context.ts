@@ -1,5 +1,6 @@
-// Builds a HandlerContext from an interaction payload (block action, shortcut, view), so the same
-// handlers serve commands, buttons and modals.
+// The request context of an interaction payload (block action, shortcut, view, options), so the same
+// handlers serve commands, buttons and modals; used by ../context.ts, and by `inChannel` when a view
+// submission names its channel in its metadata.
 
 import type { WebClient } from '@slack/web-api';
 import type { SlackDeps } from './deps.ts';
@@ -8,7 +9,8 @@ import { postToConversation } from './post-to-conversation.ts';
 
 interface InteractionBody {
   user?: { id?: string; team_id?: string };
-  team?: { id?: string } | null;
+  team?: { id?: string; enterprise_id?: string } | null;
+  enterprise?: { id?: string } | null;
   channel?: { id?: string } | null;
   container?: { channel_id?: string } | null;
   trigger_id?: string;
@@ -31,6 +33,7 @@ export function interactionContext(
     client,
     userId,
     teamId: body.team?.id ?? body.user?.team_id ?? null,
+    enterpriseId: body.enterprise?.id ?? body.team?.enterprise_id ?? null,
     channelId,
     triggerId: body.trigger_id ?? null,
     respond: respond
@@ -45,4 +48,10 @@ export function interactionContext(
           });
         },
   };
+}
+
+/** The context of a view submission whose channel is in its metadata: private answers go there. */
+export function inChannel(ctx: HandlerContext, channelId: string | null): HandlerContext {
+  const rebuilt = interactionContext(ctx.deps, ctx.client, { user: { id: ctx.userId } }, undefined, channelId);
+  return { ...ctx, channelId, respond: rebuilt.respond };
 }

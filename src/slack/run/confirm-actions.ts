@@ -1,17 +1,16 @@
 // Run / Edit / Cancel under a `--now` confirmation. Run goes through runWithoutApproval (the one
 // gate, approval refused); a confirmation runs at most once, even clicked twice or on two replicas.
-import type { App } from '@slack/bolt';
 import { parseInputSchema } from '../../forms/input-schema.ts';
-import { describeFieldErrors, validateObject } from '../../forms/typed-values.ts';
+import { describeFieldErrors } from '../../forms/typed-values.ts';
 import { loadRunbook } from '../../runs/run.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
+import { runParams } from '../../runs/run-params.ts';
 import { actorFor } from '../kit/actor.ts';
 import { errorMessage, noticeMessage } from '../kit/common.ts';
-import type { SlackDeps } from '../kit/deps.ts';
 import { notStartedSentence } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
-import { ACTIONS } from '../kit/ids.ts';
-import { buttonValue, onAction } from '../kit/on-action.ts';
+import type { ActionArgs } from '../kit/listen.ts';
+import { buttonValue } from '../kit/on-action.ts';
 import { openRunModal, postRunningCard, runStartedNotice, savedByNow } from '../kit/run-start.ts';
 
 function readValue(
@@ -31,60 +30,60 @@ function readValue(
 const expired = (ctx: HandlerContext) =>
   ctx.respond({ ...errorMessage('That confirmation has expired; type the command again.'), replaceOriginal: true });
 
-export function registerConfirmActions(app: App, deps: SlackDeps): void {
-  onAction(app, deps, ACTIONS.confirmRun, 'Running it', async (ctx, body) => {
-    const value = readValue(buttonValue(body));
-    const draft = value ? await deps.drafts.take(value.draftId) : null;
-    if (!value || !draft?.proxyId) return expired(ctx);
-    if (!(await deps.access.store.notifications.claim(`confirm-run:${value.draftId}`, deps.now()))) return;
-    const runbook = await loadRunbook(deps, draft.runbookId);
-    const checked = validateObject(parseInputSchema(runbook.inputSchema), draft.params);
-    if (!checked.ok) {
-      await ctx.respond({
-        ...errorMessage(`Nothing ran: ${describeFieldErrors(checked.errors)}.`),
-        replaceOriginal: true,
-      });
-      return;
-    }
-    const destination = draft.channel ?? ctx.channelId;
-    const savedBy =
+export async function confirmRunClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const { deps } = ctx;
+  const value = readValue(buttonValue(body));
+  const draft = value ? await deps.drafts.take(value.draftId) : null;
+  if (!value || !draft?.proxyId) return expired(ctx);
+  if (!(await deps.access.store.notifications.claim(`confirm-run:${value.draftId}`, deps.now()))) return;
+  const runbook = await loadRunbook(deps, draft.runbookId);
+  const checked = runParams(parseInputSchema(runbook.inputSchema), draft.params);
+  if (!checked.ok) {
+    await ctx.respond({
+      ...errorMessage(`Nothing ran: ${describeFieldErrors(checked.errors)}.`),
+      replaceOriginal: true,
+    });
+    return;
+  }
+  const destination = draft.channel ?? ctx.channelId;
+  const savedBy =
+    value.savedIn === undefined
+      ? null
+      : await savedByNow(deps, ctx.channelId, destination, value.savedIn === '' ? null : value.savedIn);
+  const actor = await actorFor(
+    deps,
+    ctx.client,
+    { userId: ctx.userId, teamId: ctx.teamId, channelId: ctx.channelId, destinationChannel: destination, savedBy },
+    { email: true },
+  );
+  const request = { runbook, proxyId: draft.proxyId, params: checked.params, origin: { threadTs: value.threadTs } };
+  const result = await runWithoutApproval(deps, actor, request, 'run.start', 'with --now');
+  if (result.kind === 'started') {
+    const posted = await postRunningCard(deps, ctx.client, result.run);
+    await ctx.respond({ ...(await runStartedNotice(ctx.client, result.run, posted)), replaceOriginal: true });
+    return;
+  }
+  await ctx.respond({ ...errorMessage(notStartedSentence(runbook.name, result)), replaceOriginal: true });
+}
+
+export async function confirmEditClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const { deps } = ctx;
+  const value = readValue(buttonValue(body));
+  const draft = value ? await deps.drafts.take(value.draftId) : null;
+  if (!value || !draft) return expired(ctx);
+  await openRunModal(ctx, {
+    runbookId: draft.runbookId,
+    prefill: draft.params,
+    proxyId: draft.proxyId,
+    destination: draft.channel,
+    destinationSavedBy:
       value.savedIn === undefined
         ? null
-        : await savedByNow(deps, ctx.channelId, destination, value.savedIn === '' ? null : value.savedIn);
-    const actor = await actorFor(
-      deps,
-      ctx.client,
-      { userId: ctx.userId, teamId: ctx.teamId, channelId: ctx.channelId, destinationChannel: destination, savedBy },
-      { email: true },
-    );
-    const request = { runbook, proxyId: draft.proxyId, params: checked.params, origin: { threadTs: value.threadTs } };
-    const result = await runWithoutApproval(deps, actor, request, 'run.start', 'with --now');
-    if (result.kind === 'started') {
-      const posted = await postRunningCard(deps, ctx.client, result.run);
-      await ctx.respond({ ...(await runStartedNotice(ctx.client, result.run, posted)), replaceOriginal: true });
-      return;
-    }
-    await ctx.respond({ ...errorMessage(notStartedSentence(runbook.name, result)), replaceOriginal: true });
+        : await savedByNow(deps, ctx.channelId, draft.channel, value.savedIn === '' ? null : value.savedIn),
+    threadTs: value.threadTs,
   });
+}
 
-  onAction(app, deps, ACTIONS.confirmEdit, 'Opening the run form', async (ctx, body) => {
-    const value = readValue(buttonValue(body));
-    const draft = value ? await deps.drafts.take(value.draftId) : null;
-    if (!value || !draft) return expired(ctx);
-    await openRunModal(ctx, {
-      runbookId: draft.runbookId,
-      prefill: draft.params,
-      proxyId: draft.proxyId,
-      destination: draft.channel,
-      destinationSavedBy:
-        value.savedIn === undefined
-          ? null
-          : await savedByNow(deps, ctx.channelId, draft.channel, value.savedIn === '' ? null : value.savedIn),
-      threadTs: value.threadTs,
-    });
-  });
-
-  onAction(app, deps, ACTIONS.confirmCancel, 'Cancelling', async (ctx) => {
-    await ctx.respond({ ...noticeMessage('Cancelled; nothing ran.', 'Cancelled'), replaceOriginal: true });
-  });
+export async function confirmCancelClicked(_args: ActionArgs, ctx: HandlerContext): Promise<void> {
+  await ctx.respond({ ...noticeMessage('Cancelled; nothing ran.', 'Cancelled'), replaceOriginal: true });
 }

@@ -1,15 +1,18 @@
 // A runbook's Schedule and App Home's New schedule buttons, the schedules list's buttons (Edit, Delete, Run now, paging, "Try again"), the schedule modal's live inputs
 // (runbook picker, preset, details, cron text → preview) and its submission.
-import type { App, BlockAction, ViewSubmitAction } from '@slack/bolt';
+import type { BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { isOfferedProxy } from '../../runs/run-choice.ts';
 import { errorMessage, errorModal } from '../kit/common.ts';
 import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline.ts';
 import type { SlackDeps } from '../kit/deps.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
+import type { HandlerContext } from '../kit/handler-context.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../kit/ids.ts';
-import { interactionContext } from '../kit/interaction-context.ts';
+import { inChannel } from '../kit/interaction-context.ts';
+import type { ActionArgs, ViewArgs } from '../kit/listen.ts';
 import { mrkdwnText } from '../kit/mrkdwn.ts';
-import { type ActionHandler, buttonValue, onAction } from '../kit/on-action.ts';
+import { buttonValue } from '../kit/on-action.ts';
 import { postToConversation, slackErrorCode } from '../kit/post-to-conversation.ts';
 import { reportFailure } from '../kit/report-failure.ts';
 import { cancelRunNow, confirmRunNow } from './run-now.ts';
@@ -35,7 +38,7 @@ import {
 } from './schedules.ts';
 
 /** Inputs of the schedule builder: each change rebuilds the preview. */
-const BUILDER_ACTIONS = [
+export const BUILDER_ACTIONS = [
   ACTIONS.presetSelect,
   ACTIONS.presetMinutes,
   ACTIONS.presetHourMinute,
@@ -60,149 +63,140 @@ function stateWithAction(body: BlockAction): StateValues {
   return values;
 }
 
-export function registerScheduleActions(app: App, deps: SlackDeps): void {
-  const on = (actionId: string | RegExp, what: string, handler: ActionHandler) =>
-    onAction(app, deps, actionId, what, handler);
+export function scheduleClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  return openScheduleModal(ctx, { runbookId: buttonValue(body) });
+}
 
-  on(ACTIONS.runbookSchedule, 'Opening the schedule form', (ctx, body) =>
-    openScheduleModal(ctx, { runbookId: buttonValue(body) }),
-  );
-  app.action<BlockAction>({ action_id: ACTIONS.homeNewSchedule }, async ({ ack, body, client }) => {
-    await ack();
-    const ctx = interactionContext(deps, client, body, undefined);
-    await openScheduleModal(ctx, {}).catch((err) => reportFailure(ctx, err, 'Opening the schedule form'));
-  });
+/** App Home's "New schedule" (App Home has no response_url: answers go by DM). */
+export async function homeNewScheduleClicked({ ack }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  await ack();
+  await openScheduleModal(ctx, {}).catch((err) => reportFailure(ctx, err, 'Opening the schedule form'));
+}
 
-  on(ACTIONS.scheduleEdit, 'Opening the schedule', async (ctx, body) => {
-    const ref = decodeScheduleRef(buttonValue(body));
-    if (ref) await openScheduleModal(ctx, { scheduleId: ref.id });
-  });
+export async function scheduleEditClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const ref = decodeScheduleRef(buttonValue(body));
+  if (ref) await openScheduleModal(ctx, { scheduleId: ref.id });
+}
 
-  // The confirm dialog is shown by Slack before this arrives.
-  on(ACTIONS.scheduleDelete, 'Deleting the schedule', async (ctx, body) => {
-    const ref = decodeScheduleRef(buttonValue(body));
-    if (ref) await deleteSchedule(ctx, ref);
-  });
+export async function scheduleDeleteClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const ref = decodeScheduleRef(buttonValue(body));
+  if (ref) await deleteSchedule(ctx, ref);
+}
 
-  // Run now asks first; only the confirmation's Run now runs it.
-  on(ACTIONS.scheduleRunNow, 'Preparing Run now', async (ctx, body) => {
-    const ref = decodeScheduleRef(buttonValue(body));
-    if (ref) await confirmRunNow(ctx, ref.id);
-  });
-  on(ACTIONS.scheduleRunNowConfirmed, 'Running the schedule now', async (ctx, body) => {
-    const scheduleId = buttonValue(body);
-    if (scheduleId)
-      await runScheduleNow({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);
-  });
-  on(ACTIONS.scheduleRunNowCancel, 'Cancelling Run now', (ctx) => cancelRunNow(ctx));
+export async function runNowClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const ref = decodeScheduleRef(buttonValue(body));
+  if (ref) await confirmRunNow(ctx, ref.id);
+}
 
-  on(new RegExp(`^${ACTIONS.schedulesPage}_`), 'Paging the schedules', async (ctx, body) => {
-    const state = decodeSchedulesPage(buttonValue(body));
-    await showSchedules(ctx, { runbookId: state.runbookId, page: state.page }, true);
-  });
+export async function runNowConfirmed({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const scheduleId = buttonValue(body);
+  if (scheduleId)
+    await runScheduleNow({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);
+}
 
-  on(ACTIONS.scheduleRetry, 'Reopening the schedule form', async (ctx, body) => {
-    const draft = takeScheduleDraft(buttonValue(body), deps.now());
-    if (!draft) {
-      await ctx.respond({
-        text: 'That form has expired.',
-        blocks: [
-          {
-            type: 'section',
-            text: mrkdwnText(':hourglass: That form has expired. Start again with `/runbook schedule`.'),
-          },
-        ],
-      });
-      return;
-    }
-    await openScheduleModal(ctx, { draft });
-  });
+export function runNowCancelled(_args: ActionArgs, ctx: HandlerContext): Promise<void> {
+  return cancelRunNow(ctx);
+}
 
-  // The picker is shared with the run modal, whose listener answers for VIEWS.run: ack only our own view.
-  app.action<BlockAction>({ action_id: ACTIONS.runbookPicker }, async ({ ack, body, client }) => {
-    const view = body.view;
-    if (view?.callback_id !== VIEWS.schedule) return;
-    await ack();
-    const selected =
-      (body.actions[0] as { selected_option?: { value?: string } | null }).selected_option?.value ?? null;
-    const meta = decodeScheduleMetadata(view.private_metadata);
-    const values = stateWithAction(body);
-    const ctx = interactionContext(deps, client, body, undefined, meta.c);
-    try {
-      const timeZone = await userTimeZone(client, ctx.userId, deps.now());
-      const builder = nextScheduleBuilder(values, shownPresetKind(view.blocks));
-      const next = await newScheduleView(
-        ctx,
-        selected,
-        meta,
-        builder,
-        new Date(deps.now()),
-        timeZone,
-        readProxy(values),
-      );
-      await client.views.update({ view_id: view.id, hash: view.hash, view: next });
-    } catch (err) {
-      deps.logger.warn({ err }, 'could not load the picked runbook into the schedule form');
-      await client.views
-        .update({ view_id: view.id, view: errorModal('New schedule', describeFailure(err)) })
-        .catch(() => {});
-    }
-  });
+export async function schedulesPageClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const state = decodeSchedulesPage(buttonValue(body));
+  await showSchedules(ctx, { runbookId: state.runbookId, page: state.page }, true);
+}
 
-  for (const actionId of BUILDER_ACTIONS) {
-    app.action<BlockAction>({ action_id: actionId }, async ({ ack, body, client }) => {
-      await ack();
-      const view = body.view;
-      if (view?.callback_id !== VIEWS.schedule) return;
-      const timeZone = await userTimeZone(client, body.user.id, deps.now());
-      const builder = nextScheduleBuilder(stateWithAction(body), shownPresetKind(view.blocks));
-      const next = refreshScheduleModal(view, builder, new Date(deps.now()), timeZone);
-      await updatePreview(client, deps, view.id, view.hash, next);
+export async function scheduleTryAgainClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const { deps } = ctx;
+  const draft = takeScheduleDraft(buttonValue(body), deps.now());
+  if (!draft) {
+    await ctx.respond({
+      text: 'That form has expired.',
+      blocks: [
+        {
+          type: 'section',
+          text: mrkdwnText(':hourglass: That form has expired. Start again with `/runbook schedule`.'),
+        },
+      ],
+    });
+    return;
+  }
+  await openScheduleModal(ctx, { draft });
+}
+
+/** The schedule form's runbook picker (Bolt matches it on the form's callback_id): the form for that runbook. */
+export async function schedulePickerChosen({ ack, body, client }: ActionArgs, request: HandlerContext): Promise<void> {
+  const { deps } = request;
+  const view = body.view!;
+  await ack();
+  const selected = (body.actions[0] as { selected_option?: { value?: string } | null }).selected_option?.value ?? null;
+  const meta = decodeScheduleMetadata(view.private_metadata);
+  const values = stateWithAction(body);
+  const ctx = inChannel(request, meta.c);
+  try {
+    const timeZone = await userTimeZone(client, ctx.userId, deps.now());
+    const builder = nextScheduleBuilder(values, shownPresetKind(view.blocks));
+    const next = await newScheduleView(ctx, selected, meta, builder, new Date(deps.now()), timeZone, readProxy(values));
+    await client.views.update({ view_id: view.id, hash: view.hash, view: next });
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not load the picked runbook into the schedule form');
+    await client.views
+      .update({ view_id: view.id, view: errorModal('New schedule', describeFailure(err)) })
+      .catch(() => {});
+  }
+}
+
+/** An input of the schedule builder changed: rebuild the preview. */
+export async function builderInputChanged({ ack, body, client }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const { deps } = ctx;
+  await ack();
+  const view = body.view;
+  if (view?.callback_id !== VIEWS.schedule) return;
+  const timeZone = await userTimeZone(client, body.user.id, deps.now());
+  const builder = nextScheduleBuilder(stateWithAction(body), shownPresetKind(view.blocks));
+  const next = refreshScheduleModal(view, builder, new Date(deps.now()), timeZone);
+  await updatePreview(client, deps, view.id, view.hash, next);
+}
+
+export async function scheduleFormSubmitted({ ack, body, view, client }: ViewArgs, ctx: HandlerContext): Promise<void> {
+  const { deps } = ctx;
+  const meta = decodeScheduleMetadata(view.private_metadata);
+  const title = meta.s ? 'Edit schedule' : 'New schedule';
+  if (!meta.r) {
+    await ack({ response_action: 'errors', errors: { [BLOCKS.runbookPicker]: 'Pick a runbook first.' } });
+    return;
+  }
+  let runbook: Awaited<ReturnType<typeof scheduleRunbook>>;
+  try {
+    // Before the ack, within Slack's 3 s: past the deadline nothing is saved and the person is told.
+    runbook = await withDeadline(scheduleRunbook(deps, meta.r), SUBMIT_DEADLINE_MS);
+  } catch (err) {
+    const sentence =
+      err instanceof DeadlineError
+        ? 'Loading the runbook took too long, so nothing was saved. Try again in a moment.'
+        : `Nothing was saved. ${describeFailure(err)}`;
+    await ack({ response_action: 'update', view: errorModal(title, sentence) });
+    return;
+  }
+  const submission = readScheduleSubmission(runbook, view.state.values);
+  if (!submission.ok) {
+    await ack({ response_action: 'errors', errors: submission.errors });
+    return;
+  }
+  // The proxy select only offers listed proxies; a value outside them did not come from our form.
+  const offered = await withDeadline(isOfferedProxy(deps, runbook, submission.proxyId), 500).catch(() => true);
+  if (!offered) {
+    await ack({ response_action: 'errors', errors: { [BLOCKS.proxy]: 'Choose one of the offered proxies.' } });
+    return;
+  }
+  await ack();
+  try {
+    await saveSchedule(deps, client, body.user.id, meta, submission);
+  } catch (err) {
+    deps.logger.error({ err }, 'schedule submission failed after the form closed');
+    const sentence = `Saving the schedule failed after the form closed. ${describeFailure(err)} Check /runbook schedules before trying again.`;
+    await postToConversation(client, deps.logger, meta.c, body.user.id, {
+      ...errorMessage(sentence),
+      ephemeralTo: body.user.id,
     });
   }
-
-  app.view<ViewSubmitAction>(VIEWS.schedule, async ({ ack, body, view, client }) => {
-    const meta = decodeScheduleMetadata(view.private_metadata);
-    const title = meta.s ? 'Edit schedule' : 'New schedule';
-    if (!meta.r) {
-      await ack({ response_action: 'errors', errors: { [BLOCKS.runbookPicker]: 'Pick a runbook first.' } });
-      return;
-    }
-    let runbook: Awaited<ReturnType<typeof scheduleRunbook>>;
-    try {
-      // Before the ack, within Slack's 3 s: past the deadline nothing is saved and the person is told.
-      runbook = await withDeadline(scheduleRunbook(deps, meta.r), SUBMIT_DEADLINE_MS);
-    } catch (err) {
-      const sentence =
-        err instanceof DeadlineError
-          ? 'Loading the runbook took too long, so nothing was saved. Try again in a moment.'
-          : `Nothing was saved. ${describeFailure(err)}`;
-      await ack({ response_action: 'update', view: errorModal(title, sentence) });
-      return;
-    }
-    const submission = readScheduleSubmission(runbook, view.state.values);
-    if (!submission.ok) {
-      await ack({ response_action: 'errors', errors: submission.errors });
-      return;
-    }
-    // The proxy select only offers listed proxies; a value outside them did not come from our form.
-    const choices = await withDeadline(deps.proxies.choicesFor(runbook), 500).catch(() => null);
-    if (choices && choices.options.length > 0 && !choices.options.some((p) => p.id === submission.proxyId)) {
-      await ack({ response_action: 'errors', errors: { [BLOCKS.proxy]: 'Choose one of the offered proxies.' } });
-      return;
-    }
-    await ack();
-    try {
-      await saveSchedule(deps, client, body.user.id, meta, submission);
-    } catch (err) {
-      deps.logger.error({ err }, 'schedule submission failed after the form closed');
-      const sentence = `Saving the schedule failed after the form closed. ${describeFailure(err)} Check /runbook schedules before trying again.`;
-      await postToConversation(client, deps.logger, meta.c, body.user.id, {
-        ...errorMessage(sentence),
-        ephemeralTo: body.user.id,
-      });
-    }
-  });
 }
 
 /** A lost race (the person typed again while we answered) is harmless: the newer event brings its own update. */

@@ -4,18 +4,18 @@
 // (workflows do not wait for approvals); the live card goes to the chosen channel (else a DM).
 // Without "wait for completion" the step ends as soon as the run starts; with it, the watcher ends it
 // when the run ends (./workflow-step-finish.ts), exactly once, across restarts and replicas.
-import type { App } from '@slack/bolt';
-import { notOfferedSentence } from '../../catalog/proxy-directory.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
-import { describeFieldErrors, validateObject } from '../../forms/typed-values.ts';
-import { gate, runbookFacts } from '../../runs/gate.ts';
+import { describeFieldErrors } from '../../forms/typed-values.ts';
 import { loadRunbook } from '../../runs/run.ts';
+import { chooseRun, proxyRefusal } from '../../runs/run-choice.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
+import { runParams } from '../../runs/run-params.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../kit/actor.ts';
-import type { SlackDeps } from '../kit/deps.ts';
 import { describeFailure, notStartedSentence } from '../kit/describe-failure.ts';
-import { FUNCTIONS, STEP_INPUTS } from '../kit/ids.ts';
+import type { HandlerContext } from '../kit/handler-context.ts';
+import { STEP_INPUTS } from '../kit/ids.ts';
+import type { FunctionArgs } from '../kit/listen.ts';
 import { permalinkOf } from '../kit/post-to-conversation.ts';
 import { postRunningCard } from '../kit/run-start.ts';
 import { endOfRun, endStep, type StepEnd, stepOutputs } from './workflow-step-finish.ts';
@@ -62,106 +62,102 @@ export function readStepInputs(inputs: Record<string, unknown>): StepInputs | { 
   };
 }
 
-export function registerWorkflowSteps(app: App, deps: SlackDeps): void {
-  app.function(FUNCTIONS.runRunbook, async ({ inputs, client, event, fail, body }) => {
-    const functionExecutionId = event.function_execution_id;
-    const store = deps.access.store;
-    // Before anything started, a failure needs no claim: nothing can have ended the step twice.
-    const refuse = async (error: string) => {
-      await fail({ error }).catch((err: unknown) => deps.logger.warn({ err }, 'could not fail the workflow step'));
-    };
-    let begun = false;
-    try {
-      const input = readStepInputs(inputs as Record<string, unknown>);
-      if ('error' in input) return await refuse(input.error);
-      const teamId = (body as { team_id?: string }).team_id ?? null;
-      const actor = await actorFor(
-        deps,
-        client,
-        { userId: input.actor, teamId, channelId: input.channel, destinationChannel: input.channel },
-        // The step's channel is chosen by the workflow: judged like any destination, against the actor.
-        { email: true, checkDestination: true },
+/** The step ran in a workflow: check, start the run once, and end the step (now, or through the watcher). */
+export async function runStepExecuted(
+  { inputs, client, event, fail, body }: FunctionArgs,
+  ctx: HandlerContext,
+): Promise<void> {
+  const { deps } = ctx;
+  const functionExecutionId = event.function_execution_id;
+  const store = deps.access.store;
+  // Before anything started, a failure needs no claim: nothing can have ended the step twice.
+  const refuse = async (error: string) => {
+    await fail({ error }).catch((err: unknown) => deps.logger.warn({ err }, 'could not fail the workflow step'));
+  };
+  let begun = false;
+  try {
+    const input = readStepInputs(inputs as Record<string, unknown>);
+    if ('error' in input) return await refuse(input.error);
+    const teamId = (body as { team_id?: string }).team_id ?? null;
+    const actor = await actorFor(
+      deps,
+      client,
+      { userId: input.actor, teamId, channelId: input.channel, destinationChannel: input.channel },
+      // The step's channel is chosen by the workflow: judged like any destination, against the actor.
+      { email: true, checkDestination: true },
+    );
+    // A runbook hidden from this person reads as unknown, but the refusal is still audited.
+    const resolution = await (await visibilityFor(deps, actor)).resolve(input.runbook, 'workflow.run');
+    if (resolution.kind !== 'match') {
+      return await refuse(
+        resolution.kind === 'several'
+          ? `Several runbooks match "${input.runbook}"; give its id or full name.`
+          : `No runbook "${input.runbook}" that this person may see.`,
       );
-      const resolution = await (await visibilityFor(deps, actor)).resolve(input.runbook);
-      if (resolution.kind !== 'match') {
-        // A runbook hidden from this person reads as unknown, but the gate still records the refusal.
-        const hidden = await deps.catalog.resolve(input.runbook);
-        if (hidden.kind === 'match') {
-          await gate(deps, actor, {
-            intent: 'run',
-            runbook: runbookFacts(deps, hidden.runbook),
-            auditAction: 'workflow.run',
-          });
-        }
-        return await refuse(
-          resolution.kind === 'several'
-            ? `Several runbooks match "${input.runbook}"; give its id or full name.`
-            : `No runbook "${input.runbook}" that this person may see.`,
-        );
-      }
-      const runbook = await loadRunbook(deps, resolution.runbook.id);
-      const checked = validateObject(parseInputSchema(runbook.inputSchema), input.params);
-      if (!checked.ok) return await refuse(`Input values refused: ${describeFieldErrors(checked.errors)}.`);
-      const choices = await deps.proxies.choicesFor(runbook);
-      const defaults = input.channel ? await store.channelDefaults.get(input.channel) : null;
-      const proxyId = input.proxy ?? defaults?.proxyId ?? choices.initial;
-      if (!proxyId || (choices.options.length > 0 && !choices.options.some((p) => p.id === proxyId))) {
-        return await refuse(notOfferedSentence(proxyId, choices.options, 'The '));
-      }
-      // Slack may deliver the event again: only the first delivery starts a run.
-      const first = await store.workflowSteps.begin(
-        {
-          functionExecutionId,
-          runbookId: runbook.id,
-          runbookName: runbook.name,
-          actorId: actor.userId,
-          channel: input.channel,
-          waitForCompletion: input.wait,
-        },
-        deps.now(),
-      );
-      if (!first) return;
-      begun = true;
-      const request = { runbook, proxyId, params: checked.params };
-      const result = await runWithoutApproval(deps, actor, request, 'workflow.run', 'from a workflow');
-      const end = (e: StepEnd) => endStep(store, client, deps.logger, functionExecutionId, e, deps.now);
-      if (result.kind !== 'started') {
-        await end({ kind: 'failed', error: notStartedSentence(runbook.name, result) });
-        return;
-      }
-      const executionId = result.run.executionIds[0] ?? '';
-      await store.workflowSteps.attachExecution(functionExecutionId, executionId, deps.now());
-      const card = await postRunningCard(deps, client, result.run);
-      if (input.wait) {
-        // The watcher ends the step when the run ends. A run so quick that its watch finished before the
-        // step was linked to it is ended here (endStep's claim keeps that exactly once).
-        const watch = await store.watches.get(executionId);
-        if (watch && watch.state !== 'active') {
-          const step = await store.workflowSteps.get(functionExecutionId);
-          const execution = await deps.api.executions.get(executionId);
-          if (step) await end(endOfRun(step, execution, watch.state === 'stale', await permalinkOf(client, card)));
-        }
-        return;
-      }
-      const cardLink = await permalinkOf(client, card);
-      await end({ kind: 'completed', outputs: stepOutputs({ executionId, status: 'running', cardLink }) });
-    } catch (err) {
-      deps.logger.warn({ err, functionExecutionId }, 'workflow step failed');
-      // Once begun, the step is only ever ended through the store's claim: a failure that cannot even
-      // read the store (the process stopping under this listener) must not end a step that the
-      // watcher of the next start will end with the run's result.
-      const claimable = begun || (await store.workflowSteps.get(functionExecutionId).catch(() => null)) !== null;
-      const sentence = `The runbook step failed. ${describeFailure(err)}`;
-      if (!claimable) await refuse(sentence);
-      else
-        await endStep(
-          store,
-          client,
-          deps.logger,
-          functionExecutionId,
-          { kind: 'failed', error: sentence },
-          deps.now,
-        ).catch(() => {});
     }
-  });
+    const runbook = await loadRunbook(deps, resolution.runbook.id);
+    const checked = runParams(parseInputSchema(runbook.inputSchema), input.params);
+    if (!checked.ok) return await refuse(`Input values refused: ${describeFieldErrors(checked.errors)}.`);
+    // The step names its channel: that is the destination; the proxy is chosen like every run's.
+    const { proxyId } = await chooseRun(deps, runbook, input.channel, {
+      proxyId: input.proxy,
+      destination: input.channel,
+    });
+    const badProxy = await proxyRefusal(deps, runbook, proxyId);
+    if (badProxy !== null || !proxyId) return await refuse(badProxy ?? '');
+    // Slack may deliver the event again: only the first delivery starts a run.
+    const first = await store.workflowSteps.begin(
+      {
+        functionExecutionId,
+        runbookId: runbook.id,
+        runbookName: runbook.name,
+        actorId: actor.userId,
+        channel: input.channel,
+        waitForCompletion: input.wait,
+      },
+      deps.now(),
+    );
+    if (!first) return;
+    begun = true;
+    const request = { runbook, proxyId, params: checked.params };
+    const result = await runWithoutApproval(deps, actor, request, 'workflow.run', 'from a workflow');
+    const end = (e: StepEnd) => endStep(store, client, deps.logger, functionExecutionId, e, deps.now);
+    if (result.kind !== 'started') {
+      await end({ kind: 'failed', error: notStartedSentence(runbook.name, result) });
+      return;
+    }
+    const executionId = result.run.executionIds[0] ?? '';
+    await store.workflowSteps.attachExecution(functionExecutionId, executionId, deps.now());
+    const card = await postRunningCard(deps, client, result.run);
+    if (input.wait) {
+      // The watcher ends the step when the run ends. A run so quick that its watch finished before the
+      // step was linked to it is ended here (endStep's claim keeps that exactly once).
+      const watch = await store.watches.get(executionId);
+      if (watch && watch.state !== 'active') {
+        const step = await store.workflowSteps.get(functionExecutionId);
+        const execution = await deps.api.executions.get(executionId);
+        if (step) await end(endOfRun(step, execution, watch.state === 'stale', await permalinkOf(client, card)));
+      }
+      return;
+    }
+    const cardLink = await permalinkOf(client, card);
+    await end({ kind: 'completed', outputs: stepOutputs({ executionId, status: 'running', cardLink }) });
+  } catch (err) {
+    deps.logger.warn({ err, functionExecutionId }, 'workflow step failed');
+    // Once begun, the step is only ever ended through the store's claim: a failure that cannot even
+    // read the store (the process stopping under this listener) must not end a step that the
+    // watcher of the next start will end with the run's result.
+    const claimable = begun || (await store.workflowSteps.get(functionExecutionId).catch(() => null)) !== null;
+    const sentence = `The runbook step failed. ${describeFailure(err)}`;
+    if (!claimable) await refuse(sentence);
+    else
+      await endStep(
+        store,
+        client,
+        deps.logger,
+        functionExecutionId,
+        { kind: 'failed', error: sentence },
+        deps.now,
+      ).catch(() => {});
+  }
 }

@@ -1,0 +1,109 @@
+// The request context, built once per request in Bolt middleware for every kind of request (command,
+// action, view submission, options, shortcut, event, mention, workflow step) and handed to each
+// listener by kit/listen.ts. The dependencies are resolved per request (`depsFor`), so a later
+// installation lookup (one workspace's Runbook API connection) changes this file, not a listener.
+import type { AnyMiddlewareArgs, App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { SlackDeps } from './kit/deps.ts';
+import { attachContext, type HandlerContext, type Reply, respondWith } from './kit/handler-context.ts';
+import { interactionContext } from './kit/interaction-context.ts';
+import { postToConversation } from './kit/post-to-conversation.ts';
+
+type Respond = Parameters<typeof respondWith>[0];
+
+interface RequestArgs {
+  body: unknown;
+  client: WebClient;
+  context: Record<string, unknown> & { teamId?: string; enterpriseId?: string };
+  respond?: Respond;
+}
+
+interface CommandBody {
+  command: string;
+  user_id: string;
+  team_id?: string;
+  enterprise_id?: string;
+  channel_id?: string;
+  trigger_id?: string;
+}
+
+interface EventBody {
+  type: 'event_callback';
+  team_id?: string;
+  enterprise_id?: string;
+  event: { type?: string; user?: unknown; team?: unknown; channel?: unknown; ts?: string; thread_ts?: string };
+}
+
+/**
+ * A mention is answered privately in its thread. Where Slack refuses the ephemeral (a rate limit, any
+ * error), the answer goes to the person's DM, else it is dropped and logged: never posted in the
+ * thread, where the whole channel would read what was meant for one person.
+ */
+function answerInThread(deps: SlackDeps, client: WebClient, channel: string, user: string, threadTs: string) {
+  return async (reply: Reply): Promise<void> => {
+    await postToConversation(client, deps.logger, channel, user, {
+      text: reply.text,
+      blocks: reply.blocks,
+      ephemeralTo: user,
+      threadTs,
+    });
+  };
+}
+
+/** The request context of one request. */
+export function requestContext(args: RequestArgs, deps: SlackDeps): HandlerContext {
+  const { client, context } = args;
+  const body = args.body as Partial<CommandBody> & Partial<EventBody>;
+  if (typeof body.command === 'string') {
+    return {
+      deps,
+      client,
+      userId: body.user_id ?? '',
+      teamId: body.team_id ?? null,
+      enterpriseId: body.enterprise_id ?? null,
+      channelId: body.channel_id ?? null,
+      triggerId: body.trigger_id ?? null,
+      respond: respondWith(args.respond!),
+    };
+  }
+  if (body.type === 'event_callback' && body.event) {
+    const event = body.event;
+    const userId = typeof event.user === 'string' ? event.user : '';
+    const channelId = typeof event.channel === 'string' ? event.channel : null;
+    const base = interactionContext(deps, client, { user: { id: userId } }, undefined, channelId);
+    const teamId = (typeof event.team === 'string' ? event.team : null) ?? context.teamId ?? body.team_id ?? null;
+    const enterpriseId = context.enterpriseId ?? body.enterprise_id ?? null;
+    if (event.type === 'app_mention' && channelId && event.ts) {
+      const threadTs = event.thread_ts ?? event.ts;
+      return {
+        ...base,
+        teamId,
+        enterpriseId,
+        threadTs,
+        respond: answerInThread(deps, client, channelId, userId, threadTs),
+      };
+    }
+    return { ...base, teamId, enterpriseId };
+  }
+  return interactionContext(deps, client, body as Parameters<typeof interactionContext>[2], args.respond);
+}
+
+export interface RequestContextSettings {
+  /** The dependencies of one request (today the same for every request; per installation with tenancy). */
+  depsFor: (args: AnyMiddlewareArgs) => SlackDeps;
+  /** Republishes a person's App Home (the home feature's): features do not import each other. */
+  publishHome: (deps: SlackDeps, client: WebClient, userId: string) => Promise<void>;
+}
+
+/** Builds the request context before any listener runs. */
+export function installRequestContext(app: App, settings: RequestContextSettings): void {
+  app.use(async (args) => {
+    const request = args as unknown as RequestArgs & { next: () => Promise<void> };
+    const ctx = requestContext(request, settings.depsFor(args));
+    attachContext(request.context, {
+      ...ctx,
+      refreshHome: () => settings.publishHome(ctx.deps, ctx.client, ctx.userId),
+    });
+    await request.next();
+  });
+}

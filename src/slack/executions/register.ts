@@ -1,0 +1,23 @@
+// The executions feature's listeners.
+import { ACTIONS, VIEWS } from '../kit/ids.ts';
+import { button, type Registration, view } from '../kit/listen.ts';
+import {
+  executionDetailsClicked,
+  executionRefreshClicked,
+  executionsPageClicked,
+  fullOutputClicked,
+  rerunClicked,
+} from './execution-actions.ts';
+import { findClicked, findSubmitted, outputPageClicked } from './output-actions.ts';
+
+export const executionsListeners: readonly Registration[] = [
+  // Previous/Next carry `_prev`/`_next` so their action_ids are unique within the block.
+  button(new RegExp(`^${ACTIONS.executionsPage}_`), 'Paging the executions', executionsPageClicked),
+  button(ACTIONS.executionStatus, 'Showing the execution', executionDetailsClicked),
+  button(ACTIONS.executionRefresh, 'Showing the execution', executionRefreshClicked),
+  button(ACTIONS.executionOutput, 'Showing the output', fullOutputClicked),
+  button(ACTIONS.executionRerun, 'Opening the re-run form', rerunClicked),
+  button(ACTIONS.executionFind, 'Opening Find in output', findClicked),
+  button(new RegExp(`^${ACTIONS.outputPage}_`), 'Paging the output', outputPageClicked),
+  view(VIEWS.outputFind, findSubmitted),
+];

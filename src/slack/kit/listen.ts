@@ -1,0 +1,126 @@
+// Listeners as data: each feature lists its named callbacks in its register.ts, and `registerListeners`
+// wires them onto Bolt, handing each the request context the middleware built (../context.ts). A
+// callback never assembles its context. A button registered with `what` is acked first and a failure
+// becomes one sentence ("Deleting the schedule failed. …"); any other callback acks itself.
+import type {
+  ActionConstraints,
+  AllMiddlewareArgs,
+  App,
+  BlockAction,
+  GlobalShortcut,
+  MessageShortcut,
+  OptionsConstraints,
+  SlackActionMiddlewareArgs,
+  SlackCommandMiddlewareArgs,
+  SlackEventMiddlewareArgs,
+  SlackOptionsMiddlewareArgs,
+  SlackShortcutMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+  ViewSubmitAction,
+} from '@slack/bolt';
+import { contextOf, type HandlerContext } from './handler-context.ts';
+import { reportFailure } from './report-failure.ts';
+
+export type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
+export type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+export type CommandArgs = SlackCommandMiddlewareArgs & AllMiddlewareArgs;
+export type OptionsArgs = SlackOptionsMiddlewareArgs<'block_suggestion'> & AllMiddlewareArgs;
+export type ShortcutArgs<S extends GlobalShortcut | MessageShortcut = GlobalShortcut | MessageShortcut> =
+  SlackShortcutMiddlewareArgs<S> & AllMiddlewareArgs;
+export type EventArgs<E extends string> = SlackEventMiddlewareArgs<E> & AllMiddlewareArgs;
+export type FunctionArgs = Parameters<Parameters<App['function']>[1]>[0];
+
+/** A listener: Bolt's arguments and the request context. */
+export type Listener<A> = (args: A, ctx: HandlerContext) => Promise<void>;
+
+export type Registration =
+  | {
+      kind: 'action';
+      constraint: ActionConstraints<BlockAction>;
+      /** Set: acked first, and a failure is reported as "<what> failed. …". */
+      what?: string;
+      listener: Listener<ActionArgs>;
+    }
+  | { kind: 'view'; callbackId: string; listener: Listener<ViewArgs> }
+  | { kind: 'command'; command: string; listener: Listener<CommandArgs> }
+  | { kind: 'options'; constraint: OptionsConstraints; listener: Listener<OptionsArgs> }
+  | { kind: 'shortcut'; callbackId: string; listener: Listener<ShortcutArgs<never>> }
+  | { kind: 'event'; event: string; listener: Listener<EventArgs<string>> }
+  | { kind: 'function'; callbackId: string; listener: Listener<FunctionArgs> };
+
+/** A button or select: acked first; a failure becomes "<what> failed. …". */
+export function button(actionId: string | RegExp, what: string, listener: Listener<ActionArgs>): Registration {
+  return { kind: 'action', constraint: { action_id: actionId }, what, listener };
+}
+
+/** A block action that acks itself (a picker answered in its modal, say). */
+export function action(constraint: ActionConstraints<BlockAction>, listener: Listener<ActionArgs>): Registration {
+  return { kind: 'action', constraint, listener };
+}
+
+export function view(callbackId: string, listener: Listener<ViewArgs>): Registration {
+  return { kind: 'view', callbackId, listener };
+}
+
+export function command(name: string, listener: Listener<CommandArgs>): Registration {
+  return { kind: 'command', command: name, listener };
+}
+
+export function options(constraint: OptionsConstraints, listener: Listener<OptionsArgs>): Registration {
+  return { kind: 'options', constraint, listener };
+}
+
+export function shortcut<S extends GlobalShortcut | MessageShortcut>(
+  callbackId: string,
+  listener: Listener<ShortcutArgs<S>>,
+): Registration {
+  return { kind: 'shortcut', callbackId, listener: listener as Listener<ShortcutArgs<never>> };
+}
+
+export function event<E extends string>(name: E, listener: Listener<EventArgs<E>>): Registration {
+  return { kind: 'event', event: name, listener: listener as unknown as Listener<EventArgs<string>> };
+}
+
+export function stepFunction(callbackId: string, listener: Listener<FunctionArgs>): Registration {
+  return { kind: 'function', callbackId, listener };
+}
+
+/** Wires each registration onto the app; every callback gets the request context of its request. */
+export function registerListeners(app: App, registrations: readonly Registration[]): void {
+  for (const r of registrations) {
+    switch (r.kind) {
+      case 'action': {
+        const { what, listener } = r;
+        app.action<BlockAction>(r.constraint, async (args) => {
+          const ctx = contextOf(args);
+          if (what === undefined) return listener(args, ctx);
+          await args.ack();
+          try {
+            await listener(args, ctx);
+          } catch (err) {
+            await reportFailure(ctx, err, what);
+          }
+        });
+        break;
+      }
+      case 'view':
+        app.view<ViewSubmitAction>(r.callbackId, (args) => r.listener(args, contextOf(args)));
+        break;
+      case 'command':
+        app.command(r.command, (args) => r.listener(args, contextOf(args)));
+        break;
+      case 'options':
+        app.options<'block_suggestion'>(r.constraint, (args) => r.listener(args, contextOf(args)));
+        break;
+      case 'shortcut':
+        app.shortcut(r.callbackId, (args) => r.listener(args as ShortcutArgs<never>, contextOf(args)));
+        break;
+      case 'event':
+        app.event(r.event, (args) => r.listener(args as EventArgs<string>, contextOf(args)));
+        break;
+      case 'function':
+        app.function(r.callbackId, (args) => r.listener(args, contextOf(args)));
+        break;
+    }
+  }
+}
