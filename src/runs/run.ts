@@ -19,7 +19,17 @@ import { disabledReason, isRunnable } from './runnable.ts';
 /** Why nothing happened, with the sentence for the person (never naming a runbook they may not view). */
 export type Refusal = {
   kind: 'refused';
-  reason: 'hidden' | 'denied' | 'limited' | 'misdirected' | 'disabled' | 'invalid' | 'not-found' | 'late' | 'duplicate';
+  reason:
+    | 'hidden'
+    | 'denied'
+    | 'limited'
+    | 'misdirected'
+    | 'disabled'
+    | 'invalid'
+    | 'not-found'
+    | 'late'
+    | 'duplicate'
+    | 'expired';
   sentence: string;
 };
 
