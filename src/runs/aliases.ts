@@ -11,24 +11,23 @@ import { notOfferedSentence } from '../catalog/proxy-directory.ts';
 import type { ChannelDefaults, RunAlias } from '../store/saved-runs.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { bareFacts, gate, recordDenial, refuseSavedDestination, runbookFacts, subjectOf } from './gate.ts';
+import {
+  bareFacts,
+  gate,
+  recordAction,
+  recordDenial,
+  refuseSavedDestination,
+  runbookFacts,
+  subjectOf,
+} from './gate.ts';
 
 export type AliasOutcome<T> =
   | { kind: 'ok'; value: T }
   /** hidden: `view` denied (the sentence does not name the runbook). */
   | { kind: 'refused'; reason: 'hidden' | 'denied' | 'invalid' | 'misdirected'; sentence: string };
 
-async function audited(deps: RunsDeps, actor: Actor, action: string, target: string, detail: string): Promise<void> {
-  await deps.access.audit.record({
-    userId: actor.userId,
-    teamId: actor.teamId,
-    channel: actor.channelId,
-    action,
-    target,
-    outcome: 'ok',
-    detail,
-    tid: null,
-  });
+function audited(deps: RunsDeps, actor: Actor, action: string, target: string, detail: string): Promise<void> {
+  return recordAction(deps, actor, action, target, 'ok', detail);
 }
 
 export async function addAlias(
