@@ -7,7 +7,6 @@
 // when saved (destinations.ts: it exists, the bot can post there, the person saving it is in it, never a
 // DM) and again on every use, against who saved it. Every change and every refusal is audited.
 import type { Workflow } from '../api/schemas.ts';
-import { notOfferedSentence } from '../catalog/proxy-directory.ts';
 import type { ChannelDefaults, RunAlias } from '../store/saved-runs.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
@@ -20,6 +19,7 @@ import {
   runbookFacts,
   subjectOf,
 } from './gate.ts';
+import { proxyRefusal } from './run-choice.ts';
 
 export type AliasOutcome<T> =
   | { kind: 'ok'; value: T }
@@ -51,6 +51,8 @@ export async function addAlias(
       reason: 'invalid',
       sentence: 'Aliases belong to a channel; add it in the channel that uses it.',
     };
+  const badProxy = alias.proxyId ? await proxyRefusal(deps, alias.runbook, alias.proxyId, 'Not saved: ') : null;
+  if (badProxy) return { kind: 'refused', reason: 'invalid', sentence: badProxy };
   const verdict = await gate(deps, actor, {
     intent: 'schedule',
     runbook: runbookFacts(deps, alias.runbook),
@@ -185,13 +187,9 @@ export async function changeChannelDefaults(
   }
   // The same check as an alias's --proxy: a default nobody can run on is refused, not stored.
   if (change.proxyId) {
-    const known = (await deps.proxies.choicesFor(null)).options;
-    if (known.length > 0 && !known.some((p) => p.id === change.proxyId)) {
-      return {
-        kind: 'refused',
-        reason: 'invalid',
-        sentence: notOfferedSentence(change.proxyId, known, 'Not saved: '),
-      };
+    const badDefault = await proxyRefusal(deps, null, change.proxyId, 'Not saved: ');
+    if (badDefault) {
+      return { kind: 'refused', reason: 'invalid', sentence: badDefault };
     }
   }
   // The saved result channel is judged against whoever last changed the defaults, so changing only the

@@ -5,12 +5,11 @@
 import { describeApiError, NotFoundError } from '../api/errors.ts';
 import { type Schedule, type ScheduleWrite, Workflow } from '../api/schemas.ts';
 import { parseInputSchema } from '../forms/input-schema.ts';
-import type { ApprovalNeed } from '../policy/policy.ts';
 import type { Approval } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { maskErrorSecrets } from './execution-secrets.ts';
-import { gate, recordDenial, runbookFacts } from './gate.ts';
+import { gate, type RunApprovalNeed, recordDenial, runbookFacts } from './gate.ts';
 import { askApproval, type Refusal, refused } from './run.ts';
 
 export interface ScheduleRequest {
@@ -24,7 +23,7 @@ export interface ScheduleRequest {
 
 export type ScheduleResult =
   | { kind: 'saved'; schedule: Schedule; created: boolean }
-  | { kind: 'approval-requested'; approval: Approval; need: ApprovalNeed }
+  | { kind: 'approval-requested'; approval: Approval; need: RunApprovalNeed }
   | { kind: 'failed'; error: unknown }
   | Refusal;
 
