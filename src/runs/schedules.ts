@@ -5,12 +5,11 @@
 import { describeApiError, NotFoundError } from '../api/errors.ts';
 import { type Schedule, type ScheduleWrite, Workflow } from '../api/schemas.ts';
 import { parseInputSchema } from '../forms/input-schema.ts';
-import type { ApprovalNeed } from '../policy/policy.ts';
 import type { Approval } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { maskErrorSecrets } from './execution-secrets.ts';
-import { gate, recordDenial, runbookFacts } from './gate.ts';
+import { gate, type RunApprovalNeed, recordDenial, runbookFacts } from './gate.ts';
 import { askApproval, type Refusal, refused } from './run.ts';
 
 export interface ScheduleRequest {
@@ -24,7 +23,7 @@ export interface ScheduleRequest {
 
 export type ScheduleResult =
   | { kind: 'saved'; schedule: Schedule; created: boolean }
-  | { kind: 'approval-requested'; approval: Approval; need: ApprovalNeed }
+  | { kind: 'approval-requested'; approval: Approval; need: RunApprovalNeed }
   | { kind: 'failed'; error: unknown }
   | Refusal;
 
@@ -34,6 +33,20 @@ async function runbookOfSchedule(deps: RunsDeps, schedule: Schedule): Promise<Wo
     (await deps.catalog.get(schedule.runbookId).catch(() => null)) ??
     Workflow.parse({ id: schedule.runbookId, name: schedule.runbookName || schedule.runbookId })
   );
+}
+
+/** Actions that would write the form's expression: refused while the schedule is paused. */
+const EDITS = new Set(['schedule.open', 'schedule.update']);
+
+/**
+ * Editing a paused schedule is refused: the API holds the never-firing expression (schedule-pauses.ts),
+ * so the form would show it, and saving any expression would un-pause it behind the store's back.
+ */
+async function refusePausedEdit(deps: RunsDeps, scheduleId: string): Promise<Refusal | null> {
+  const pause = await deps.access.store.schedulePauses.get(scheduleId);
+  return pause
+    ? refused('invalid', 'That schedule is paused; resume it from /runbook schedules first, then edit it.')
+    : null;
 }
 
 /**
@@ -55,6 +68,10 @@ export async function checkScheduleChange(
     auditTarget: target,
   });
   if (!verdict.allowed) return refused(verdict.reason, verdict.sentence);
+  if (EDITS.has(auditAction)) {
+    const paused = await refusePausedEdit(deps, schedule.id);
+    if (paused) return paused;
+  }
   if (deps.access.policy.scheduleOwnersOnly) {
     const owner = await deps.access.store.scheduleOwners.get(schedule.id);
     if (owner && owner.userId !== actor.userId) {
@@ -121,6 +138,11 @@ export async function writeSchedule(
     params: JSON.stringify(request.params),
     schedule: request.cron,
   };
+  // An approved edit is carried out later: the schedule may have been paused meanwhile.
+  if (request.scheduleId) {
+    const paused = await refusePausedEdit(deps, request.scheduleId);
+    if (paused) return paused;
+  }
   const audit = (outcome: 'ok' | 'error', detail: string, tid: string | null, id: string | null) =>
     deps.access.audit.record({
       userId: actor.userId,
@@ -172,6 +194,8 @@ export async function deleteSchedule(deps: RunsDeps, actor: Actor, scheduleId: s
     return refused('not-found', 'That schedule no longer exists; the list below is up to date.');
   }
   await deps.access.store.scheduleOwners.remove(scheduleId);
+  // A paused schedule deleted is gone with its pause: nothing is left to resume.
+  await deps.access.store.schedulePauses.remove(scheduleId);
   await deps.access.audit.record({
     userId: actor.userId,
     teamId: actor.teamId,

@@ -15,6 +15,7 @@ import {
 } from './row-mappers.ts';
 import type { SqlDialect, SqlDriver, SqlRow } from './sql-driver.ts';
 import { aliasStore, channelDefaultsStore, workflowStepStore } from './sql-saved-runs.ts';
+import { schedulePauseStore } from './sql-schedule-pauses.ts';
 import type {
   ApprovalStore,
   AuditStore,
@@ -563,6 +564,14 @@ function approvalStore(db: SqlDriver): ApprovalStore {
         return { userId: String(row.user_id), groups, at: Number(row.voted_at) };
       });
     },
+    async withdrawVote(id, userId) {
+      const result = await db.query(
+        `DELETE FROM approval_votes WHERE approval_id = $1 AND user_id = $2
+         AND EXISTS (SELECT 1 FROM approvals WHERE id = $1 AND state = 'pending')`,
+        [id, userId],
+      );
+      return result.rowCount === 1;
+    },
     async listPending(now, limit) {
       const { rows } = await db.query(
         `SELECT * FROM approvals WHERE state = 'pending' AND expires_at > $1 ORDER BY created_at, id LIMIT $2`,
@@ -708,6 +717,7 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     subscriptions: subscriptionStore(db),
     cursors: cursorStore(db),
     scheduleOwners: scheduleOwnerStore(db),
+    schedulePauses: schedulePauseStore(db),
     approvals: approvalStore(db),
     audit: auditStore(db),
     runDrafts: runDraftStore(db),

@@ -1,5 +1,6 @@
 // Approve / Reject buttons on approval requests, and the reason modal a rejection asks for.
 import type { ButtonAction } from '@slack/bolt';
+import { findApproval } from '../../runs/approvals.ts';
 import { buildRejectModal } from '../kit/approval.ts';
 import { errorModal } from '../kit/common.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
@@ -26,7 +27,7 @@ export async function approveClicked({ ack, body }: ActionArgs, ctx: HandlerCont
 export async function rejectClicked({ ack, body, client }: ActionArgs, ctx: HandlerContext): Promise<void> {
   await ack();
   const approvalId = (body.actions[0] as ButtonAction).value ?? '';
-  const approval = await ctx.deps.access.store.approvals.get(approvalId).catch(() => null);
+  const approval = await findApproval(ctx.deps, approvalId);
   const channel = body.channel?.id ?? body.container?.channel_id ?? '';
   const metadata = JSON.stringify({ a: approvalId, c: channel });
   await client.views

@@ -1,8 +1,12 @@
 // Approve, Reject and expiry of approval requests: each one use case from src/runs/approvals.ts, its
 // result rendered here, and both copies of the request brought in step (../kit/approval-request.ts).
 import type { WebClient } from '@slack/web-api';
-import { isQuorum } from '../../policy/quorum.ts';
-import { approveRequest as approve, expireApprovals as expire, rejectRequest as reject } from '../../runs/approvals.ts';
+import {
+  approveRequest as approve,
+  expireApprovals as expire,
+  needsSeveralApprovals,
+  rejectRequest as reject,
+} from '../../runs/approvals.ts';
 import { actorFor } from '../kit/actor.ts';
 import { refreshApprovalMessages } from '../kit/approval-request.ts';
 import { errorMessage, noticeMessage } from '../kit/common.ts';
@@ -16,7 +20,14 @@ import { postRunningCard } from '../kit/run-start.ts';
 export async function approveRequest(ctx: HandlerContext, approvalId: string): Promise<void> {
   const { deps, client } = ctx;
   const approver = await actorFor(deps, client, ctx);
-  const result = await approve(deps, approver, approvalId, (userId) => deps.access.identity.emailOf(client, userId));
+  const result = await approve(
+    deps,
+    approver,
+    approvalId,
+    (userId) => deps.access.identity.emailOf(client, userId),
+    // A quorum is decided on current membership, not the cached one.
+    (userId) => deps.access.identity.groupsOf(client, userId, { fresh: true }),
+  );
   switch (result.kind) {
     case 'refused':
       await ctx.respond(errorMessage(result.sentence));
@@ -82,7 +93,7 @@ export async function expireApprovals(deps: SlackDeps, client: WebClient): Promi
   for (const approval of expired) {
     await refreshApprovalMessages(deps, client, approval.id);
     const name = escapeMrkdwn(approval.runbookName);
-    const sentence = `:hourglass: This request to run *${name}* expired without ${isQuorum(approval.quorum) ? 'enough approvals' : 'a decision'}; nothing was run.`;
+    const sentence = `:hourglass: This request to run *${name}* expired without ${needsSeveralApprovals(approval) ? 'enough approvals' : 'a decision'}; nothing was run.`;
     if (approval.approversChannel && approval.approversTs) {
       await client.chat
         .postMessage({

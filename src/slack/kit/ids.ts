@@ -19,6 +19,8 @@ export const ACTIONS = {
   scheduleRunNowConfirmed: 'schedule_run_now_confirmed', // value: schedule id (the confirmation's Run now)
   scheduleRunNowCancel: 'schedule_run_now_cancel', // value: schedule id
   schedulesPage: 'schedules_page', // value: JSON {runbookId, token}
+  schedulePause: 'schedule_pause', // value: JSON schedule ref {id, r}
+  scheduleResume: 'schedule_resume', // value: JSON schedule ref {id, r}
   // executions
   executionsPage: 'executions_page', // value: JSON {runbook, status, last, token}
   executionStatus: 'execution_status', // value: execution id
@@ -106,7 +108,10 @@ export const STEP_INPUTS = {
   proxy: 'proxy',
   channel: 'channel',
   wait: 'wait_for_completion',
-  actor: 'invoking_user',
+  /** slack#/types/interactivity: the person who started the workflow, as Slack attests it (its `interactor`). */
+  startedBy: 'started_by',
+  /** The old "Run as" (a plain user id anyone can map): checked against the attested person, never trusted. */
+  runAs: 'invoking_user',
 } as const;
 
 export const STEP_OUTPUTS = {

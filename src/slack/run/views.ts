@@ -3,12 +3,14 @@
 // start the run, posting the live message where the person asked.
 import { createHash } from 'node:crypto';
 import type { ViewSubmitAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { readFormValues } from '../../forms/read-form-values.ts';
 import { plainTextMentions } from '../../mentions.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { loadRunbook, type RunResult, runFromForm } from '../../runs/run.ts';
+import { isOfferedProxy } from '../../runs/run-choice.ts';
 import { actorFor } from '../kit/actor.ts';
 import { errorMessage, errorModal, infoModal, type SlackMessage } from '../kit/common.ts';
 import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline.ts';
@@ -63,7 +65,7 @@ type Prepared =
   | { kind: 'ready'; runbook: Workflow; proxyId: string; params: Record<string, unknown>; channel: string | null };
 
 /** Reads and validates the submission against the runbook's schema. Decides nothing about who may run it. */
-async function readSubmission(deps: SlackDeps, body: ViewSubmitAction): Promise<Prepared> {
+async function readSubmission(deps: SlackDeps, body: ViewSubmitAction, client: WebClient): Promise<Prepared> {
   const view = body.view;
   const meta = decodeRunMetadata(view.private_metadata);
   if (!meta.r) return { kind: 'errors', errors: { [BLOCKS.runbookPicker]: 'Pick a runbook first.' } };
@@ -73,16 +75,18 @@ async function readSubmission(deps: SlackDeps, body: ViewSubmitAction): Promise<
   const tooLong = oversizedFields(values);
   if (tooLong) return { kind: 'errors', errors: tooLong };
   const spec = parseInputSchema(runbook.inputSchema);
-  const form = spec.kind === 'empty' ? { ok: true as const, params: {} } : readFormValues(spec, values);
+  // A picked date-time is in the person's Slack time zone: written with its offset.
+  const timeZone =
+    spec.kind === 'fields' && spec.fields.some((f) => f.kind === 'datetime')
+      ? ((await deps.access.identity.timeZoneOf(client, body.user.id))?.id ?? null)
+      : null;
+  const form = spec.kind === 'empty' ? { ok: true as const, params: {} } : readFormValues(spec, values, timeZone);
   const proxyId = readProxy(values);
   const errors: Record<string, string> = form.ok ? {} : { ...form.errors };
   if (!proxyId) errors[BLOCKS.proxy] = 'Choose the proxy that should run it.';
   else {
     // A select only offers listed proxies; a value outside them did not come from our form.
-    const choices = await deps.proxies.choicesFor(runbook);
-    if (choices.options.length > 0 && !choices.options.some((p) => p.id === proxyId)) {
-      errors[BLOCKS.proxy] = 'Choose one of the offered proxies.';
-    }
+    if (!(await isOfferedProxy(deps, runbook, proxyId))) errors[BLOCKS.proxy] = 'Choose one of the offered proxies.';
   }
   if (Object.keys(errors).length > 0 || !form.ok || !proxyId) return { kind: 'errors', errors };
   return { kind: 'ready', runbook, proxyId, params: form.params, channel: readChannel(values) };
@@ -123,7 +127,7 @@ export async function runFormSubmitted({ ack, body, client }: ViewArgs, ctx: Han
   let prepared: Prepared | null = null;
   let actor: Actor | null = null;
   const work = (async () => {
-    prepared = await readSubmission(deps, body);
+    prepared = await readSubmission(deps, body, client);
     if (prepared.kind === 'errors') return null;
     const meta = decodeRunMetadata(body.view.private_metadata);
     // A preselected channel saved by someone (defaults, an alias), submitted unchanged, is judged against them.
