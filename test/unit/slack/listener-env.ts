@@ -3,6 +3,7 @@
 // real use cases (the emulator behind the real API client, a SQLite store, a parsed policy).
 import type { WebClient } from '@slack/web-api';
 import { createLogger } from '../../../src/logger.ts';
+import { actorFor } from '../../../src/slack/kit/actor.ts';
 import type { SlackDeps } from '../../../src/slack/kit/deps.ts';
 import type { HandlerContext, Reply } from '../../../src/slack/kit/handler-context.ts';
 import { Identity } from '../../../src/slack/kit/identity.ts';
@@ -123,6 +124,7 @@ export async function startListenerEnv(policyYaml: string): Promise<ListenerEnv>
         respond: async (reply) => {
           replies.push(reply);
         },
+        actor: (options = {}) => actorFor(slackDeps, client, { userId, teamId: 'T01', channelId }, options),
         refreshHome: async () => {
           calls.push({ method: 'refreshHome', args: { userId } });
         },
