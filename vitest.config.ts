@@ -9,5 +9,10 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Most files mostly wait (timers, child processes, HTTP round trips): one worker per core, where
+    // vitest's default of one fewer leaves a single worker on a 2-core machine. Isolation stays on:
+    // modules keep state a file must not inherit (e.g. the registry of the tokens the bot made,
+    // src/slack/blocks/mrkdwn.ts, that the outgoing guard trusts).
+    maxWorkers: '100%',
   },
 });

@@ -4,7 +4,7 @@
 // does, `listMatching` returns exactly the rows that satisfy `matches`:
 // - every row is re-checked here, so a server that ignores or loosens the filter adds nothing;
 // - the first time an expression of a given shape is sent, one page the server did not narrow is read
-//   beside it: a matching row there that the filtered answer lacks proves the server drops rows, and
+//   just before it: a matching row there that the filtered answer lacks proves the server drops rows, and
 //   the process stops sending that shape; a filtered answer that kept every matching row (and only
 //   those) is trusted from then on;
 // - a 400 is retried once without the filter, and that shape is not sent again by this process;
@@ -133,8 +133,9 @@ function encodeCursor(c: Cursor): string {
 }
 
 function decodeCursor(text: string | undefined): Cursor | null {
-  const m = /^([fu])(\d{1,4})\.(\d{1,6})\.(.*)$/s.exec(text ?? '');
-  if (!m) return null;
+  const m = /^([fu])(\d{1,3})\.(\d{1,6})\.(.*)$/s.exec(text ?? '');
+  // A cursor rides in a button value a person could edit: nothing larger than the pages we ask for.
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > SCAN_PAGE_SIZE) return null;
   return { filtered: m[1] === 'f', pageSize: Number(m[2]), skip: Number(m[3]), token: m[4]! };
 }
 

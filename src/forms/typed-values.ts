@@ -99,8 +99,15 @@ export function fieldErrorsOf(spec: FormSpec, errors: Record<string, string>): F
   return Object.entries(errors).map(([blockId, message]) => ({ name: byBlock.get(blockId) ?? '', message }));
 }
 
-/** Converts and validates typed values; nothing runs on `ok: false`. */
-export function typeValues(spec: FormSpec, typed: Readonly<Record<string, string>>): TypedValues {
+/**
+ * Converts and validates typed values; nothing runs on `ok: false`. `base` (the schema's defaults, say)
+ * fills what was not typed before the whole is validated.
+ */
+export function typeValues(
+  spec: FormSpec,
+  typed: Readonly<Record<string, string>>,
+  base: Readonly<Record<string, unknown>> = {},
+): TypedValues {
   const params: Record<string, unknown> = {};
   const errors: FieldError[] = [];
   const names = Object.keys(typed);
@@ -139,7 +146,7 @@ export function typeValues(spec: FormSpec, typed: Readonly<Record<string, string
     else errors.push({ name, message: converted.message });
   }
   if (errors.length > 0) return { ok: false, params, errors };
-  return validateObject(spec, params);
+  return validateObject(spec, { ...base, ...params });
 }
 
 /** Validates an already-typed object (a workflow step's JSON inputs) with the form's rules. */

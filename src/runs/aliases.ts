@@ -7,11 +7,11 @@
 // when saved (destinations.ts: it exists, the bot can post there, the person saving it is in it, never a
 // DM) and again on every use, against who saved it. Every change and every refusal is audited.
 import type { Workflow } from '../api/schemas.ts';
-import { notOfferedSentence } from '../catalog/proxy-directory.ts';
 import type { ChannelDefaults, RunAlias } from '../store/saved-runs.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { bareFacts, gate, recordDenial, refuseSavedDestination, runbookFacts, subjectOf } from './gate.ts';
+import { proxyRefusal } from './run-choice.ts';
 
 export type AliasOutcome<T> =
   | { kind: 'ok'; value: T }
@@ -52,6 +52,8 @@ export async function addAlias(
       reason: 'invalid',
       sentence: 'Aliases belong to a channel; add it in the channel that uses it.',
     };
+  const badProxy = alias.proxyId ? await proxyRefusal(deps, alias.runbook, alias.proxyId, 'Not saved: ') : null;
+  if (badProxy) return { kind: 'refused', reason: 'invalid', sentence: badProxy };
   const verdict = await gate(deps, actor, {
     intent: 'schedule',
     runbook: runbookFacts(deps, alias.runbook),
@@ -186,22 +188,29 @@ export async function changeChannelDefaults(
   }
   // The same check as an alias's --proxy: a default nobody can run on is refused, not stored.
   if (change.proxyId) {
-    const known = (await deps.proxies.choicesFor(null)).options;
-    if (known.length > 0 && !known.some((p) => p.id === change.proxyId)) {
-      return {
-        kind: 'refused',
-        reason: 'invalid',
-        sentence: notOfferedSentence(change.proxyId, known, 'Not saved: '),
-      };
+    const badDefault = await proxyRefusal(deps, null, change.proxyId, 'Not saved: ');
+    if (badDefault) {
+      return { kind: 'refused', reason: 'invalid', sentence: badDefault };
     }
   }
-  if (change.resultChannel) {
+  // The saved result channel is judged against whoever last changed the defaults, so changing only the
+  // proxy makes the person answer for the result channel they keep.
+  const kept = change.resultChannel === undefined;
+  const resultChannel = kept
+    ? ((await deps.access.store.channelDefaults.get(channel))?.resultChannel ?? null)
+    : change.resultChannel;
+  if (resultChannel) {
     const misdirected = await refuseSavedDestination(
       deps,
-      { ...actor, destinationChannel: change.resultChannel },
+      { ...actor, destinationChannel: resultChannel },
       { action: 'defaults.set', target: `channel ${channel}` },
     );
-    if (misdirected) return { kind: 'refused', reason: 'misdirected', sentence: misdirected };
+    if (misdirected) {
+      const sentence = kept
+        ? `Not saved: these defaults keep their result channel, and you would answer for it. ${misdirected}`
+        : misdirected;
+      return { kind: 'refused', reason: 'misdirected', sentence };
+    }
   }
   const saved = await deps.access.store.channelDefaults.set(channel, change, actor.userId, deps.now());
   await audited(

@@ -33,6 +33,23 @@ export function executionSecrets(inputs: ExecutionInputs, runbooks: readonly Has
   return secretValuesOf(specs, inputs.values);
 }
 
+/**
+ * The error of an API call that carried `params`, with every echo of their secret values masked in its
+ * message (and its cause's), in place: a server that quotes the value it refused must not put a
+ * password into the sentence a person reads, the audit trail or the log. Returns the same error.
+ */
+export function maskErrorSecrets<E>(error: E, spec: FormSpec, params: Record<string, unknown>): E {
+  const secrets = secretValuesOf([spec], params);
+  if (secrets.length === 0) return error;
+  const mask = secretTextMasker(secrets);
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    current.message = mask(current.message);
+    current = current.cause;
+  }
+  return error;
+}
+
 /** The execution with every echo of `secrets` masked in its output and failure reason. */
 export function maskExecution(execution: Execution, secrets: readonly string[]): Execution {
   if (secrets.length === 0) return execution;

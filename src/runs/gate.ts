@@ -11,7 +11,15 @@
 // The verdict also says whether the runbook needs approval; the use case decides what that means
 // (a run becomes an approval request; so does a schedule).
 import type { Workflow } from '../api/schemas.ts';
-import type { ApprovalNeed, Decision, PolicyAction, RunbookFacts, Subject } from '../policy/policy.ts';
+import {
+  type ApprovalNeed,
+  type Decision,
+  describeApprovers,
+  describeWhoApproves,
+  type PolicyAction,
+  type RunbookFacts,
+  type Subject,
+} from '../policy/policy.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { judgeDestination } from './destinations.ts';
@@ -53,8 +61,16 @@ export interface GateRequest {
   rateLimited?: boolean;
 }
 
+/** Whether approval is needed and who may give it, with the approvers already described for people. */
+export interface RunApprovalNeed extends ApprovalNeed {
+  /** "<@U1> or members of <!subteam^S1>" (sealed mentions), or "anyone but the requester". */
+  approvers: string;
+  /** "… can approve it", or with a quorum "it needs approval from both <@U1> and <@U2>" (sealed mentions). */
+  whoApproves: string;
+}
+
 export type GateVerdict =
-  | { allowed: true; approval: ApprovalNeed }
+  | { allowed: true; approval: RunApprovalNeed }
   | {
       allowed: false;
       /**
@@ -133,7 +149,18 @@ export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): 
       return { allowed: false, reason: 'limited', sentence };
     }
   }
-  return { allowed: true, approval: policy.approvalFor(request.runbook) };
+  return { allowed: true, approval: approvalNeedOf(deps, request.runbook) };
+}
+
+/** The one answer to "does a run of this runbook need approval, and who may give it". */
+export function approvalNeedOf(deps: Pick<RunsDeps, 'access'>, runbook: RunbookFacts): RunApprovalNeed {
+  const need = deps.access.policy.approvalFor(runbook);
+  return { ...need, approvers: describeApprovers(need), whoApproves: describeWhoApproves(need) };
+}
+
+/** The same for a runbook known by its API copy. */
+export function approvalNeedFor(deps: Pick<RunsDeps, 'access' | 'catalog'>, runbook: Workflow): RunApprovalNeed {
+  return approvalNeedOf(deps, runbookFacts(deps, runbook));
 }
 
 /**

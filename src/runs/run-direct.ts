@@ -3,22 +3,21 @@
 // approval: nobody is there to wait for one, so a run that needs approval is refused (audited like a
 // denial) instead of becoming a request. The person is told to use the form, where a request is made.
 import type { Workflow } from '../api/schemas.ts';
-import type { ApprovalNeed } from '../policy/policy.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { recordDenial, runbookFacts } from './gate.ts';
+import { approvalNeedFor, type RunApprovalNeed, recordDenial } from './gate.ts';
 import { type RunRequest, type RunResult, requestRun } from './run.ts';
 
 export type DirectRunResult =
   | RunResult
-  | { kind: 'needs-approval'; runbook: Workflow; need: ApprovalNeed; sentence: string };
+  | { kind: 'needs-approval'; runbook: Workflow; need: RunApprovalNeed; sentence: string };
 
 /** Whether a run of this runbook needs approval (from the API's flag or the policy). */
-export function approvalNeeded(deps: RunsDeps, runbook: Workflow): ApprovalNeed {
-  return deps.access.policy.approvalFor(runbookFacts(deps, runbook));
+export function approvalNeeded(deps: RunsDeps, runbook: Workflow): RunApprovalNeed {
+  return approvalNeedFor(deps, runbook);
 }
 
-export function needsApprovalSentence(runbook: Workflow, need: ApprovalNeed, how: string): string {
+export function needsApprovalSentence(runbook: Workflow, need: RunApprovalNeed, how: string): string {
   return `${runbook.name} needs approval (${need.reasons.join('; ')}), so it cannot start ${how}. Open its form with /runbook run to ask the approvers.`;
 }
 
@@ -33,7 +32,7 @@ export async function runWithoutApproval(
   auditAction: string,
   how: string,
 ): Promise<DirectRunResult> {
-  let need: ApprovalNeed | null = null;
+  let need: RunApprovalNeed | null = null;
   const result = await requestRun(deps, actor, request, auditAction, {
     admitted: async () => {
       const n = approvalNeeded(deps, request.runbook);
@@ -42,7 +41,7 @@ export async function runWithoutApproval(
       return false;
     },
   });
-  const refused = need as ApprovalNeed | null;
+  const refused = need as RunApprovalNeed | null;
   if (!refused) return result;
   const sentence = needsApprovalSentence(request.runbook, refused, how);
   await recordDenial(deps, actor, {

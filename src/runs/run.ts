@@ -7,11 +7,11 @@ import { parseInputSchema } from '../forms/input-schema.ts';
 import { labelInputs } from '../forms/labelled-inputs.ts';
 import { maskSecrets } from '../forms/secrets.ts';
 import { createRequest, type ScheduleAsk } from '../policy/approvals.ts';
-import type { ApprovalNeed } from '../policy/policy.ts';
 import type { Approval } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { gate, runbookFacts } from './gate.ts';
+import { maskErrorSecrets } from './execution-secrets.ts';
+import { approvalNeedFor, gate, type RunApprovalNeed, runbookFacts } from './gate.ts';
 import { paramsHash } from './run-intents.ts';
 import type { StartedRun } from './run-tracker.ts';
 import { disabledReason, isRunnable } from './runnable.ts';
@@ -19,13 +19,23 @@ import { disabledReason, isRunnable } from './runnable.ts';
 /** Why nothing happened, with the sentence for the person (never naming a runbook they may not view). */
 export type Refusal = {
   kind: 'refused';
-  reason: 'hidden' | 'denied' | 'limited' | 'misdirected' | 'disabled' | 'invalid' | 'not-found' | 'late' | 'duplicate';
+  reason:
+    | 'hidden'
+    | 'denied'
+    | 'limited'
+    | 'misdirected'
+    | 'disabled'
+    | 'invalid'
+    | 'not-found'
+    | 'late'
+    | 'duplicate'
+    | 'expired';
   sentence: string;
 };
 
 export type RunResult =
   | { kind: 'started'; runbook: Workflow; run: StartedRun; tid: string | null }
-  | { kind: 'approval-requested'; runbook: Workflow; approval: Approval; need: ApprovalNeed }
+  | { kind: 'approval-requested'; runbook: Workflow; approval: Approval; need: RunApprovalNeed }
   | { kind: 'failed'; runbook: Workflow; error: unknown }
   | Refusal;
 
@@ -68,7 +78,7 @@ export async function checkRunForm(
   actor: Actor,
   runbook: Workflow,
   auditAction = 'run.open',
-): Promise<Refusal | { kind: 'ok'; need: ApprovalNeed }> {
+): Promise<Refusal | { kind: 'ok'; need: RunApprovalNeed }> {
   const verdict = await gate(deps, actor, {
     intent: 'open-run',
     runbook: runbookFacts(deps, runbook),
@@ -142,7 +152,7 @@ export async function requestRun(
     return refused('duplicate', 'This form was already submitted, so nothing more was started.');
   }
   const current = hooks.fresh ? await hooks.fresh(runbook) : runbook;
-  const need = hooks.fresh ? deps.access.policy.approvalFor(runbookFacts(deps, current)) : verdict.approval;
+  const need = hooks.fresh ? approvalNeedFor(deps, current) : verdict.approval;
   if (need.required) {
     const approval = await askApproval(deps, actor, { ...request, runbook: current }, null);
     return { kind: 'approval-requested', runbook: current, approval, need };
@@ -165,7 +175,7 @@ export function askApproval(
       proxyId: request.proxyId,
       ask: schedule ? { kind: 'schedule', params: request.params, schedule } : { kind: 'run', params: request.params },
       paramsMasked: labelInputs(parseInputSchema(request.runbook.inputSchema), request.params),
-      quorum: deps.access.policy.approvalFor(runbookFacts(deps, request.runbook)).quorum,
+      quorum: approvalNeedFor(deps, request.runbook).quorum,
       requesterId: actor.userId,
       requesterTeam: actor.teamId,
       channel: actor.destinationChannel,
@@ -239,6 +249,7 @@ export async function startRun(
     executionIds = result.executionIds;
     tid = result.tid ?? null;
   } catch (error) {
+    maskErrorSecrets(error, parseInputSchema(runbook.inputSchema), params);
     deps.logger.warn({ err: error, runbookId: runbook.id }, 'run failed to start');
     // Refused for sure: nothing to reconcile. Otherwise (timeout, 5xx, dropped after sending) it may have
     // started: the intent stays open and reconciliation looks for its execution.

@@ -4,11 +4,12 @@
 // the runbook and params being saved, and against the schedule being changed (ownership, its runbook).
 import { describeApiError, NotFoundError } from '../api/errors.ts';
 import { type Schedule, type ScheduleWrite, Workflow } from '../api/schemas.ts';
-import type { ApprovalNeed } from '../policy/policy.ts';
+import { parseInputSchema } from '../forms/input-schema.ts';
 import type { Approval } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { gate, recordDenial, runbookFacts } from './gate.ts';
+import { maskErrorSecrets } from './execution-secrets.ts';
+import { gate, type RunApprovalNeed, recordDenial, runbookFacts } from './gate.ts';
 import { askApproval, type Refusal, refused } from './run.ts';
 
 export interface ScheduleRequest {
@@ -22,7 +23,7 @@ export interface ScheduleRequest {
 
 export type ScheduleResult =
   | { kind: 'saved'; schedule: Schedule; created: boolean }
-  | { kind: 'approval-requested'; approval: Approval; need: ApprovalNeed }
+  | { kind: 'approval-requested'; approval: Approval; need: RunApprovalNeed }
   | { kind: 'failed'; error: unknown }
   | Refusal;
 
@@ -136,6 +137,7 @@ export async function writeSchedule(
       ? await deps.api.schedules.update(request.scheduleId, write)
       : await deps.api.schedules.create(write);
   } catch (error) {
+    maskErrorSecrets(error, parseInputSchema(runbook.inputSchema), request.params);
     deps.logger.warn({ err: error, runbookId: runbook.id, scheduleId: request.scheduleId }, 'schedule was not saved');
     const errTid = (error as { tid?: unknown }).tid;
     await audit('error', describeApiError(error), typeof errTid === 'string' ? errTid : null, request.scheduleId);

@@ -7,7 +7,7 @@ import type { Decision } from '../policy/policy.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { sameRunbookName } from './execution-facts.ts';
-import { bareFacts, decideFor, runbookFacts } from './gate.ts';
+import { bareFacts, decideFor, recordDenial, runbookFacts } from './gate.ts';
 
 export interface Visibility {
   /** May the actor view this runbook (the API's copy)? */
@@ -18,8 +18,16 @@ export interface Visibility {
   ref(ref: { id?: string | null; name?: string | null }): boolean;
   /** The decision itself, with the sentence to show on a denial (never naming the runbook). */
   decide(ref: { id?: string | null; name?: string | null }): Decision;
-  /** `<runbook>` typed by the person, among the runbooks they may view. */
-  resolve(text: string): Promise<Resolution>;
+  /**
+   * `view` as a refusal (show, status, output, executions): the decision, and on a denial the same audit
+   * record as every refusal (`auditAction`, the target named by id so the trail says which).
+   */
+  check(ref: { id?: string | null; name?: string | null }, auditAction: string): Promise<Decision>;
+  /**
+   * `<runbook>` typed by the person, among the runbooks they may view. With `auditAction`, a name that
+   * only a hidden runbook matches reads as unknown to the person and is audited as a `view` refusal.
+   */
+  resolve(text: string, auditAction?: string): Promise<Resolution>;
   /** Typeahead among the runbooks they may view. */
   search(text: string, limit?: number): Promise<Workflow[]>;
 }
@@ -38,12 +46,28 @@ export async function visibilityFor(deps: RunsDeps, actor: Actor): Promise<Visib
   };
   const judge = (r: Workflow) => decideFor(deps, actor, 'view', runbookFacts(deps, r), actor.channelId);
   const runbook = (r: Workflow) => judge(r).allowed;
+  const refuse = (action: string, id: string | null, name: string | null, sentence: string) =>
+    recordDenial(deps, actor, { action, target: name && id ? `${name} (${id})` : (id ?? name ?? '?'), sentence });
   return {
     runbook,
     judge,
     decide,
     ref: (ref) => decide(ref).allowed,
-    resolve: (text) => deps.catalog.resolve(text, runbook),
+    async check(ref, auditAction) {
+      const decision = decide(ref);
+      if (!decision.allowed) await refuse(auditAction, ref.id ?? null, ref.name ?? null, decision.message);
+      return decision;
+    },
+    async resolve(text, auditAction) {
+      const resolution = await deps.catalog.resolve(text, runbook);
+      if (!auditAction || resolution.kind === 'match') return resolution;
+      const any = await deps.catalog.resolve(text).catch(() => null);
+      if (any?.kind === 'match') {
+        const decision = judge(any.runbook);
+        if (!decision.allowed) await refuse(auditAction, any.runbook.id, any.runbook.name, decision.message);
+      }
+      return resolution;
+    },
     search: (text, limit = 100) => deps.catalog.search(text, limit, runbook),
   };
 }

@@ -178,12 +178,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         notify();
         return { status: 200 };
       }
-      // Slack sends view_closed only to a view that asked for it (notify_on_close); others just close.
-      if (view.view.notify_on_close !== true) {
-        fake.closeModal(user.id);
-        notify();
-        return { status: 200 };
-      }
+      // The view_closed the bot hears only when the view asked for it: SlackUser.close decides.
       const res = await user.close(viewId);
       notify();
       return { status: res.status };
@@ -214,7 +209,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       const callbackId = requireString(body, 'callbackId');
       const definition = stepDefinition(callbackId);
       const given = (body.inputs ?? {}) as Record<string, unknown>;
-      const res = await user.runWorkflowStep(callbackId, definition, stepInputs(definition, given));
+      // Slack fills the step's "Started by" with the person who started the workflow, or nobody (a schedule).
+      const startedBy = body.startedBy === 'nobody' ? 'nobody' : 'person';
+      const res = await user.runWorkflowStep(callbackId, definition, stepInputs(definition, given), { startedBy });
       notify();
       return { status: res.status, functionExecutionId: res.started.execution.id };
     },

@@ -172,12 +172,18 @@ export class SlackUser {
     );
   }
 
-  /** Closes a modal (Cancel). */
-  close(viewId: string): Promise<BotResponse> {
+  /**
+   * Closes a modal (Cancel). Like Slack, tells the bot (view_closed) only when the view asked for it
+   * with notify_on_close; otherwise the bot hears nothing and the answer is Slack's own 200.
+   */
+  async close(viewId: string): Promise<BotResponse> {
     const { fake } = this.#o;
     const view = fake.viewOutput(viewId);
     if (!view) throw new Error(`no view ${viewId}`);
     fake.closeModal(this.#o.userId);
+    if ((view as { notify_on_close?: unknown }).notify_on_close !== true) {
+      return { status: 200, headers: {}, body: '', json: null };
+    }
     return this.#send(
       formRequest(
         interactivityBody(
@@ -277,16 +283,19 @@ export class SlackUser {
   }
 
   /**
-   * A workflow this person started reaches the app's custom step: the fake records the step run
-   * and the bot gets function_executed exactly as Slack sends it. The caller fills the inputs as
-   * Workflow Builder would (the invoking user is an input mapped to "Person who used this workflow").
+   * A workflow reaches the app's custom step: the fake records the step run and the bot gets
+   * function_executed exactly as Slack sends it. The caller fills the inputs as Workflow Builder would;
+   * Slack itself fills the interactivity inputs with this person when they started the workflow
+   * (`startedBy: 'person'`, the default), or leaves them empty when nobody did (`'nobody'`: a schedule).
    */
   async runWorkflowStep(
     callbackId: string,
     definition: FunctionDefinition,
     inputs: Record<string, unknown>,
+    options: { startedBy?: 'person' | 'nobody' } = {},
   ): Promise<BotResponse & { started: StartedFunction }> {
-    const started = this.#o.fake.startFunction({ callbackId, definition, inputs });
+    const interactor = options.startedBy === 'nobody' ? null : this.#o.userId;
+    const started = this.#o.fake.startFunction({ callbackId, definition, inputs, interactor });
     const response = await this.#send(jsonRequest(eventCallbackBody({ teamId: this.#teamId, event: started.event })));
     return { ...response, started };
   }

@@ -1,6 +1,7 @@
 // The authorization table end to end: the same cases as test/unit/runs/authorization-table.test.ts,
 // driven through the real Bolt pipeline (signed requests from simulated people, the fake Slack Web API,
-// the emulator) for run, schedule create, schedule edit, Run now and subscribe all. Each cell asserts
+// the emulator) for run, schedule create, schedule edit, Run now, subscribe all, and the seeing-only
+// actions (show, status, output, executions, audit). Each cell asserts
 // what the person is shown, the audit record of a refusal, and that no Runbook API call that changes
 // anything was made when the answer is no.
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import type { Surface } from '../../src/sandbox/slack-user.ts';
 import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
 import { ACTIONS, BLOCKS, FUNCTIONS } from '../../src/slack/kit/ids.ts';
 import {
+  AUDIT_ONLY,
   CASES,
   type Case,
   type CaseName,
@@ -155,11 +157,37 @@ async function schedulesOf(runbook: Workflow, cron: string) {
 const running = (c: Case, runbook: Workflow) => messagesWith(c.destinationChannel, `${runbook.name} is running`);
 const asked = (runbook: Workflow) => messagesWith('C03APPROVALS', runbook.name);
 
+/** Does `action` as the case's person; what they were told: a refusal (hidden when it is `view`), or else ok. */
+async function answerTo(c: Case, action: () => Promise<unknown>): Promise<Outcome> {
+  const since = h.fake.state.ephemerals.length;
+  await action();
+  const text = await waitFor(() => answerAfter(since, c.userId, ['']), 'the answer');
+  if (text.includes('You may not view that runbook')) return 'hidden';
+  return text.includes('You may not') ? 'denied' : 'ok';
+}
+
+/** An execution of `runbook` to look at (started on the API directly). */
+async function executionOf(runbook: Workflow): Promise<string> {
+  const { executionIds } = await h.runtime.api.workflows.run(runbook.id, {
+    proxyId: 'proxy-dev',
+    params: PARAMS[runbook.name]!,
+  });
+  await markRequests();
+  return executionIds[0]!;
+}
+
 interface Row {
   name: string;
   auditAction: string | null;
+  /** Seeing only: success changes nothing on the Runbook API either. */
+  seesOnly?: boolean;
   act(c: Case, runbook: Workflow): Promise<Outcome>;
   expect: Record<CaseName, Outcome>;
+}
+
+/** A seeing-only row: its refusals are audited, and nothing on the Runbook API changes either way. */
+function seeing(name: string, auditAction: string, act: Row['act'], expect = VIEW_ONLY): Row {
+  return { name, auditAction, seesOnly: true, act, expect };
 }
 
 let seq = 0;
@@ -344,6 +372,37 @@ const ROWS: Row[] = [
     },
     expect: VIEW_ONLY,
   },
+  seeing('show (Details on a runbook)', 'runbook.show', (c, runbook) =>
+    answerTo(c, () =>
+      h.user(c.userId).act(buttonIn(c.channelId, ACTIONS.runbookDetails, runbook.id), ACTIONS.runbookDetails),
+    ),
+  ),
+  seeing('status (/runbook status <id>)', 'execution.status', async (c, runbook) => {
+    const id = await executionOf(runbook);
+    return answerTo(c, () => h.user(c.userId).command(`status ${id}`, c.channelId));
+  }),
+  seeing('output (Full output on a card)', 'execution.output', async (c, runbook) => {
+    const id = await executionOf(runbook);
+    const button = buttonIn(c.channelId, ACTIONS.executionOutput, id);
+    return modalSays((await clickForModal(c.userId, button, ACTIONS.executionOutput)).view) ?? 'ok';
+  }),
+  seeing('executions (a list of one runbook, paged)', 'executions.list', (c, runbook) => {
+    const actionId = `${ACTIONS.executionsPage}_next`;
+    const value = JSON.stringify({ n: runbook.name, t: [] });
+    return answerTo(c, () => h.user(c.userId).act(buttonIn(c.channelId, actionId, value), actionId));
+  }),
+  seeing(
+    'audit (/runbook audit)',
+    'audit.read',
+    async (c) => {
+      const since = h.fake.state.ephemerals.length;
+      await h.user(c.userId).command('audit', c.channelId);
+      // The trail itself quotes earlier refusals: only its header says it was shown.
+      const told = await waitFor(() => answerAfter(since, c.userId, ['Audit trail (latest', 'You may not']), 'answer');
+      return told.includes('Audit trail (latest') ? 'ok' : 'denied';
+    },
+    AUDIT_ONLY,
+  ),
 ];
 
 describe.each(ROWS)('$name', (row) => {
@@ -372,6 +431,7 @@ describe.each(ROWS)('$name', (row) => {
     expect(outcome).toBe(row.expect[caseName]);
     const changed = await mutations();
     if (outcome === 'denied' || outcome === 'hidden' || outcome === 'approval') expect(changed).toEqual([]);
+    else if (row.seesOnly) expect(changed).toEqual([]);
     else if (row.auditAction !== null) expect(changed.length).toBeGreaterThan(0);
     if ((outcome === 'denied' || outcome === 'hidden') && row.auditAction) {
       const entries = await h.runtime.deps.access.audit.recent(10);

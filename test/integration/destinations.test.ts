@@ -155,6 +155,11 @@ describe('a saved destination that no longer passes', () => {
     expect(JSON.stringify(alias.blocks)).toContain('alias `team-scale` by <@U01ALICE> no longer works');
     expect(executionsOf(SCALE)).toHaveLength(before);
 
+    // Changing only the proxy keeps the result channel: Carol, not in #team, cannot answer for it.
+    const kept = await answer('U03CAROL', 'defaults --proxy proxy-prod', 'Not saved');
+    expect(JSON.stringify(kept.blocks)).toContain('keep their result channel');
+    expect((await h.runtime.store.channelDefaults.get('C01OPS'))?.updatedBy).toBe('U01ALICE');
+
     const shown = await answer('U02BOB', 'defaults', 'Run defaults of this channel');
     expect(JSON.stringify(shown.blocks)).toContain('Broken:');
     const list = await answer('U02BOB', 'alias list', 'Aliases in this channel');

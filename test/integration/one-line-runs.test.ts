@@ -82,6 +82,21 @@ describe('one-line runs', () => {
   });
 });
 
+describe('schema defaults on one line', () => {
+  it('--now fills what was not typed with the schema defaults, shows them, and sends them', async () => {
+    await h.user().command(`run "${SCALE}" deployment=defaulted --now`, 'C01OPS');
+    const confirm = await waitFor(() => confirmation('defaulted'), 'confirmation (no "Required")');
+    // The schema's defaults: namespace "default", replicas 3 — shown in the confirmation.
+    const shown = JSON.stringify(confirm.blocks);
+    expect(shown).toMatch(/namespace/i);
+    expect(shown).toMatch(/replicas/i);
+    expect(shown).toContain('default');
+    await clickRun(confirm);
+    const run = await waitFor(() => executionsOf(SCALE).find((e) => paramsOf(e).deployment === 'defaulted'), 'run');
+    expect(paramsOf(run)).toMatchObject({ namespace: 'default', deployment: 'defaulted', replicas: 3 });
+  });
+});
+
 describe('the --now confirmation', () => {
   it('Edit opens the form filled in; Cancel replaces the confirmation and runs nothing', async () => {
     const before = executionsOf(SCALE).length;

@@ -19,6 +19,10 @@ rules:
     effect: deny
     actions: [run]
     channels: [C02DEPLOYS]
+  - name: bob does not read the trail
+    effect: deny
+    actions: [audit]
+    users: [U02BOB]
 `;
 
 /** The runbook of every case but "needs approval" (which uses one the API marks requiresApproval). */
@@ -69,6 +73,15 @@ export const VIEW_ONLY: Record<CaseName, Outcome> = {
   allowed: 'ok',
   'denied by run': 'ok',
   'denied by view': 'hidden',
+  'denied in destination only': 'ok',
+  'needs approval': 'ok',
+};
+
+/** Reading the audit trail: no runbook involved, only the `audit` rule (bob's is denied). */
+export const AUDIT_ONLY: Record<CaseName, Outcome> = {
+  allowed: 'ok',
+  'denied by run': 'denied',
+  'denied by view': 'ok',
   'denied in destination only': 'ok',
   'needs approval': 'ok',
 };

@@ -398,10 +398,29 @@ function renderWorkflows() {
   wait.type = 'checkbox';
   wait.name = 'wait_for_completion';
   wait.checked = true;
+  const started = h('select');
+  started.name = 'started_by';
+  for (const [value, label] of [
+    ['person', `by ${userName(app.user)} (a link, button or shortcut)`],
+    ['nobody', 'on a schedule (nobody started it)'],
+  ]) {
+    const o = h('option', '', label);
+    o.value = value;
+    started.append(o);
+  }
+  const runAs = h('input');
+  runAs.name = 'invoking_user';
+  runAs.placeholder = 'empty (old steps set a user id here)';
   const start = h('button', 'bk-button bk-primary', 'Start workflow');
   start.type = 'submit';
   form.append(
-    h('p', 'wf-help', `Runs as ${userName(app.user)} ("Person who used this workflow").`),
+    h(
+      'p',
+      'wf-help',
+      'Runs as the person Slack says started the workflow; a scheduled one only as the identity the policy names for that.',
+    ),
+    field('Started', started),
+    field('Run as (old steps; leave empty)', runAs),
     field('Runbook (id or name)', runbook),
     field('Input values (JSON object)', inputs),
     field('Proxy', proxy),
@@ -413,13 +432,14 @@ function renderWorkflows() {
     event.preventDefault();
     api('workflow', {
       callbackId: STEP,
+      startedBy: started.value,
       inputs: {
         runbook: runbook.value.trim(),
         inputs: inputs.value.trim(),
         proxy: proxy.value.trim(),
         channel: channel.value,
         wait_for_completion: wait.checked,
-        invoking_user: app.user,
+        invoking_user: runAs.value.trim(),
       },
     }).catch(() => {});
   });

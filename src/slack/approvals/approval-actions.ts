@@ -1,7 +1,7 @@
 // Approve / Reject buttons on approval requests and the reason form a rejection asks for: each calls one
 // use case of src/runs/approvals.ts and shows its result; both copies of the request are then updated.
 import type { ButtonAction } from '@slack/bolt';
-import { approveRequest, rejectRequest } from '../../runs/approvals.ts';
+import { approveRequest, findApproval, rejectRequest } from '../../runs/approvals.ts';
 import { buildRejectModal } from '../kit/approval.ts';
 import { refreshApprovalMessages } from '../kit/approval-request.ts';
 import { errorMessage, errorModal, noticeMessage } from '../kit/common.ts';
@@ -32,7 +32,7 @@ export async function approveClicked({ ack, body }: ActionArgs, ctx: HandlerCont
 export async function rejectClicked({ ack, body, client }: ActionArgs, ctx: HandlerContext): Promise<void> {
   await ack();
   const approvalId = (body.actions[0] as ButtonAction).value ?? '';
-  const approval = await ctx.deps.access.store.approvals.get(approvalId).catch(() => null);
+  const approval = await findApproval(ctx.deps, approvalId);
   const channel = body.channel?.id ?? body.container?.channel_id ?? '';
   const metadata = JSON.stringify({ a: approvalId, c: channel });
   await client.views
@@ -77,7 +77,9 @@ export async function rejectSubmitted({ ack, view }: ViewArgs, request: HandlerC
 async function approve(ctx: HandlerContext, approvalId: string): Promise<void> {
   const { deps, client } = ctx;
   const emailOf = (userId: string) => deps.access.identity.emailOf(client, userId);
-  const result = await approveRequest(deps, await ctx.actor(), approvalId, emailOf);
+  // A quorum is decided on current membership, not the cached one.
+  const freshGroups = (userId: string) => deps.access.identity.groupsOf(client, userId, { fresh: true });
+  const result = await approveRequest(deps, await ctx.actor(), approvalId, emailOf, freshGroups);
   switch (result.kind) {
     case 'refused':
       await ctx.respond(errorMessage(result.sentence));

@@ -1,8 +1,7 @@
 // Expiry of approval requests (run periodically by src/runtime.ts): the use case marks them expired;
 // both copies are brought in step (../kit/approval-request.ts) and both sides are told.
 import type { WebClient } from '@slack/web-api';
-import { isQuorum } from '../../policy/quorum.ts';
-import { expireApprovals as expire } from '../../runs/approvals.ts';
+import { expireApprovals as expire, needsSeveralApprovals } from '../../runs/approvals.ts';
 import { refreshApprovalMessages } from '../kit/approval-request.ts';
 import { noticeMessage } from '../kit/common.ts';
 import type { SlackDeps } from '../kit/deps.ts';
@@ -18,7 +17,7 @@ export async function expireApprovals(deps: SlackDeps, client: WebClient): Promi
   for (const approval of expired) {
     await refreshApprovalMessages(deps, client, approval.id);
     const name = escapeMrkdwn(approval.runbookName);
-    const sentence = `:hourglass: This request to run *${name}* expired without ${isQuorum(approval.quorum) ? 'enough approvals' : 'a decision'}; nothing was run.`;
+    const sentence = `:hourglass: This request to run *${name}* expired without ${needsSeveralApprovals(approval) ? 'enough approvals' : 'a decision'}; nothing was run.`;
     if (approval.approversChannel && approval.approversTs) {
       await client.chat
         .postMessage({

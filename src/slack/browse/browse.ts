@@ -31,7 +31,7 @@ export async function showRunbook(ctx: HandlerContext, query: { text?: string; i
   const visible = await visibleTo(ctx);
   let id = query.id ?? null;
   if (!id) {
-    const resolution = await visible.resolve(query.text ?? '');
+    const resolution = await visible.resolve(query.text ?? '', 'runbook.show');
     if (resolution.kind !== 'match') {
       await ctx.respond(buildRunbookChoice(query.text ?? '', resolution, 'show'));
       return;
@@ -39,9 +39,9 @@ export async function showRunbook(ctx: HandlerContext, query: { text?: string; i
     id = resolution.runbook.id;
   }
   // Judged before anything is loaded, and again on what was loaded (the catalog may not know it yet).
-  const before = visible.decide({ id });
+  const before = await visible.check({ id }, 'runbook.show');
   const runbook = before.allowed ? await loadRunbook(ctx.deps, id) : null;
-  const decision = runbook ? visible.judge(runbook) : before;
+  const decision = runbook ? await visible.check({ id: runbook.id, name: runbook.name }, 'runbook.show') : before;
   if (!runbook || !decision.allowed) {
     await ctx.respond(errorMessage(decision.allowed ? 'That runbook could not be loaded.' : decision.message));
     return;

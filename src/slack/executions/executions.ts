@@ -92,12 +92,15 @@ export async function showExecutions(
 ): Promise<void> {
   let runbookName = query.runbookName ?? null;
   if (!runbookName && query.runbookQuery) {
-    const resolution = await (await visibleTo(ctx)).resolve(query.runbookQuery);
+    const resolution = await (await visibleTo(ctx)).resolve(query.runbookQuery, 'executions.list');
     if (resolution.kind !== 'match') {
       await ctx.respond({ ...buildRunbookChoice(query.runbookQuery, resolution, 'executions'), replaceOriginal });
       return;
     }
     runbookName = resolution.runbook.name;
+  } else if (runbookName) {
+    // A name carried by a button (paging, a filter) is judged again: `view` is decided where they act now.
+    await assertVisible(ctx, runbookName, null, 'executions.list');
   }
   const base: ListExecutionsParams = {
     orderBy: 'descending',
@@ -182,7 +185,7 @@ export async function showStatus(ctx: HandlerContext, executionId: string, repla
     throw err;
   }
   const runbook = await runbookNamed(ctx.deps, execution.workflowName);
-  await assertVisible(ctx, execution.workflowName, runbook?.id ?? null);
+  await assertVisible(ctx, execution.workflowName, runbook?.id ?? null, 'execution.status');
   const inputs = labelExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
   const message = buildExecutionStatus({
     execution,
@@ -221,9 +224,9 @@ async function openFilledModal(
   }
 }
 
-/** The policy's `view` rule for one execution's runbook; refuses with the rule's sentence. */
-async function assertVisible(ctx: HandlerContext, name: string, id: string | null): Promise<void> {
-  const decision = (await visibleTo(ctx)).decide({ id, name });
+/** The policy's `view` rule for one execution's runbook; refuses (audited as `auditAction`) with the rule's sentence. */
+async function assertVisible(ctx: HandlerContext, name: string, id: string | null, auditAction: string): Promise<void> {
+  const decision = await (await visibleTo(ctx)).check({ id, name }, auditAction);
   if (!decision.allowed) throw new UserFacingError(decision.message);
 }
 
@@ -235,7 +238,7 @@ function notFoundSentence(err: unknown): string | null {
 /** An execution with its output, if the person may view its runbook (else a UserFacingError). */
 export async function loadVisibleExecution(ctx: HandlerContext, executionId: string): Promise<Execution> {
   const execution = await ctx.deps.api.executions.get(executionId);
-  await assertVisible(ctx, execution.workflowName, null);
+  await assertVisible(ctx, execution.workflowName, null, 'execution.output');
   return execution;
 }
 

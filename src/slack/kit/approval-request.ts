@@ -1,10 +1,8 @@
 // Approval requests on Slack: posting a request (stored by the use case) to the approvers and a copy
 // to the requester, and keeping both messages in step with the decision (../approvals/ decides).
 import type { WebClient } from '@slack/web-api';
-import { decodeAsk } from '../../policy/approvals.ts';
-import { type ApprovalNeed, describeApprovers } from '../../policy/policy.ts';
-import { approvalProgress } from '../../runs/approvals.ts';
-import { runbookFacts } from '../../runs/gate.ts';
+import { approvalProgress, approversOf, askOf, findApproval, recordApprovalMessages } from '../../runs/approvals.ts';
+import type { RunApprovalNeed } from '../../runs/gate.ts';
 import { describeCron } from '../../schedules/cron.ts';
 import type { Approval } from '../../store/store.ts';
 import { type ApprovalViewOptions, buildApprovalNotice, buildApprovalRequest } from './approval.ts';
@@ -27,7 +25,7 @@ function messagesOf(
   approvers: string,
   options: ApprovalViewOptions = {},
 ): { request: SlackMessage; notice: SlackMessage } {
-  const ask = decodeAsk(approval);
+  const ask = askOf(approval);
   if (ask.kind === 'schedule') {
     const text = {
       cron: ask.schedule.cron,
@@ -65,7 +63,7 @@ async function viewOptions(deps: SlackDeps, client: WebClient, approval: Approva
 const MAX_APPROVER_DMS = 20;
 
 /** The people named as approvers (users, and members of the named groups), the requester left out. */
-async function approverIds(client: WebClient, need: ApprovalNeed, requesterId: string): Promise<string[]> {
+async function approverIds(client: WebClient, need: RunApprovalNeed, requesterId: string): Promise<string[]> {
   const people = new Set(need.approverUsers);
   for (const group of need.approverGroups) {
     const res = await client.usergroups.users.list({ usergroup: group }).catch(() => null);
@@ -85,11 +83,11 @@ export async function publishApprovalRequest(
   deps: SlackDeps,
   client: WebClient,
   approval: Approval,
-  need: ApprovalNeed,
+  need: RunApprovalNeed,
   /** The channel the requester acted in (null: App Home, a shortcut). */
   actedIn: string | null,
 ): Promise<void> {
-  const { request, notice } = messagesOf(approval, describeApprovers(need), await viewOptions(deps, client, approval));
+  const { request, notice } = messagesOf(approval, need.approvers, await viewOptions(deps, client, approval));
   const post = (channel: string | null, userId: string) =>
     postToConversation(client, deps.logger, channel, userId, request);
   const landed: Array<{ channel: string; ts: string }> = [];
@@ -111,7 +109,7 @@ export async function publishApprovalRequest(
   // Recorded at once, so an expiry or a decision right after the post finds the message to update.
   const first = landed[0];
   if (first) {
-    await deps.access.store.approvals.setMessages(approval.id, {
+    await recordApprovalMessages(deps, approval.id, {
       approversChannel: first.channel,
       approversTs: first.ts,
     });
@@ -121,7 +119,7 @@ export async function publishApprovalRequest(
     ? await postToConversation(client, deps.logger, dm.channel.id, approval.requesterId, notice)
     : null;
   if (copy?.ts && copy.channel) {
-    await deps.access.store.approvals.setMessages(approval.id, {
+    await recordApprovalMessages(deps, approval.id, {
       requesterChannel: copy.channel,
       requesterTs: copy.ts,
     });
@@ -130,13 +128,13 @@ export async function publishApprovalRequest(
 
 /** Rewrites both copies of the request to show its current state. Never throws. */
 export async function refreshApprovalMessages(deps: SlackDeps, client: WebClient, approvalId: string): Promise<void> {
-  const approval = await deps.access.store.approvals.get(approvalId);
+  const approval = await findApproval(deps, approvalId);
   if (!approval) return;
-  const runbook = await deps.catalog.get(approval.runbookId).catch(() => null);
-  const approvers = describeApprovers(
-    runbook ? deps.access.policy.approvalFor(runbookFacts(deps, runbook)) : { approverUsers: [], approverGroups: [] },
+  const { request, notice } = messagesOf(
+    approval,
+    await approversOf(deps, approval),
+    await viewOptions(deps, client, approval),
   );
-  const { request, notice } = messagesOf(approval, approvers, await viewOptions(deps, client, approval));
   const updates: Array<[string | null, string | null, SlackMessage]> = [
     [approval.approversChannel, approval.approversTs, request],
     [approval.requesterChannel, approval.requesterTs, notice],

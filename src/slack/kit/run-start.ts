@@ -5,10 +5,10 @@ import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { stripSecrets } from '../../forms/secrets.ts';
 import { typeValues } from '../../forms/typed-values.ts';
-import { describeApprovers, describeWhoApproves } from '../../policy/policy.ts';
 import type { Actor } from '../../runs/actor.ts';
-import { runbookFacts } from '../../runs/gate.ts';
+import { approvalNeedFor } from '../../runs/gate.ts';
 import { checkRunForm, loadRunbook, type RunRequest, type RunResult } from '../../runs/run.ts';
+import { type ChosenByPerson, chooseRun } from '../../runs/run-choice.ts';
 import type { StartedRun } from '../../runs/run-tracker.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
@@ -75,11 +75,11 @@ function savedMetadata(choice: ChannelRunChoice): { o?: SavedOrigin } {
 /** Notes shown above the form: what will happen on submit (approval, who approves, where the result goes). */
 export function runNotes(deps: SlackDeps, runbook: Workflow): string[] {
   const notes: string[] = [];
-  const need = deps.access.policy.approvalFor(runbookFacts(deps, runbook));
+  const need = approvalNeedFor(deps, runbook);
   if (need.required) {
     const where = deps.access.approvalsChannel ? ` in ${channelMention(deps.access.approvalsChannel)}` : '';
     notes.push(
-      `:lock: This run needs approval (${escapeMrkdwn(need.reasons.join('; '))}). Your request goes to the approvers${where}; ${describeWhoApproves(need)}.`,
+      `:lock: This run needs approval (${escapeMrkdwn(need.reasons.join('; '))}). Your request goes to the approvers${where}; ${need.whoApproves}.`,
     );
   }
   notes.push(':speech_balloon: The result is posted to the channel below and updated when the run ends.');
@@ -97,35 +97,29 @@ export interface ChannelRunChoice {
 }
 
 /**
- * The one place that applies a channel's run defaults (`/runbook defaults`): an explicit proxy or result
- * channel (a line's or alias's `--proxy`/`--to`, a retry's draft) wins; a run started from a thread posts
- * its card in that thread, so the default result channel does not apply there.
+ * The channel's run defaults as the use cases choose them (src/runs/run-choice.ts), with what they changed
+ * said above the form.
  */
 export async function channelRunChoice(
   deps: SlackDeps,
   channelId: string | null,
-  chosen: {
-    proxyId?: string | null;
-    destination?: string | null;
-    destinationSavedBy?: SavedBy | null;
-    threadTs?: string | null;
-  },
+  chosen: ChosenByPerson & { destinationSavedBy?: SavedBy | null },
+  runbook: Workflow | null = null,
 ): Promise<ChannelRunChoice> {
-  const defaults = channelId ? await deps.access.store.channelDefaults.get(channelId) : null;
-  const proxyDefault = chosen.proxyId ? null : (defaults?.proxyId ?? null);
-  const destinationDefault = chosen.destination || chosen.threadTs ? null : (defaults?.resultChannel ?? null);
+  const choice = await chooseRun(deps, runbook, channelId, chosen);
+  const { proxyId: proxyDefault, resultChannel: destinationDefault } = choice.fromDefaults;
   const parts = [
     ...(proxyDefault ? [`proxy ${proxyText({ id: proxyDefault, name: deps.proxies.nameOf(proxyDefault) })}`] : []),
     ...(destinationDefault ? [`results to ${channelMention(destinationDefault)}`] : []),
   ];
   const savedBy: SavedBy | null = chosen.destination
     ? (chosen.destinationSavedBy ?? null)
-    : destinationDefault && defaults
-      ? { userId: defaults.updatedBy, alias: null }
+    : destinationDefault && choice.fromDefaults.savedBy
+      ? { userId: choice.fromDefaults.savedBy, alias: null }
       : null;
   return {
-    proxyId: chosen.proxyId || proxyDefault,
-    destination: chosen.destination || destinationDefault,
+    proxyId: choice.proxyId,
+    destination: choice.destination,
     savedBy,
     notes: parts.length ? [`:pushpin: This channel's run defaults: ${parts.join(', ')}.`] : [],
   };
@@ -297,7 +291,7 @@ export async function renderRunResult(
       await publishApprovalRequest(deps, client, result.approval, result.need, actor.channelId);
       // Where they submitted (besides the DM copy): who it waits for, and until when. The form may send
       // the result elsewhere; the notice goes where the person was typing.
-      const waiting = buildWaitingForApproval(result.approval, describeApprovers(result.need));
+      const waiting = buildWaitingForApproval(result.approval, result.need.approvers);
       if (actor.channelId && actor.channelId !== actor.destinationChannel) {
         await postToConversation(client, deps.logger, actor.channelId, actor.userId, {
           ...waiting,

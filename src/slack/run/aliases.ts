@@ -1,6 +1,5 @@
 // `/runbook alias add|list|remove`, `/runbook <alias> …` and `/runbook defaults …`: parse, call the
 // use case in src/runs/aliases.ts, answer with a builder. Using an alias is a one-line run.
-import { notOfferedSentence } from '../../catalog/proxy-directory.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { secretFieldNames } from '../../forms/secrets.ts';
 import { describeFieldErrors, typeValues } from '../../forms/typed-values.ts';
@@ -75,13 +74,6 @@ export async function addAliasCommand(
   if (given.length > 0) {
     await ctx.respond(errorMessage(`Not saved: ${describeFieldErrors(given)}.`));
     return;
-  }
-  if (command.proxy) {
-    const choices = await deps.proxies.choicesFor(runbook);
-    if (choices.options.length > 0 && !choices.options.some((p) => p.id === command.proxy)) {
-      await ctx.respond(errorMessage(notOfferedSentence(command.proxy, choices.options, 'Not saved: ')));
-      return;
-    }
   }
   const outcome = await addAlias(deps, actor, {
     name: command.alias,

@@ -1,9 +1,10 @@
 // Run / Edit / Cancel under a `--now` confirmation. Run goes through runWithoutApproval (the one
 // gate, approval refused); a confirmation runs at most once, even clicked twice or on two replicas.
 import { parseInputSchema } from '../../forms/input-schema.ts';
-import { describeFieldErrors, validateObject } from '../../forms/typed-values.ts';
+import { describeFieldErrors } from '../../forms/typed-values.ts';
 import { loadRunbook } from '../../runs/run.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
+import { runParams } from '../../runs/run-params.ts';
 import { actorFor } from '../kit/actor.ts';
 import { errorMessage, noticeMessage } from '../kit/common.ts';
 import { notStartedSentence } from '../kit/describe-failure.ts';
@@ -36,7 +37,7 @@ export async function confirmRunClicked({ body }: ActionArgs, ctx: HandlerContex
   if (!value || !draft?.proxyId) return expired(ctx);
   if (!(await deps.access.store.notifications.claim(`confirm-run:${value.draftId}`, deps.now()))) return;
   const runbook = await loadRunbook(deps, draft.runbookId);
-  const checked = validateObject(parseInputSchema(runbook.inputSchema), draft.params);
+  const checked = runParams(parseInputSchema(runbook.inputSchema), draft.params);
   if (!checked.ok) {
     await ctx.respond({
       ...errorMessage(`Nothing ran: ${describeFieldErrors(checked.errors)}.`),

@@ -4,14 +4,15 @@
 // needed; then a short confirmation (Run / Edit / Cancel). Run goes through runWithoutApproval, the
 // same gate as every run.
 import type { Workflow } from '../../api/schemas.ts';
-import { notOfferedSentence } from '../../catalog/proxy-directory.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { labelInputs } from '../../forms/labelled-inputs.ts';
 import { secretFieldNames } from '../../forms/secrets.ts';
-import { describeFieldErrors, typeValues } from '../../forms/typed-values.ts';
+import { describeFieldErrors } from '../../forms/typed-values.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { checkRunForm, loadRunbook } from '../../runs/run.ts';
+import { chooseRun, proxyRefusal } from '../../runs/run-choice.ts';
 import { approvalNeeded, needsApprovalSentence } from '../../runs/run-direct.ts';
+import { typedRunParams } from '../../runs/run-params.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
 import { actorFor, type SavedBy } from '../kit/actor.ts';
@@ -93,7 +94,7 @@ async function confirmNow(
   if (secrets.length > 0) {
     return refuse(`Secret values (${secrets.join(', ')}) are never typed on a line; drop --now and use the form.`);
   }
-  const typed = typeValues(spec, run.values);
+  const typed = typedRunParams(spec, run.values);
   if (!typed.ok) {
     return refuse(
       `These values are not valid: ${describeFieldErrors(typed.errors)}. Fix them, or drop --now to use the form.`,
@@ -101,11 +102,9 @@ async function confirmNow(
   }
   const need = approvalNeeded(deps, runbook);
   if (need.required) return refuse(needsApprovalSentence(runbook, need, 'with --now'));
-  const choices = await deps.proxies.choicesFor(runbook);
-  const proxyId = proxy ?? choices.initial;
-  if (!proxyId || (choices.options.length > 0 && !choices.options.some((p) => p.id === proxyId))) {
-    return refuse(notOfferedSentence(proxyId, choices.options, 'The '));
-  }
+  const { proxyId } = await chooseRun(deps, runbook, ctx.channelId, { proxyId: proxy });
+  const badProxy = await proxyRefusal(deps, runbook, proxyId);
+  if (badProxy !== null || !proxyId) return refuse(badProxy ?? '');
   const draftId = await deps.drafts.save(
     {
       runbookId: runbook.id,

@@ -9,6 +9,7 @@ import { readFormValues } from '../../forms/read-form-values.ts';
 import { plainTextMentions } from '../../mentions.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { loadRunbook, type RunResult, runFromForm } from '../../runs/run.ts';
+import { isOfferedProxy } from '../../runs/run-choice.ts';
 import { actorFor } from '../kit/actor.ts';
 import { errorMessage, errorModal, infoModal, type SlackMessage } from '../kit/common.ts';
 import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline.ts';
@@ -79,10 +80,7 @@ async function readSubmission(deps: SlackDeps, body: ViewSubmitAction): Promise<
   if (!proxyId) errors[BLOCKS.proxy] = 'Choose the proxy that should run it.';
   else {
     // A select only offers listed proxies; a value outside them did not come from our form.
-    const choices = await deps.proxies.choicesFor(runbook);
-    if (choices.options.length > 0 && !choices.options.some((p) => p.id === proxyId)) {
-      errors[BLOCKS.proxy] = 'Choose one of the offered proxies.';
-    }
+    if (!(await isOfferedProxy(deps, runbook, proxyId))) errors[BLOCKS.proxy] = 'Choose one of the offered proxies.';
   }
   if (Object.keys(errors).length > 0 || !form.ok || !proxyId) return { kind: 'errors', errors };
   return { kind: 'ready', runbook, proxyId, params: form.params, channel: readChannel(values) };

@@ -2,6 +2,7 @@
 // (runbook picker, preset, details, cron text → preview) and its submission.
 import type { BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { isOfferedProxy } from '../../runs/run-choice.ts';
 import { errorMessage, errorModal } from '../kit/common.ts';
 import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline.ts';
 import type { SlackDeps } from '../kit/deps.ts';
@@ -180,8 +181,8 @@ export async function scheduleFormSubmitted({ ack, body, view, client }: ViewArg
     return;
   }
   // The proxy select only offers listed proxies; a value outside them did not come from our form.
-  const choices = await withDeadline(deps.proxies.choicesFor(runbook), 500).catch(() => null);
-  if (choices && choices.options.length > 0 && !choices.options.some((p) => p.id === submission.proxyId)) {
+  const offered = await withDeadline(isOfferedProxy(deps, runbook, submission.proxyId), 500).catch(() => true);
+  if (!offered) {
     await ack({ response_action: 'errors', errors: { [BLOCKS.proxy]: 'Choose one of the offered proxies.' } });
     return;
   }

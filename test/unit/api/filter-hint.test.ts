@@ -136,6 +136,16 @@ describe('what the process remembers', () => {
     expect(hints.behaviourOf('workflowName:"Rotate Logs"')).toBe('narrows');
   });
 
+  it('starts again from the first page on a cursor asking for pages larger than it ever asks for', async () => {
+    const { list, calls } = server('apply');
+    const hints = new FilterHints();
+    hints.learn('workflowName:"Rotate Logs"', 'narrows');
+    const res = await ask(list, hints, { cursor: 'f999.0.500' });
+    expect(calls[0]).toEqual({ filter: 'workflowName:"Rotate Logs"', pageSize: 10 });
+    expect(calls.every((c) => c.pageSize === 10)).toBe(true);
+    expect(res.items[0]?.id).toBe(expected[0]!.id);
+  });
+
   it('trusts a filter that kept every matching row and only those: small pages, no second look', async () => {
     const { list, calls } = server(
       'apply',

@@ -7,12 +7,14 @@ import type { Workflow } from '../../../src/api/schemas.ts';
 import { type Actor, actor } from '../../../src/runs/actor.ts';
 import { addAlias, removeAlias } from '../../../src/runs/aliases.ts';
 import { approveRequest, rejectRequest } from '../../../src/runs/approvals.ts';
+import { readAuditTrail } from '../../../src/runs/audit-trail.ts';
 import { askApproval, checkRunForm, runFromForm, runScheduleNow } from '../../../src/runs/run.ts';
 import { runWithoutApproval } from '../../../src/runs/run-direct.ts';
 import { deleteSchedule, saveSchedule } from '../../../src/runs/schedules.ts';
 import { subscribe, subscriberMayView, watchExecution } from '../../../src/runs/subscriptions.ts';
-import { runbookNamed } from '../../../src/runs/visibility.ts';
+import { runbookNamed, visibilityFor } from '../../../src/runs/visibility.ts';
 import {
+  AUDIT_ONLY,
   CASES,
   type CaseName,
   type Outcome,
@@ -86,6 +88,18 @@ function runWithoutWaiting(auditAction: string, how: string): EntryPoint['act'] 
         how,
       ),
     );
+}
+
+/** `view` as a refusal (show, status, output, executions): decided and audited by the use cases. */
+function viewRow(name: string, auditAction: string, ref: (r: Workflow) => { id?: string; name?: string }): EntryPoint {
+  return {
+    name: `${name} (view)`,
+    auditAction,
+    mutates: false,
+    act: async (env, who, runbook) =>
+      (await (await visibilityFor(env.deps, who)).check(ref(runbook), auditAction)).allowed ? 'ok' : 'hidden',
+    expect: VIEW_ONLY,
+  };
 }
 
 const ENTRY_POINTS: EntryPoint[] = [
@@ -312,6 +326,17 @@ const ENTRY_POINTS: EntryPoint[] = [
       return outcomeOf(await watchExecution(env.deps, who, executionIds[0]!));
     },
     expect: VIEW_ONLY,
+  },
+  viewRow('show', 'runbook.show', (r) => ({ id: r.id })),
+  viewRow('status', 'execution.status', (r) => ({ id: r.id, name: r.name })),
+  viewRow('output', 'execution.output', (r) => ({ name: r.name })),
+  viewRow('executions', 'executions.list', (r) => ({ name: r.name })),
+  {
+    name: 'read the audit trail',
+    auditAction: 'audit.read',
+    mutates: false,
+    act: async (env, who) => outcomeOf(await readAuditTrail(env.deps, who, 5)),
+    expect: AUDIT_ONLY,
   },
 ];
 

@@ -7,6 +7,7 @@ import { createLogger } from '../../../src/logger.ts';
 import { type FakeSlack, startFakeSlack } from '../../../src/sandbox/fake-slack-api.ts';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/sandbox-server.ts';
 import { signSlackRequest } from '../../../src/sandbox/slack-requests.ts';
+import { SlackUser } from '../../../src/sandbox/slack-user.ts';
 
 const SECRET = 'unit-signing-secret';
 const TOKEN = 'xoxb-unit';
@@ -201,6 +202,20 @@ describe('sandbox server: who it obeys', () => {
     answer = { status: 200 };
     await post('close', { user: 'U01ALICE', viewId: asked });
     expect((await state()).modal).toEqual([]);
+    expect(received.map((r) => JSON.parse(new URLSearchParams(r.body).get('payload')!).type)).toEqual(['view_closed']);
+  });
+
+  it('a test closing a modal as a person (SlackUser) tells the bot only when the view asked for it', async () => {
+    const botUrl = `http://127.0.0.1:${(bot.address() as AddressInfo).port}/slack/events`;
+    const alice = new SlackUser({ fake, botUrl, signingSecret: SECRET, userId: 'U01ALICE' });
+    const plain = await openModal('Plain');
+    expect((await alice.close(plain)).status).toBe(200);
+    expect((await state()).modal).toEqual([]);
+    expect(received).toHaveLength(0);
+
+    const asked = await openModal('Asked', { notify_on_close: true });
+    answer = { status: 200 };
+    await alice.close(asked);
     expect(received.map((r) => JSON.parse(new URLSearchParams(r.body).get('payload')!).type)).toEqual(['view_closed']);
   });
 

@@ -1,0 +1,17 @@
+// The params a run gets from what the person gave, the same on every path: the schema's usable defaults
+// (what the run form prefills) fill every input that was not given, then the whole is validated with the
+// form's rules. So `run X a=1 --now`, an alias, a Workflow Builder step and the form left at its defaults
+// send the same params, and every confirmation shows them.
+import { usableDefaults } from '../forms/defaults.ts';
+import type { FormSpec } from '../forms/input-schema.ts';
+import { type TypedValues, typeValues, validateObject } from '../forms/typed-values.ts';
+
+/** Values typed on a line (`key=value`), with the schema's defaults for the rest. */
+export function typedRunParams(spec: FormSpec, typed: Readonly<Record<string, string>>): TypedValues {
+  return typeValues(spec, typed, usableDefaults(spec));
+}
+
+/** An already-typed object (a workflow step's JSON inputs, a confirmation's draft), with the defaults for the rest. */
+export function runParams(spec: FormSpec, given: Record<string, unknown>): TypedValues {
+  return validateObject(spec, { ...usableDefaults(spec), ...given });
+}
