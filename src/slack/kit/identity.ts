@@ -27,6 +27,14 @@ export interface Profile {
   teamId: string | null;
   /** Their Enterprise Grid org, when they are in one. */
   enterpriseId: string | null;
+  /** The user's Slack time zone (users.info `tz`, `tz_label`), read in the same call. */
+  timeZone: PersonTimeZone | null;
+}
+
+/** A person's Slack time zone: the IANA name (`Europe/Berlin`) and Slack's label for it. */
+export interface PersonTimeZone {
+  id: string;
+  label: string;
 }
 
 /** Where the bot is installed. */
@@ -93,11 +101,13 @@ export class Identity {
     try {
       const res = await client.users.info({ user: userId });
       const user = res.user;
+      const tz = user?.tz;
       return {
         email: user?.profile?.email ?? null,
         isBot: userId === 'USLACKBOT' || user?.is_bot === true || user?.is_app_user === true,
         teamId: user?.team_id ?? null,
         enterpriseId: user?.enterprise_user?.enterprise_id ?? null,
+        timeZone: tz ? { id: tz, label: user?.tz_label || tz } : null,
       };
     } catch (err) {
       this.#o.logger.warn({ err, userId }, 'users.info failed; running without the email');
@@ -143,6 +153,11 @@ export class Identity {
       this.#o.logger.warn({ err, userId }, 'user lookup failed; running without the email');
       return null;
     }
+  }
+
+  /** The user's Slack time zone (cached with the email); null when Slack does not say. Never throws. */
+  async timeZoneOf(client: WebClient, userId: string): Promise<PersonTimeZone | null> {
+    return (await this.profileOf(client, userId))?.timeZone ?? null;
   }
 
   /** Slack user id for an email (needs users:read.email), so people are mentioned, not emailed; null when Slack does not know it. Never throws. */
