@@ -5,7 +5,7 @@ import { ConnectionError, describeApiError, InvalidIdError, NotFoundError, Runbo
 import type { Schedule, Workflow } from '../api/schemas.ts';
 import { parseInputSchema } from '../forms/input-schema.ts';
 import { labelInputs } from '../forms/labelled-inputs.ts';
-import { maskSecrets } from '../forms/secrets.ts';
+import { maskSecretsAndEchoes } from '../forms/secret-values.ts';
 import { createRequest, type ScheduleAsk } from '../policy/approvals.ts';
 import type { Approval } from '../store/store.ts';
 import type { Actor } from './actor.ts';
@@ -65,7 +65,7 @@ export async function loadRunbook(
 }
 
 export function maskedParams(runbook: Workflow, params: Record<string, unknown>): Record<string, unknown> {
-  return maskSecrets(parseInputSchema(runbook.inputSchema), params);
+  return maskSecretsAndEchoes(parseInputSchema(runbook.inputSchema), params);
 }
 
 /**
