@@ -24,11 +24,23 @@ const SECRET_HINT = 'This value is hidden after you submit and is never filled i
  * defaults, which are used decoded and only when the schema accepts them (`usableDefaults`);
  * secret fields are never prefilled from either.
  */
-export function buildFormBlocks(spec: FormSpec, prefill?: Record<string, unknown>): KnownBlock[] {
+export function buildFormBlocks(
+  spec: FormSpec,
+  prefill?: Record<string, unknown>,
+  /** The person's Slack time zone, named under date-time pickers (they pick in it). */
+  timeZone?: { id: string; label: string } | null,
+): KnownBlock[] {
   if (spec.kind === 'empty') return [];
   const defaults = usableDefaults(spec);
   if (spec.kind === 'fallback') return [fallbackBlock(spec, prefill, defaults)];
-  return spec.fields.map((field) => fieldBlock(field, initialFor(field, prefill, defaults)));
+  return spec.fields.map((field) => fieldBlock(field, initialFor(field, prefill, defaults), timeZone ?? null));
+}
+
+/** Under a date-time picker: which zone the picked time is in. */
+function zoneHint(timeZone: { id: string; label: string } | null): string {
+  if (!timeZone) return 'The time is in your Slack time zone.';
+  const named = timeZone.label && timeZone.label !== timeZone.id ? `${timeZone.label} (${timeZone.id})` : timeZone.id;
+  return `The time is in your Slack time zone, ${named}.`;
 }
 
 function initialFor(
@@ -41,8 +53,9 @@ function initialFor(
   return Object.hasOwn(defaults, field.name) ? defaults[field.name] : undefined;
 }
 
-function fieldBlock(field: FieldSpec, initial: unknown): InputBlock {
+function fieldBlock(field: FieldSpec, initial: unknown, timeZone: { id: string; label: string } | null): InputBlock {
   const hints = [field.description];
+  if (field.kind === 'datetime') hints.push(zoneHint(timeZone));
   if (field.kind === 'string_list') hints.push('Enter one value per line.');
   if (field.kind === 'json') hints.push('Enter JSON.');
   if (field.secret) hints.push(SECRET_HINT);

@@ -5,7 +5,8 @@
 // keys. Pure; no Slack here (rendering is in src/slack/kit/input-summary.ts).
 import { type FormSpec, humanizeName, isSecretSchema } from './input-schema.ts';
 import { SECRET_KEY } from './secret-schema.ts';
-import { maskSecrets, SECRET_MASK, secretFieldNames } from './secrets.ts';
+import { maskSecretsAndEchoes } from './secret-values.ts';
+import { SECRET_MASK, secretFieldNames } from './secrets.ts';
 
 export interface LabelledInput {
   /** Parameter name in the schema. */
@@ -20,9 +21,9 @@ export interface LabelledInput {
 /** What a card accepts as inputs: the labelled list, or a plain (masked) params object. */
 export type CardInputs = Record<string, unknown> | readonly LabelledInput[];
 
-/** The params of a run under their titles, schema order first, secrets masked (nested ones too). */
+/** The params of a run under their titles, schema order first, secrets and their echoes masked (nested ones too). */
 export function labelInputs(spec: FormSpec, params: Record<string, unknown>): LabelledInput[] {
-  const masked = maskSecrets(spec, params);
+  const masked = maskSecretsAndEchoes(spec, params);
   const secrets = new Set(secretFieldNames(spec));
   const out: LabelledInput[] = [];
   const seen = new Set<string>();
@@ -36,7 +37,7 @@ export function labelInputs(spec: FormSpec, params: Record<string, unknown>): La
   }
   for (const [key, value] of Object.entries(masked)) {
     if (seen.has(key)) continue;
-    // A key no schema field describes is secret when its name says so (maskSecrets hid its value).
+    // A key no schema field describes is secret when its name says so (maskSecretsAndEchoes hid its value).
     const secret = secrets.has(key) || (SECRET_KEY.test(key) && masked[key] === SECRET_MASK);
     out.push({ key, label: humanizeName(key) || key, value: secret ? SECRET_MASK : value, secret });
   }

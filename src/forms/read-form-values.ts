@@ -4,6 +4,7 @@
 import { valueForOption } from './enum-options.ts';
 import type { FieldSpec, FormSpec } from './input-schema.ts';
 import { FALLBACK_BLOCK_ID, FIELD_ACTION_ID, isRecord, setOwn } from './input-schema.ts';
+import { isoInTimeZone } from './time-zone.ts';
 import { type FormResult, validateParams } from './validate-params.ts';
 
 export type { FormResult } from './validate-params.ts';
@@ -42,7 +43,7 @@ function parseJson(text: string): Converted {
   }
 }
 
-function convert(field: FieldSpec, state: Record<string, unknown>): Converted {
+function convert(field: FieldSpec, state: Record<string, unknown>, timeZone?: string | null): Converted {
   switch (field.kind) {
     case 'text':
     case 'multiline':
@@ -123,7 +124,7 @@ function convert(field: FieldSpec, state: Record<string, unknown>): Converted {
       if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return EMPTY;
       const date = new Date(seconds * 1000);
       if (Number.isNaN(date.getTime())) return { kind: 'error', message: 'Must be a valid date and time' };
-      return { kind: 'value', value: date.toISOString().replace('.000Z', 'Z') };
+      return { kind: 'value', value: isoInTimeZone(seconds, timeZone) };
     }
   }
 }
@@ -144,7 +145,15 @@ function readFallback(
  * Converts a submitted form into params and validates them. Optional fields left empty are
  * omitted so the runbook's own default applies; booleans are always sent as true or false.
  */
-export function readFormValues(spec: FormSpec, stateValues: Record<string, Record<string, unknown>>): FormResult {
+/**
+ * `timeZone`: the person's Slack time zone (users.info `tz`); a picked date-time is written with its offset
+ * ("2026-12-01T02:00:00+01:00"), else in UTC.
+ */
+export function readFormValues(
+  spec: FormSpec,
+  stateValues: Record<string, Record<string, unknown>>,
+  timeZone?: string | null,
+): FormResult {
   const state = isRecord(stateValues) ? stateValues : {};
   if (spec.kind === 'empty') return { ok: true, params: {} };
   if (spec.kind === 'fallback') return readFallback(spec, state);
@@ -152,7 +161,7 @@ export function readFormValues(spec: FormSpec, stateValues: Record<string, Recor
   const params: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
   for (const field of spec.fields) {
-    const converted = convert(field, elementState(state, field.blockId));
+    const converted = convert(field, elementState(state, field.blockId), timeZone);
     if (converted.kind === 'error') errors[field.blockId] = converted.message;
     else if (converted.kind === 'value') setOwn(params, field.name, converted.value);
     else if (field.required) errors[field.blockId] = 'Required';

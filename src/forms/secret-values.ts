@@ -4,7 +4,9 @@
 // percent-encoded (any encoder: upper- or lower-case hex, `+` or `%20` for a space, reserved
 // characters kept or encoded) or JSON-escaped. `secretValuesOf` says which values are secret (the
 // same rule as maskSecrets, plus credential-like key names at any depth); `maskSecretText` replaces
-// every echo of them with the mask. Values shorter than MIN_SECRET_LENGTH characters are not masked
+// every echo of them with the mask; `maskSecretsAndEchoes` is maskSecrets for params that people read
+// (cards, approval requests, schedules, the audit trail): the secret positions masked, and every echo of
+// a secret value in the other inputs too (a careless `ssh_user = "ops <the key>"`). Values shorter than MIN_SECRET_LENGTH characters are not masked
 // in text: a 3-character value would blank out every word that contains it, and says little anyway.
 // Pure; nothing is kept.
 import type { FormSpec } from './input-schema.ts';
@@ -138,4 +140,21 @@ export function maskSecretText(text: string, secrets: readonly string[]): string
 export function secretTextMasker(secrets: readonly string[]): (text: string) => string {
   const pattern = secretPattern(secrets);
   return pattern ? (text) => (text === '' ? text : text.replace(pattern, SECRET_MASK)) : (text) => text;
+}
+
+/** Every string under `value` passed through `mask` (objects and arrays copied, other scalars kept). */
+export function maskStrings(value: unknown, mask: (text: string) => string, depth = 0): unknown {
+  if (typeof value === 'string') return mask(value);
+  if (depth > 32 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => maskStrings(item, mask, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskStrings(v, mask, depth + 1)]));
+}
+
+/**
+ * A copy of params as people may read them: secret positions masked (maskSecrets), and every echo of a
+ * secret value inside the other inputs' text masked too.
+ */
+export function maskSecretsAndEchoes(spec: FormSpec, params: Record<string, unknown>): Record<string, unknown> {
+  const mask = secretTextMasker(secretValuesOf([spec], params));
+  return maskStrings(maskSecrets(spec, params), mask) as Record<string, unknown>;
 }

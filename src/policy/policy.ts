@@ -80,6 +80,20 @@ export const PolicyFile = z
     quorum: QuorumRule.optional(),
     /** Only the person who created a schedule in Slack may edit or delete it. */
     scheduleOwnersOnly: z.boolean().optional(),
+    /**
+     * People of another organisation (Slack Connect: neither their workspace nor their Enterprise Grid
+     * org is the installation's) may use the bot: `allow`, or `deny` (the default).
+     */
+    externalUsers: z.enum(['allow', 'deny']).optional(),
+    /**
+     * The Slack user a Workflow Builder step runs as when Slack attests nobody (a scheduled or
+     * event-triggered workflow); unset: such steps fail.
+     */
+    unattendedWorkflowsRunAs: z
+      .string()
+      .regex(/^[UW][A-Z0-9]+$/, 'must be a Slack user id like U012ABC')
+      .refine((id) => id !== 'USLACKBOT', 'must be a person, not Slackbot')
+      .optional(),
   })
   .strict();
 export type PolicyFile = z.output<typeof PolicyFile>;
@@ -191,6 +205,20 @@ export class Policy {
 
   get scheduleOwnersOnly(): boolean {
     return this.file.scheduleOwnersOnly ?? false;
+  }
+
+  get allowsExternalUsers(): boolean {
+    return this.file.externalUsers === 'allow';
+  }
+
+  /** Whom a workflow step nobody started runs as (null: such steps fail). */
+  get unattendedWorkflowsRunAs(): string | null {
+    return this.file.unattendedWorkflowsRunAs ?? null;
+  }
+
+  /** The refusal of a person of another organisation (Slack Connect), worded like every denial. */
+  get externalDenial(): string {
+    return `You may not use the runbook bot from another organisation: denied by the external-users setting of ${this.source}. Ask ${this.contact} if you need access.`;
   }
 
   decide(action: PolicyAction, subject: Subject, runbook: RunbookFacts | null): Decision {

@@ -4,12 +4,13 @@
 import type { Workflow } from '../api/schemas.ts';
 import { type ApprovalAsk, decodeAsk, expireRequests } from '../policy/approvals.ts';
 import { describeApprovers } from '../policy/policy.ts';
-import { evaluateQuorum, isQuorum, type QuorumState, SINGLE_APPROVER } from '../policy/quorum.ts';
+import { evaluateQuorum, isQuorum, type QuorumState, SINGLE_APPROVER, type Vote } from '../policy/quorum.ts';
 import type { Approval, ApprovalMessages } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { approvalNeedFor, gate, runbookFacts } from './gate.ts';
+import { approvalNeedFor, gate, recordDenial, runbookFacts } from './gate.ts';
 import { loadRunbook, type Refusal, type RunResult, refused, startRun } from './run.ts';
+import { disabledReason, isRunnable } from './runnable.ts';
 import { type ScheduleResult, writeSchedule } from './schedules.ts';
 
 export type DecisionResult =
@@ -50,16 +51,13 @@ async function voteTowardsQuorum(
   if (!added && current.state !== 'pending') return { kind: 'already', approval: current };
   const progress = evaluateQuorum(approval.quorum ?? SINGLE_APPROVER, await store.votes(approval.id));
   if (progress.met) return null;
-  await auditDecision(
-    deps,
-    approver,
-    approval,
-    'approval.vote',
-    'ok',
-    `${progress.approvers.length} approved; ${progress.missingCount} more needed${progress.missingGroups.length ? ` (from ${progress.missingGroups.join(', ')})` : ''}`,
-    null,
-  );
+  await auditDecision(deps, approver, approval, 'approval.vote', 'ok', progressDetail(progress), null);
   return { kind: 'voted', approval: current, progress, again: !added };
+}
+
+function progressDetail(progress: QuorumState): string {
+  const groups = progress.missingGroups.length ? ` (from ${progress.missingGroups.join(', ')})` : '';
+  return `${progress.approvers.length} approved; ${progress.missingCount} more needed${groups}`;
 }
 
 /** The audit record of an approver's decision (or vote) on a request. */
@@ -86,10 +84,72 @@ function auditDecision(
 
 type Loaded = { done: DecisionResult } | { approval: Approval; runbook: Workflow };
 
+function expiredRefusal(): Refusal {
+  return refused(
+    'expired',
+    'This approval request has expired, so nothing was recorded; ask the requester to submit it again.',
+  );
+}
+
+/** Reads a voter's user groups now (not from a cache); absent: the groups recorded with the vote. */
+export type FreshGroups = (userId: string) => Promise<readonly string[]>;
+
+/**
+ * The votes that still count when the quorum is decided, on current facts: each voter's user groups are
+ * read again and the voter must still be allowed to view and approve the request (judged in the channel
+ * the deciding click came from). A vote that no longer counts is withdrawn and audited; the deciding
+ * approver's own, refused, answers with the sentence.
+ */
+async function currentVotes(
+  deps: RunsDeps,
+  approver: Actor,
+  approval: Approval,
+  runbook: Workflow,
+  votes: readonly Vote[],
+  freshGroups: FreshGroups | undefined,
+): Promise<{ votes: Vote[] } | Refusal> {
+  const facts = runbookFacts(deps, runbook);
+  const { policy } = deps.access;
+  const kept: Vote[] = [];
+  for (const vote of votes) {
+    const groups = freshGroups ? [...(await freshGroups(vote.userId))] : vote.groups;
+    const subject = { userId: vote.userId, groups, channelId: approver.channelId };
+    const view = policy.decide('view', subject, facts);
+    const approve = view.allowed ? policy.canApprove(subject, facts, approval.requesterId) : view;
+    if (approve.allowed) {
+      kept.push({ ...vote, groups });
+      continue;
+    }
+    await deps.access.store.approvals.withdrawVote(approval.id, vote.userId);
+    if (vote.userId === approver.userId) {
+      const sentence = approve.message;
+      await recordDenial(deps, approver, {
+        action: 'approval.approve',
+        target: `approval ${approval.id} (${approval.runbookName})`,
+        sentence,
+      });
+      return refused(view.allowed ? 'denied' : 'hidden', sentence);
+    }
+    await deps.access.audit.record({
+      userId: vote.userId,
+      teamId: approver.teamId,
+      channel: approver.channelId,
+      action: 'approval.vote_withdrawn',
+      target: `approval ${approval.id} (${approval.runbookName})`,
+      outcome: 'denied',
+      detail: `no longer counts: ${approve.message}`,
+      tid: null,
+    });
+  }
+  return { votes: kept };
+}
+
 async function load(deps: RunsDeps, actor: Actor, approvalId: string, auditAction: string): Promise<Loaded> {
   const approval = await deps.access.store.approvals.get(approvalId);
   if (!approval) return { done: refused('not-found', 'That approval request no longer exists.') };
   if (approval.state !== 'pending') return { done: { kind: 'already', approval } };
+  // Past its expiry the request is over even before the sweeper marks it: nothing is recorded.
+  if (approval.expiresAt <= deps.now()) return { done: expiredRefusal() };
   const runbook = (await deps.catalog.get(approval.runbookId)) ?? (await loadRunbook(deps, approval.runbookId));
   const verdict = await gate(deps, actor, {
     intent: 'approve',
@@ -111,19 +171,46 @@ export async function approveRequest(
   approver: Actor,
   approvalId: string,
   requesterEmail: (userId: string) => Promise<string | null>,
+  freshGroups?: FreshGroups,
 ): Promise<DecisionResult> {
   const loaded = await load(deps, approver, approvalId, 'approval.approve');
   if ('done' in loaded) return loaded.done;
-  const { approval, runbook } = loaded;
+  const { approval } = loaded;
   let approvedBy: string | string[] = approver.userId;
   if (isQuorum(approval.quorum)) {
     const pending = await voteTowardsQuorum(deps, approver, approval);
     if (pending) return pending;
-    approvedBy = (await approvalProgress(deps, approval)).approvers;
+  }
+  // Decided on current facts: the runbook as the API has it now, every counted vote re-checked.
+  const runbook = await loadRunbook(deps, approval.runbookId);
+  const recorded = isQuorum(approval.quorum)
+    ? await deps.access.store.approvals.votes(approval.id)
+    : [{ userId: approver.userId, groups: [...approver.groups], at: deps.now() }];
+  const counted = await currentVotes(deps, approver, approval, runbook, recorded, freshGroups);
+  if ('kind' in counted) return counted;
+  const progress = evaluateQuorum(approval.quorum ?? SINGLE_APPROVER, counted.votes);
+  if (!progress.met) {
+    // Votes withdrawn: the quorum is not met after all, and this click stays a recorded vote.
+    await auditDecision(deps, approver, approval, 'approval.vote', 'ok', progressDetail(progress), null);
+    const current = (await deps.access.store.approvals.get(approval.id)) ?? approval;
+    return { kind: 'voted', approval: current, progress, again: false };
+  }
+  if (isQuorum(approval.quorum)) approvedBy = progress.approvers;
+  if (!isRunnable(runbook)) {
+    const sentence = `${runbook.name} cannot be run now: ${disabledReason(runbook)}, so the request stays open; ask the runbook's owner to enable it before approving.`;
+    await recordDenial(deps, approver, {
+      action: 'approval.approve',
+      target: `approval ${approval.id} (${approval.runbookName})`,
+      sentence,
+    });
+    return refused('disabled', sentence);
   }
   // The compare-and-set is what makes a double click (or two replicas) produce one run.
   const won = await deps.access.store.approvals.decide(approval.id, 'approved', approver.userId, null, deps.now());
-  if (!won) return { kind: 'lost', approval: (await deps.access.store.approvals.get(approval.id)) ?? approval };
+  if (!won) {
+    const now = (await deps.access.store.approvals.get(approval.id)) ?? approval;
+    return now.state === 'pending' && now.expiresAt <= deps.now() ? expiredRefusal() : { kind: 'lost', approval: now };
+  }
   const ask = decodeAsk(approval);
   const requester: Actor = {
     userId: approval.requesterId,

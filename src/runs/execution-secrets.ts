@@ -12,8 +12,8 @@ import type { RunbookApi } from '../api/runbook-api.ts';
 import type { Execution } from '../api/schemas.ts';
 import { type FormSpec, parseInputSchema } from '../forms/input-schema.ts';
 import { type CardInputs, labelInputs } from '../forms/labelled-inputs.ts';
-import { secretTextMasker, secretValuesOf } from '../forms/secret-values.ts';
-import { maskSecrets, SECRET_MASK } from '../forms/secrets.ts';
+import { maskSecretsAndEchoes, secretTextMasker, secretValuesOf } from '../forms/secret-values.ts';
+import { SECRET_MASK } from '../forms/secrets.ts';
 import { type ExecutionInputs, parseExecutionInputs, SECRET_KEY } from './execution-facts.ts';
 
 interface HasSchema {
@@ -62,10 +62,9 @@ export function maskExecutionInputs(inputs: ExecutionInputs, runbook: HasSchema 
   // Text that is not a JSON object: nothing says which part is secret, so none of it is shown.
   if (inputs.kind === 'text') return { kind: 'text', text: inputs.text.trim() === '' ? inputs.text : SECRET_MASK };
   const spec = parseInputSchema(runbook?.inputSchema ?? '');
-  const masked = maskSecrets(spec, inputs.values);
+  const masked = maskSecretsAndEchoes(spec, inputs.values);
   for (const key of Object.keys(masked)) if (SECRET_KEY.test(key)) masked[key] = SECRET_MASK;
-  const mask = secretTextMasker(secretValuesOf([spec], inputs.values));
-  return { kind: 'object', values: maskStrings(masked, mask) as Record<string, unknown> };
+  return { kind: 'object', values: masked };
 }
 
 /** An execution's inputs as a card shows them: masked, under the schema's titles when the runbook is known. */
@@ -79,13 +78,6 @@ export function labelExecutionInputs(inputs: ExecutionInputs, runbook: HasSchema
   const masked = maskExecutionInputs(inputs, runbook);
   if (masked.kind === 'text' || !runbook) return masked;
   return { kind: 'object', values: labelInputs(parseInputSchema(runbook.inputSchema), masked.values) };
-}
-
-function maskStrings(value: unknown, mask: (text: string) => string, depth = 0): unknown {
-  if (typeof value === 'string') return mask(value);
-  if (depth > 32 || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => maskStrings(item, mask, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskStrings(v, mask, depth + 1)]));
 }
 
 /** The API client with every execution it returns masked (output and reason), in lists and single reads. */

@@ -5,7 +5,7 @@ import { ConnectionError, describeApiError, InvalidIdError, NotFoundError, Runbo
 import type { Schedule, Workflow } from '../api/schemas.ts';
 import { parseInputSchema } from '../forms/input-schema.ts';
 import { labelInputs } from '../forms/labelled-inputs.ts';
-import { maskSecrets } from '../forms/secrets.ts';
+import { maskSecretsAndEchoes } from '../forms/secret-values.ts';
 import { createRequest, type ScheduleAsk } from '../policy/approvals.ts';
 import type { Approval } from '../store/store.ts';
 import type { Actor } from './actor.ts';
@@ -19,7 +19,17 @@ import { disabledReason, isRunnable } from './runnable.ts';
 /** Why nothing happened, with the sentence for the person (never naming a runbook they may not view). */
 export type Refusal = {
   kind: 'refused';
-  reason: 'hidden' | 'denied' | 'limited' | 'misdirected' | 'disabled' | 'invalid' | 'not-found' | 'late' | 'duplicate';
+  reason:
+    | 'hidden'
+    | 'denied'
+    | 'limited'
+    | 'misdirected'
+    | 'disabled'
+    | 'invalid'
+    | 'not-found'
+    | 'late'
+    | 'duplicate'
+    | 'expired';
   sentence: string;
 };
 
@@ -55,7 +65,7 @@ export async function loadRunbook(
 }
 
 export function maskedParams(runbook: Workflow, params: Record<string, unknown>): Record<string, unknown> {
-  return maskSecrets(parseInputSchema(runbook.inputSchema), params);
+  return maskSecretsAndEchoes(parseInputSchema(runbook.inputSchema), params);
 }
 
 /**

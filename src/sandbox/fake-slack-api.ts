@@ -136,6 +136,8 @@ export interface FakeSlack {
     callbackId: string;
     definition: FunctionDefinition;
     inputs: Record<string, unknown>;
+    /** The person who started the workflow (Slack fills the step's interactivity inputs); absent: nobody. */
+    interactor?: string | null;
   }): StartedFunction;
   /** Forget all messages, views, calls, triggers, response URLs and faults; membership back to configured. */
   reset(): void;

@@ -24,7 +24,16 @@ function toApiUser(state: FakeSlackState, u: FakeUser): Record<string, unknown> 
   const image = `https://secure.gravatar.com/avatar/${u.id.toLowerCase()}.jpg`;
   return {
     id: u.id,
-    team_id: state.teamId,
+    team_id: u.team_id ?? state.teamId,
+    ...((u.enterprise_id ?? state.enterpriseId)
+      ? {
+          enterprise_user: {
+            id: u.id,
+            enterprise_id: u.enterprise_id ?? state.enterpriseId,
+            teams: [u.team_id ?? state.teamId],
+          },
+        }
+      : {}),
     name: u.name,
     deleted: u.deleted ?? false,
     color: '9f69e7',
@@ -140,6 +149,7 @@ const authTest: MethodHandler = (ctx) => ({
   team_id: ctx.state.teamId,
   user_id: ctx.state.botUserId,
   bot_id: ctx.state.botId,
+  ...(ctx.state.enterpriseId ? { enterprise_id: ctx.state.enterpriseId } : {}),
   is_enterprise_install: false,
 });
 

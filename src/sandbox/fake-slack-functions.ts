@@ -32,16 +32,41 @@ export interface StartedFunction {
 const parameterList = (params: Record<string, FunctionParameter>) =>
   Object.entries(params).map(([name, p]) => ({ ...p, name }));
 
+/**
+ * The value Slack gives an input of type slack#/types/interactivity: who started the workflow (only Slack
+ * can produce it; a workflow's author can map it but not forge it) and a pointer for opening views.
+ */
+export function interactivityOf(userId: string): Record<string, unknown> {
+  return {
+    interactor: { id: userId, secret: randomBytes(24).toString('base64url') },
+    interactivity_pointer: `${Date.now()}.${randomBytes(6).readUIntBE(0, 6)}.${randomBytes(16).toString('hex')}`,
+  };
+}
+
 export function startFunctionExecution(
   state: FakeSlackState,
-  p: { callbackId: string; definition: FunctionDefinition; inputs: Record<string, unknown>; nowMs: number },
+  p: {
+    callbackId: string;
+    definition: FunctionDefinition;
+    inputs: Record<string, unknown>;
+    /** The person who started the workflow; absent or null: nobody (a scheduled workflow). */
+    interactor?: string | null;
+    nowMs: number;
+  },
 ): StartedFunction {
   const id = mintSlackId('Fx', 11);
+  // Slack, not the workflow, fills every interactivity input: with the person who started it, or nothing.
+  const inputs = { ...p.inputs };
+  for (const [name, param] of Object.entries(p.definition.input_parameters)) {
+    if (param.type !== 'slack#/types/interactivity') continue;
+    if (p.interactor) inputs[name] = interactivityOf(p.interactor);
+    else delete inputs[name];
+  }
   const execution: FakeFunctionExecution = {
     id,
     workflowExecutionId: mintSlackId('Wx', 11),
     callbackId: p.callbackId,
-    inputs: p.inputs,
+    inputs,
     botAccessToken: `xwfp-${randomBytes(4).readUInt32BE()}-${randomBytes(16).toString('hex')}`,
     state: 'running',
     requiredOutputs: Object.entries(p.definition.output_parameters)
@@ -66,7 +91,7 @@ export function startFunctionExecution(
       date_updated: seconds,
       date_deleted: 0,
     },
-    inputs: p.inputs,
+    inputs,
     function_execution_id: id,
     workflow_execution_id: execution.workflowExecutionId,
     event_ts: (p.nowMs / 1000).toFixed(6),

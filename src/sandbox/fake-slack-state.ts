@@ -13,6 +13,10 @@ export interface FakeUser {
   is_admin?: boolean;
   is_bot?: boolean;
   deleted?: boolean;
+  /** The person's own workspace when it is not the fake's (Slack Connect, or a sibling Grid workspace). */
+  team_id?: string;
+  /** The person's Enterprise Grid org, when they are in one (default: the fake's own org, if any). */
+  enterprise_id?: string;
 }
 
 export interface FakeChannel {
@@ -131,6 +135,8 @@ export interface ApiCall {
 
 export interface FakeSlackState {
   teamId: string;
+  /** The Enterprise Grid org the fake workspace is part of (auth.test's enterprise_id); null: none. */
+  enterpriseId: string | null;
   teamDomain: string;
   botUserId: string;
   botId: string;
@@ -246,6 +252,7 @@ export function createState(options: {
   const humans = options.users.filter((u) => !u.is_bot).map((u) => u.id);
   return {
     teamId: options.teamId,
+    enterpriseId: null,
     teamDomain: options.teamId.toLowerCase(),
     botUserId: BOT_USER_ID,
     botId: BOT_ID,

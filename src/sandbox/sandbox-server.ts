@@ -209,7 +209,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       const callbackId = requireString(body, 'callbackId');
       const definition = stepDefinition(callbackId);
       const given = (body.inputs ?? {}) as Record<string, unknown>;
-      const res = await user.runWorkflowStep(callbackId, definition, stepInputs(definition, given));
+      // Slack fills the step's "Started by" with the person who started the workflow, or nobody (a schedule).
+      const startedBy = body.startedBy === 'nobody' ? 'nobody' : 'person';
+      const res = await user.runWorkflowStep(callbackId, definition, stepInputs(definition, given), { startedBy });
       notify();
       return { status: res.status, functionExecutionId: res.started.execution.id };
     },

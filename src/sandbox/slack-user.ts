@@ -283,16 +283,19 @@ export class SlackUser {
   }
 
   /**
-   * A workflow this person started reaches the app's custom step: the fake records the step run
-   * and the bot gets function_executed exactly as Slack sends it. The caller fills the inputs as
-   * Workflow Builder would (the invoking user is an input mapped to "Person who used this workflow").
+   * A workflow reaches the app's custom step: the fake records the step run and the bot gets
+   * function_executed exactly as Slack sends it. The caller fills the inputs as Workflow Builder would;
+   * Slack itself fills the interactivity inputs with this person when they started the workflow
+   * (`startedBy: 'person'`, the default), or leaves them empty when nobody did (`'nobody'`: a schedule).
    */
   async runWorkflowStep(
     callbackId: string,
     definition: FunctionDefinition,
     inputs: Record<string, unknown>,
+    options: { startedBy?: 'person' | 'nobody' } = {},
   ): Promise<BotResponse & { started: StartedFunction }> {
-    const started = this.#o.fake.startFunction({ callbackId, definition, inputs });
+    const interactor = options.startedBy === 'nobody' ? null : this.#o.userId;
+    const started = this.#o.fake.startFunction({ callbackId, definition, inputs, interactor });
     const response = await this.#send(jsonRequest(eventCallbackBody({ teamId: this.#teamId, event: started.event })));
     return { ...response, started };
   }

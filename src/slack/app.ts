@@ -17,6 +17,7 @@ import { guardSlackRequests } from './kit/guard-request.ts';
 import { registerHandleOnce } from './kit/handle-once.ts';
 import { type Registration, registerListeners } from './kit/listen.ts';
 import { registerMetadataSeal } from './kit/seal-metadata.ts';
+import { registerWhoActs } from './kit/who-acts.ts';
 import { runListeners } from './run/register.ts';
 import { schedulesListeners } from './schedules/register.ts';
 import { subscriptionsListeners } from './subscriptions/register.ts';
@@ -158,6 +159,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
 
   registerOutgoingGuard(app);
   registerHandleOnce(app, deps);
+  registerWhoActs(app, deps);
   registerMetadataSeal(app, deps.access.seal, deps.logger);
   // The request context last, so it holds the guarded, sealing client and the opened metadata.
   installRequestContext(app, { depsFor: () => deps, publishHome });

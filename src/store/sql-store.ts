@@ -563,6 +563,14 @@ function approvalStore(db: SqlDriver): ApprovalStore {
         return { userId: String(row.user_id), groups, at: Number(row.voted_at) };
       });
     },
+    async withdrawVote(id, userId) {
+      const result = await db.query(
+        `DELETE FROM approval_votes WHERE approval_id = $1 AND user_id = $2
+         AND EXISTS (SELECT 1 FROM approvals WHERE id = $1 AND state = 'pending')`,
+        [id, userId],
+      );
+      return result.rowCount === 1;
+    },
     async listPending(now, limit) {
       const { rows } = await db.query(
         `SELECT * FROM approvals WHERE state = 'pending' AND expires_at > $1 ORDER BY created_at, id LIMIT $2`,

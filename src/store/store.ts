@@ -369,6 +369,11 @@ export interface ApprovalStore {
   vote(id: string, userId: string, groups: readonly string[], now: number): Promise<boolean>;
   /** The approvals given so far, oldest first. */
   votes(id: string): Promise<ApprovalVote[]>;
+  /**
+   * Takes back `userId`'s approval of a request still pending (found no longer entitled when the quorum
+   * was decided); false when there was none or the request is decided (a decided request keeps its votes).
+   */
+  withdrawVote(id: string, userId: string): Promise<boolean>;
   /** Open requests (pending, unexpired at `now`), oldest first: App Home's "Waiting for your approval". */
   listPending(now: number, limit: number): Promise<Approval[]>;
 }

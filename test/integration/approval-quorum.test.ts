@@ -9,9 +9,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
 import { expireApprovals } from '../../src/slack/approvals/decisions.ts';
-import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
+import { ACTIONS } from '../../src/slack/kit/ids.ts';
+import { requestDrain as requestDrainIn, runsOf as runsOfIn } from '../support/approval-requests.ts';
 import { mrkdwnTexts } from '../support/block-texts.ts';
-import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
+import { ephemeralContaining, type Harness, startHarness, waitFor } from '../support/bot-harness.ts';
 
 const POLICY = `
 approvers: { users: [U02BOB, U03CAROL] }
@@ -28,27 +29,12 @@ afterAll(async () => {
   await h.stop();
 });
 
-const runsOf = (requestId: string) =>
-  [...h.emulator.state.executions.byId.values()].filter((e) => e.received.requestId === requestId);
+const runsOf = (requestId: string) => runsOfIn(h, requestId);
 const latest = (channel: string, ts: string): FakeMessage => h.fake.state.messages[channel]!.find((m) => m.ts === ts)!;
 const textOf = (m: FakeMessage) => mrkdwnTexts(m.blocks ?? []).join('\n');
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
-async function requestDrain(node: string): Promise<{ message: FakeMessage; approvalId: string }> {
-  await h.user('U01ALICE').command('run "Drain Kubernetes Node"', 'C01OPS');
-  const modal = await waitFor(() => modalContaining(h, 'field_node_name'), 'run modal');
-  await h.user('U01ALICE').submit(modal.id, {
-    [BLOCKS.proxy]: { [ACTIONS.proxySelect]: { type: 'static_select', selected_option: { value: 'proxy-dev' } } },
-    [BLOCKS.channel]: { [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: 'C01OPS' } },
-    field_node_name: { value: { type: 'plain_text_input', value: node } },
-  });
-  const message = await waitFor(
-    () => h.fake.state.messages.C03APPROVALS?.find((m) => JSON.stringify(m.blocks).includes(node)),
-    'approval request',
-  );
-  const approvalId = JSON.stringify(message.blocks).match(/"action_id":"approval_approve","value":"([^"]+)"/)![1]!;
-  return { message, approvalId };
-}
+const requestDrain = (node: string) => requestDrainIn(h, node);
 
 it('the first approval does not run, the second does, once; the cards say who approved', async () => {
   const { message, approvalId } = await requestDrain('node-quorum-1');

@@ -262,3 +262,26 @@ describe('noise', () => {
     expect(textOf(list)).not.toContain('*Not*');
   });
 });
+
+describe('time', () => {
+  it('a date-time picker names the person’s zone, and the picked time is sent with its offset', async () => {
+    await h.user().command('run "Collect Kubernetes Pod Logs"', 'C01OPS');
+    const modal = await waitFor(() => modalContaining(h, 'field_since'), 'run modal');
+    expect(JSON.stringify(modal.view.blocks)).toContain(
+      'The time is in your Slack time zone, Central European Time (Europe/Berlin).',
+    );
+    // Alice (Berlin) picks 2026-12-01 02:00: Slack sends the instant, 01:00 UTC.
+    const picked = Date.parse('2026-12-01T01:00:00Z') / 1000;
+    await h.user().submit(modal.id, {
+      [BLOCKS.proxy]: { [ACTIONS.proxySelect]: { type: 'static_select', selected_option: { value: 'proxy-dev' } } },
+      [BLOCKS.channel]: { [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: 'C01OPS' } },
+      field_namespace: { value: { type: 'plain_text_input', value: 'tz-check' } },
+      field_since: { value: { type: 'datetimepicker', selected_date_time: picked } },
+    });
+    const run = await waitFor(
+      () => executionsOf('Collect Kubernetes Pod Logs').find((e) => paramsOf(e).namespace === 'tz-check'),
+      'run',
+    );
+    expect(paramsOf(run).since).toBe('2026-12-01T02:00:00+01:00');
+  });
+});

@@ -2,7 +2,7 @@
 // GET /api/state whenever the server pushes "changed" over SSE. Everything the person does is
 // POSTed to the sandbox server, which sends it to the bot exactly as Slack would.
 import { collectValues, renderBlocks, renderText } from './blocks.js';
-import { renderMrkdwn } from './mrkdwn.js';
+import { formatMessageTime, renderMrkdwn } from './mrkdwn.js';
 
 const HOME = 'home';
 const WORKFLOWS = 'workflows';
@@ -17,6 +17,8 @@ const app = {
   state: null,
   /** Threads the person opened (parent ts). */
   expanded: new Set(),
+  /** Private answers already shown: a new one in a thread opens that thread once. */
+  seenEphemerals: new Set(),
   /** id+hash of the modal view on screen, so a refresh does not wipe what is being typed. */
   modalKey: '',
   homeKey: '',
@@ -166,9 +168,9 @@ function selectChannel(key) {
   $('messages').scrollTop = $('messages').scrollHeight;
 }
 
+/** Message times in the viewer's Slack time zone, like the date tokens on cards. */
 function formatTime(ts) {
-  const d = new Date(Number.parseFloat(ts) * 1000);
-  return d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return formatMessageTime(ts, viewerTimeZone());
 }
 
 function renderChannel() {
@@ -186,17 +188,28 @@ function renderChannel() {
   const list = state.messages[app.channel] ?? [];
   const replies = new Map();
   const top = [];
+  const reply = (threadTs, item) => {
+    if (!replies.has(threadTs)) replies.set(threadTs, []);
+    replies.get(threadTs).push(item);
+  };
   for (const m of list) {
-    if (m.thread_ts && m.thread_ts !== m.ts) {
-      if (!replies.has(m.thread_ts)) replies.set(m.thread_ts, []);
-      replies.get(m.thread_ts).push(m);
-    } else top.push(m);
+    if (m.thread_ts && m.thread_ts !== m.ts) reply(m.thread_ts, { ts: m.ts, node: () => renderMessage(m, []) });
+    else top.push(m);
+  }
+  // A private answer in a thread (a mention's answer there) shows in that thread, as in Slack.
+  const tops = new Set(top.map((m) => m.ts));
+  const loose = [];
+  for (const e of state.ephemerals.filter((x) => x.channel === app.channel)) {
+    const item = { ts: e.ts, node: () => renderEphemeral(e) };
+    if (e.thread_ts && tops.has(e.thread_ts)) {
+      reply(e.thread_ts, item);
+      if (!app.seenEphemerals.has(e.ts)) app.expanded.add(e.thread_ts);
+    } else loose.push(item);
+    app.seenEphemerals.add(e.ts);
   }
   const items = [
     ...top.map((m) => ({ ts: m.ts, node: () => renderMessage(m, replies.get(m.ts) ?? []) })),
-    ...state.ephemerals
-      .filter((e) => e.channel === app.channel)
-      .map((e) => ({ ts: e.ts, node: () => renderEphemeral(e) })),
+    ...loose,
   ].sort((a, b) => Number.parseFloat(a.ts) - Number.parseFloat(b.ts));
 
   const box = $('messages');
@@ -291,7 +304,8 @@ function renderMessage(m, threadReplies) {
     content.append(toggle);
     if (open) {
       const thread = h('div', 'thread');
-      for (const r of threadReplies) thread.append(renderMessage(r, []));
+      const sorted = [...threadReplies].sort((a, b) => Number.parseFloat(a.ts) - Number.parseFloat(b.ts));
+      for (const r of sorted) thread.append(r.node());
       content.append(thread);
     }
   }
@@ -398,10 +412,29 @@ function renderWorkflows() {
   wait.type = 'checkbox';
   wait.name = 'wait_for_completion';
   wait.checked = true;
+  const started = h('select');
+  started.name = 'started_by';
+  for (const [value, label] of [
+    ['person', `by ${userName(app.user)} (a link, button or shortcut)`],
+    ['nobody', 'on a schedule (nobody started it)'],
+  ]) {
+    const o = h('option', '', label);
+    o.value = value;
+    started.append(o);
+  }
+  const runAs = h('input');
+  runAs.name = 'invoking_user';
+  runAs.placeholder = 'empty (old steps set a user id here)';
   const start = h('button', 'bk-button bk-primary', 'Start workflow');
   start.type = 'submit';
   form.append(
-    h('p', 'wf-help', `Runs as ${userName(app.user)} ("Person who used this workflow").`),
+    h(
+      'p',
+      'wf-help',
+      'Runs as the person Slack says started the workflow; a scheduled one only as the identity the policy names for that.',
+    ),
+    field('Started', started),
+    field('Run as (old steps; leave empty)', runAs),
     field('Runbook (id or name)', runbook),
     field('Input values (JSON object)', inputs),
     field('Proxy', proxy),
@@ -413,13 +446,14 @@ function renderWorkflows() {
     event.preventDefault();
     api('workflow', {
       callbackId: STEP,
+      startedBy: started.value,
       inputs: {
         runbook: runbook.value.trim(),
         inputs: inputs.value.trim(),
         proxy: proxy.value.trim(),
         channel: channel.value,
         wait_for_completion: wait.checked,
-        invoking_user: app.user,
+        invoking_user: runAs.value.trim(),
       },
     }).catch(() => {});
   });

@@ -2,7 +2,7 @@
 // ctx.act() with the fields a block_actions payload carries for that element type; input
 // elements register a reader so collectValues() can build view.state.values the way Slack does.
 // Every bot string goes through textContent or renderMrkdwn, never innerHTML.
-import { emojify, renderMrkdwn, safeUrl } from './mrkdwn.js';
+import { emojify, instantOfWallTime, renderMrkdwn, safeUrl, wallTimeOf } from './mrkdwn.js';
 
 /** element node → () => state object ({type, value | selected_* }) */
 const readers = new WeakMap();
@@ -463,10 +463,6 @@ function choices(element, blockId, ctx, act) {
   return wrap;
 }
 
-function pad(n) {
-  return String(n).padStart(2, '0');
-}
-
 function picker(element, blockId, ctx, act) {
   const input = h('input', 'bk-text-input bk-picker');
   const saved = stored(ctx, blockId, element.action_id);
@@ -480,16 +476,14 @@ function picker(element, blockId, ctx, act) {
     input.value = (saved ? saved.selected_time : element.initial_time) ?? '';
     read = () => ({ type: element.type, selected_time: input.value || null });
   } else {
-    // datetimepicker: Unix seconds both ways; the browser shows local time.
+    // datetimepicker: Unix seconds both ways, picked in the viewer's Slack time zone (as Slack does),
+    // not the computer's.
     input.type = 'datetime-local';
     const seconds = saved ? saved.selected_date_time : element.initial_date_time;
-    if (typeof seconds === 'number') {
-      const d = new Date(seconds * 1000);
-      input.value = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-    }
+    if (typeof seconds === 'number') input.value = wallTimeOf(seconds, ctx.timeZone);
     read = () => ({
       type: element.type,
-      selected_date_time: input.value ? Math.floor(new Date(input.value).getTime() / 1000) : null,
+      selected_date_time: input.value ? instantOfWallTime(input.value, ctx.timeZone) : null,
     });
   }
   register(input, element, blockId, read);

@@ -18,3 +18,6 @@ export function renderMrkdwn(
   text: string,
   ctx?: { userName?: (id: string) => string; channelName?: (id: string) => string; timeZone?: string },
 ): DocumentFragment;
+export function formatMessageTime(ts: string | number, timeZone?: string): string;
+export function wallTimeOf(seconds: number, timeZone?: string): string;
+export function instantOfWallTime(value: string, timeZone?: string): number | null;

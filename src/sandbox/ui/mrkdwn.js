@@ -319,3 +319,81 @@ function ago(ms) {
   const text = `${n} ${unit}${n === 1 ? '' : 's'}`;
   return future ? `in ${text}` : `${text} ago`;
 }
+
+/** A usable IANA zone name, or undefined (the browser's zone) when the name is unknown. */
+function knownZone(timeZone) {
+  if (!timeZone) return undefined;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Wall-clock parts of an instant in a zone. */
+function wallParts(ms, timeZone) {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: knownZone(timeZone),
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(ms));
+  const n = (type) => Number(parts.find((p) => p.type === type)?.value);
+  return {
+    year: n('year'),
+    month: n('month'),
+    day: n('day'),
+    hour: n('hour'),
+    minute: n('minute'),
+    second: n('second'),
+  };
+}
+
+/**
+ * A message's time ("14:05") in the viewer's time zone, as Slack shows it to each person (the browser's
+ * zone only when the viewer's is unknown).
+ * @param {string|number} ts Slack ts (seconds, with a fraction)
+ * @param {string} [timeZone]
+ */
+export function formatMessageTime(ts, timeZone) {
+  const d = new Date(Number.parseFloat(String(ts)) * 1000);
+  return new Intl.DateTimeFormat('en-GB', { timeZone: knownZone(timeZone), hour: '2-digit', minute: '2-digit' }).format(
+    d,
+  );
+}
+
+/**
+ * A datetimepicker's value as <input type="datetime-local"> shows it ("2026-12-01T02:00"), in the viewer's
+ * zone: Slack's picker works in the person's Slack time zone, not the computer's.
+ * @param {number} seconds
+ * @param {string} [timeZone]
+ */
+export function wallTimeOf(seconds, timeZone) {
+  const p = wallParts(seconds * 1000, timeZone);
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${p.year}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}`;
+}
+
+/**
+ * The instant (Unix seconds) of a wall time ("2026-12-01T02:00") in the viewer's zone; null when unreadable.
+ * @param {string} value
+ * @param {string} [timeZone]
+ */
+export function instantOfWallTime(value, timeZone) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(value ?? '');
+  if (!m) return null;
+  const asUtc = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]));
+  // The zone's offset at that time, found by asking what wall time the first guess shows (twice, for DST).
+  let guess = asUtc;
+  for (let i = 0; i < 2; i++) {
+    const p = wallParts(guess, timeZone);
+    const shown = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+    guess += asUtc - shown;
+  }
+  return Math.floor(guess / 1000);
+}

@@ -20,7 +20,14 @@ import { postRunningCard } from '../kit/run-start.ts';
 export async function approveRequest(ctx: HandlerContext, approvalId: string): Promise<void> {
   const { deps, client } = ctx;
   const approver = await actorFor(deps, client, ctx);
-  const result = await approve(deps, approver, approvalId, (userId) => deps.access.identity.emailOf(client, userId));
+  const result = await approve(
+    deps,
+    approver,
+    approvalId,
+    (userId) => deps.access.identity.emailOf(client, userId),
+    // A quorum is decided on current membership, not the cached one.
+    (userId) => deps.access.identity.groupsOf(client, userId, { fresh: true }),
+  );
   switch (result.kind) {
     case 'refused':
       await ctx.respond(errorMessage(result.sentence));

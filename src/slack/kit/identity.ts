@@ -1,6 +1,7 @@
-// Who is asking: the Slack user's email (sent as userEmail on runs) and the user groups the policy
-// cares about. Both come from the Web API and are cached, so a busy channel does not turn into a
-// users.info call per click. Emails sit in an LRU cache (lru-cache) with a TTL: the least recently
+// Who is asking: the Slack user's email (sent as userEmail on runs), whether they are a bot, their
+// workspace and org (Slack Connect), and the user groups the policy cares about; and which workspace
+// and org the bot is installed in. All come from the Web API and are cached, so a busy channel does
+// not turn into a users.info call per click. Emails sit in an LRU cache (lru-cache) with a TTL: the least recently
 // used fall out one by one at the bound, and concurrent lookups of one user share one users.info call.
 import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
@@ -17,9 +18,30 @@ export interface IdentityOptions {
   logger: Logger;
 }
 
-/** lru-cache stores no null, so "Slack has no email for this user" is a value of its own. */
-interface EmailEntry {
+/** What users.info says about a person: their email, whether they are a bot, their workspace and org. */
+export interface Profile {
   email: string | null;
+  /** A bot user (another app's, or ours) or Slackbot: never an actor. */
+  isBot: boolean;
+  /** The workspace the person belongs to. */
+  teamId: string | null;
+  /** Their Enterprise Grid org, when they are in one. */
+  enterpriseId: string | null;
+  /** The user's Slack time zone (users.info `tz`, `tz_label`), read in the same call. */
+  timeZone: PersonTimeZone | null;
+}
+
+/** A person's Slack time zone: the IANA name (`Europe/Berlin`) and Slack's label for it. */
+export interface PersonTimeZone {
+  id: string;
+  label: string;
+}
+
+/** Where the bot is installed. */
+export interface Installation {
+  teamId: string | null;
+  enterpriseId: string | null;
+  botUserId: string | null;
 }
 
 /** The same for "Slack knows no user with this email". */
@@ -36,22 +58,23 @@ export class Identity {
   readonly #o: IdentityOptions;
   readonly #ttlMs: number;
   readonly #now: () => number;
-  readonly #emails: LRUCache<string, EmailEntry, WebClient>;
+  readonly #profiles: LRUCache<string, Profile, WebClient>;
   #members: Members | null = null;
   #membersLoading: Promise<Members> | null = null;
   readonly #userIds: LRUCache<string, UserIdEntry, WebClient>;
+  readonly #installations = new Map<string, Promise<Installation | null>>();
 
   constructor(options: IdentityOptions) {
     this.#o = options;
     this.#ttlMs = options.ttlMs ?? 10 * 60_000;
     this.#now = options.now ?? Date.now;
-    this.#emails = new LRUCache<string, EmailEntry, WebClient>({
+    this.#profiles = new LRUCache<string, Profile, WebClient>({
       max: options.maxUsers ?? 10_000,
       ttl: this.#ttlMs,
       // Our clock, read on every check (no 1 ms caching), so tests and the TTL agree.
       perf: { now: this.#now },
       ttlResolution: 0,
-      fetchMethod: (userId, _stale, { context }) => this.#fetchEmail(context, userId),
+      fetchMethod: (userId, _stale, { context }) => this.#fetchProfile(context, userId),
     });
     this.#userIds = new LRUCache<string, UserIdEntry, WebClient>({
       max: options.maxUsers ?? 10_000,
@@ -74,24 +97,67 @@ export class Identity {
   }
 
   /** undefined (not cached, so the next click asks again) when Slack fails. */
-  async #fetchEmail(client: WebClient, userId: string): Promise<EmailEntry | undefined> {
+  async #fetchProfile(client: WebClient, userId: string): Promise<Profile | undefined> {
     try {
       const res = await client.users.info({ user: userId });
-      return { email: res.user?.profile?.email ?? null };
+      const user = res.user;
+      const tz = user?.tz;
+      return {
+        email: user?.profile?.email ?? null,
+        isBot: userId === 'USLACKBOT' || user?.is_bot === true || user?.is_app_user === true,
+        teamId: user?.team_id ?? null,
+        enterpriseId: user?.enterprise_user?.enterprise_id ?? null,
+        timeZone: tz ? { id: tz, label: user?.tz_label || tz } : null,
+      };
     } catch (err) {
       this.#o.logger.warn({ err, userId }, 'users.info failed; running without the email');
       return undefined;
     }
   }
 
+  /**
+   * The workspace, Enterprise Grid org and bot user of the installation the client's token belongs to
+   * (auth.test, asked once per token); null when Slack does not say (not cached, asked again next time).
+   */
+  async installationOf(client: WebClient): Promise<Installation | null> {
+    const key = client.token ?? '';
+    let known = this.#installations.get(key);
+    if (!known) {
+      known = client.auth.test().then(
+        (res) => ({
+          teamId: res.team_id ?? null,
+          enterpriseId: res.enterprise_id ?? null,
+          botUserId: res.user_id ?? null,
+        }),
+        (err: unknown) => {
+          this.#o.logger.warn({ err }, 'auth.test failed; the installation is unknown');
+          this.#installations.delete(key);
+          return null;
+        },
+      );
+      this.#installations.set(key, known);
+    }
+    return known;
+  }
+
   /** The user's email (needs users:read.email); null when Slack does not say. Never throws. */
   async emailOf(client: WebClient, userId: string): Promise<string | null> {
+    return (await this.profileOf(client, userId))?.email ?? null;
+  }
+
+  /** What Slack says about the person (cached like the email); null when Slack does not say. Never throws. */
+  async profileOf(client: WebClient, userId: string): Promise<Profile | null> {
     try {
-      return (await this.#emails.fetch(userId, { context: client }))?.email ?? null;
+      return (await this.#profiles.fetch(userId, { context: client })) ?? null;
     } catch (err) {
-      this.#o.logger.warn({ err, userId }, 'email lookup failed; running without the email');
+      this.#o.logger.warn({ err, userId }, 'user lookup failed; running without the email');
       return null;
     }
+  }
+
+  /** The user's Slack time zone (cached with the email); null when Slack does not say. Never throws. */
+  async timeZoneOf(client: WebClient, userId: string): Promise<PersonTimeZone | null> {
+    return (await this.profileOf(client, userId))?.timeZone ?? null;
   }
 
   /** Slack user id for an email (needs users:read.email), so people are mentioned, not emailed; null when Slack does not know it. Never throws. */
@@ -116,13 +182,15 @@ export class Identity {
    * The policy's user groups this user belongs to (needs usergroups:read). Fails closed: when Slack
    * cannot say who is in a group and nothing is known from before, it throws rather than answer "no
    * groups", which would let a deny-by-group rule lapse. Failures are not cached. Concurrent callers
-   * while the members are being read share that one read.
+   * while the members are being read share that one read. `fresh` reads Slack now (a read already in
+   * flight is fresh enough) and never falls back to what was known before: for decisions that must rest
+   * on current membership (a quorum being decided).
    */
-  async groupsOf(client: WebClient, userId: string): Promise<string[]> {
+  async groupsOf(client: WebClient, userId: string, options: { fresh?: boolean } = {}): Promise<string[]> {
     if (this.#o.groups.length === 0) return [];
     let members = this.#members;
-    if (!members || this.#now() - members.at >= this.#ttlMs) {
-      this.#membersLoading ??= this.#loadMembers(client).finally(() => {
+    if (options.fresh || !members || this.#now() - members.at >= this.#ttlMs) {
+      this.#membersLoading ??= this.#loadMembers(client, !options.fresh).finally(() => {
         this.#membersLoading = null;
       });
       members = await this.#membersLoading;
@@ -130,7 +198,7 @@ export class Identity {
     return [...members.value].filter(([, users]) => users.has(userId)).map(([group]) => group);
   }
 
-  async #loadMembers(client: WebClient): Promise<Members> {
+  async #loadMembers(client: WebClient, staleAllowed = true): Promise<Members> {
     const members = new Map<string, Set<string>>();
     const unknown: string[] = [];
     for (const group of this.#o.groups) {
@@ -139,7 +207,7 @@ export class Identity {
         members.set(group, new Set(res.users ?? []));
       } catch (err) {
         this.#o.logger.warn({ err, group }, 'could not read user group members');
-        const previous = this.#members?.value.get(group);
+        const previous = staleAllowed ? this.#members?.value.get(group) : undefined;
         if (previous) members.set(group, previous);
         else unknown.push(group);
       }

@@ -106,7 +106,10 @@ export const STEP_INPUTS = {
   proxy: 'proxy',
   channel: 'channel',
   wait: 'wait_for_completion',
-  actor: 'invoking_user',
+  /** slack#/types/interactivity: the person who started the workflow, as Slack attests it (its `interactor`). */
+  startedBy: 'started_by',
+  /** The old "Run as" (a plain user id anyone can map): checked against the attested person, never trusted. */
+  runAs: 'invoking_user',
 } as const;
 
 export const STEP_OUTPUTS = {

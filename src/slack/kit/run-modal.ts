@@ -141,6 +141,8 @@ export interface RunModalInput {
   /** Show the typeahead picker (bare run, shortcut, App Home). */
   withPicker: boolean;
   prefill?: Record<string, unknown>;
+  /** The person's Slack time zone, named under date-time pickers. */
+  timeZone?: { id: string; label: string } | null;
   proxyId?: string | null;
   /** Extra lines shown above the form (approval, destination). Already escaped mrkdwn. */
   notes?: string[];
@@ -172,7 +174,7 @@ export function buildRunModal(input: RunModalInput): ModalView {
         text: mrkdwnText('This runbook takes no input. Press *Run* to start it.'),
       });
     } else {
-      blocks.push(...buildFormBlocks(spec, input.prefill));
+      blocks.push(...buildFormBlocks(spec, input.prefill, input.timeZone ?? null));
     }
   } else {
     blocks.push({

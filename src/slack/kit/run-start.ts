@@ -242,9 +242,11 @@ export async function runModalView(
   // Secret values are never carried over into a new form.
   const merged = typed ? { ...target.prefill, ...typed.params } : target.prefill;
   const prefill = merged ? stripSecrets(spec, merged) : undefined;
+  const datetime = spec.kind === 'fields' && spec.fields.some((f) => f.kind === 'datetime');
   return buildRunModal({
     runbook,
     spec,
+    ...(datetime ? { timeZone: await deps.access.identity.timeZoneOf(viewer.client, viewer.userId) } : {}),
     proxies: await deps.proxies.choicesFor(runbook),
     metadata: { r: runbook.id, c: channel, ...originMetadata(target), ...savedMetadata(choice) },
     withPicker,

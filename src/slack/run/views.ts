@@ -3,6 +3,7 @@
 // start the run, posting the live message where the person asked.
 import { createHash } from 'node:crypto';
 import type { ViewSubmitAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { readFormValues } from '../../forms/read-form-values.ts';
@@ -64,7 +65,7 @@ type Prepared =
   | { kind: 'ready'; runbook: Workflow; proxyId: string; params: Record<string, unknown>; channel: string | null };
 
 /** Reads and validates the submission against the runbook's schema. Decides nothing about who may run it. */
-async function readSubmission(deps: SlackDeps, body: ViewSubmitAction): Promise<Prepared> {
+async function readSubmission(deps: SlackDeps, body: ViewSubmitAction, client: WebClient): Promise<Prepared> {
   const view = body.view;
   const meta = decodeRunMetadata(view.private_metadata);
   if (!meta.r) return { kind: 'errors', errors: { [BLOCKS.runbookPicker]: 'Pick a runbook first.' } };
@@ -74,7 +75,12 @@ async function readSubmission(deps: SlackDeps, body: ViewSubmitAction): Promise<
   const tooLong = oversizedFields(values);
   if (tooLong) return { kind: 'errors', errors: tooLong };
   const spec = parseInputSchema(runbook.inputSchema);
-  const form = spec.kind === 'empty' ? { ok: true as const, params: {} } : readFormValues(spec, values);
+  // A picked date-time is in the person's Slack time zone: written with its offset.
+  const timeZone =
+    spec.kind === 'fields' && spec.fields.some((f) => f.kind === 'datetime')
+      ? ((await deps.access.identity.timeZoneOf(client, body.user.id))?.id ?? null)
+      : null;
+  const form = spec.kind === 'empty' ? { ok: true as const, params: {} } : readFormValues(spec, values, timeZone);
   const proxyId = readProxy(values);
   const errors: Record<string, string> = form.ok ? {} : { ...form.errors };
   if (!proxyId) errors[BLOCKS.proxy] = 'Choose the proxy that should run it.';
@@ -121,7 +127,7 @@ export async function runFormSubmitted({ ack, body, client }: ViewArgs, ctx: Han
   let prepared: Prepared | null = null;
   let actor: Actor | null = null;
   const work = (async () => {
-    prepared = await readSubmission(deps, body);
+    prepared = await readSubmission(deps, body, client);
     if (prepared.kind === 'errors') return null;
     const meta = decodeRunMetadata(body.view.private_metadata);
     // A preselected channel saved by someone (defaults, an alias), submitted unchanged, is judged against them.

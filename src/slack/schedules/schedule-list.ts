@@ -3,7 +3,7 @@
 import type { ActionsBlock, KnownBlock } from '@slack/types';
 import type { Schedule, Workflow } from '../../api/schemas.ts';
 import { isRecord, parseInputSchema } from '../../forms/input-schema.ts';
-import { maskSecrets } from '../../forms/secrets.ts';
+import { maskSecretsAndEchoes } from '../../forms/secret-values.ts';
 import { cronWarnings, describeCron, nextRuns, validateCron } from '../../schedules/cron.ts';
 import { button, confirmDialog, type SlackMessage, when } from '../kit/common.ts';
 import { ACTIONS, COMMAND } from '../kit/ids.ts';
@@ -111,7 +111,7 @@ export function summarizeParams(
     const more = entries.length > 10 ? ` and ${entries.length - 10} more` : '';
     return `${names.join(', ')}${more} _(values hidden: the input schema is unknown)_`;
   }
-  const masked = maskSecrets(spec, params);
+  const masked = maskSecretsAndEchoes(spec, params);
   const shown = Object.entries(masked)
     .slice(0, 10)
     .map(([k, v]) => {

@@ -1,11 +1,17 @@
 // The Workflow Builder step "Run a runbook" (Bolt custom function `run_runbook_step`). A thin entry
-// point onto the run use case: the invoking user (the step's "Run as" input, mapped to "Person who
-// used this workflow") is the actor; the one gate decides; a run that needs approval is refused
+// point onto the run use case. The actor is who Slack attests started the workflow (the "Started by"
+// input of type slack#/types/interactivity, whose `interactor` only Slack can fill), never an input a
+// workflow's author fills in: the old "Run as" must name that same person or the step fails. A
+// workflow nobody started (scheduled) runs only as the identity the policy names for that, or fails.
+// Bots, the bot itself and Slackbot are never actors; a person of another organisation only where the
+// policy allows external users. The one gate decides; a run that needs approval is refused
 // (workflows do not wait for approvals); the live card goes to the chosen channel (else a DM).
 // Without "wait for completion" the step ends as soon as the run starts; with it, the watcher ends it
 // when the run ends (./workflow-step-finish.ts), exactly once, across restarts and replicas.
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { describeFieldErrors } from '../../forms/typed-values.ts';
+import { actor as actorOf } from '../../runs/actor.ts';
+import { recordDenial } from '../../runs/gate.ts';
 import { loadRunbook } from '../../runs/run.ts';
 import { chooseRun, proxyRefusal } from '../../runs/run-choice.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
@@ -18,6 +24,7 @@ import { STEP_INPUTS } from '../kit/ids.ts';
 import type { FunctionArgs } from '../kit/listen.ts';
 import { permalinkOf } from '../kit/post-to-conversation.ts';
 import { postRunningCard } from '../kit/run-start.ts';
+import { standingOf } from '../kit/standing.ts';
 import { endOfRun, endStep, type StepEnd, stepOutputs } from './workflow-step-finish.ts';
 
 export interface StepInputs {
@@ -26,7 +33,57 @@ export interface StepInputs {
   proxy: string | null;
   channel: string | null;
   wait: boolean;
-  actor: string;
+  /** The person Slack attests started the workflow (the interactivity input's interactor); null: nobody. */
+  startedBy: string | null;
+  /** The old "Run as" input: a user id the workflow's author chose, checked, never trusted. */
+  runAs: string | null;
+}
+
+/** The interactor's user id of a slack#/types/interactivity value (an object, or its JSON). */
+function interactorOf(value: unknown): string | null {
+  let v = value;
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      return null;
+    }
+  }
+  const id = (v as { interactor?: { id?: unknown } } | null)?.interactor?.id;
+  return typeof id === 'string' && /^[UW][A-Z0-9]+$/.test(id) ? id : null;
+}
+
+const FIX_STARTED_BY = 'edit the step: set "Started by" to "Person who used this workflow" and leave "Run as" empty';
+
+/**
+ * Whom the step runs as: the person Slack attests started the workflow, else (nobody started it) the
+ * identity the policy names for such workflows; the old "Run as" must agree, or the step fails with a
+ * sentence saying how to fix the workflow.
+ */
+export function stepActorId(
+  input: Pick<StepInputs, 'startedBy' | 'runAs'>,
+  unattendedRunAs: string | null,
+  contact: string,
+): { userId: string } | { error: string } {
+  if (input.startedBy) {
+    if (input.runAs && input.runAs !== input.startedBy) {
+      return {
+        error: `This step's "Run as" names someone other than the person who started the workflow, so nothing ran; ${FIX_STARTED_BY}.`,
+      };
+    }
+    return { userId: input.startedBy };
+  }
+  if (input.runAs && input.runAs !== unattendedRunAs) {
+    return {
+      error: `Slack does not say who started this workflow, so its "Run as" cannot be checked and nothing ran; ${FIX_STARTED_BY}.`,
+    };
+  }
+  if (!unattendedRunAs) {
+    return {
+      error: `Nobody started this workflow (it runs on a schedule or an event) and the policy names no one to run such workflows as, so nothing ran; start it from a link, button or shortcut with "Started by" set to "Person who used this workflow", or ask ${contact} to set unattendedWorkflowsRunAs in the policy.`,
+    };
+  }
+  return { userId: unattendedRunAs };
 }
 
 /** The step's inputs as Workflow Builder sends them; a sentence for the workflow when they are unusable. */
@@ -37,8 +94,6 @@ export function readStepInputs(inputs: Record<string, unknown>): StepInputs | { 
   };
   const runbook = text(STEP_INPUTS.runbook);
   if (!runbook) return { error: 'The step needs a runbook (its id or name).' };
-  const actor = text(STEP_INPUTS.actor);
-  if (!actor) return { error: 'The step needs "Run as": choose "Person who used this workflow".' };
   let params: Record<string, unknown> = {};
   const raw = inputs[STEP_INPUTS.inputs];
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) params = raw as Record<string, unknown>;
@@ -58,7 +113,8 @@ export function readStepInputs(inputs: Record<string, unknown>): StepInputs | { 
     proxy: text(STEP_INPUTS.proxy),
     channel: text(STEP_INPUTS.channel),
     wait: wait === true || wait === 'true',
-    actor,
+    startedBy: interactorOf(inputs[STEP_INPUTS.startedBy]),
+    runAs: text(STEP_INPUTS.runAs),
   };
 }
 
@@ -79,10 +135,23 @@ export async function runStepExecuted(
     const input = readStepInputs(inputs as Record<string, unknown>);
     if ('error' in input) return await refuse(input.error);
     const teamId = (body as { team_id?: string }).team_id ?? null;
+    const { policy } = deps.access;
+    const chosen = stepActorId(input, policy.unattendedWorkflowsRunAs, policy.contact);
+    if ('error' in chosen) return await refuse(chosen.error);
+    const standing = await standingOf(deps, client, { userId: chosen.userId });
+    if (standing.kind === 'bot') {
+      return await refuse('A workflow step never runs as a bot or Slackbot, so nothing ran; run it as a person.');
+    }
+    if (standing.kind === 'external' && !policy.allowsExternalUsers) {
+      const sentence = policy.externalDenial;
+      const who = { userId: chosen.userId, teamId: standing.teamId, groups: [], channelId: input.channel };
+      await recordDenial(deps, actorOf(who), { action: 'workflow.run', target: input.runbook, sentence });
+      return await refuse(sentence);
+    }
     const actor = await actorFor(
       deps,
       client,
-      { userId: input.actor, teamId, channelId: input.channel, destinationChannel: input.channel },
+      { userId: chosen.userId, teamId, channelId: input.channel, destinationChannel: input.channel },
       // The step's channel is chosen by the workflow: judged like any destination, against the actor.
       { email: true, checkDestination: true },
     );

@@ -664,6 +664,21 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await store.approvals.vote('no-such-id', 'U3', [], T0)).toBe(false);
       });
 
+      it('withdrawVote takes back one approval while the request is pending, never after the decision', async () => {
+        const a = await store.approvals.create(newApproval({ quorum: { count: 2, eachOf: [] } }), T0);
+        await store.approvals.vote(a.id, 'U1', [], T0);
+        await store.approvals.vote(a.id, 'U2', [], T0 + 1);
+        const replica = await harness.open();
+        expect(await replica.approvals.withdrawVote(a.id, 'U1')).toBe(true);
+        expect(await store.approvals.withdrawVote(a.id, 'U1')).toBe(false);
+        expect((await store.approvals.votes(a.id)).map((v) => v.userId)).toEqual(['U2']);
+        // Withdrawn, the person may approve again later (their entitlement back).
+        expect(await store.approvals.vote(a.id, 'U1', [], T0 + 2)).toBe(true);
+        expect(await store.approvals.decide(a.id, 'approved', 'U1', null, T0 + 3)).toBe(true);
+        expect(await store.approvals.withdrawVote(a.id, 'U2')).toBe(false);
+        expect(await store.approvals.votes(a.id)).toHaveLength(2);
+      });
+
       it('create stores a pending approval with a fresh uuid', async () => {
         const a = await store.approvals.create(newApproval(), T0);
         const b = await store.approvals.create(newApproval(), T0);

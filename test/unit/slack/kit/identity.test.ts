@@ -38,6 +38,21 @@ describe('Identity.groupsOf', () => {
   });
 });
 
+describe('Identity.groupsOf with fresh', () => {
+  it('reads Slack now, not the cached members, and never falls back to what was known before', async () => {
+    const identity = new Identity({ groups: ['S0APPROVERS'], logger, now: () => 0 });
+    let members: string[] | Error = ['U1', 'U2'];
+    const c = client(() => members);
+    expect(await identity.groupsOf(c, 'U1')).toEqual(['S0APPROVERS']);
+    members = ['U2'];
+    // The cache (10 minutes) still has U1; a fresh read does not.
+    expect(await identity.groupsOf(c, 'U1')).toEqual(['S0APPROVERS']);
+    expect(await identity.groupsOf(c, 'U1', { fresh: true })).toEqual([]);
+    members = new Error('ratelimited');
+    await expect(identity.groupsOf(c, 'U2', { fresh: true })).rejects.toBeInstanceOf(UserFacingError);
+  });
+});
+
 /** A Web API client whose users.info answers after the test releases it, counting calls per user. */
 function usersClient(answer: (userId: string) => string | null | Error) {
   const calls: string[] = [];
