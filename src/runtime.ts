@@ -30,6 +30,7 @@ import type { Policy } from './policy/policy.ts';
 import { RunRateLimit } from './policy/run-rate-limit.ts';
 import { withMaskedExecutions } from './runs/execution-secrets.ts';
 import { reconcileIntents } from './runs/run-intents.ts';
+import { reconcilePauses } from './runs/schedule-pauses.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle } from './slack/app.ts';
@@ -347,7 +348,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         announce: async (run) => {
           await postRunningCard(deps, slack.app.client, run);
         },
-      }).catch((err: unknown) => logger.warn({ err }, 'run intent reconciliation failed'));
+      })
+        .catch((err: unknown) => logger.warn({ err }, 'run intent reconciliation failed'))
+        // Schedules a crash left between pausing (or resuming) and the API's answer are finished the same way.
+        .then(() => reconcilePauses(deps, { graceMs: intentGraceMs }))
+        .catch((err: unknown) => logger.warn({ err }, 'schedule pause reconciliation failed'));
     const reconcileFirst = setTimeout(() => void reconcile(), intentGraceMs);
     reconcileFirst.unref();
     const reconciler = setInterval(() => void reconcile(), 60_000);

@@ -10,7 +10,15 @@ import type { Workflow } from '../api/schemas.ts';
 import type { ChannelDefaults, RunAlias } from '../store/saved-runs.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { bareFacts, gate, recordDenial, refuseSavedDestination, runbookFacts, subjectOf } from './gate.ts';
+import {
+  bareFacts,
+  gate,
+  recordAction,
+  recordDenial,
+  refuseSavedDestination,
+  runbookFacts,
+  subjectOf,
+} from './gate.ts';
 import { proxyRefusal } from './run-choice.ts';
 
 export type AliasOutcome<T> =
@@ -18,17 +26,8 @@ export type AliasOutcome<T> =
   /** hidden: `view` denied (the sentence does not name the runbook). */
   | { kind: 'refused'; reason: 'hidden' | 'denied' | 'invalid' | 'misdirected'; sentence: string };
 
-async function audited(deps: RunsDeps, actor: Actor, action: string, target: string, detail: string): Promise<void> {
-  await deps.access.audit.record({
-    userId: actor.userId,
-    teamId: actor.teamId,
-    channel: actor.channelId,
-    action,
-    target,
-    outcome: 'ok',
-    detail,
-    tid: null,
-  });
+function audited(deps: RunsDeps, actor: Actor, action: string, target: string, detail: string): Promise<void> {
+  return recordAction(deps, actor, action, target, 'ok', detail);
 }
 
 export async function addAlias(

@@ -190,6 +190,27 @@ export async function refuseSavedDestination(
   return sentence;
 }
 
+/** The audit record of something a person did (or tried and the API refused): ok or error. */
+export async function recordAction(
+  deps: Pick<RunsDeps, 'access'>,
+  actor: Pick<Actor, 'userId' | 'teamId' | 'channelId'>,
+  action: string,
+  target: string,
+  outcome: 'ok' | 'error',
+  detail: string | null,
+): Promise<void> {
+  await deps.access.audit.record({
+    userId: actor.userId,
+    teamId: actor.teamId,
+    channel: actor.channelId,
+    action,
+    target,
+    outcome,
+    detail,
+    tid: null,
+  });
+}
+
 /** The one audit record of a refusal, whatever refused (a rule, ownership, the run limit). */
 export async function recordDenial(
   deps: Pick<RunsDeps, 'access'>,

@@ -35,6 +35,20 @@ async function runbookOfSchedule(deps: RunsDeps, schedule: Schedule): Promise<Wo
   );
 }
 
+/** Actions that would write the form's expression: refused while the schedule is paused. */
+const EDITS = new Set(['schedule.open', 'schedule.update']);
+
+/**
+ * Editing a paused schedule is refused: the API holds the never-firing expression (schedule-pauses.ts),
+ * so the form would show it, and saving any expression would un-pause it behind the store's back.
+ */
+async function refusePausedEdit(deps: RunsDeps, scheduleId: string): Promise<Refusal | null> {
+  const pause = await deps.access.store.schedulePauses.get(scheduleId);
+  return pause
+    ? refused('invalid', 'That schedule is paused; resume it from /runbook schedules first, then edit it.')
+    : null;
+}
+
 /**
  * May the actor change (edit, delete, open the edit form of) this existing schedule? `schedule` on its
  * runbook (view implied), and with scheduleOwnersOnly, only its Slack creator.
@@ -54,6 +68,10 @@ export async function checkScheduleChange(
     auditTarget: target,
   });
   if (!verdict.allowed) return refused(verdict.reason, verdict.sentence);
+  if (EDITS.has(auditAction)) {
+    const paused = await refusePausedEdit(deps, schedule.id);
+    if (paused) return paused;
+  }
   if (deps.access.policy.scheduleOwnersOnly) {
     const owner = await deps.access.store.scheduleOwners.get(schedule.id);
     if (owner && owner.userId !== actor.userId) {
@@ -120,6 +138,11 @@ export async function writeSchedule(
     params: JSON.stringify(request.params),
     schedule: request.cron,
   };
+  // An approved edit is carried out later: the schedule may have been paused meanwhile.
+  if (request.scheduleId) {
+    const paused = await refusePausedEdit(deps, request.scheduleId);
+    if (paused) return paused;
+  }
   const audit = (outcome: 'ok' | 'error', detail: string, tid: string | null, id: string | null) =>
     deps.access.audit.record({
       userId: actor.userId,
@@ -171,6 +194,8 @@ export async function deleteSchedule(deps: RunsDeps, actor: Actor, scheduleId: s
     return refused('not-found', 'That schedule no longer exists; the list below is up to date.');
   }
   await deps.access.store.scheduleOwners.remove(scheduleId);
+  // A paused schedule deleted is gone with its pause: nothing is left to resume.
+  await deps.access.store.schedulePauses.remove(scheduleId);
   await deps.access.audit.record({
     userId: actor.userId,
     teamId: actor.teamId,

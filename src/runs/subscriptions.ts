@@ -16,7 +16,7 @@ import {
   sameRunbookName,
 } from './execution-facts.ts';
 import { maskExecutionInputs } from './execution-secrets.ts';
-import { bareFacts, decideFor, gate, runbookFacts } from './gate.ts';
+import { bareFacts, decideFor, gate, recordAction, runbookFacts } from './gate.ts';
 import { type Refusal, refused } from './run.ts';
 import { runbookNamed, visibilityFor } from './visibility.ts';
 
@@ -34,26 +34,6 @@ export type SubscribeResult =
 export function isAll(text: string): boolean {
   const t = text.trim().toLowerCase();
   return t === 'all' || t === ALL_RUNBOOKS;
-}
-
-async function audit(
-  deps: RunsDeps,
-  actor: Actor,
-  action: string,
-  target: string,
-  outcome: 'ok' | 'error',
-  detail: string | null,
-) {
-  await deps.access.audit.record({
-    userId: actor.userId,
-    teamId: actor.teamId,
-    channel: actor.channelId,
-    action,
-    target,
-    outcome,
-    detail,
-    tid: null,
-  });
 }
 
 export async function subscribe(
@@ -114,7 +94,7 @@ export async function subscribe(
     },
     deps.now(),
   );
-  await audit(
+  await recordAction(
     deps,
     actor,
     'subscription.add',
@@ -174,7 +154,7 @@ export async function removeSubscription(deps: RunsDeps, actor: Actor, runbookId
   const existing = (await store.listForChannel(channel)).find((s) => s.runbookId === runbookId) ?? null;
   const removed = await store.remove(channel, runbookId);
   const target = runbookId === ALL_RUNBOOKS ? 'all runbooks' : `${existing?.runbookName ?? ''} (${runbookId})`;
-  if (removed) await audit(deps, actor, 'subscription.remove', target, 'ok', null);
+  if (removed) await recordAction(deps, actor, 'subscription.remove', target, 'ok', null);
   const left = await shownTo(deps, actor, await store.listForChannel(channel));
   return { kind: 'removed', subscription: existing, removed, left };
 }
@@ -261,7 +241,14 @@ export async function watchExecution(
   });
   // Someone adopted it between our check and our insert.
   if (!inserted) return { kind: 'already', executionId: id, channel: actor.channelId, active: true };
-  await audit(deps, actor, 'execution.watch', `${name} (${id})`, 'ok', finished ? 'already finished' : 'running');
+  await recordAction(
+    deps,
+    actor,
+    'execution.watch',
+    `${name} (${id})`,
+    'ok',
+    finished ? 'already finished' : 'running',
+  );
   return { kind: 'adopted', executionId: id, startedBy, runbook, name, inputs, finished };
 }
 

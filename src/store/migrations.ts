@@ -277,6 +277,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX slack_events_seen_at ON slack_events (seen_at);
     `,
   },
+  {
+    version: 10,
+    name: 'paused schedules',
+    up: () => `
+      CREATE TABLE schedule_pauses (
+        schedule_id  TEXT PRIMARY KEY,
+        state        TEXT NOT NULL,
+        cron         TEXT NOT NULL,
+        runbook_id   TEXT NOT NULL,
+        runbook_name TEXT NOT NULL,
+        paused_by    TEXT NOT NULL,
+        team_id      TEXT,
+        paused_at    BIGINT NOT NULL,
+        updated_at   BIGINT NOT NULL
+      );
+      CREATE INDEX schedule_pauses_state ON schedule_pauses (state, updated_at);
+    `,
+  },
 ];
 
 export interface MigrateOptions {

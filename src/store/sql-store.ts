@@ -15,6 +15,7 @@ import {
 } from './row-mappers.ts';
 import type { SqlDialect, SqlDriver, SqlRow } from './sql-driver.ts';
 import { aliasStore, channelDefaultsStore, workflowStepStore } from './sql-saved-runs.ts';
+import { schedulePauseStore } from './sql-schedule-pauses.ts';
 import type {
   ApprovalStore,
   AuditStore,
@@ -716,6 +717,7 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     subscriptions: subscriptionStore(db),
     cursors: cursorStore(db),
     scheduleOwners: scheduleOwnerStore(db),
+    schedulePauses: schedulePauseStore(db),
     approvals: approvalStore(db),
     audit: auditStore(db),
     runDrafts: runDraftStore(db),

@@ -339,6 +339,44 @@ export interface ScheduleOwnerStore {
   remove(scheduleId: string): Promise<void>;
 }
 
+/**
+ * A paused schedule: the API keeps it (id, params, proxy, owner) with an expression that never fires;
+ * this keeps the real expression. `pausing` / `resuming` are intents recorded before the API call and
+ * settled after it, so a crash leaves a row that reconciliation finishes (src/runs/schedule-pauses.ts).
+ */
+export type SchedulePauseState = 'pausing' | 'paused' | 'resuming';
+
+export interface NewSchedulePause {
+  scheduleId: string;
+  /** The schedule's real expression, restored on resume. Nothing secret: params stay in the API. */
+  cron: string;
+  runbookId: string;
+  runbookName: string;
+  /** Slack user id of whoever paused it. */
+  pausedBy: string;
+  teamId: string | null;
+}
+
+export interface SchedulePause extends NewSchedulePause {
+  state: SchedulePauseState;
+  pausedAt: number;
+  updatedAt: number;
+}
+
+export interface SchedulePauseStore {
+  /** Records the intent to pause (state `pausing`); false when the schedule already has a row (paused or in flight). */
+  begin(p: NewSchedulePause, now: number): Promise<boolean>;
+  /** Compare-and-set of the state; true only for the one caller that moved it. */
+  move(scheduleId: string, from: SchedulePauseState, to: SchedulePauseState, now: number): Promise<boolean>;
+  /** Deletes the row if it is in `state` (any state when omitted); true if one was deleted. */
+  remove(scheduleId: string, state?: SchedulePauseState): Promise<boolean>;
+  get(scheduleId: string): Promise<SchedulePause | null>;
+  /** Every row (paused or in flight), oldest pause first. */
+  list(limit: number): Promise<SchedulePause[]>;
+  /** Rows still `pausing` or `resuming` last moved before `before`, oldest first: left by a crash. */
+  listUnsettled(before: number, limit: number): Promise<SchedulePause[]>;
+}
+
 export interface ApprovalStore {
   /** New pending approval with a fresh uuid. */
   create(a: NewApproval, now: number): Promise<Approval>;
@@ -463,6 +501,7 @@ export interface Store {
   subscriptions: SubscriptionStore;
   cursors: CursorStore;
   scheduleOwners: ScheduleOwnerStore;
+  schedulePauses: SchedulePauseStore;
   approvals: ApprovalStore;
   audit: AuditStore;
   runDrafts: RunDraftStore;

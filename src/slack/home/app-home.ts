@@ -5,12 +5,20 @@ import type { HomeView, KnownBlock } from '@slack/types';
 import type { Execution, Schedule } from '../../api/schemas.ts';
 import { describeCron } from '../../schedules/cron.ts';
 import type { RunAlias } from '../../store/saved-runs.ts';
-import type { Approval } from '../../store/store.ts';
+import type { Approval, SchedulePause } from '../../store/store.ts';
 import { button, when } from '../kit/common.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
 import { STATUS_EMOJI, STATUS_WORD } from '../kit/execution-card.ts';
 import { ACTIONS } from '../kit/ids.ts';
-import { channelMention, escapeMrkdwn, inlineCode, mrkdwnText, plainText, truncate } from '../kit/mrkdwn.ts';
+import {
+  channelMention,
+  escapeMrkdwn,
+  inlineCode,
+  mrkdwnText,
+  plainText,
+  truncate,
+  userMention,
+} from '../kit/mrkdwn.ts';
 import { emailPerson, type PeopleByEmail, personText } from '../kit/people.ts';
 
 export interface AppHomeInput {
@@ -25,6 +33,8 @@ export interface AppHomeInput {
   myRuns?: Execution[] | unknown;
   /** Executors Slack knows by email, shown as mentions. */
   people?: PeopleByEmail;
+  /** Paused schedules by id: shown with their real expression, who paused them and when. */
+  pauses?: ReadonlyMap<string, SchedulePause>;
 }
 
 /** A request waiting for this person, with where its quorum stands. */
@@ -139,19 +149,25 @@ function executionLines(executions: Execution[], people?: PeopleByEmail): KnownB
   }));
 }
 
-function scheduleLines(schedules: Schedule[]): KnownBlock[] {
+function scheduleLines(schedules: Schedule[], pauses?: ReadonlyMap<string, SchedulePause>): KnownBlock[] {
   if (schedules.length === 0) return [{ type: 'context', elements: [mrkdwnText('No schedules yet.')] }];
-  return schedules.slice(0, 8).map((s) => {
+  return schedules.slice(0, 8).map((listed) => {
+    const pause = pauses?.get(listed.id);
+    // A paused schedule's API copy never fires; its real expression is the pause's.
+    const s = pause ? { ...listed, schedule: pause.cron } : listed;
     let english: string;
     try {
       english = describeCron(s.schedule);
     } catch {
       english = 'unreadable expression';
     }
+    const paused = pause
+      ? `\n:double_vertical_bar: Paused by ${userMention(pause.pausedBy)} ${when(new Date(pause.pausedAt).toISOString())}`
+      : '';
     return {
       type: 'section',
       text: mrkdwnText(
-        `*${escapeMrkdwn(truncate(s.runbookName || s.runbookId, 120))}* · \`${escapeMrkdwn(truncate(s.schedule, 60))}\` ${escapeMrkdwn(truncate(english, 150))}`,
+        `*${escapeMrkdwn(truncate(s.runbookName || s.runbookId, 120))}* · \`${escapeMrkdwn(truncate(s.schedule, 60))}\` ${escapeMrkdwn(truncate(english, 150))}${paused}`,
       ),
       accessory: button('Edit', ACTIONS.scheduleEdit, s.id),
     };
@@ -180,7 +196,7 @@ export function buildAppHome(input: AppHomeInput): HomeView {
     { type: 'divider' },
     { type: 'header', text: plainText('Schedules', 150) },
     ...(Array.isArray(input.schedules)
-      ? scheduleLines(input.schedules as Schedule[])
+      ? scheduleLines(input.schedules as Schedule[], input.pauses)
       : [failed('schedules', input.schedules)]),
     {
       type: 'context',

@@ -38,9 +38,10 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
     });
     return;
   }
-  const [awaitingApproval, myRuns] = await Promise.all([
+  const [awaitingApproval, myRuns, pauses] = await Promise.all([
     awaitingApprovalBy(deps, actor).catch((err: unknown) => err),
     yourRecentRuns(deps, actor.email).catch((err: unknown) => err),
+    deps.access.store.schedulePauses.list(1_000).catch(() => []),
   ]);
   const people = await deps.access.identity.peopleByEmail(
     client,
@@ -57,6 +58,7 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
         ? schedules.filter((s) => visible.ref({ id: s.runbookId, name: s.runbookName }))
         : schedules,
       aliases: aliases.filter((a) => visible.ref({ id: a.runbookId, name: a.runbookName })),
+      pauses: new Map(pauses.map((p) => [p.scheduleId, p])),
       now: deps.now(),
       awaitingApproval,
       myRuns: Array.isArray(myRuns) ? myRuns.filter((e: Execution) => visible.ref({ name: e.workflowName })) : myRuns,

@@ -19,6 +19,8 @@ export const ACTIONS = {
   scheduleRunNowConfirmed: 'schedule_run_now_confirmed', // value: schedule id (the confirmation's Run now)
   scheduleRunNowCancel: 'schedule_run_now_cancel', // value: schedule id
   schedulesPage: 'schedules_page', // value: JSON {runbookId, token}
+  schedulePause: 'schedule_pause', // value: JSON schedule ref {id, r}
+  scheduleResume: 'schedule_resume', // value: JSON schedule ref {id, r}
   // executions
   executionsPage: 'executions_page', // value: JSON {runbook, status, last, token}
   executionStatus: 'execution_status', // value: execution id

@@ -12,7 +12,9 @@ import {
   scheduleDeleteClicked,
   scheduleEditClicked,
   scheduleFormSubmitted,
+  schedulePauseClicked,
   schedulePickerChosen,
+  scheduleResumeClicked,
   schedulesPageClicked,
   scheduleTryAgainClicked,
 } from './schedule-actions.ts';
@@ -23,6 +25,9 @@ export const schedulesListeners: readonly Registration[] = [
   button(ACTIONS.scheduleEdit, 'Opening the schedule', scheduleEditClicked),
   // The confirm dialog is shown by Slack before this arrives.
   button(ACTIONS.scheduleDelete, 'Deleting the schedule', scheduleDeleteClicked),
+  // Claimed once per click; the list is redrawn with a notice.
+  button(ACTIONS.schedulePause, 'Pausing the schedule', schedulePauseClicked),
+  button(ACTIONS.scheduleResume, 'Resuming the schedule', scheduleResumeClicked),
   // Run now asks first; only the confirmation's Run now runs it.
   button(ACTIONS.scheduleRunNow, 'Preparing Run now', runNowClicked),
   button(ACTIONS.scheduleRunNowConfirmed, 'Running the schedule now', runNowConfirmed),

@@ -1,4 +1,4 @@
-// A runbook's Schedule and App Home's New schedule buttons, the schedules list's buttons (Edit, Delete, Run now, paging, "Try again"), the schedule modal's live inputs
+// A runbook's Schedule and App Home's New schedule buttons, the schedules list's buttons (Edit, Pause, Resume, Delete, Run now, paging, "Try again"), the schedule modal's live inputs
 // (runbook picker, preset, details, cron text → preview) and its submission.
 import type { BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
@@ -16,6 +16,7 @@ import { mrkdwnText } from '../kit/mrkdwn.ts';
 import { buttonValue } from '../kit/on-action.ts';
 import { postToConversation, slackErrorCode } from '../kit/post-to-conversation.ts';
 import { reportFailure } from '../kit/report-failure.ts';
+import { changePause } from './pause.ts';
 import { cancelRunNow, confirmRunNow } from './run-now.ts';
 import { decodeScheduleRef, decodeSchedulesPage } from './schedule-list.ts';
 import {
@@ -82,6 +83,16 @@ export async function scheduleEditClicked({ body }: ActionArgs, ctx: HandlerCont
 export async function scheduleDeleteClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const ref = decodeScheduleRef(buttonValue(body));
   if (ref) await deleteSchedule(ctx, ref);
+}
+
+export async function schedulePauseClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const ref = decodeScheduleRef(buttonValue(body));
+  if (ref) await changePause(ctx, 'pause', body, ref);
+}
+
+export async function scheduleResumeClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const ref = decodeScheduleRef(buttonValue(body));
+  if (ref) await changePause(ctx, 'resume', body, ref);
 }
 
 export async function runNowClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {

@@ -1,10 +1,12 @@
 // The schedules list (/runbook schedules [runbook]): one entry per schedule with its cron in English, the next
-// run, proxy, owner, masked params and Edit / Delete (confirmed) / Run now; paged so a message stays ≤50 blocks.
+// run, proxy, owner, masked params and Edit / Pause / Delete (confirmed) / Run now — a paused one with its real
+// expression, who paused it and when, and Resume; paged so a message stays ≤50 blocks.
 import type { ActionsBlock, KnownBlock } from '@slack/types';
 import type { Schedule, Workflow } from '../../api/schemas.ts';
 import { isRecord, parseInputSchema } from '../../forms/input-schema.ts';
 import { maskSecretsAndEchoes } from '../../forms/secret-values.ts';
 import { cronWarnings, describeCron, nextRuns, validateCron } from '../../schedules/cron.ts';
+import type { SchedulePause } from '../../store/store.ts';
 import { button, confirmDialog, type SlackMessage, when } from '../kit/common.ts';
 import { ACTIONS, COMMAND } from '../kit/ids.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, plainText, slackDate, truncate, userMention } from '../kit/mrkdwn.ts';
@@ -79,6 +81,8 @@ export interface ScheduleListInput {
   owners?: ReadonlyMap<string, string>;
   /** Proxy id → the directory's display name, so a proxy reads the same here as on cards. */
   proxyNames?: ReadonlyMap<string, string>;
+  /** Schedule id → its pause: shown with its real expression, who paused it and when, and Resume. */
+  pauses?: ReadonlyMap<string, SchedulePause>;
 }
 
 /** The next run of `expression` after `now`, or null when the expression is not valid five-field cron. */
@@ -122,18 +126,32 @@ export function summarizeParams(
   return `${shown.join('  ')}${more}`;
 }
 
+/** Who paused a schedule and when (escaped mrkdwn); `pausing` / `resuming` are said as under way. */
+export function pausedLine(pause: SchedulePause): string {
+  const at = slackDate(Math.floor(pause.pausedAt / 1000), `${new Date(pause.pausedAt).toISOString().slice(0, 16)} UTC`);
+  const state =
+    pause.state === 'paused' ? 'Paused' : pause.state === 'pausing' ? 'Being paused' : 'Being resumed (paused)';
+  return `:double_vertical_bar: *${state}* by ${userMention(pause.pausedBy)} ${at}`;
+}
+
 function scheduleLines(
-  schedule: Schedule,
+  listed: Schedule,
   now: Date,
   schemas?: ReadonlyMap<string, string>,
   owners?: ReadonlyMap<string, string>,
   proxyNames?: ReadonlyMap<string, string>,
+  pause?: SchedulePause,
 ): string {
+  // A paused schedule's API copy holds an expression that never fires; the real one is the pause's.
+  const schedule = pause ? { ...listed, schedule: pause.cron } : listed;
   const name = escapeMrkdwn(truncate(schedule.runbookName || schedule.runbookId || 'Unnamed runbook', 150));
   const cron = inlineCode(truncate(schedule.schedule || ' ', 100));
   const check = validateCron(schedule.schedule);
   const lines = [`*${name}*`];
-  if (check.ok) {
+  if (pause) {
+    lines.push(`${cron}  ${check.ok ? escapeMrkdwn(describeCron(check.expression)) : ''}`.trimEnd());
+    lines.push(`${pausedLine(pause)}  ·  no runs until resumed  ·  last run ${when(schedule.lastRun)}`);
+  } else if (check.ok) {
     lines.push(`${cron}  ${escapeMrkdwn(describeCron(check.expression))}`);
     for (const warning of cronWarnings(check.expression).slice(0, 2)) {
       lines.push(`:warning: ${escapeMrkdwn(truncate(warning, 300))}`);
@@ -162,17 +180,22 @@ function scheduleLines(
 function scheduleBlocks(schedule: Schedule, index: number, input: ScheduleListInput): KnownBlock[] {
   const ref = encodeScheduleRef({ id: schedule.id, r: input.runbook?.id ?? null });
   const name = truncate(schedule.runbookName || schedule.runbookId || 'this runbook', 120);
+  const paused = input.pauses?.get(schedule.id);
   const actions: ActionsBlock = {
     type: 'actions',
     block_id: `schedule_${index}`,
     elements: [
-      button('Edit', ACTIONS.scheduleEdit, ref),
+      // A paused schedule is resumed before it is edited (the API holds the never-firing expression).
+      paused
+        ? button('Resume', ACTIONS.scheduleResume, ref, { style: 'primary' })
+        : button('Edit', ACTIONS.scheduleEdit, ref),
+      ...(paused ? [] : [button('Pause', ACTIONS.schedulePause, ref)]),
       button('Run now', ACTIONS.scheduleRunNow, ref),
       button('Delete', ACTIONS.scheduleDelete, ref, {
         style: 'danger',
         confirm: confirmDialog(
           'Delete schedule?',
-          `Delete the schedule of ${name} (${truncate(schedule.schedule, 100)})? Runs already started are not affected.`,
+          `Delete the schedule of ${name} (${truncate(paused?.cron ?? schedule.schedule, 100)})? Runs already started are not affected.`,
           'Delete',
         ),
       }),
@@ -182,7 +205,7 @@ function scheduleBlocks(schedule: Schedule, index: number, input: ScheduleListIn
     { type: 'divider' },
     {
       type: 'section',
-      text: mrkdwnText(scheduleLines(schedule, input.now, input.schemas, input.owners, input.proxyNames)),
+      text: mrkdwnText(scheduleLines(schedule, input.now, input.schemas, input.owners, input.proxyNames, paused)),
     },
     actions,
   ];

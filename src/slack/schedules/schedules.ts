@@ -16,6 +16,7 @@ import {
   saveSchedule as saveScheduleCase,
 } from '../../runs/schedules.ts';
 import { describeCron, resolveTimeZone } from '../../schedules/cron.ts';
+import type { SchedulePause } from '../../store/store.ts';
 import { actorOf, visibleTo } from '../kit/access.ts';
 import { actorFor } from '../kit/actor.ts';
 import { publishApprovalRequest } from '../kit/approval-request.ts';
@@ -192,6 +193,7 @@ export async function showSchedules(
       schemas: await knownSchemas(deps),
       notice,
       owners: await ownersOf(deps, schedules),
+      pauses: await pausesOf(deps),
       proxyNames: new Map(
         schedules.flatMap((s) => {
           const name = deps.proxies.nameOf(s.proxyId);
@@ -493,6 +495,12 @@ export async function saveSchedule(
 async function ownersOf(deps: SlackDeps, schedules: Schedule[]): Promise<Map<string, string>> {
   const owners = await deps.access.store.scheduleOwners.getMany(schedules.map((s) => s.id)).catch(() => new Map());
   return new Map([...owners].map(([id, owner]) => [id, owner.userId]));
+}
+
+/** Paused schedules (and those in flight) by schedule id; none shown when the store cannot be read. */
+async function pausesOf(deps: SlackDeps): Promise<Map<string, SchedulePause>> {
+  const pauses = await deps.access.store.schedulePauses.list(MAX_LISTED).catch(() => []);
+  return new Map(pauses.map((p) => [p.scheduleId, p]));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -84,6 +84,7 @@ describe('postgres store', () => {
       'run_intents',
       'run_limits',
       'schedule_owners',
+      'schedule_pauses',
       'schema_migrations',
       'slack_events',
       'subscriptions',

@@ -640,6 +640,51 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
       });
     });
 
+    describe('schedulePauses', () => {
+      const pause = { scheduleId: 's-1', cron: '0 5 * * *', runbookId: 'rb', runbookName: 'Restart', pausedBy: 'U1' };
+
+      it('records the intent once, moves it by compare-and-set and lists what a crash left in flight', async () => {
+        expect(await store.schedulePauses.begin({ ...pause, teamId: 'T1' }, T0)).toBe(true);
+        expect(await store.schedulePauses.begin({ ...pause, cron: '* * * * *', teamId: null }, T0 + 1)).toBe(false);
+        expect(await store.schedulePauses.get('s-1')).toEqual({
+          ...pause,
+          teamId: 'T1',
+          state: 'pausing',
+          pausedAt: T0,
+          updatedAt: T0,
+        });
+        expect((await store.schedulePauses.listUnsettled(T0 + 1, 10)).map((p) => p.scheduleId)).toEqual(['s-1']);
+        expect(await store.schedulePauses.listUnsettled(T0, 10)).toEqual([]);
+
+        expect(await store.schedulePauses.move('s-1', 'paused', 'resuming', T0 + 2)).toBe(false);
+        expect(await store.schedulePauses.move('s-1', 'pausing', 'paused', T0 + 2)).toBe(true);
+        expect(await store.schedulePauses.listUnsettled(T0 + 10, 10)).toEqual([]);
+        expect(await store.schedulePauses.get('s-1')).toMatchObject({
+          state: 'paused',
+          pausedAt: T0,
+          updatedAt: T0 + 2,
+        });
+
+        await store.schedulePauses.begin({ ...pause, scheduleId: 's-2', teamId: null }, T0 + 3);
+        expect((await store.schedulePauses.list(10)).map((p) => p.scheduleId)).toEqual(['s-1', 's-2']);
+        expect(await store.schedulePauses.list(1)).toHaveLength(1);
+
+        expect(await store.schedulePauses.remove('s-1', 'resuming')).toBe(false);
+        expect(await store.schedulePauses.remove('s-1')).toBe(true);
+        expect(await store.schedulePauses.get('s-1')).toBeNull();
+      });
+
+      it('two replicas resuming at once: one moves it', async () => {
+        const replica = await harness.open();
+        await store.schedulePauses.begin({ ...pause, teamId: null }, T0);
+        await store.schedulePauses.move('s-1', 'pausing', 'paused', T0);
+        const moves = await Promise.all(
+          [store, replica, store, replica].map((s) => s.schedulePauses.move('s-1', 'paused', 'resuming', T0 + 1)),
+        );
+        expect(moves.filter(Boolean)).toHaveLength(1);
+      });
+    });
+
     describe('approvals', () => {
       it('keeps a quorum and one vote per approver; votes only while pending and unexpired', async () => {
         const a = await store.approvals.create(newApproval({ quorum: { count: 2, eachOf: ['S1'] } }), T0);

@@ -100,12 +100,43 @@ describe('buildScheduleList', () => {
     expect(text).not.toContain('Next run');
   });
 
-  it('offers Edit, Run now and Delete, carrying the schedule id and the filtered runbook', () => {
+  it('offers Edit, Pause, Run now and Delete, carrying the schedule id and the filtered runbook', () => {
     const { blocks } = build({ runbook: { id: 'rb-1', name: 'Restart Pods' } });
     const row = actionRows(blocks)[0]!;
     const ids = (row.elements as Button[]).map((b) => b.action_id);
-    expect(ids).toEqual([ACTIONS.scheduleEdit, ACTIONS.scheduleRunNow, ACTIONS.scheduleDelete]);
+    expect(ids).toEqual([ACTIONS.scheduleEdit, ACTIONS.schedulePause, ACTIONS.scheduleRunNow, ACTIONS.scheduleDelete]);
     for (const b of row.elements as Button[]) expect(decodeScheduleRef(b.value)).toEqual({ id: 'sch-1', r: 'rb-1' });
+  });
+
+  it('a paused schedule shows its real expression, who paused it and when, and Resume instead of Edit and Pause', () => {
+    const pause = {
+      scheduleId: 'sch-1',
+      state: 'paused' as const,
+      cron: '0 5 * * *',
+      runbookId: 'rb-1',
+      runbookName: 'Restart Pods',
+      pausedBy: 'U01ALICE',
+      teamId: null,
+      pausedAt: Date.parse('2026-01-04T10:00:00Z'),
+      updatedAt: Date.parse('2026-01-04T10:00:00Z'),
+    };
+    const { blocks } = build({
+      schedules: [schedule({ schedule: '0 0 30 2 *' })],
+      pauses: new Map([['sch-1', pause]]),
+    });
+    const text = allText(blocks);
+    expect(text).toContain('`0 5 * * *`');
+    expect(text).not.toContain('0 0 30 2 *');
+    expect(text).toContain('*Paused* by <@U01ALICE> <!date^1767520800^');
+    expect(text).toContain('no runs until resumed');
+    const row = actionRows(blocks)[0]!;
+    expect((row.elements as Button[]).map((b) => b.action_id)).toEqual([
+      ACTIONS.scheduleResume,
+      ACTIONS.scheduleRunNow,
+      ACTIONS.scheduleDelete,
+    ]);
+    const del = (row.elements as Button[]).find((b) => b.action_id === ACTIONS.scheduleDelete)!;
+    expect(del.confirm?.text.text).toContain('(0 5 * * *)');
   });
 
   it('asks for confirmation before Delete, naming the runbook and the expression', () => {
