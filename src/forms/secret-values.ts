@@ -12,7 +12,7 @@
 import type { FormSpec } from './input-schema.ts';
 import { isRecord } from './input-schema.ts';
 import { SECRET_KEY } from './secret-schema.ts';
-import { maskSecrets, SECRET_MASK } from './secrets.ts';
+import { maskSecrets, SECRET_MASK, stripSecrets } from './secrets.ts';
 
 /** Secret values shorter than this (in characters) are not masked in free text. */
 export const MIN_SECRET_LENGTH = 4;
@@ -183,4 +183,10 @@ export function maskStrings(value: unknown, mask: (text: string) => string, dept
 export function maskSecretsAndEchoes(spec: FormSpec, params: Record<string, unknown>): Record<string, unknown> {
   const mask = secretTextMasker(secretValuesOf([spec], params));
   return maskStrings(maskSecrets(spec, params), mask) as Record<string, unknown>;
+}
+
+/** stripSecrets for what is kept (a draft): secret positions removed, and echoes of their values masked. */
+export function stripSecretsAndEchoes(spec: FormSpec, params: Record<string, unknown>): Record<string, unknown> {
+  const mask = secretTextMasker(secretValuesOf([spec], params));
+  return maskStrings(stripSecrets(spec, params), mask) as Record<string, unknown>;
 }

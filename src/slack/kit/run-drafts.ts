@@ -5,7 +5,7 @@
 // a run draft with what only its form has (the schedule being edited, the cron builder) in `extra`.
 
 import type { FormSpec } from '../../forms/input-schema.ts';
-import { stripSecrets } from '../../forms/secrets.ts';
+import { stripSecretsAndEchoes } from '../../forms/secret-values.ts';
 import type { RunDraftStore } from '../../store/store.ts';
 
 export interface RunDraft {
@@ -59,8 +59,8 @@ export class RunDrafts {
         channel: draft.channel,
         params: JSON.stringify(
           draft.extra
-            ? { [EXTRA_KEY]: draft.extra, params: stripSecrets(spec, draft.params) }
-            : stripSecrets(spec, draft.params),
+            ? { [EXTRA_KEY]: draft.extra, params: stripSecretsAndEchoes(spec, draft.params) }
+            : stripSecretsAndEchoes(spec, draft.params),
         ),
         expiresAt: now + this.#ttlMs,
       },

@@ -67,6 +67,18 @@ describe('RunDrafts', () => {
     expect(draft.params.password).toBe('hunter2');
   });
 
+  it('a secret pasted into a plain field as well is not kept there either', async () => {
+    replicas = await openReplicaStores('sqlite', 1);
+    const drafts = new RunDrafts({ store: replicas.stores[0]!.runDrafts, now: () => T0 });
+    const careless = {
+      ...draft,
+      params: { ...draft.params, region: 'eu-west-1 hunter2-Zebra', password: 'hunter2-Zebra' },
+    };
+    const id = await drafts.save(careless, spec);
+    expect((await drafts.take(id))?.params).toEqual({ region: 'eu-west-1 ••••••', db: { host: 'db1' } });
+    expect((await replicas.stores[0]!.runDrafts.get(id, T0))?.params).not.toMatch(/hunter2|tok-123/);
+  });
+
   it('an expired draft is gone, and the next save deletes it from the store', async () => {
     replicas = await openReplicaStores('sqlite', 1);
     const store = replicas.stores[0]!;
