@@ -62,7 +62,8 @@ export class Identity {
   #members: Members | null = null;
   #membersLoading: Promise<Members> | null = null;
   readonly #userIds: LRUCache<string, UserIdEntry, WebClient>;
-  readonly #installations = new Map<string, Promise<Installation | null>>();
+  // By token: a workflow step's client carries its own short-lived token, so the map is bounded.
+  readonly #installations = new LRUCache<string, Promise<Installation | null>>({ max: 100 });
 
   constructor(options: IdentityOptions) {
     this.#o = options;

@@ -1,6 +1,7 @@
 // The schedules list's Pause, Skip next run and Resume: claimed once per click (a retried delivery does nothing), one
 // use case each (src/runs/schedule-pauses.ts), then the list is redrawn in place with a notice.
 import type { BlockAction } from '@slack/bolt';
+import { claimClick } from '../../runs/once.ts';
 import {
   type PauseResult,
   pauseSchedule,
@@ -16,10 +17,13 @@ import { escapeMrkdwn, inlineCode, slackDate, truncate } from '../kit/mrkdwn.ts'
 import type { ScheduleRef } from './schedule-list.ts';
 import { showSchedules } from './schedules.ts';
 
-/** The key of one click: the same delivery again (Slack retries) carries the same action_ts. */
-function clickKey(kind: ChangeKind, body: BlockAction, ref: ScheduleRef): string {
+/**
+ * Where one click happened: the list message and the click's action_ts, which a replayed delivery keeps.
+ * (The list is redrawn in place under the same ts, so the message alone would refuse a later Pause.)
+ */
+function clickPlace(body: BlockAction): string {
   const actionTs = (body.actions[0] as { action_ts?: string } | undefined)?.action_ts ?? '';
-  return `schedule-${kind}:${ref.id}:${body.user.id}:${actionTs}`;
+  return `${body.container?.message_ts ?? body.message?.ts ?? ''}/${actionTs}`;
 }
 
 type ChangeKind = 'pause' | 'skip' | 'resume';
@@ -34,7 +38,8 @@ export async function changePause(
   ref: ScheduleRef,
 ): Promise<void> {
   const { deps } = ctx;
-  if (!(await deps.access.store.notifications.claim(clickKey(kind, body, ref), deps.now()))) return;
+  const click = { what: `schedule-${kind}:${ref.id}`, where: clickPlace(body), who: ctx.userId };
+  if (!(await claimClick(deps, click))) return;
   const actor = await actorOf(ctx);
   const result = await USE_CASES[kind](deps, actor, ref.id);
   if (result.kind === 'failed') {
