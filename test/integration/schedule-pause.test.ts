@@ -16,22 +16,13 @@ import {
 } from '../../src/runs/schedule-pauses.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import { checkBlocks } from '../../src/slack/kit/limits.ts';
+import { DAVE_MAY_NOT_SCHEDULE } from '../support/authorization-cases.ts';
 import { type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pause-'));
-  writeFileSync(
-    path.join(dir, 'policy.yaml'),
-    `
-contact: "#platform"
-rules:
-  - name: dave does not schedule
-    effect: deny
-    actions: [schedule]
-    users: [U04DAVE]
-`,
-  );
+  writeFileSync(path.join(dir, 'policy.yaml'), DAVE_MAY_NOT_SCHEDULE);
   h = await startHarness({ env: { POLICY_FILE: path.join(dir, 'policy.yaml') } });
 });
 afterAll(async () => {
