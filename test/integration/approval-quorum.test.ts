@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
-import { expireApprovals } from '../../src/slack/approvals/decisions.ts';
+import { expireApprovals } from '../../src/slack/approvals/expiry.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import { requestDrain as requestDrainIn, runsOf as runsOfIn } from '../support/approval-requests.ts';
 import { mrkdwnTexts } from '../support/block-texts.ts';
