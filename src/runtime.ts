@@ -34,7 +34,7 @@ import { reconcilePauses } from './runs/schedule-pauses.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle } from './slack/app.ts';
-import { expireApprovals } from './slack/approvals/decisions.ts';
+import { expireApprovals } from './slack/approvals/expiry.ts';
 import type { RunTracker, SlackDeps } from './slack/kit/deps.ts';
 import { Identity } from './slack/kit/identity.ts';
 import { createMetadataSeal } from './slack/kit/metadata-seal.ts';

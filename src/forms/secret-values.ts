@@ -18,8 +18,17 @@ import { maskSecrets, SECRET_MASK } from './secrets.ts';
 export const MIN_SECRET_LENGTH = 4;
 /** At most this many secret values are looked for in one text (a run's inputs are small). */
 const MAX_SECRETS = 200;
-/** Values longer than this are looked for by their first part only (keeps the pattern bounded). */
+/** Values longer than this are looked for in parts of this length, each masked (keeps the pattern bounded). */
 const MAX_SECRET_CHARS = 4_096;
+
+/** A long value as consecutive parts of nearly equal length, at most MAX_SECRET_CHARS, that cover all of it. */
+function parts(value: string): string[] {
+  if (value.length <= MAX_SECRET_CHARS) return [value];
+  const size = Math.ceil(value.length / Math.ceil(value.length / MAX_SECRET_CHARS));
+  const out: string[] = [];
+  for (let at = 0; at < value.length; at += size) out.push(value.slice(at, at + size));
+  return out;
+}
 
 /** Every scalar under `value`, as text (booleans and null say nothing about a secret). */
 function leaves(value: unknown, out: string[], depth = 0): void {
@@ -71,7 +80,8 @@ export function secretValuesOf(specs: readonly FormSpec[] | null, params: Record
   }
   const unique = new Set<string>();
   for (const value of found) {
-    for (const v of [value, value.trim()]) if (v.length >= MIN_SECRET_LENGTH) unique.add(v.slice(0, MAX_SECRET_CHARS));
+    for (const v of [value, value.trim()])
+      for (const part of parts(v)) if (part.length >= MIN_SECRET_LENGTH) unique.add(part);
   }
   return [...unique].sort((a, b) => b.length - a.length).slice(0, MAX_SECRETS);
 }
@@ -85,6 +95,18 @@ function hexClass(digit: string): string {
   return /[A-F]/.test(digit) ? `[${digit}${digit.toLowerCase()}]` : digit;
 }
 
+/** The short escapes JSON writes for some control characters. */
+const JSON_SHORT_ESCAPES: Record<string, string> = { '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** `\uXXXX` for each UTF-16 unit of `char` (a surrogate pair past U+FFFF), either hex case. */
+function unicodeEscapes(char: string): string {
+  const units = [];
+  for (let i = 0; i < char.length; i++) {
+    units.push(`\\\\u${[...char.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0')].map(hexClass).join('')}`);
+  }
+  return units.join('');
+}
+
 /** One character as it may appear: itself, percent-encoded (any case), JSON-escaped, `+` for a space. */
 function charPattern(char: string): string {
   if (/^[A-Za-z0-9]$/.test(char)) return char;
@@ -94,9 +116,13 @@ function charPattern(char: string): string {
   const forms = [escapeRegExp(char), percent];
   if (char === ' ') forms.push('\\+');
   if (char === '"' || char === '\\' || char === '/') forms.push(escapeRegExp(`\\${char}`));
+  // JSON's short escapes (a multi-line key printed as JSON), and a line break printed as CRLF.
+  const short = JSON_SHORT_ESCAPES[char];
+  if (short) forms.push(escapeRegExp(short));
+  if (char === '\n') forms.push('\\r\\n', escapeRegExp('\\r\\n'));
   const code = char.codePointAt(0)!;
-  if (code < 0x20 || code === 0x7f)
-    forms.push(`\\\\u${[...code.toString(16).toUpperCase().padStart(4, '0')].map(hexClass).join('')}`);
+  // \uXXXX: control characters, and what an ASCII-only JSON encoder (Python's default) does to the rest.
+  if (code < 0x20 || code >= 0x7f) forms.push(unicodeEscapes(char));
   return `(?:${forms.join('|')})`;
 }
 

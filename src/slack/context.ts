@@ -4,6 +4,7 @@
 // installation lookup (one workspace's Runbook API connection) changes this file, not a listener.
 import type { AnyMiddlewareArgs, App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { actorFor } from './kit/actor.ts';
 import type { SlackDeps } from './kit/deps.ts';
 import { attachContext, type HandlerContext, type Reply, respondWith } from './kit/handler-context.ts';
 import { interactionContext } from './kit/interaction-context.ts';
@@ -64,6 +65,13 @@ export function requestContext(args: RequestArgs, deps: SlackDeps): HandlerConte
       channelId: body.channel_id ?? null,
       triggerId: body.trigger_id ?? null,
       respond: respondWith(args.respond!),
+      actor: (options = {}) =>
+        actorFor(
+          deps,
+          client,
+          { userId: body.user_id ?? '', teamId: body.team_id ?? null, channelId: body.channel_id ?? null },
+          options,
+        ),
     };
   }
   if (body.type === 'event_callback' && body.event) {
@@ -73,6 +81,7 @@ export function requestContext(args: RequestArgs, deps: SlackDeps): HandlerConte
     const base = interactionContext(deps, client, { user: { id: userId } }, undefined, channelId);
     const teamId = (typeof event.team === 'string' ? event.team : null) ?? context.teamId ?? body.team_id ?? null;
     const enterpriseId = context.enterpriseId ?? body.enterprise_id ?? null;
+    const actor = (options: { email?: boolean } = {}) => actorFor(deps, client, { userId, teamId, channelId }, options);
     if (event.type === 'app_mention' && channelId && event.ts) {
       const threadTs = event.thread_ts ?? event.ts;
       return {
@@ -80,10 +89,11 @@ export function requestContext(args: RequestArgs, deps: SlackDeps): HandlerConte
         teamId,
         enterpriseId,
         threadTs,
+        actor,
         respond: answerInThread(deps, client, channelId, userId, threadTs),
       };
     }
-    return { ...base, teamId, enterpriseId };
+    return { ...base, teamId, enterpriseId, actor };
   }
   return interactionContext(deps, client, body as Parameters<typeof interactionContext>[2], args.respond);
 }

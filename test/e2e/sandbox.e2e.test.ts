@@ -206,7 +206,7 @@ describe('sandbox in the browser', () => {
     await page.locator('#modal-overlay').waitFor({ state: 'hidden' });
     await expect
       .poll(() => page.locator('.message.ephemeral').last().textContent(), { timeout: UI_TIMEOUT })
-      .toContain('waiting for approval by');
+      .toContain('your run is waiting for it');
     await bob.locator('.nav-item', { hasText: 'Home' }).click();
     const home = bob.locator('.home');
     await expect.poll(() => home.textContent(), { timeout: UI_TIMEOUT }).toContain('Waiting for your approval');

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
-import { expireApprovals } from '../../src/slack/approvals/decisions.ts';
+import { expireApprovals } from '../../src/slack/approvals/expiry.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import { requestDrain as requestDrainIn, runsOf as runsOfIn } from '../support/approval-requests.ts';
 import { mrkdwnTexts } from '../support/block-texts.ts';
@@ -39,9 +39,11 @@ const requestDrain = (node: string) => requestDrainIn(h, node);
 it('the first approval does not run, the second does, once; the cards say who approved', async () => {
   const { message, approvalId } = await requestDrain('node-quorum-1');
   // Where Alice submitted: an ephemeral naming who it waits for (besides the DM copy).
-  const waiting = await waitFor(() => ephemeralContaining(h.fake, 'is waiting for approval by'), 'waiting notice');
+  const waiting = await waitFor(() => ephemeralContaining(h.fake, 'your run is waiting for it'), 'waiting notice');
   expect(waiting.channel).toBe('C01OPS');
-  expect(JSON.stringify(waiting.blocks)).toContain('<@U02BOB> or <@U03CAROL> (2 approvals)');
+  // A quorum of both approvers says "both … and …", never "or".
+  expect(JSON.stringify(waiting.blocks)).toContain('it needs approval from both <@U02BOB> and <@U03CAROL>');
+  expect(JSON.stringify(waiting.blocks)).not.toContain('<@U02BOB> or <@U03CAROL>');
   expect(textOf(message)).toContain('*Still needed:* 2 more approvals');
 
   await h.user('U02BOB').act({ kind: 'message', message }, ACTIONS.approvalApprove);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
-import { expireApprovals } from '../../src/slack/approvals/decisions.ts';
+import { expireApprovals } from '../../src/slack/approvals/expiry.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import {
   API_KEY,

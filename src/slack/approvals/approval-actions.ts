@@ -1,20 +1,25 @@
-// Approve / Reject buttons on approval requests, and the reason modal a rejection asks for.
+// Approve / Reject buttons on approval requests and the reason form a rejection asks for: each calls one
+// use case of src/runs/approvals.ts and shows its result; both copies of the request are then updated.
 import type { ButtonAction } from '@slack/bolt';
-import { findApproval } from '../../runs/approvals.ts';
+import { approveRequest, findApproval, rejectRequest } from '../../runs/approvals.ts';
 import { buildRejectModal } from '../kit/approval.ts';
-import { errorModal } from '../kit/common.ts';
+import { refreshApprovalMessages } from '../kit/approval-request.ts';
+import { errorMessage, errorModal, noticeMessage } from '../kit/common.ts';
+import { describeFailure } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
 import { ACTIONS, BLOCKS } from '../kit/ids.ts';
 import { inChannel } from '../kit/interaction-context.ts';
 import type { ActionArgs, ViewArgs } from '../kit/listen.ts';
+import { userMention } from '../kit/mrkdwn.ts';
+import { postToConversation } from '../kit/post-to-conversation.ts';
 import { reportFailure } from '../kit/report-failure.ts';
-import { approveRequest, rejectRequest } from './decisions.ts';
+import { postRunningCard } from '../kit/run-start.ts';
 
 export async function approveClicked({ ack, body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   await ack();
   const approvalId = (body.actions[0] as ButtonAction).value ?? '';
   try {
-    await approveRequest(ctx, approvalId);
+    await approve(ctx, approvalId);
   } catch (err) {
     await reportFailure(ctx, err, 'Approving the run');
   }
@@ -62,8 +67,71 @@ export async function rejectSubmitted({ ack, view }: ViewArgs, request: HandlerC
   await ack();
   const ctx = inChannel(request, meta.c || null);
   try {
-    await rejectRequest(ctx, meta.a, reason);
+    await reject(ctx, meta.a, reason);
   } catch (err) {
     await reportFailure(ctx, err, 'Rejecting the run');
   }
+}
+
+/** Approve: the use case decides (a vote, the decision, the run); this shows its result and updates both copies. */
+async function approve(ctx: HandlerContext, approvalId: string): Promise<void> {
+  const { deps, client } = ctx;
+  const emailOf = (userId: string) => deps.access.identity.emailOf(client, userId);
+  // A quorum is decided on current membership, not the cached one.
+  const freshGroups = (userId: string) => deps.access.identity.groupsOf(client, userId, { fresh: true });
+  const result = await approveRequest(deps, await ctx.actor(), approvalId, emailOf, freshGroups);
+  switch (result.kind) {
+    case 'refused':
+      await ctx.respond(errorMessage(result.sentence));
+      return;
+    case 'already': {
+      const by = result.approval.decidedBy ? ` by ${userMention(result.approval.decidedBy)}` : '';
+      await ctx.respond(
+        noticeMessage(`That request was already ${result.approval.state}${by}.`, `Already ${result.approval.state}`),
+      );
+      break;
+    }
+    case 'lost':
+      await ctx.respond(noticeMessage('Someone else decided this request first.', 'Already decided'));
+      break;
+    case 'voted': {
+      const { progress } = result;
+      const groups = progress.missingGroups.map((g) => `<!subteam^${g}>`).join(', ');
+      const still = `${progress.missingCount} more ${progress.missingCount === 1 ? 'approval is' : 'approvals are'} needed${groups ? `, one from each of ${groups}` : ''}`;
+      const first = result.again ? 'You already approved this request' : 'Your approval is recorded';
+      await ctx.respond(noticeMessage(`:white_check_mark: ${first}; ${still} before it runs.`, first));
+      break;
+    }
+    case 'approved': {
+      const { outcome } = result;
+      if (outcome.kind === 'run' && outcome.result.kind === 'started')
+        await postRunningCard(deps, client, outcome.result.run);
+      else if (outcome.kind === 'run' && outcome.result.kind === 'failed') {
+        const sentence = `${result.approval.runbookName} did not start. ${describeFailure(outcome.result.error)}`;
+        await postToConversation(client, deps.logger, result.approval.channel || null, result.approval.requesterId, {
+          ...errorMessage(sentence),
+          ephemeralTo: result.approval.requesterId,
+        });
+      } else if (outcome.kind === 'schedule' && outcome.result.kind === 'failed') {
+        await ctx.respond(errorMessage(`The schedule was not saved. ${describeFailure(outcome.result.error)}`));
+      }
+      break;
+    }
+    case 'rejected':
+      break;
+  }
+  await refreshApprovalMessages(deps, client, approvalId);
+}
+
+/** Reject: the use case decides; this shows its result and updates both copies. */
+async function reject(ctx: HandlerContext, approvalId: string, reason: string): Promise<void> {
+  const result = await rejectRequest(ctx.deps, await ctx.actor(), approvalId, reason);
+  if (result.kind === 'refused') {
+    await ctx.respond(errorMessage(result.sentence));
+    return;
+  }
+  if (result.kind === 'lost' || result.kind === 'already') {
+    await ctx.respond(noticeMessage('Someone else decided this request first.', 'Already decided'));
+  }
+  await refreshApprovalMessages(ctx.deps, ctx.client, approvalId);
 }

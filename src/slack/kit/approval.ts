@@ -152,17 +152,12 @@ export function buildApprovalNotice(
 }
 
 /**
- * The ephemeral where the requester submitted: "waiting for approval by …" (besides the DM copy).
- * `approvers` is already-safe mrkdwn.
+ * The ephemeral where the requester submitted (besides the DM copy): "your run is waiting for it; it needs
+ * approval from both @Bob and @Carol". `whoApproves` is already-safe mrkdwn (describeWhoApproves).
  */
-export function buildWaitingForApproval(approval: Approval, approvers: string): SlackMessage {
+export function buildWaitingForApproval(approval: Approval, whoApproves: string): SlackMessage {
   const name = escapeMrkdwn(truncate(approval.runbookName, 200));
-  const q = approval.quorum;
-  const how =
-    q && (q.count > 1 || q.eachOf.length > 0)
-      ? ` (${Math.max(q.count, q.eachOf.length)} approvals${q.eachOf.length ? `, one from each of ${q.eachOf.map(groupMention).join(', ')}` : ''})`
-      : '';
-  const text = `:lock: *${name}* needs approval: your run is waiting for approval by ${approvers}${how}. You will get a DM when it is decided; it expires ${when(new Date(approval.expiresAt).toISOString())}.`;
+  const text = `:lock: *${name}* needs approval: your run is waiting for it; ${whoApproves}. You will get a DM when it is decided; it expires ${when(new Date(approval.expiresAt).toISOString())}.`;
   return {
     text: `Your run of ${truncate(approval.runbookName, 200)} is waiting for approval`,
     blocks: [{ type: 'section', text: mrkdwnText(text) }],

@@ -4,6 +4,7 @@
 // ephemeral by default; else privately in the channel or by DM).
 
 import type { WebClient } from '@slack/web-api';
+import type { Actor } from '../../runs/actor.ts';
 import type { SlackMessage } from './common.ts';
 import type { SlackDeps } from './deps.ts';
 import { guardOutgoing } from './outgoing-guard.ts';
@@ -24,6 +25,8 @@ export interface HandlerContext {
   /** trigger_id for opening a modal (valid 3 s after the user's action). */
   triggerId: string | null;
   respond: (reply: Reply) => Promise<void>;
+  /** The person as the use cases take them (user groups read fail-closed; the email when asked for). */
+  actor: (options?: { email?: boolean }) => Promise<Actor>;
   /** Republishes this person's App Home (the home feature's, handed in by app.ts). */
   refreshHome?: () => Promise<void>;
   /** The thread the person acted in (a mention in a thread): answers and live cards go there. */

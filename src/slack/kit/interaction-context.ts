@@ -3,6 +3,7 @@
 // submission names its channel in its metadata.
 
 import type { WebClient } from '@slack/web-api';
+import { actorFor } from './actor.ts';
 import type { SlackDeps } from './deps.ts';
 import { type HandlerContext, respondWith } from './handler-context.ts';
 import { postToConversation } from './post-to-conversation.ts';
@@ -28,11 +29,13 @@ export function interactionContext(
 ): HandlerContext {
   const userId = body.user?.id ?? '';
   const channelId = channelOverride ?? body.channel?.id ?? body.container?.channel_id ?? null;
+  const teamId = body.team?.id ?? body.user?.team_id ?? null;
   return {
     deps,
     client,
     userId,
-    teamId: body.team?.id ?? body.user?.team_id ?? null,
+    teamId,
+    actor: (options = {}) => actorFor(deps, client, { userId, teamId, channelId }, options),
     enterpriseId: body.enterprise?.id ?? body.team?.enterprise_id ?? null,
     channelId,
     triggerId: body.trigger_id ?? null,
@@ -53,5 +56,10 @@ export function interactionContext(
 /** The context of a view submission whose channel is in its metadata: private answers go there. */
 export function inChannel(ctx: HandlerContext, channelId: string | null): HandlerContext {
   const rebuilt = interactionContext(ctx.deps, ctx.client, { user: { id: ctx.userId } }, undefined, channelId);
-  return { ...ctx, channelId, respond: rebuilt.respond };
+  return {
+    ...ctx,
+    channelId,
+    respond: rebuilt.respond,
+    actor: (options = {}) => actorFor(ctx.deps, ctx.client, { ...ctx, channelId }, options),
+  };
 }

@@ -293,7 +293,7 @@ export async function renderRunResult(
       await publishApprovalRequest(deps, client, result.approval, result.need, actor.channelId);
       // Where they submitted (besides the DM copy): who it waits for, and until when. The form may send
       // the result elsewhere; the notice goes where the person was typing.
-      const waiting = buildWaitingForApproval(result.approval, result.need.approvers);
+      const waiting = buildWaitingForApproval(result.approval, result.need.whoApproves);
       if (actor.channelId && actor.channelId !== actor.destinationChannel) {
         await postToConversation(client, deps.logger, actor.channelId, actor.userId, {
           ...waiting,

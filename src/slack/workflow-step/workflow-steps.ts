@@ -11,12 +11,12 @@
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { describeFieldErrors } from '../../forms/typed-values.ts';
 import { actor as actorOf } from '../../runs/actor.ts';
+import { externalRefusal, recordDenial, unattendedWorkflows } from '../../runs/gate.ts';
 import { loadRunbook } from '../../runs/run.ts';
 import { chooseRun, proxyRefusal } from '../../runs/run-choice.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
 import { runParams } from '../../runs/run-params.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
-import { refuseExternal, workflowActorOf } from '../../runs/who-acts.ts';
 import { actorFor } from '../kit/actor.ts';
 import { describeFailure, notStartedSentence } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
@@ -51,6 +51,39 @@ function interactorOf(value: unknown): string | null {
   }
   const id = (v as { interactor?: { id?: unknown } } | null)?.interactor?.id;
   return typeof id === 'string' && /^[UW][A-Z0-9]+$/.test(id) ? id : null;
+}
+
+const FIX_STARTED_BY = 'edit the step: set "Started by" to "Person who used this workflow" and leave "Run as" empty';
+
+/**
+ * Whom the step runs as: the person Slack attests started the workflow, else (nobody started it) the
+ * identity the policy names for such workflows; the old "Run as" must agree, or the step fails with a
+ * sentence saying how to fix the workflow.
+ */
+export function stepActorId(
+  input: Pick<StepInputs, 'startedBy' | 'runAs'>,
+  unattendedRunAs: string | null,
+  contact: string,
+): { userId: string } | { error: string } {
+  if (input.startedBy) {
+    if (input.runAs && input.runAs !== input.startedBy) {
+      return {
+        error: `This step's "Run as" names someone other than the person who started the workflow, so nothing ran; ${FIX_STARTED_BY}.`,
+      };
+    }
+    return { userId: input.startedBy };
+  }
+  if (input.runAs && input.runAs !== unattendedRunAs) {
+    return {
+      error: `Slack does not say who started this workflow, so its "Run as" cannot be checked and nothing ran; ${FIX_STARTED_BY}.`,
+    };
+  }
+  if (!unattendedRunAs) {
+    return {
+      error: `Nobody started this workflow (it runs on a schedule or an event) and the policy names no one to run such workflows as, so nothing ran; start it from a link, button or shortcut with "Started by" set to "Person who used this workflow", or ask ${contact} to set unattendedWorkflowsRunAs in the policy.`,
+    };
+  }
+  return { userId: unattendedRunAs };
 }
 
 /** The step's inputs as Workflow Builder sends them; a sentence for the workflow when they are unusable. */
@@ -102,16 +135,19 @@ export async function runStepExecuted(
     const input = readStepInputs(inputs as Record<string, unknown>);
     if ('error' in input) return await refuse(input.error);
     const teamId = (body as { team_id?: string }).team_id ?? null;
-    const chosen = workflowActorOf(deps, input);
+    const unattended = unattendedWorkflows(deps);
+    const chosen = stepActorId(input, unattended.runAs, unattended.contact);
     if ('error' in chosen) return await refuse(chosen.error);
     const standing = await standingOf(deps, client, { userId: chosen.userId });
     if (standing.kind === 'bot') {
       return await refuse('A workflow step never runs as a bot or Slackbot, so nothing ran; run it as a person.');
     }
-    if (standing.kind === 'external') {
-      const who = actorOf({ userId: chosen.userId, teamId: standing.teamId, groups: [], channelId: input.channel });
-      const refusal = await refuseExternal(deps, who, { action: 'workflow.run', target: input.runbook });
-      if (refusal) return await refuse(refusal);
+    const external = standing.kind === 'external' ? externalRefusal(deps) : null;
+    if (standing.kind === 'external' && external !== null) {
+      const sentence = external;
+      const who = { userId: chosen.userId, teamId: standing.teamId, groups: [], channelId: input.channel };
+      await recordDenial(deps, actorOf(who), { action: 'workflow.run', target: input.runbook, sentence });
+      return await refuse(sentence);
     }
     const actor = await actorFor(
       deps,

@@ -46,18 +46,18 @@ describe('the Slack layer by feature', () => {
     const at = (p: string) => path.join(SRC, p);
     const graph = new Map([
       [at('slack/run/views.ts'), [at('slack/schedules/schedules.ts'), at('slack/kit/ids.ts'), at('runs/run.ts')]],
-      [at('slack/kit/run-start.ts'), [at('slack/approvals/decisions.ts')]],
+      [at('slack/kit/run-start.ts'), [at('slack/approvals/expiry.ts')]],
       [at('slack/browse/browse.ts'), [at('slack/command/commands.ts'), at('slack/app.ts')]],
       [at('watch/watcher.ts'), [at('slack/kit/execution-card.ts'), at('slack/executions/execution-list.ts')]],
       [at('slack/command/commands.ts'), [at('slack/browse/browse.ts'), at('slack/app.ts')]],
       [at('slack/app.ts'), [at('slack/run/views.ts'), at('slack/command/commands.ts')]],
-      [at('runtime.ts'), [at('slack/app.ts'), at('slack/approvals/decisions.ts')]],
+      [at('runtime.ts'), [at('slack/app.ts'), at('slack/approvals/expiry.ts')]],
     ]);
     expect(ruleBreaks(graph)).toEqual([
       'slack/browse/browse.ts → slack/app.ts',
       'slack/browse/browse.ts → slack/command/commands.ts',
       'slack/command/commands.ts → slack/app.ts',
-      'slack/kit/run-start.ts → slack/approvals/decisions.ts',
+      'slack/kit/run-start.ts → slack/approvals/expiry.ts',
       'slack/run/views.ts → slack/schedules/schedules.ts',
       'watch/watcher.ts → slack/executions/execution-list.ts',
     ]);

@@ -54,6 +54,23 @@ describe('maskSecretText', () => {
     expect(maskSecretText(`before ${echo} after`, [secret])).toBe(`before ${SECRET_MASK} after`);
   });
 
+  it('masks a multi-line key printed as JSON (\\n escapes), with CRLF line ends, or by an ASCII-only JSON encoder', () => {
+    const pem = '-----BEGIN KEY-----\nMIIEabcdefgh\tXYZ\n-----END KEY-----';
+    const asciiJson = '"p\\u00e4ss-w\\u00F6rd \\ud83d\\udd11"';
+    expect(maskSecretText(`{"key":${JSON.stringify(pem)}}`, [pem])).toBe(`{"key":"${SECRET_MASK}"}`);
+    expect(maskSecretText(`key:\r\n${pem.replace(/\n/g, '\r\n')}\r\n`, [pem])).toBe(`key:\r\n${SECRET_MASK}\r\n`);
+    expect(maskSecretText(`{"key": ${asciiJson}}`, ['päss-wörd 🔑'])).toBe(`{"key": "${SECRET_MASK}"}`);
+  });
+
+  it('masks a secret longer than the part it is looked for by, all of it', () => {
+    const long = `${'a1b2c3d4'.repeat(700)}TAIL-OF-THE-KEY`;
+    const values = secretValuesOf([SCHEMA], { key: long });
+    const masked = maskSecretText(`start ${long} end`, values);
+    expect(masked).not.toContain('TAIL-OF-THE-KEY');
+    expect(masked).not.toContain('a1b2c3d4');
+    expect(masked.startsWith('start ')).toBe(true);
+  });
+
   it('masks the secret inside a longer base64 text at any byte alignment', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 }), (before, after) => {

@@ -108,8 +108,10 @@ describe('approval request at each quorum state', () => {
   });
 
   it('the requester is told where they submitted who it waits for', () => {
-    const waiting = buildWaitingForApproval(approval(), '<@U02BOB>');
-    expect(text(waiting)).toContain('needs approval: your run is waiting for approval by <@U02BOB> (2 approvals)');
+    const waiting = buildWaitingForApproval(approval(), 'it needs approval from both <@U02BOB> and <@U03CAROL>');
+    expect(text(waiting)).toContain(
+      'needs approval: your run is waiting for it; it needs approval from both <@U02BOB> and <@U03CAROL>. You will get a DM',
+    );
     assertWithinLimits(waiting, 'message');
   });
 });
