@@ -228,3 +228,18 @@ export async function recordDenial(
     tid: null,
   });
 }
+
+/**
+ * A person of another organisation (Slack Connect): null when the policy lets them use the bot, else the
+ * sentence of the refusal (the caller records it with `recordDenial`, like every refusal).
+ */
+export function externalRefusal(deps: Pick<RunsDeps, 'access'>): string | null {
+  const { policy } = deps.access;
+  return policy.allowsExternalUsers ? null : policy.externalDenial;
+}
+
+/** Who a workflow nobody started runs as (the policy's `unattendedWorkflowsRunAs`), and whom to ask. */
+export function unattendedWorkflows(deps: Pick<RunsDeps, 'access'>): { runAs: string | null; contact: string } {
+  const { policy } = deps.access;
+  return { runAs: policy.unattendedWorkflowsRunAs, contact: policy.contact };
+}

@@ -209,6 +209,19 @@ describe('channel defaults everywhere the form opens', () => {
       (b) => b.block_id === BLOCKS.proxy,
     )?.element?.initial_option?.value;
 
+  it('the schedule form preselects the channel default proxy too', async () => {
+    await h.user().command('defaults --proxy proxy-prod', 'C01OPS');
+    await waitFor(() => ephemeralContaining(h.fake, 'proxy Prod proxy'), 'defaults saved');
+    try {
+      for (let top = h.user().topModal(); top; top = h.user().topModal()) await h.user().close(top.id);
+      await h.user().command(`schedule "${SCALE}"`, 'C01OPS');
+      const modal = await waitFor(() => modalContaining(h, BLOCKS.cron), 'schedule form');
+      expect(proxyOf(modal.view)).toBe('proxy-prod');
+    } finally {
+      await clearDefaults();
+    }
+  });
+
   it('/runbook run <name> without values preselects the channel default proxy and result channel', async () => {
     await h.user().command('defaults --proxy proxy-prod --to C02DEPLOYS', 'C01OPS');
     await waitFor(() => ephemeralContaining(h.fake, 'proxy Prod proxy, results to'), 'defaults saved');

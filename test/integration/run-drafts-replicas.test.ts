@@ -1,10 +1,14 @@
 // Two bot replicas on one Postgres schema: a run that fails to start on replica A leaves a draft, and
-// "Try again" clicked on replica B (where Slack happened to send the click) reopens the form filled in.
+// "Try again" clicked on replica B (where Slack happened to send the click) reopens the form filled in;
+// the same for a schedule form that could not be saved. And a schedule's Run now confirmation starts one
+// run however often it is clicked, on whichever replica: the used confirmation is replaced, and a repeat
+// says it was already done.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 import { pgAdmin } from '../support/process-harness.ts';
+import { SCALE_RUNBOOK, scaleFormValues } from '../support/run-form.ts';
 import { TEST_DATABASE_URL } from '../support/test-database.ts';
 
 const DATABASE_URL = TEST_DATABASE_URL;
@@ -48,4 +52,74 @@ it('Try again on another replica reopens the form with what was typed', { timeou
   expect(text).toContain('"initial_value":"payments"');
   expect(text).toContain('"initial_value":"api-gateway"');
   expect(text).toContain('"initial_value":"7"');
+});
+
+it('a schedule form that was not saved reopens filled in on the other replica', { timeout: 30_000 }, async () => {
+  await a.user().command(`schedule "${SCALE_RUNBOOK}"`, 'C01OPS');
+  const modal = await waitFor(() => modalContaining(a, BLOCKS.cron), 'schedule modal');
+  a.emulator.setFaults({ errorRate: 1 });
+  await a.user().submit(modal.id, {
+    ...scaleFormValues('payments', 'C01OPS', 'sched-gateway'),
+    [BLOCKS.preset]: { [ACTIONS.presetSelect]: { type: 'static_select', selected_option: { value: 'custom' } } },
+    [BLOCKS.cron]: { [ACTIONS.cronInput]: { type: 'plain_text_input', value: '17 4 * * *' } },
+  });
+  const notice = await waitFor(() => ephemeralContaining(a.fake, ACTIONS.scheduleRetry), 'not saved notice', 20_000);
+  a.emulator.setFaults({ errorRate: 0 });
+  // Both replicas run in this one process here, so the draft must be found where B looks: the shared store.
+  const draftId = JSON.stringify(notice.blocks).match(
+    new RegExp(`"action_id":"${ACTIONS.scheduleRetry}","value":"([^"]+)"`),
+  )?.[1];
+  expect(draftId).toBeTruthy();
+  expect(await b.runtime.store.runDrafts.get(draftId!, Date.now())).not.toBeNull();
+
+  await b.user().act({ kind: 'ephemeral', ephemeral: notice }, ACTIONS.scheduleRetry);
+  const reopened = await waitFor(() => modalContaining(b, 'sched-gateway'), 'schedule modal on replica B', 20_000);
+  const text = JSON.stringify(reopened.view.blocks);
+  expect(text).toContain('"initial_value":"payments"');
+  expect(text).toContain('17 4 * * *');
+});
+
+it('Run now under a confirmation runs once, clicked twice and on both replicas', { timeout: 30_000 }, async () => {
+  const runbook = (await a.runtime.deps.catalog.all()).find((r) => r.name === SCALE_RUNBOOK)!;
+  const schedule = await a.runtime.api.schedules.create({
+    proxyId: 'proxy-dev',
+    runbookId: runbook.id,
+    runbookName: runbook.name,
+    inputSchema: runbook.inputSchema,
+    params: JSON.stringify({ namespace: 'once', deployment: 'run-now', replicas: 2 }),
+    schedule: '0 3 * * *',
+  });
+  await a.user().command('schedules', 'C01OPS');
+  const list = await waitFor(() => ephemeralContaining(a.fake, schedule.id), 'schedules list');
+  await a
+    .user()
+    .act(
+      { kind: 'ephemeral', ephemeral: list },
+      (el) => el.action_id === ACTIONS.scheduleRunNow && String(el.value).includes(schedule.id),
+    );
+  const confirmation = await waitFor(
+    () => ephemeralContaining(a.fake, ACTIONS.scheduleRunNowConfirmed),
+    'the Run now confirmation',
+  );
+  const runs = () =>
+    [...a.emulator.state.executions.byId.values()].filter((e) => e.params.deployment === 'run-now').length;
+  const surface = { kind: 'ephemeral' as const, ephemeral: structuredClone(confirmation) };
+  await a.user().act(surface, ACTIONS.scheduleRunNowConfirmed);
+  await waitFor(() => runs() === 1, 'the run');
+  // The used confirmation is replaced: no Run now button left to click.
+  await waitFor(
+    () =>
+      !JSON.stringify(ephemeralContaining(a.fake, 'started')?.blocks ?? []).includes(ACTIONS.scheduleRunNowConfirmed),
+    'the confirmation replaced',
+  );
+  // The same payload again, on the other replica and on the first: nothing more runs, and it says so.
+  await b.user().act(surface, ACTIONS.scheduleRunNowConfirmed);
+  await waitFor(() => ephemeralContaining(b.fake, 'already done'), 'already done on B');
+  await a.user().act(surface, ACTIONS.scheduleRunNowConfirmed);
+  await new Promise((r) => setTimeout(r, 300));
+  expect(runs()).toBe(1);
+  const audited = (await a.runtime.store.audit.recent(50)).filter(
+    (e) => e.action === 'run.start' && e.outcome === 'ok' && e.detail?.includes('run-now'),
+  );
+  expect(audited).toHaveLength(1);
 });

@@ -129,6 +129,15 @@ describe('schedules', () => {
     const run = [...h.emulator.state.executions.byId.values()].at(-1)!;
     expect(run.workflowName).toBe(VACUUM);
     expect(run.params).toMatchObject({ database: 'billing' });
+    // The used confirmation is replaced by what started: its Run now cannot be clicked again.
+    const started = await waitFor(
+      () =>
+        h.fake.state.responseUrlPosts.find(
+          (p) => p.body.replace_original && JSON.stringify(p.body).includes(`${VACUUM} started`),
+        ),
+      'the confirmation replaced',
+    );
+    expect(JSON.stringify(started.body.blocks)).not.toContain(ACTIONS.scheduleRunNowConfirmed);
 
     // Delete (the confirm dialog is client-side): gone from the API and from the list, updated in place.
     const posts = h.fake.state.responseUrlPosts.length;

@@ -1,7 +1,8 @@
-// When a run cannot be started (the API is down, say), the person's form values are kept here so
-// "Try again" reopens the form filled in: no lost work. Secret values are never kept; they are
-// re-entered. Drafts live in the store, so the button works on whichever replica Slack sends the
-// click to. Short-lived (an hour by default): a convenience, not a record.
+// When a run cannot be started (the API is down, say), or a schedule cannot be saved, the person's form
+// values are kept here so "Try again" reopens the form filled in: no lost work. Secret values are never
+// kept; they are re-entered. Drafts live in the store, so the button works on whichever replica Slack
+// sends the click to. Short-lived (an hour by default): a convenience, not a record. A schedule draft is
+// a run draft with what only its form has (the schedule being edited, the cron builder) in `extra`.
 
 import type { FormSpec } from '../../forms/input-schema.ts';
 import { stripSecrets } from '../../forms/secrets.ts';
@@ -13,6 +14,15 @@ export interface RunDraft {
   channel: string | null;
   /** Form values with secret fields removed. */
   params: Record<string, unknown>;
+  /** What else the form needs to reopen (a schedule form's builder); null for a run form. */
+  extra?: Record<string, unknown> | null;
+}
+
+/** The stored params of a draft with `extra` carry both in this envelope (a run draft stores its params as they are). */
+const EXTRA_KEY = '$draft';
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 export interface RunDraftsOptions {
@@ -47,7 +57,11 @@ export class RunDrafts {
         runbookId: draft.runbookId,
         proxyId: draft.proxyId,
         channel: draft.channel,
-        params: JSON.stringify(stripSecrets(spec, draft.params)),
+        params: JSON.stringify(
+          draft.extra
+            ? { [EXTRA_KEY]: draft.extra, params: stripSecrets(spec, draft.params) }
+            : stripSecrets(spec, draft.params),
+        ),
         expiresAt: now + this.#ttlMs,
       },
       now,
@@ -64,12 +78,11 @@ export class RunDrafts {
     } catch {
       return null;
     }
-    if (params === null || typeof params !== 'object' || Array.isArray(params)) return null;
-    return {
-      runbookId: record.runbookId,
-      proxyId: record.proxyId,
-      channel: record.channel,
-      params: params as Record<string, unknown>,
-    };
+    if (!isRecord(params)) return null;
+    const extra = isRecord(params[EXTRA_KEY]) ? params[EXTRA_KEY] : null;
+    const values = extra ? params.params : params;
+    if (!isRecord(values)) return null;
+    const { runbookId, proxyId, channel } = record;
+    return { runbookId, proxyId, channel, params: values, ...(extra ? { extra } : {}) };
   }
 }

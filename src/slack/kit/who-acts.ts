@@ -6,7 +6,7 @@
 import type { AnyMiddlewareArgs, App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { actor } from '../../runs/actor.ts';
-import { recordDenial } from '../../runs/gate.ts';
+import { externalRefusal, recordDenial } from '../../runs/gate.ts';
 import { errorMessage } from './common.ts';
 import type { SlackDeps } from './deps.ts';
 import { respondWith } from './handler-context.ts';
@@ -97,9 +97,9 @@ export function registerWhoActs(app: App, deps: SlackDeps): void {
       deps.logger.debug({ type, what: incoming.what }, 'ignored a request from a bot');
       return;
     }
-    if (deps.access.policy.allowsExternalUsers) return next();
+    const sentence = externalRefusal(deps);
+    if (sentence === null) return next();
     await extra.ack?.(type === 'block_suggestion' ? { options: [] } : undefined);
-    const sentence = deps.access.policy.externalDenial;
     const who = actor({ userId: incoming.userId, teamId: standing.teamId, groups: [], channelId: incoming.channelId });
     await recordDenial(deps, who, { action: 'slack.external', target: incoming.what, sentence });
     if (type === 'block_suggestion' || type === 'view_closed') return;

@@ -2,8 +2,9 @@
 // (runbook picker, preset, details, cron text → preview) and its submission.
 import type { BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { ALREADY_DONE, claimClick } from '../../runs/once.ts';
 import { isOfferedProxy } from '../../runs/run-choice.ts';
-import { errorMessage, errorModal } from '../kit/common.ts';
+import { errorMessage, errorModal, noticeMessage } from '../kit/common.ts';
 import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline.ts';
 import type { SlackDeps } from '../kit/deps.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
@@ -101,8 +102,14 @@ export async function runNowClicked({ body }: ActionArgs, ctx: HandlerContext): 
 
 export async function runNowConfirmed({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const scheduleId = buttonValue(body);
-  if (scheduleId)
-    await runScheduleNow({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);
+  if (!scheduleId) return;
+  // One run per confirmation: a second click, a replay or another replica finds the claim.
+  const where = body.container?.message_ts ?? body.message?.ts ?? '';
+  if (!(await claimClick(ctx.deps, { what: `run-now:${scheduleId}`, where, who: ctx.userId }))) {
+    await ctx.respond({ ...noticeMessage(ALREADY_DONE, 'Already done'), replaceOriginal: true });
+    return;
+  }
+  await runScheduleNow({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);
 }
 
 export function runNowCancelled(_args: ActionArgs, ctx: HandlerContext): Promise<void> {
@@ -116,7 +123,7 @@ export async function schedulesPageClicked({ body }: ActionArgs, ctx: HandlerCon
 
 export async function scheduleTryAgainClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const { deps } = ctx;
-  const draft = takeScheduleDraft(buttonValue(body), deps.now());
+  const draft = await takeScheduleDraft(deps, buttonValue(body));
   if (!draft) {
     await ctx.respond({
       text: 'That form has expired.',

@@ -1,6 +1,5 @@
 // `/runbook schedules [runbook]` and `/runbook schedule [runbook]`, plus everything the schedules list and the
 // schedule modal do: edit, delete, run now, saving a submitted schedule and "Try again" after a failed save.
-import { randomUUID } from 'node:crypto';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { NotFoundError } from '../../api/errors.ts';
@@ -9,6 +8,7 @@ import { type FormSpec, isRecord, parseInputSchema } from '../../forms/input-sch
 import { readFormValues } from '../../forms/read-form-values.ts';
 import { stripSecrets } from '../../forms/secrets.ts';
 import { runScheduleNow as runScheduleNowCase } from '../../runs/run.ts';
+import { chooseRun } from '../../runs/run-choice.ts';
 import { isRunnable } from '../../runs/runnable.ts';
 import {
   checkScheduleChange,
@@ -36,7 +36,7 @@ import type { HandlerContext } from '../kit/handler-context.ts';
 import { ACTIONS, BLOCKS } from '../kit/ids.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, slackDate, truncate } from '../kit/mrkdwn.ts';
 import { postToConversation } from '../kit/post-to-conversation.ts';
-import { loadRunbook, renderRunResult } from '../kit/run-start.ts';
+import { loadRunbook, postRunningCard, renderRunResult, runStartedNotice } from '../kit/run-start.ts';
 import { buildChoiceBlocks, buildRunbookChoice } from '../kit/runbook-choice.ts';
 import { buildScheduleList, nextRunOf, type ScheduleRef } from './schedule-list.ts';
 import {
@@ -64,17 +64,15 @@ export interface ScheduleModalTarget {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Small in-process caches. They are conveniences (a lost entry costs one API call or a retyped form), so they are
-// module-level Maps with a TTL rather than part of the durable store.
+// Small in-process caches. They are conveniences (a lost entry costs one API call), so they are module-level
+// Maps with a TTL rather than part of the durable store. Drafts are not: they live in the store (kit/run-drafts.ts).
 
 const RUNBOOK_TTL_MS = 10 * 60_000;
 const TIME_ZONE_TTL_MS = 10 * 60_000;
-const DRAFT_TTL_MS = 60 * 60_000;
 const MAX_ENTRIES = 1_000;
 
 const runbookCache = new Map<string, { runbook: Workflow; at: number }>();
 const timeZoneCache = new Map<string, { tz: string; at: number }>();
-const draftStore = new Map<string, { draft: ScheduleDraft; at: number }>();
 
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
   // Oldest first out: Maps iterate in insertion order, and a re-set key moves to the end.
@@ -123,19 +121,28 @@ export interface ScheduleDraft {
   builder: ScheduleBuilder;
 }
 
-export function saveScheduleDraft(draft: ScheduleDraft, now: number): string {
-  const id = randomUUID();
-  remember(draftStore, id, { draft, at: now });
-  return id;
+/** Keeps a schedule form that could not be saved in the store (any replica's "Try again" finds it). */
+export function saveScheduleDraft(deps: SlackDeps, draft: ScheduleDraft, spec: FormSpec): Promise<string> {
+  const { runbookId, proxyId, channel, params, scheduleId, builder } = draft;
+  return deps.drafts.save(
+    { runbookId, proxyId, channel, params, extra: { kind: 'schedule', scheduleId, builder } },
+    spec,
+  );
 }
 
-export function takeScheduleDraft(id: string, now: number): ScheduleDraft | null {
-  const entry = draftStore.get(id);
-  if (!entry || now - entry.at >= DRAFT_TTL_MS) {
-    draftStore.delete(id);
-    return null;
-  }
-  return entry.draft;
+/** The schedule draft, or null when it expired, never existed or is not a schedule form's. */
+export async function takeScheduleDraft(deps: SlackDeps, id: string): Promise<ScheduleDraft | null> {
+  const draft = await deps.drafts.take(id);
+  const extra = draft?.extra;
+  if (!draft || extra?.kind !== 'schedule' || !extra.builder || typeof extra.builder !== 'object') return null;
+  return {
+    runbookId: draft.runbookId,
+    scheduleId: typeof extra.scheduleId === 'string' ? extra.scheduleId : null,
+    proxyId: draft.proxyId,
+    channel: draft.channel,
+    params: draft.params,
+    builder: extra.builder as ScheduleBuilder,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -345,11 +352,13 @@ export async function newScheduleView(
   const notes = isRunnable(runbook)
     ? []
     : [':no_entry: Running this runbook is disabled, so scheduled runs will not start until it is enabled.'];
+  // The proxy a run started in this channel would get: what was chosen, else the channel's default, else the bot's.
+  const choice = await chooseRun(ctx.deps, runbook, metadata.c ?? ctx.channelId, { proxyId });
   return buildScheduleModal({
     runbook,
     spec: parseInputSchema(runbook.inputSchema),
     proxies: await ctx.deps.proxies.choicesFor(runbook),
-    proxyId,
+    proxyId: choice.proxyId,
     builder,
     metadata: { ...metadata, r: runbook.id },
     now,
@@ -437,16 +446,17 @@ export async function saveSchedule(
       );
       return null;
     case 'failed': {
-      const draftId = saveScheduleDraft(
+      const draftId = await saveScheduleDraft(
+        deps,
         {
           runbookId: runbook.id,
           scheduleId: metadata.s,
           proxyId: submission.proxyId,
           channel: metadata.c,
-          params: stripSecrets(submission.spec, submission.params),
+          params: submission.params,
           builder: submission.builder,
         },
-        deps.now(),
+        submission.spec,
       );
       const sentence = `The schedule of ${runbook.name || runbook.id} was not saved. ${describeFailure(result.error)}`;
       const blocks: KnownBlock[] = [
@@ -517,6 +527,12 @@ export async function deleteSchedule(ctx: HandlerContext, ref: ScheduleRef): Pro
 export async function runScheduleNow(ctx: HandlerContext, scheduleId: string): Promise<void> {
   const actor = await actorOf(ctx, { email: true });
   const result = await runScheduleNowCase(ctx.deps, actor, scheduleId);
+  if (result.kind === 'started') {
+    // The used confirmation is replaced by what started (and where), so it cannot be clicked again.
+    const posted = await postRunningCard(ctx.deps, ctx.client, result.run);
+    await ctx.respond(await runStartedNotice(ctx.client, result.run, posted));
+    return;
+  }
   // Run now has no form to reopen: a failure is told without "Try again".
   await renderRunResult(ctx.deps, { client: ctx.client, tell: (message) => ctx.respond(message) }, actor, null, result);
 }

@@ -11,7 +11,7 @@
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { describeFieldErrors } from '../../forms/typed-values.ts';
 import { actor as actorOf } from '../../runs/actor.ts';
-import { recordDenial } from '../../runs/gate.ts';
+import { externalRefusal, recordDenial, unattendedWorkflows } from '../../runs/gate.ts';
 import { loadRunbook } from '../../runs/run.ts';
 import { chooseRun, proxyRefusal } from '../../runs/run-choice.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
@@ -135,15 +135,16 @@ export async function runStepExecuted(
     const input = readStepInputs(inputs as Record<string, unknown>);
     if ('error' in input) return await refuse(input.error);
     const teamId = (body as { team_id?: string }).team_id ?? null;
-    const { policy } = deps.access;
-    const chosen = stepActorId(input, policy.unattendedWorkflowsRunAs, policy.contact);
+    const unattended = unattendedWorkflows(deps);
+    const chosen = stepActorId(input, unattended.runAs, unattended.contact);
     if ('error' in chosen) return await refuse(chosen.error);
     const standing = await standingOf(deps, client, { userId: chosen.userId });
     if (standing.kind === 'bot') {
       return await refuse('A workflow step never runs as a bot or Slackbot, so nothing ran; run it as a person.');
     }
-    if (standing.kind === 'external' && !policy.allowsExternalUsers) {
-      const sentence = policy.externalDenial;
+    const external = standing.kind === 'external' ? externalRefusal(deps) : null;
+    if (standing.kind === 'external' && external !== null) {
+      const sentence = external;
       const who = { userId: chosen.userId, teamId: standing.teamId, groups: [], channelId: input.channel };
       await recordDenial(deps, actorOf(who), { action: 'workflow.run', target: input.runbook, sentence });
       return await refuse(sentence);

@@ -30,6 +30,24 @@ describe('RunDrafts', () => {
     replicas = null;
   });
 
+  it.each(['sqlite', 'postgres'] as const)(
+    'a schedule draft (its builder in `extra`) saved on one %s replica is found on another, without secrets',
+    async (kind) => {
+      replicas = await openReplicaStores(kind, 2);
+      const [a, b] = replicas.stores.map((store) => new RunDrafts({ store: store.runDrafts, now: () => T0 }));
+      const extra = { kind: 'schedule', scheduleId: 'sch-1', builder: { preset: 'custom', cron: '17 4 * * *' } };
+      const id = await a!.save({ ...draft, extra }, spec);
+      expect(await b!.take(id)).toEqual({
+        runbookId: 'rb-1',
+        proxyId: 'proxy-a',
+        channel: 'C100',
+        params: { region: 'eu-west-1', db: { host: 'db1' } },
+        extra,
+      });
+      expect((await replicas.stores[1]!.runDrafts.get(id, T0))?.params).not.toMatch(/hunter2|tok-123/);
+    },
+  );
+
   it('a draft saved via one Postgres replica is found via the other, without its secrets', async () => {
     replicas = await openReplicaStores('postgres', 2);
     const [a, b] = replicas.stores.map((store) => new RunDrafts({ store: store.runDrafts, now: () => T0 }));
