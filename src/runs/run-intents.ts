@@ -9,9 +9,16 @@
 // The runbook's name goes to the list as a filter hint only (src/api/filter-hint.ts): whatever the
 // server does with it, the candidates are re-checked here, and where it did not narrow the list a
 // bounded number of pages is read (within the watcher's request budget when one is given).
+//
+// The hash leaves secret values out (`intentParamsHash`: the runbook's schema, or credential-like key
+// names, decide as everywhere): an unsalted hash of params whose other values are on the card would let
+// whoever reads the store try passwords against it offline. The execution's inputs are hashed the same
+// way when they are compared.
 import { createHash } from 'node:crypto';
 import { filterHintsFor, listMatching, workflowNameTerm } from '../api/filter-hint.ts';
 import type { Execution } from '../api/schemas.ts';
+import { type FormSpec, parseInputSchema } from '../forms/input-schema.ts';
+import { stripSecrets } from '../forms/secrets.ts';
 import type { RunIntent } from '../store/store.ts';
 import type { RunsDeps } from './deps.ts';
 import type { StartedRun } from './run-tracker.ts';
@@ -48,26 +55,31 @@ export function paramsHash(params: Record<string, unknown>): string {
     .digest('hex');
 }
 
-function inputsHash(inputs: string): string | null {
+/** What an intent keeps of its params: the hash of them without their secret values. */
+export function intentParamsHash(spec: FormSpec, params: Record<string, unknown>): string {
+  return paramsHash(stripSecrets(spec, params));
+}
+
+function inputsHash(inputs: string, spec: FormSpec): string | null {
   if (inputs.trim() === '') return paramsHash({});
   try {
     const parsed: unknown = JSON.parse(inputs);
     return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? paramsHash(parsed as Record<string, unknown>)
+      ? intentParamsHash(spec, parsed as Record<string, unknown>)
       : null;
   } catch {
     return null;
   }
 }
 
-/** Whether an execution is the one an intent's run call started. */
-export function matchesIntent(intent: RunIntent, e: Execution): boolean {
+/** Whether an execution is the one an intent's run call started (`spec`: its runbook's input schema). */
+export function matchesIntent(intent: RunIntent, e: Execution, spec: FormSpec): boolean {
   if (e.workflowName.trim().toLowerCase() !== intent.runbookName.trim().toLowerCase()) return false;
   const created = Date.parse(e.createTime ?? e.startTime ?? '');
   if (!Number.isFinite(created)) return false;
   if (created < intent.createdAt - SKEW_MS || created > intent.createdAt + INTENT_WINDOW_MS) return false;
   if (intent.userEmail && e.executor.trim().toLowerCase() !== intent.userEmail.trim().toLowerCase()) return false;
-  return inputsHash(e.inputs) === intent.paramsHash;
+  return inputsHash(e.inputs, spec) === intent.paramsHash;
 }
 
 interface Candidates {
@@ -132,7 +144,8 @@ export async function reconcileIntents(
     let searched: number | null;
     try {
       const candidates = await candidatesOf(intent.runbookName);
-      executions = candidates.executions.filter((e) => matchesIntent(intent, e));
+      const spec = parseInputSchema((await deps.catalog.get(intent.runbookId))?.inputSchema ?? '');
+      executions = candidates.executions.filter((e) => matchesIntent(intent, e, spec));
       searched = candidates.searched;
     } catch (err) {
       deps.logger.warn({ err, intentId: intent.id }, 'could not look for the execution of an unsettled run');

@@ -12,7 +12,7 @@ import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { maskErrorSecrets } from './execution-secrets.ts';
 import { approvalNeedFor, gate, type RunApprovalNeed, runbookFacts } from './gate.ts';
-import { paramsHash } from './run-intents.ts';
+import { intentParamsHash } from './run-intents.ts';
 import type { StartedRun } from './run-tracker.ts';
 import { disabledReason, isRunnable } from './runnable.ts';
 
@@ -223,7 +223,7 @@ export async function startRun(
         runbookId: runbook.id,
         runbookName: runbook.name,
         proxyId,
-        paramsHash: paramsHash(params),
+        paramsHash: intentParamsHash(parseInputSchema(runbook.inputSchema), params),
         channel: actor.destinationChannel,
         inputsSummary: JSON.stringify(masked),
       },

@@ -111,7 +111,8 @@ export async function runNowConfirmed({ body }: ActionArgs, ctx: HandlerContext)
   // One run per confirmation: a second click, a replay or another replica finds the claim.
   const where = body.container?.message_ts ?? body.message?.ts ?? '';
   if (!(await claimClick(ctx.deps, { what: `run-now:${scheduleId}`, where, who: ctx.userId }))) {
-    await ctx.respond({ ...noticeMessage(ALREADY_DONE, 'Already done'), replaceOriginal: true });
+    // Said on its own: what replaced the confirmation (where the run went) stays.
+    await ctx.respond(noticeMessage(ALREADY_DONE, 'Already done'));
     return;
   }
   await runScheduleNow({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);

@@ -92,6 +92,22 @@ describe('run intents', () => {
     expect(env.tracker.started_.length).toBe(before + 1);
   });
 
+  it('keeps no hash a secret could be guessed back from, and still finds the run whose answer was lost', async () => {
+    const runbook = await env.runbook('Terminate Blocking Postgres Queries'); // db_password: format password
+    const params = { database: 'lost-secret', pids: [42], db_password: 'Summer2026!' };
+    const result = await startRun(depsWith(answerLost(env.deps.api)), who, { runbook, proxyId: 'proxy-dev', params });
+    expect(result.kind).toBe('failed');
+    const [intent] = await env.store.intents.listOpen(now + 1, 10);
+    // Whoever reads the store and guesses the password (the other inputs are on the card) gets no match.
+    for (const guess of ['Summer2026!', 'summer2026', 'Password1']) {
+      expect(intent!.paramsHash).not.toBe(paramsHash({ ...params, db_password: guess }));
+    }
+    now += 30_000;
+    const report = await reconcileIntents(depsWith(), { graceMs: 10_000 });
+    const found = [...env.emulator.state.executions.byId.values()].filter((e) => e.params.database === 'lost-secret');
+    expect(report.reconciled.map((r) => r.executionIds)).toEqual([found.map((e) => e.id)]);
+  });
+
   it('leaves a young intent alone, keeps an unfound one open within the window, then audits it as lost', async () => {
     await env.store.intents.record(
       {
