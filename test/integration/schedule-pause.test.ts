@@ -267,3 +267,34 @@ describe('crashes and replicas', () => {
     expect(await store.get(schedule.id)).toBeNull();
   });
 });
+
+describe('forecast', () => {
+  it('/runbook schedules --next 24h lists the runs due, overlapping runs of one runbook flagged, paused ones left out', async () => {
+    newSchedule('0 5 * * *', 'forecast-a');
+    newSchedule('5 5 * * *', 'forecast-b');
+    const paused = newSchedule('0 4 * * *', 'forecast-paused');
+    await h.runtime.store.schedulePauses.begin(
+      {
+        scheduleId: paused.id,
+        cron: '0 4 * * *',
+        runbookId: vacuumId(),
+        runbookName: VACUUM,
+        pausedBy: 'U01ALICE',
+        teamId: null,
+      },
+      h.runtime.deps.now(),
+    );
+    const before = h.fake.state.ephemerals.length;
+    await h.user().command('schedules --next 24h', 'C01OPS');
+    const answer = await waitFor(
+      () => h.fake.state.ephemerals.slice(before).find((e) => JSON.stringify(e.blocks).includes('Runs due in')),
+      'forecast',
+    );
+    const text = JSON.stringify(answer.blocks);
+    expect(text).toContain('the next 24 hours');
+    expect(text).toContain(`*${VACUUM}*  :warning: _overlaps another run of this runbook_`);
+    expect(text).toMatch(/\d+ paused schedules? left out/);
+    expect(text).toMatch(/\d\d:\d\d [A-Z+0-9:-]+ · \*Postgres Vacuum Analyze\*/);
+    expect(checkBlocks(answer.blocks ?? [], 'message')).toEqual([]);
+  });
+});
