@@ -72,6 +72,8 @@ describe('one-line runs', () => {
     await clickRun(confirm);
     await clickRun(confirm);
     const run = await waitFor(() => executionsOf(SCALE).find((e) => paramsOf(e).deployment === 'once'), 'the run');
+    // The second click is told it was already done.
+    await waitFor(() => ephemeralContaining(h.fake, 'already done'), 'already done');
     expect(paramsOf(run)).toMatchObject({ namespace: 'prod', deployment: 'once', replicas: 2 });
     await waitFor(
       () => (h.fake.state.messages.C01OPS ?? []).some((m) => JSON.stringify(m.blocks).includes(run.id)),
