@@ -130,7 +130,7 @@ export const SUBCOMMANDS = {
   },
   schedules: {
     usage: 'schedules [runbook]',
-    description: 'List schedules, with Edit, Pause (or Resume), Delete and Run now on each.',
+    description: 'List schedules, with Edit, Pause (or Resume), Skip next run, Delete and Run now on each.',
     examples: ['schedules', 'schedules "Postgres Vacuum Analyze"'],
     flags: [],
     positional: 'optional',

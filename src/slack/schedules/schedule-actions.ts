@@ -1,4 +1,4 @@
-// A runbook's Schedule and App Home's New schedule buttons, the schedules list's buttons (Edit, Pause, Resume, Delete, Run now, paging, "Try again"), the schedule modal's live inputs
+// A runbook's Schedule and App Home's New schedule buttons, the schedules list's buttons (Edit, Pause, Skip next run, Resume, Delete, Run now, paging, "Try again"), the schedule modal's live inputs
 // (runbook picker, preset, details, cron text → preview) and its submission.
 import type { BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
@@ -88,6 +88,11 @@ export async function scheduleDeleteClicked({ body }: ActionArgs, ctx: HandlerCo
 export async function schedulePauseClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const ref = decodeScheduleRef(buttonValue(body));
   if (ref) await changePause(ctx, 'pause', body, ref);
+}
+
+export async function scheduleSkipClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const ref = decodeScheduleRef(buttonValue(body));
+  if (ref) await changePause(ctx, 'skip', body, ref);
 }
 
 export async function scheduleResumeClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
