@@ -41,6 +41,7 @@ const EMOJI = {
   pushpin: '📌',
   double_vertical_bar: '⏸️',
   arrow_forward: '▶️',
+  fast_forward: '⏩',
 };
 
 /** Whether the sandbox shows this :shortcode: as an emoji (a test checks every one the bot sends). */
