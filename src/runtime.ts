@@ -30,7 +30,7 @@ import type { Policy } from './policy/policy.ts';
 import { RunRateLimit } from './policy/run-rate-limit.ts';
 import { withMaskedExecutions } from './runs/execution-secrets.ts';
 import { reconcileIntents } from './runs/run-intents.ts';
-import { reconcilePauses } from './runs/schedule-pauses.ts';
+import { reconcilePauses, resumeDueSkips } from './runs/schedule-pauses.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle } from './slack/app.ts';
@@ -341,6 +341,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // Runs whose call was not answered before a crash: at start and every minute, on any replica.
     // An intent younger than a run call can take may still be in flight somewhere: left alone.
     const intentGraceMs = config.api.timeoutMs * 2 + 5_000;
+    const skipOwner = newOwnerId();
     const reconcile = () =>
       reconcileIntents(deps, {
         graceMs: intentGraceMs,
@@ -352,7 +353,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         .catch((err: unknown) => logger.warn({ err }, 'run intent reconciliation failed'))
         // Schedules a crash left between pausing (or resuming) and the API's answer are finished the same way.
         .then(() => reconcilePauses(deps, { graceMs: intentGraceMs }))
-        .catch((err: unknown) => logger.warn({ err }, 'schedule pause reconciliation failed'));
+        .catch((err: unknown) => logger.warn({ err }, 'schedule pause reconciliation failed'))
+        // Skips whose run has passed resume, on one replica at a time (a lease shorter than the period).
+        .then(() => resumeDueSkips(deps, { owner: skipOwner, leaseMs: 50_000 }))
+        .catch((err: unknown) => logger.warn({ err }, 'resuming skipped schedules failed'));
     const reconcileFirst = setTimeout(() => void reconcile(), intentGraceMs);
     reconcileFirst.unref();
     const reconciler = setInterval(() => void reconcile(), 60_000);

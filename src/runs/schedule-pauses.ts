@@ -7,7 +7,8 @@
 // expression is dropped only after the API holds it again, so a paused schedule is never lost, and a
 // row says paused only once the API's copy no longer fires.
 import { ConnectionError, describeApiError, NotFoundError, RunbookApiError } from '../api/errors.ts';
-import type { Schedule } from '../api/schemas.ts';
+import { Schedule } from '../api/schemas.ts';
+import { nextRuns, validateCron } from '../schedules/cron.ts';
 import type { SchedulePause } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
@@ -51,12 +52,51 @@ async function scheduleOrNull(deps: RunsDeps, id: string): Promise<Schedule | nu
   }
 }
 
-/** Pauses a schedule: `change-schedule` on it, then intent → API → settled. */
-export async function pauseSchedule(deps: RunsDeps, actor: Actor, scheduleId: string): Promise<PauseResult> {
+/**
+ * How long after the skipped run's time a skip resumes the schedule: the service's scheduler may fire a
+ * little late, and resuming before it fired would not skip it.
+ */
+export const SKIP_MARGIN_MS = 60_000;
+
+/** The lease under which one replica resumes skips whose run has passed. */
+export const SKIP_LEASE = 'schedule-skips';
+
+/** The schedule's next firing after `now` (GMT, as the API fires it), or null when it never fires. */
+function nextFire(expression: string, now: number): number | null {
+  if (!validateCron(expression).ok) return null;
+  return nextRuns(expression, 1, new Date(now))[0]?.getTime() ?? null;
+}
+
+/** Pauses a schedule until Resume: `change-schedule` on it, then intent → API → settled. */
+export function pauseSchedule(deps: RunsDeps, actor: Actor, scheduleId: string): Promise<PauseResult> {
+  return holdSchedule(deps, actor, scheduleId, 'pause');
+}
+
+/**
+ * Skips the schedule's next run: paused like Pause, with a durable timer (`resumeAt`, just after that
+ * run's time) that `resumeDueSkips` acts on, on one replica at a time.
+ */
+export function skipNextRun(deps: RunsDeps, actor: Actor, scheduleId: string): Promise<PauseResult> {
+  return holdSchedule(deps, actor, scheduleId, 'skip');
+}
+
+async function holdSchedule(
+  deps: RunsDeps,
+  actor: Actor,
+  scheduleId: string,
+  kind: 'pause' | 'skip',
+): Promise<PauseResult> {
+  const action = kind === 'pause' ? 'schedule.pause' : 'schedule.skip';
   const schedule = await scheduleOrNull(deps, scheduleId);
   if (!schedule) return refused('not-found', GONE);
-  const refusal = await checkScheduleChange(deps, actor, schedule, 'schedule.pause');
+  const refusal = await checkScheduleChange(deps, actor, schedule, action);
   if (refusal) return refusal;
+  let resumeAt: number | null = null;
+  if (kind === 'skip') {
+    const next = nextFire(schedule.schedule, deps.now());
+    if (next === null) return refused('invalid', 'That schedule has no next run to skip; edit its expression first.');
+    resumeAt = next + SKIP_MARGIN_MS;
+  }
   const store = deps.access.store.schedulePauses;
   const began = await store.begin(
     {
@@ -66,6 +106,7 @@ export async function pauseSchedule(deps: RunsDeps, actor: Actor, scheduleId: st
       runbookName: schedule.runbookName,
       pausedBy: actor.userId,
       teamId: actor.teamId,
+      resumeAt,
     },
     deps.now(),
   );
@@ -80,11 +121,15 @@ export async function pauseSchedule(deps: RunsDeps, actor: Actor, scheduleId: st
     // An answer came back: nothing changed in the API, so the intent goes. A lost answer may have paused
     // it: the intent stays and reconciliation finishes the pause the person asked for.
     if (definitelyNotApplied(err)) await store.remove(scheduleId, 'pausing');
-    await recordAction(deps, actor, 'schedule.pause', targetOf(schedule), 'error', describeApiError(err));
+    await recordAction(deps, actor, action, targetOf(schedule), 'error', describeApiError(err));
     return { kind: 'failed', error: err };
   }
   await store.move(scheduleId, 'pausing', 'paused', deps.now());
-  await recordAction(deps, actor, 'schedule.pause', targetOf(schedule), 'ok', `was ${schedule.schedule}`);
+  const detail =
+    resumeAt === null
+      ? `was ${schedule.schedule}`
+      : `${schedule.schedule}: skips the run at ${new Date(resumeAt - SKIP_MARGIN_MS).toISOString()}, resumes after it`;
+  await recordAction(deps, actor, action, targetOf(schedule), 'ok', detail);
   const pause = (await store.get(scheduleId)) as SchedulePause;
   return { kind: 'paused', schedule, pause };
 }
@@ -103,6 +148,20 @@ export async function resumeSchedule(deps: RunsDeps, actor: Actor, scheduleId: s
   }
   const refusal = await checkScheduleChange(deps, actor, schedule, 'schedule.resume');
   if (refusal) return refusal;
+  const result = await restore(deps, actor, pause, pause.cron);
+  return result.kind === 'resumed' ? { ...result, schedule: { ...schedule, schedule: pause.cron } } : result;
+}
+
+/** paused → resuming (compare-and-set) → PATCH the real expression → row removed; audited. */
+async function restore(
+  deps: RunsDeps,
+  who: Pick<Actor, 'userId' | 'teamId' | 'channelId'>,
+  pause: SchedulePause,
+  detail: string,
+): Promise<PauseResult> {
+  const store = deps.access.store.schedulePauses;
+  const { scheduleId } = pause;
+  const target = targetOf({ id: scheduleId, runbookId: pause.runbookId, runbookName: pause.runbookName });
   if (!(await store.move(scheduleId, 'paused', 'resuming', deps.now()))) {
     return refused('duplicate', 'Someone else is resuming that schedule already; the list below is up to date.');
   }
@@ -114,12 +173,38 @@ export async function resumeSchedule(deps: RunsDeps, actor: Actor, scheduleId: s
       return refused('not-found', GONE);
     }
     if (definitelyNotApplied(err)) await store.move(scheduleId, 'resuming', 'paused', deps.now());
-    await recordAction(deps, actor, 'schedule.resume', targetOf(schedule), 'error', describeApiError(err));
+    await recordAction(deps, who, 'schedule.resume', target, 'error', describeApiError(err));
     return { kind: 'failed', error: err };
   }
   await store.remove(scheduleId, 'resuming');
-  await recordAction(deps, actor, 'schedule.resume', targetOf(schedule), 'ok', pause.cron);
-  return { kind: 'resumed', schedule: { ...schedule, schedule: pause.cron }, cron: pause.cron };
+  await recordAction(deps, who, 'schedule.resume', target, 'ok', detail);
+  const schedule = Schedule.parse({
+    id: scheduleId,
+    runbookId: pause.runbookId,
+    runbookName: pause.runbookName,
+    schedule: pause.cron,
+  });
+  return { kind: 'resumed', schedule, cron: pause.cron };
+}
+
+/**
+ * Resumes skips whose run has passed. Called every minute on every replica; the lease lets one replica
+ * act at a time, and the compare-and-set in `restore` keeps a late second one from doing it again.
+ */
+export async function resumeDueSkips(deps: RunsDeps, options: { owner: string; leaseMs: number }): Promise<string[]> {
+  const now = deps.now();
+  const coordination = deps.access.store.coordination;
+  if (!(await coordination.holdLease(SKIP_LEASE, options.owner, now + options.leaseMs, now))) return [];
+  const resumed: string[] = [];
+  for (const pause of await deps.access.store.schedulePauses.listDue(now, 50)) {
+    const who = { userId: pause.pausedBy, teamId: pause.teamId, channelId: null };
+    const skipped = new Date((pause.resumeAt ?? now) - SKIP_MARGIN_MS).toISOString();
+    const result = await restore(deps, who, pause, `${pause.cron}; by itself after skipping the run at ${skipped}`);
+    if (result.kind === 'resumed') resumed.push(pause.scheduleId);
+    // failed: still paused (or in flight, for reconciliation); the next pass tries again.
+    if (result.kind === 'failed') deps.logger.warn({ err: result.error }, 'could not resume a skipped schedule');
+  }
+  return resumed;
 }
 
 export interface PauseReconcileReport {

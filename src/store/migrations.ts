@@ -295,6 +295,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX schedule_pauses_state ON schedule_pauses (state, updated_at);
     `,
   },
+  {
+    version: 11,
+    name: 'skipping one run of a schedule',
+    up: () => `
+      ALTER TABLE schedule_pauses ADD COLUMN resume_at BIGINT;
+      CREATE INDEX schedule_pauses_resume_at ON schedule_pauses (resume_at);
+    `,
+  },
 ];
 
 export interface MigrateOptions {

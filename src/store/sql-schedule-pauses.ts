@@ -1,5 +1,5 @@
 // Paused schedules over the SQL driver (the interface and the protocol: store.ts, src/runs/schedule-pauses.ts).
-import { num, text, textOrNull } from './row-mappers.ts';
+import { num, numOrNull, text, textOrNull } from './row-mappers.ts';
 import type { SqlDriver, SqlRow } from './sql-driver.ts';
 import type { SchedulePause, SchedulePauseState, SchedulePauseStore } from './store.ts';
 
@@ -16,6 +16,7 @@ function toSchedulePause(row: SqlRow): SchedulePause {
     runbookName: text(row.runbook_name),
     pausedBy: text(row.paused_by),
     teamId: textOrNull(row.team_id),
+    resumeAt: numOrNull(row.resume_at),
     pausedAt: num(row.paused_at),
     updatedAt: num(row.updated_at),
   };
@@ -27,10 +28,11 @@ export function schedulePauseStore(db: SqlDriver): SchedulePauseStore {
   return {
     async begin(p, now) {
       const result = await db.query(
-        `INSERT INTO schedule_pauses (schedule_id, state, cron, runbook_id, runbook_name, paused_by, team_id, paused_at, updated_at)
-         VALUES ($1, 'pausing', $2, $3, $4, $5, $6, $7, $7)
+        `INSERT INTO schedule_pauses
+           (schedule_id, state, cron, runbook_id, runbook_name, paused_by, team_id, resume_at, paused_at, updated_at)
+         VALUES ($1, 'pausing', $2, $3, $4, $5, $6, $7, $8, $8)
          ON CONFLICT (schedule_id) DO NOTHING`,
-        [p.scheduleId, p.cron, p.runbookId, p.runbookName, p.pausedBy, p.teamId, now],
+        [p.scheduleId, p.cron, p.runbookId, p.runbookName, p.pausedBy, p.teamId, p.resumeAt ?? null, now],
       );
       return result.rowCount === 1;
     },
@@ -62,6 +64,14 @@ export function schedulePauseStore(db: SqlDriver): SchedulePauseStore {
         `SELECT * FROM schedule_pauses WHERE state <> 'paused' AND updated_at < $1
          ORDER BY updated_at, schedule_id LIMIT $2`,
         [before, limitOf(limit)],
+      );
+      return rows.map(toSchedulePause);
+    },
+    async listDue(now, limit) {
+      const { rows } = await db.query(
+        `SELECT * FROM schedule_pauses WHERE state = 'paused' AND resume_at IS NOT NULL AND resume_at <= $1
+         ORDER BY resume_at, schedule_id LIMIT $2`,
+        [now, limitOf(limit)],
       );
       return rows.map(toSchedulePause);
     },

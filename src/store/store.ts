@@ -355,9 +355,12 @@ export interface NewSchedulePause {
   /** Slack user id of whoever paused it. */
   pausedBy: string;
   teamId: string | null;
+  /** Set: a skip — resumed by itself once this time has passed (a durable timer); null: until Resume. */
+  resumeAt?: number | null;
 }
 
 export interface SchedulePause extends NewSchedulePause {
+  resumeAt: number | null;
   state: SchedulePauseState;
   pausedAt: number;
   updatedAt: number;
@@ -375,6 +378,8 @@ export interface SchedulePauseStore {
   list(limit: number): Promise<SchedulePause[]>;
   /** Rows still `pausing` or `resuming` last moved before `before`, oldest first: left by a crash. */
   listUnsettled(before: number, limit: number): Promise<SchedulePause[]>;
+  /** Paused rows whose `resumeAt` is at or before `now` (skips whose run has passed), soonest first. */
+  listDue(now: number, limit: number): Promise<SchedulePause[]>;
 }
 
 export interface ApprovalStore {

@@ -64,6 +64,10 @@ describe('entry points in the sandbox', () => {
         { timeout: UI_TIMEOUT },
       )
       .toBe(true);
+    // The private answer shows in that thread, under the message, not at the bottom of the channel.
+    const answer = root.locator('.thread .message.ephemeral').filter({ hasText: '/runbook alias' });
+    await expect.poll(() => answer.count(), { timeout: UI_TIMEOUT }).toBeGreaterThan(0);
+    expect(await page.locator('#messages > .message.ephemeral').filter({ hasText: '/runbook alias' }).count()).toBe(0);
     await page.screenshot({ path: `${ARTIFACTS}/21-mention.png` });
   });
 

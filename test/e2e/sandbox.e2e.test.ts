@@ -92,28 +92,39 @@ describe('sandbox in the browser', () => {
     // The watcher sees the run finish on the emulator's clock and edits the same message.
     s.bot.clock.advance(60 * 60_000);
     await expect.poll(() => running.textContent(), { timeout: UI_TIMEOUT }).toMatch(/succeeded/i);
-    // The thread: the reply to Alice and the whole output as a file (it is longer than the card's tail).
-    // The reply leaves beside the card edit, so it may come before or after the file.
+    // The thread: the reply to Alice. The output is a dozen lines: the card shows its tail and Full output the
+    // rest, so no file is uploaded for it (only a long output gets one, below).
     await expect
       .poll(() => page.locator('.thread-toggle').last().textContent(), { timeout: UI_TIMEOUT })
-      .toMatch(/2 replies/);
+      .toMatch(/1 reply/);
+    expect(await running.textContent()).toContain('Full output shows all of it');
     await page.locator('.thread-toggle').last().click();
-    await expect
-      .poll(() =>
-        page
-          .locator('.thread .message')
-          .filter({ hasText: 'succeeded' })
-          .filter({ hasNot: page.locator('.file') })
-          .count(),
-      )
-      .toBe(1);
-    const file = page.locator('.thread .file').last();
-    await expect.poll(() => file.textContent(), { timeout: UI_TIMEOUT }).toMatch(/scale-kubernetes-deployment-.*\.txt/);
-    await file.locator('summary').click();
-    await expect.poll(() => file.locator('.file-content').textContent()).toContain('Starting runbook');
+    await expect.poll(() => page.locator('.thread .message').filter({ hasText: 'succeeded' }).count()).toBe(1);
+    expect(await page.locator('.thread .file').count()).toBe(0);
     await page.screenshot({ path: `${ARTIFACTS}/04-result.png` });
     const card = page.locator('.message').filter({ hasText: 'Started by' }).filter({ hasText: 'Scale Kubernetes' });
     await card.last().screenshot({ path: `${SCREENSHOTS}/result-card.png` });
+  });
+
+  it('a long output also goes into the thread as a file', async () => {
+    await page.locator('.nav-item', { hasText: 'ops' }).click();
+    await type('/runbook run "Collect Kubernetes Pod Logs"');
+    await input('field_namespace').locator('input').waitFor();
+    await input('field_namespace').locator('input').fill('logs-e2e');
+    await page.locator('#modal-submit').click();
+    await page.locator('#modal-overlay').waitFor({ state: 'hidden' });
+    const running = page.locator('#messages > .message').filter({ hasText: 'Collect Kubernetes Pod Logs' }).last();
+    await expect.poll(() => running.textContent(), { timeout: UI_TIMEOUT }).toMatch(/running/i);
+    s.bot.clock.advance(60 * 60_000);
+    await expect.poll(() => running.textContent(), { timeout: UI_TIMEOUT }).toMatch(/succeeded|failed/i);
+    await expect
+      .poll(() => running.locator('.thread-toggle').textContent(), { timeout: UI_TIMEOUT })
+      .toMatch(/2 replies/);
+    await running.locator('.thread-toggle').click();
+    const file = running.locator('.thread .file').last();
+    await expect.poll(() => file.textContent(), { timeout: UI_TIMEOUT }).toMatch(/collect-kubernetes-pod-logs-.*\.txt/);
+    await file.locator('summary').click();
+    await expect.poll(() => file.locator('.file-content').textContent()).toContain('Starting runbook');
   });
 
   it('creates a schedule through the modal (live preset preview) and deletes it after a confirm dialog', async () => {

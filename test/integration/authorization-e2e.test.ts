@@ -27,6 +27,7 @@ import {
   VIEW_ONLY,
 } from '../support/authorization-cases.ts';
 import { ephemeralContaining, type Harness, startHarness, waitFor } from '../support/bot-harness.ts';
+import { buttonIn } from '../support/button-message.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -50,24 +51,6 @@ async function runbookNamed(name: string): Promise<Workflow> {
   const found = (await h.runtime.deps.catalog.all()).find((r) => r.name === name);
   if (!found) throw new Error(`no runbook ${name}`);
   return found;
-}
-
-/** A message in `channel` carrying one button, as a runbook list or schedules list would show it. */
-function buttonIn(channel: string, actionId: string, value: string): Surface {
-  const message = {
-    type: 'message',
-    channel,
-    ts: `${Date.now() / 1000}`,
-    text: '',
-    blocks: [
-      {
-        type: 'actions',
-        block_id: 'b',
-        elements: [{ type: 'button', action_id: actionId, value, text: { type: 'plain_text', text: 'Go' } }],
-      },
-    ],
-  } as unknown as FakeMessage;
-  return { kind: 'message', message };
 }
 
 function formValues(runbook: Workflow, destination: string | null): ViewStateValues {

@@ -72,6 +72,8 @@ describe('one-line runs', () => {
     await clickRun(confirm);
     await clickRun(confirm);
     const run = await waitFor(() => executionsOf(SCALE).find((e) => paramsOf(e).deployment === 'once'), 'the run');
+    // The second click is told it was already done.
+    await waitFor(() => ephemeralContaining(h.fake, 'already done'), 'already done');
     expect(paramsOf(run)).toMatchObject({ namespace: 'prod', deployment: 'once', replicas: 2 });
     await waitFor(
       () => (h.fake.state.messages.C01OPS ?? []).some((m) => JSON.stringify(m.blocks).includes(run.id)),
@@ -208,6 +210,19 @@ describe('channel defaults everywhere the form opens', () => {
     (view.blocks as Array<{ block_id?: string; element?: { initial_option?: { value?: string } } }>).find(
       (b) => b.block_id === BLOCKS.proxy,
     )?.element?.initial_option?.value;
+
+  it('the schedule form preselects the channel default proxy too', async () => {
+    await h.user().command('defaults --proxy proxy-prod', 'C01OPS');
+    await waitFor(() => ephemeralContaining(h.fake, 'proxy Prod proxy'), 'defaults saved');
+    try {
+      for (let top = h.user().topModal(); top; top = h.user().topModal()) await h.user().close(top.id);
+      await h.user().command(`schedule "${SCALE}"`, 'C01OPS');
+      const modal = await waitFor(() => modalContaining(h, BLOCKS.cron), 'schedule form');
+      expect(proxyOf(modal.view)).toBe('proxy-prod');
+    } finally {
+      await clearDefaults();
+    }
+  });
 
   it('/runbook run <name> without values preselects the channel default proxy and result channel', async () => {
     await h.user().command('defaults --proxy proxy-prod --to C02DEPLOYS', 'C01OPS');

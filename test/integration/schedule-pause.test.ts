@@ -7,25 +7,22 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NEVER_FIRES, reconcilePauses, resumeSchedule } from '../../src/runs/schedule-pauses.ts';
+import {
+  NEVER_FIRES,
+  reconcilePauses,
+  resumeDueSkips,
+  resumeSchedule,
+  SKIP_MARGIN_MS,
+} from '../../src/runs/schedule-pauses.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import { checkBlocks } from '../../src/slack/kit/limits.ts';
+import { DAVE_MAY_NOT_SCHEDULE } from '../support/authorization-cases.ts';
 import { type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pause-'));
-  writeFileSync(
-    path.join(dir, 'policy.yaml'),
-    `
-contact: "#platform"
-rules:
-  - name: dave does not schedule
-    effect: deny
-    actions: [schedule]
-    users: [U04DAVE]
-`,
-  );
+  writeFileSync(path.join(dir, 'policy.yaml'), DAVE_MAY_NOT_SCHEDULE);
   h = await startHarness({ env: { POLICY_FILE: path.join(dir, 'policy.yaml') } });
 });
 afterAll(async () => {
@@ -164,6 +161,51 @@ describe('pause and resume', () => {
   });
 });
 
+describe('skip the next run', () => {
+  it('holds the schedule until its next run has passed, then resumes it by itself, once, across a restart', async () => {
+    const schedule = newSchedule('0 5 * * *', 'skip-me');
+    const list = await listShowing(schedule.id);
+    const posts = h.fake.state.responseUrlPosts.length;
+    const clickedAt = h.runtime.deps.now();
+    await h.user().act({ kind: 'ephemeral', ephemeral: list }, on(schedule.id, ACTIONS.scheduleSkip));
+    const redrawn = await waitFor(
+      () => h.fake.state.responseUrlPosts.slice(posts).find((p) => JSON.stringify(p.body).includes('Skipping the run')),
+      'skip notice',
+    );
+    expect(JSON.stringify(redrawn.body.blocks)).toContain('resumes by itself after it');
+    expect(h.emulator.state.schedules.byId.get(schedule.id)!.schedule.schedule).toBe(NEVER_FIRES);
+    // The timer is the next 05:00 GMT after the click, plus the margin.
+    const pause = (await h.runtime.store.schedulePauses.get(schedule.id))!;
+    const skipped = pause.resumeAt! - SKIP_MARGIN_MS;
+    expect(new Date(skipped).toISOString().slice(11)).toBe('05:00:00.000Z');
+    expect(skipped).toBeGreaterThan(clickedAt);
+    expect(skipped - clickedAt).toBeLessThanOrEqual(DAY);
+    expect((await h.runtime.deps.access.audit.recent(10)).find((e) => e.action === 'schedule.skip')).toMatchObject({
+      userId: 'U01ALICE',
+      outcome: 'ok',
+    });
+
+    // Before the run has passed nothing resumes; the timer survives a restart.
+    const at = (now: number) => ({ ...h.runtime.deps, now: () => now });
+    expect(await resumeDueSkips(at(skipped), { owner: 'replica-a', leaseMs: 50_000 })).toEqual([]);
+    await h.restart();
+    // Two replicas at once after the run: the lease lets one act; the schedule is resumed once.
+    const after = pause.resumeAt! + 1;
+    const [a, b] = await Promise.all([
+      resumeDueSkips(at(after), { owner: 'replica-a', leaseMs: 50_000 }),
+      resumeDueSkips(at(after), { owner: 'replica-b', leaseMs: 50_000 }),
+    ]);
+    expect([...a, ...b]).toEqual([schedule.id]);
+    expect(h.emulator.state.schedules.byId.get(schedule.id)!.schedule.schedule).toBe('0 5 * * *');
+    expect(await h.runtime.store.schedulePauses.get(schedule.id)).toBeNull();
+    const resumes = (await h.runtime.deps.access.audit.recent(20)).filter(
+      (e) => e.action === 'schedule.resume' && e.target?.includes(schedule.id),
+    );
+    expect(resumes).toHaveLength(1);
+    expect(resumes[0]!.detail).toContain('after skipping the run at');
+  });
+});
+
 describe('crashes and replicas', () => {
   /** A schedule with its pause recorded (`pausing`), or carried through to `paused` (the API holding NEVER_FIRES). */
   async function withPause(cron: string, database: string, paused: boolean) {
@@ -223,5 +265,36 @@ describe('crashes and replicas', () => {
     expect(results.map((r) => r.kind).sort()).toEqual(['refused', 'resumed']);
     expect(h.emulator.state.schedules.byId.get(schedule.id)!.schedule.schedule).toBe('0 9 * * *');
     expect(await store.get(schedule.id)).toBeNull();
+  });
+});
+
+describe('forecast', () => {
+  it('/runbook schedules --next 24h lists the runs due, overlapping runs of one runbook flagged, paused ones left out', async () => {
+    newSchedule('0 5 * * *', 'forecast-a');
+    newSchedule('5 5 * * *', 'forecast-b');
+    const paused = newSchedule('0 4 * * *', 'forecast-paused');
+    await h.runtime.store.schedulePauses.begin(
+      {
+        scheduleId: paused.id,
+        cron: '0 4 * * *',
+        runbookId: vacuumId(),
+        runbookName: VACUUM,
+        pausedBy: 'U01ALICE',
+        teamId: null,
+      },
+      h.runtime.deps.now(),
+    );
+    const before = h.fake.state.ephemerals.length;
+    await h.user().command('schedules --next 24h', 'C01OPS');
+    const answer = await waitFor(
+      () => h.fake.state.ephemerals.slice(before).find((e) => JSON.stringify(e.blocks).includes('Runs due in')),
+      'forecast',
+    );
+    const text = JSON.stringify(answer.blocks);
+    expect(text).toContain('the next 24 hours');
+    expect(text).toContain(`*${VACUUM}*  :warning: _overlaps another run of this runbook_`);
+    expect(text).toMatch(/\d+ paused schedules? left out/);
+    expect(text).toMatch(/\d\d:\d\d [A-Z+0-9:-]+ · \*Postgres Vacuum Analyze\*/);
+    expect(checkBlocks(answer.blocks ?? [], 'message')).toEqual([]);
   });
 });

@@ -85,3 +85,13 @@ export const AUDIT_ONLY: Record<CaseName, Outcome> = {
   'denied in destination only': 'ok',
   'needs approval': 'ok',
 };
+
+/** Everyone may do everything but U04DAVE, who may not schedule (nor pause, skip or resume schedules). */
+export const DAVE_MAY_NOT_SCHEDULE = `
+contact: "#platform"
+rules:
+  - name: dave does not schedule
+    effect: deny
+    actions: [schedule]
+    users: [U04DAVE]
+`;

@@ -39,6 +39,9 @@ const EMOJI = {
   no_bell: '🔕',
   floppy_disk: '💾',
   pushpin: '📌',
+  double_vertical_bar: '⏸️',
+  arrow_forward: '▶️',
+  fast_forward: '⏩',
 };
 
 /** Whether the sandbox shows this :shortcode: as an emoji (a test checks every one the bot sends). */

@@ -19,6 +19,7 @@ import {
   useAlias,
 } from '../run/aliases.ts';
 import { startLineRun } from '../run/one-line.ts';
+import { showForecast } from '../schedules/forecast.ts';
 import { openScheduleModal, showSchedules } from '../schedules/schedules.ts';
 import { showSubscriptions, subscribe, unsubscribe, watchExecution } from '../subscriptions/subscriptions.ts';
 import { buildOpenFormPrompt, openFormValue } from './mention-prompt.ts';
@@ -45,7 +46,7 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
     case 'defaults':
       return channelDefaultsCommand(ctx, command);
     case 'schedules':
-      return showSchedules(ctx, { query: command.runbook });
+      return command.next ? showForecast(ctx, command.next) : showSchedules(ctx, { query: command.runbook });
     case 'schedule':
       return openScheduleModal(ctx, { query: command.runbook });
     case 'executions':

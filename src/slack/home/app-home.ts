@@ -162,7 +162,7 @@ function scheduleLines(schedules: Schedule[], pauses?: ReadonlyMap<string, Sched
       english = 'unreadable expression';
     }
     const paused = pause
-      ? `\n:double_vertical_bar: Paused by ${userMention(pause.pausedBy)} ${when(new Date(pause.pausedAt).toISOString())}`
+      ? `\n:double_vertical_bar: Paused by ${userMention(pause.pausedBy)} ${when(new Date(pause.pausedAt).toISOString())}${pause.resumeAt === null ? '' : ' to skip one run; resumes by itself'}`
       : '';
     return {
       type: 'section',

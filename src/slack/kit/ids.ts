@@ -21,6 +21,7 @@ export const ACTIONS = {
   schedulesPage: 'schedules_page', // value: JSON {runbookId, token}
   schedulePause: 'schedule_pause', // value: JSON schedule ref {id, r}
   scheduleResume: 'schedule_resume', // value: JSON schedule ref {id, r}
+  scheduleSkip: 'schedule_skip', // value: JSON schedule ref {id, r} (skips the next run, then resumes by itself)
   // executions
   executionsPage: 'executions_page', // value: JSON {runbook, status, last, token}
   executionStatus: 'execution_status', // value: execution id

@@ -2,7 +2,9 @@
 // that copes with what Slack clients send (smart quotes, HTML-escaped &, <, >), and a parser that
 // answers either a typed command or an error with the subcommand's help and a "did you mean".
 // The one-line parts (key=value inputs, --now, alias and defaults words) are read by run-line.ts.
+
 import { distance } from 'fastest-levenshtein';
+import type { ForecastWindow } from '../../schedules/forecast.ts';
 import { ALIAS_NAME, readAliasUse, readRunLine } from './run-line.ts';
 
 export type ListScope = 'all' | 'service' | 'custom';
@@ -15,7 +17,7 @@ export type ParsedCommand =
   | { kind: 'show'; runbook: string }
   /** `values` and `now` only when typed: a one-line run. */
   | { kind: 'run'; runbook: string | null; values?: Record<string, string>; now?: boolean }
-  | { kind: 'schedules'; runbook: string | null }
+  | { kind: 'schedules'; runbook: string | null; next: ForecastWindow | null }
   | { kind: 'schedule'; runbook: string | null }
   | { kind: 'executions'; runbook: string | null; status: StatusFilter | null; last: LastFilter | null }
   | { kind: 'status'; executionId: string }
@@ -129,10 +131,11 @@ export const SUBCOMMANDS = {
     positionalName: 'runbook',
   },
   schedules: {
-    usage: 'schedules [runbook]',
-    description: 'List schedules, with Edit, Pause (or Resume), Delete and Run now on each.',
-    examples: ['schedules', 'schedules "Postgres Vacuum Analyze"'],
-    flags: [],
+    usage: 'schedules [runbook] [--next 24h|7d]',
+    description:
+      'List schedules, with Edit, Pause (or Resume), Skip next run, Delete and Run now on each; --next: every run due in the next 24 hours or 7 days, in your time zone.',
+    examples: ['schedules', 'schedules "Postgres Vacuum Analyze"', 'schedules --next 24h'],
+    flags: [{ name: 'next', values: ['24h', '7d'], description: 'every run due in that window (a forecast)' }],
     positional: 'optional',
     positionalName: 'runbook',
   },
@@ -500,8 +503,17 @@ function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, strin
     case 'alias':
     case 'defaults':
       return parseLineCommand(sub, arg === '' ? [] : [arg]); // not reached: parsed before the flag loop
-    case 'schedules':
-      return { ok: true, command: { kind: 'schedules', runbook: orNull(arg) } };
+    case 'schedules': {
+      const next = flags.get('next');
+      return {
+        ok: true,
+        command: {
+          kind: 'schedules',
+          runbook: orNull(arg),
+          next: typeof next === 'string' ? (next as ForecastWindow) : null,
+        },
+      };
+    }
     case 'schedule':
       return { ok: true, command: { kind: 'schedule', runbook: orNull(arg) } };
     case 'executions': {

@@ -2,6 +2,7 @@
 // gate, approval refused); a confirmation runs at most once, even clicked twice or on two replicas.
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { describeFieldErrors } from '../../forms/typed-values.ts';
+import { ALREADY_DONE } from '../../runs/once.ts';
 import { loadRunbook } from '../../runs/run.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
 import { runParams } from '../../runs/run-params.ts';
@@ -35,7 +36,10 @@ export async function confirmRunClicked({ body }: ActionArgs, ctx: HandlerContex
   const value = readValue(buttonValue(body));
   const draft = value ? await deps.drafts.take(value.draftId) : null;
   if (!value || !draft?.proxyId) return expired(ctx);
-  if (!(await deps.access.store.notifications.claim(`confirm-run:${value.draftId}`, deps.now()))) return;
+  if (!(await deps.access.store.notifications.claim(`confirm-run:${value.draftId}`, deps.now()))) {
+    await ctx.respond(noticeMessage(ALREADY_DONE, 'Already done'));
+    return;
+  }
   const runbook = await loadRunbook(deps, draft.runbookId);
   const checked = runParams(parseInputSchema(runbook.inputSchema), draft.params);
   if (!checked.ok) {

@@ -1,51 +1,70 @@
-// The schedules list's Pause and Resume: claimed once per click (a retried delivery does nothing), one
+// The schedules list's Pause, Skip next run and Resume: claimed once per click (a retried delivery does nothing), one
 // use case each (src/runs/schedule-pauses.ts), then the list is redrawn in place with a notice.
 import type { BlockAction } from '@slack/bolt';
-import { pauseSchedule, resumeSchedule } from '../../runs/schedule-pauses.ts';
+import { claimClick } from '../../runs/once.ts';
+import {
+  type PauseResult,
+  pauseSchedule,
+  resumeSchedule,
+  SKIP_MARGIN_MS,
+  skipNextRun,
+} from '../../runs/schedule-pauses.ts';
 import { actorOf } from '../kit/access.ts';
 import { errorMessage } from '../kit/common.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
-import { escapeMrkdwn, inlineCode, truncate } from '../kit/mrkdwn.ts';
+import { escapeMrkdwn, inlineCode, slackDate, truncate } from '../kit/mrkdwn.ts';
 import type { ScheduleRef } from './schedule-list.ts';
 import { showSchedules } from './schedules.ts';
 
-/** The key of one click: the same delivery again (Slack retries) carries the same action_ts. */
-function clickKey(kind: 'pause' | 'resume', body: BlockAction, ref: ScheduleRef): string {
+/**
+ * Where one click happened: the list message and the click's action_ts, which a replayed delivery keeps.
+ * (The list is redrawn in place under the same ts, so the message alone would refuse a later Pause.)
+ */
+function clickPlace(body: BlockAction): string {
   const actionTs = (body.actions[0] as { action_ts?: string } | undefined)?.action_ts ?? '';
-  return `schedule-${kind}:${ref.id}:${body.user.id}:${actionTs}`;
+  return `${body.container?.message_ts ?? body.message?.ts ?? ''}/${actionTs}`;
 }
+
+type ChangeKind = 'pause' | 'skip' | 'resume';
+
+const USE_CASES = { pause: pauseSchedule, skip: skipNextRun, resume: resumeSchedule } as const;
+const DOING = { pause: 'Pausing', skip: 'Skipping the next run of', resume: 'Resuming' } as const;
 
 export async function changePause(
   ctx: HandlerContext,
-  kind: 'pause' | 'resume',
+  kind: ChangeKind,
   body: BlockAction,
   ref: ScheduleRef,
 ): Promise<void> {
   const { deps } = ctx;
-  if (!(await deps.access.store.notifications.claim(clickKey(kind, body, ref), deps.now()))) return;
+  const click = { what: `schedule-${kind}:${ref.id}`, where: clickPlace(body), who: ctx.userId };
+  if (!(await claimClick(deps, click))) return;
   const actor = await actorOf(ctx);
-  const result =
-    kind === 'pause' ? await pauseSchedule(deps, actor, ref.id) : await resumeSchedule(deps, actor, ref.id);
+  const result = await USE_CASES[kind](deps, actor, ref.id);
   if (result.kind === 'failed') {
-    await ctx.respond(
-      errorMessage(
-        `${kind === 'pause' ? 'Pausing' : 'Resuming'} the schedule failed. ${describeFailure(result.error)}`,
-      ),
-    );
+    await ctx.respond(errorMessage(`${DOING[kind]} the schedule failed. ${describeFailure(result.error)}`));
     return;
   }
   if (result.kind === 'refused' && result.reason !== 'not-found' && result.reason !== 'duplicate') {
     await ctx.respond(errorMessage(result.sentence));
     return;
   }
-  const name = (s: { runbookName: string; runbookId: string }) =>
-    `*${escapeMrkdwn(truncate(s.runbookName || s.runbookId, 120))}*`;
-  const notice =
-    result.kind === 'paused'
-      ? `:double_vertical_bar: Paused the schedule of ${name(result.schedule)}: it keeps its expression, parameters and proxy and runs again once resumed.`
-      : result.kind === 'resumed'
-        ? `:arrow_forward: Resumed the schedule of ${name(result.schedule)}: ${inlineCode(truncate(result.cron, 100))} again.`
-        : `:information_source: ${escapeMrkdwn(result.sentence)}`;
+  const notice = noticeOf(result);
   await showSchedules(ctx, { runbookId: ref.r }, true, notice);
+}
+
+/** The line above the redrawn list (escaped mrkdwn). */
+function noticeOf(result: Exclude<PauseResult, { kind: 'failed' }>): string {
+  if (result.kind === 'refused') return `:information_source: ${escapeMrkdwn(result.sentence)}`;
+  const name = `*${escapeMrkdwn(truncate(result.schedule.runbookName || result.schedule.runbookId, 120))}*`;
+  if (result.kind === 'resumed') {
+    return `:arrow_forward: Resumed the schedule of ${name}: ${inlineCode(truncate(result.cron, 100))} again.`;
+  }
+  if (result.pause.resumeAt === null) {
+    return `:double_vertical_bar: Paused the schedule of ${name}: it keeps its expression, parameters and proxy and runs again once resumed.`;
+  }
+  const skipped = result.pause.resumeAt - SKIP_MARGIN_MS;
+  const at = slackDate(Math.floor(skipped / 1000), `${new Date(skipped).toISOString().slice(0, 16)} UTC`);
+  return `:fast_forward: Skipping the run of ${name} at ${at}: it resumes by itself after it.`;
 }

@@ -15,6 +15,7 @@ import {
   schedulePauseClicked,
   schedulePickerChosen,
   scheduleResumeClicked,
+  scheduleSkipClicked,
   schedulesPageClicked,
   scheduleTryAgainClicked,
 } from './schedule-actions.ts';
@@ -27,6 +28,7 @@ export const schedulesListeners: readonly Registration[] = [
   button(ACTIONS.scheduleDelete, 'Deleting the schedule', scheduleDeleteClicked),
   // Claimed once per click; the list is redrawn with a notice.
   button(ACTIONS.schedulePause, 'Pausing the schedule', schedulePauseClicked),
+  button(ACTIONS.scheduleSkip, 'Skipping the next run', scheduleSkipClicked),
   button(ACTIONS.scheduleResume, 'Resuming the schedule', scheduleResumeClicked),
   // Run now asks first; only the confirmation's Run now runs it.
   button(ACTIONS.scheduleRunNow, 'Preparing Run now', runNowClicked),

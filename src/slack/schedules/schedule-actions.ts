@@ -1,4 +1,4 @@
-// A runbook's Schedule and App Home's New schedule buttons, the schedules list's buttons (Edit, Pause, Resume, Delete, Run now, paging, "Try again"), the schedule modal's live inputs
+// A runbook's Schedule and App Home's New schedule buttons, the schedules list's buttons (Edit, Pause, Skip next run, Resume, Delete, Run now, paging, "Try again"), the schedule modal's live inputs
 // (runbook picker, preset, details, cron text → preview) and its submission.
 import type { BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
@@ -90,6 +90,11 @@ export async function schedulePauseClicked({ body }: ActionArgs, ctx: HandlerCon
   if (ref) await changePause(ctx, 'pause', body, ref);
 }
 
+export async function scheduleSkipClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const ref = decodeScheduleRef(buttonValue(body));
+  if (ref) await changePause(ctx, 'skip', body, ref);
+}
+
 export async function scheduleResumeClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const ref = decodeScheduleRef(buttonValue(body));
   if (ref) await changePause(ctx, 'resume', body, ref);
@@ -106,7 +111,8 @@ export async function runNowConfirmed({ body }: ActionArgs, ctx: HandlerContext)
   // One run per confirmation: a second click, a replay or another replica finds the claim.
   const where = body.container?.message_ts ?? body.message?.ts ?? '';
   if (!(await claimClick(ctx.deps, { what: `run-now:${scheduleId}`, where, who: ctx.userId }))) {
-    await ctx.respond({ ...noticeMessage(ALREADY_DONE, 'Already done'), replaceOriginal: true });
+    // Said on its own: what replaced the confirmation (where the run went) stays.
+    await ctx.respond(noticeMessage(ALREADY_DONE, 'Already done'));
     return;
   }
   await runScheduleNow({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);

@@ -1,10 +1,11 @@
 // The schedules list (/runbook schedules [runbook]): one entry per schedule with its cron in English, the next
-// run, proxy, owner, masked params and Edit / Pause / Delete (confirmed) / Run now — a paused one with its real
+// run, proxy, owner, masked params and Edit / Pause / Skip next run / Delete (confirmed) / Run now — a paused one with its real
 // expression, who paused it and when, and Resume; paged so a message stays ≤50 blocks.
 import type { ActionsBlock, KnownBlock } from '@slack/types';
 import type { Schedule, Workflow } from '../../api/schemas.ts';
 import { isRecord, parseInputSchema } from '../../forms/input-schema.ts';
 import { maskSecretsAndEchoes } from '../../forms/secret-values.ts';
+import { SKIP_MARGIN_MS } from '../../runs/schedule-pauses.ts';
 import { cronWarnings, describeCron, nextRuns, validateCron } from '../../schedules/cron.ts';
 import type { SchedulePause } from '../../store/store.ts';
 import { button, confirmDialog, type SlackMessage, when } from '../kit/common.ts';
@@ -128,10 +129,12 @@ export function summarizeParams(
 
 /** Who paused a schedule and when (escaped mrkdwn); `pausing` / `resuming` are said as under way. */
 export function pausedLine(pause: SchedulePause): string {
-  const at = slackDate(Math.floor(pause.pausedAt / 1000), `${new Date(pause.pausedAt).toISOString().slice(0, 16)} UTC`);
+  const date = (ms: number) => slackDate(Math.floor(ms / 1000), `${new Date(ms).toISOString().slice(0, 16)} UTC`);
   const state =
     pause.state === 'paused' ? 'Paused' : pause.state === 'pausing' ? 'Being paused' : 'Being resumed (paused)';
-  return `:double_vertical_bar: *${state}* by ${userMention(pause.pausedBy)} ${at}`;
+  const line = `:double_vertical_bar: *${state}* by ${userMention(pause.pausedBy)} ${date(pause.pausedAt)}`;
+  if (pause.resumeAt === null) return `${line}  ·  no runs until resumed`;
+  return `${line}  ·  skipping the run at ${date(pause.resumeAt - SKIP_MARGIN_MS)}; resumes by itself after it`;
 }
 
 function scheduleLines(
@@ -150,7 +153,7 @@ function scheduleLines(
   const lines = [`*${name}*`];
   if (pause) {
     lines.push(`${cron}  ${check.ok ? escapeMrkdwn(describeCron(check.expression)) : ''}`.trimEnd());
-    lines.push(`${pausedLine(pause)}  ·  no runs until resumed  ·  last run ${when(schedule.lastRun)}`);
+    lines.push(`${pausedLine(pause)}  ·  last run ${when(schedule.lastRun)}`);
   } else if (check.ok) {
     lines.push(`${cron}  ${escapeMrkdwn(describeCron(check.expression))}`);
     for (const warning of cronWarnings(check.expression).slice(0, 2)) {
@@ -189,7 +192,9 @@ function scheduleBlocks(schedule: Schedule, index: number, input: ScheduleListIn
       paused
         ? button('Resume', ACTIONS.scheduleResume, ref, { style: 'primary' })
         : button('Edit', ACTIONS.scheduleEdit, ref),
-      ...(paused ? [] : [button('Pause', ACTIONS.schedulePause, ref)]),
+      ...(paused
+        ? []
+        : [button('Pause', ACTIONS.schedulePause, ref), button('Skip next run', ACTIONS.scheduleSkip, ref)]),
       button('Run now', ACTIONS.scheduleRunNow, ref),
       button('Delete', ACTIONS.scheduleDelete, ref, {
         style: 'danger',

@@ -8,6 +8,7 @@ import { type FormSpec, isRecord, parseInputSchema } from '../../forms/input-sch
 import { readFormValues } from '../../forms/read-form-values.ts';
 import { stripSecrets } from '../../forms/secrets.ts';
 import { runScheduleNow as runScheduleNowCase } from '../../runs/run.ts';
+import { chooseRun } from '../../runs/run-choice.ts';
 import { isRunnable } from '../../runs/runnable.ts';
 import {
   checkScheduleChange,
@@ -351,11 +352,13 @@ export async function newScheduleView(
   const notes = isRunnable(runbook)
     ? []
     : [':no_entry: Running this runbook is disabled, so scheduled runs will not start until it is enabled.'];
+  // The proxy a run started in this channel would get: what was chosen, else the channel's default, else the bot's.
+  const choice = await chooseRun(ctx.deps, runbook, metadata.c ?? ctx.channelId, { proxyId });
   return buildScheduleModal({
     runbook,
     spec: parseInputSchema(runbook.inputSchema),
     proxies: await ctx.deps.proxies.choicesFor(runbook),
-    proxyId,
+    proxyId: choice.proxyId,
     builder,
     metadata: { ...metadata, r: runbook.id },
     now,

@@ -28,7 +28,6 @@ const NOT_YET: Record<string, readonly string[]> = {
     'scheduleClicked',
     'homeNewScheduleClicked',
     'scheduleEditClicked',
-    'scheduleDeleteClicked',
     'runNowClicked',
     'runNowConfirmed',
     'runNowCancelled',
@@ -37,8 +36,6 @@ const NOT_YET: Record<string, readonly string[]> = {
     'schedulePickerChosen',
     'builderInputChanged',
     'scheduleFormSubmitted',
-    'schedulePauseClicked',
-    'scheduleResumeClicked',
   ],
   executions: [
     'executionsPageClicked',

@@ -650,6 +650,7 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           ...pause,
           teamId: 'T1',
           state: 'pausing',
+          resumeAt: null,
           pausedAt: T0,
           updatedAt: T0,
         });
@@ -672,6 +673,18 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await store.schedulePauses.remove('s-1', 'resuming')).toBe(false);
         expect(await store.schedulePauses.remove('s-1')).toBe(true);
         expect(await store.schedulePauses.get('s-1')).toBeNull();
+      });
+
+      it('a skip is due once its time has passed and it is paused', async () => {
+        await store.schedulePauses.begin({ ...pause, teamId: null, resumeAt: T0 + 100 }, T0);
+        await store.schedulePauses.begin({ ...pause, scheduleId: 's-2', teamId: null }, T0);
+        expect(await store.schedulePauses.listDue(T0 + 100, 10)).toEqual([]);
+        await store.schedulePauses.move('s-1', 'pausing', 'paused', T0);
+        await store.schedulePauses.move('s-2', 'pausing', 'paused', T0);
+        expect(await store.schedulePauses.listDue(T0 + 99, 10)).toEqual([]);
+        expect((await store.schedulePauses.listDue(T0 + 100, 10)).map((p) => [p.scheduleId, p.resumeAt])).toEqual([
+          ['s-1', T0 + 100],
+        ]);
       });
 
       it('two replicas resuming at once: one moves it', async () => {

@@ -100,11 +100,17 @@ describe('buildScheduleList', () => {
     expect(text).not.toContain('Next run');
   });
 
-  it('offers Edit, Pause, Run now and Delete, carrying the schedule id and the filtered runbook', () => {
+  it('offers Edit, Pause, Skip next run, Run now and Delete, carrying the schedule id and the filtered runbook', () => {
     const { blocks } = build({ runbook: { id: 'rb-1', name: 'Restart Pods' } });
     const row = actionRows(blocks)[0]!;
     const ids = (row.elements as Button[]).map((b) => b.action_id);
-    expect(ids).toEqual([ACTIONS.scheduleEdit, ACTIONS.schedulePause, ACTIONS.scheduleRunNow, ACTIONS.scheduleDelete]);
+    expect(ids).toEqual([
+      ACTIONS.scheduleEdit,
+      ACTIONS.schedulePause,
+      ACTIONS.scheduleSkip,
+      ACTIONS.scheduleRunNow,
+      ACTIONS.scheduleDelete,
+    ]);
     for (const b of row.elements as Button[]) expect(decodeScheduleRef(b.value)).toEqual({ id: 'sch-1', r: 'rb-1' });
   });
 
@@ -117,6 +123,7 @@ describe('buildScheduleList', () => {
       runbookName: 'Restart Pods',
       pausedBy: 'U01ALICE',
       teamId: null,
+      resumeAt: null,
       pausedAt: Date.parse('2026-01-04T10:00:00Z'),
       updatedAt: Date.parse('2026-01-04T10:00:00Z'),
     };

@@ -1,0 +1,60 @@
+// Builder: the forecast (/runbook schedules --next 24h|7d): every run due in the window, grouped by day in
+// the person's time zone, overlapping runs of one runbook flagged. Times are computed in GMT by
+// src/schedules/forecast.ts; here they are only shown.
+import type { KnownBlock } from '@slack/types';
+import { formatRunTime } from '../../schedules/cron.ts';
+import type { ForecastRun, ForecastWindow } from '../../schedules/forecast.ts';
+import type { SlackMessage } from '../kit/common.ts';
+import { escapeMrkdwn, mrkdwnText, plainText, truncate } from '../kit/mrkdwn.ts';
+
+/** Runs listed per section (a section's text stays well under 3,000 characters). */
+const RUNS_PER_SECTION = 15;
+/** Sections at most, so the message stays under 50 blocks. */
+const MAX_SECTIONS = 40;
+
+export interface ForecastInput {
+  window: ForecastWindow;
+  runs: readonly ForecastRun[];
+  truncated: boolean;
+  /** The person's IANA zone (UTC when unknown). */
+  timeZone: string;
+  /** Schedules skipped while paused, and those whose expression could not be read. */
+  pausedCount: number;
+  unreadableCount: number;
+}
+
+function runLine(run: ForecastRun, timeZone: string): string {
+  const name = escapeMrkdwn(truncate(run.runbookName || run.runbookId, 120));
+  const when = escapeMrkdwn(formatRunTime(new Date(run.at), timeZone));
+  const overlap = run.overlaps ? '  :warning: _overlaps another run of this runbook_' : '';
+  return `${when} · *${name}*${overlap}`;
+}
+
+export function buildForecast(input: ForecastInput): SlackMessage {
+  const span = input.window === '24h' ? 'the next 24 hours' : 'the next 7 days';
+  const overlapping = input.runs.filter((r) => r.overlaps).length;
+  const count = `${input.runs.length}${input.truncated ? '+' : ''} run${input.runs.length === 1 ? '' : 's'} due in ${span}`;
+  const notes = [
+    count,
+    overlapping > 0 ? `${overlapping} overlapping` : null,
+    input.pausedCount > 0 ? `${input.pausedCount} paused schedule${input.pausedCount === 1 ? '' : 's'} left out` : null,
+    input.unreadableCount > 0
+      ? `${input.unreadableCount} unreadable expression${input.unreadableCount === 1 ? '' : 's'} left out`
+      : null,
+    input.truncated ? 'only the earliest are listed' : null,
+    'computed in GMT as the API fires them, shown in your time zone',
+  ].filter((n): n is string => n !== null);
+  const blocks: KnownBlock[] = [
+    { type: 'header', text: plainText(`Runs due in ${span}`, 150) },
+    { type: 'context', elements: [mrkdwnText(escapeMrkdwn(notes.join(' · ')))] },
+  ];
+  if (input.runs.length === 0) {
+    blocks.push({ type: 'section', text: mrkdwnText(`Nothing is scheduled to run in ${span}.`) });
+  }
+  const sections: string[][] = [];
+  for (let i = 0; i < input.runs.length && sections.length < MAX_SECTIONS; i += RUNS_PER_SECTION) {
+    sections.push(input.runs.slice(i, i + RUNS_PER_SECTION).map((r) => runLine(r, input.timeZone)));
+  }
+  for (const lines of sections) blocks.push({ type: 'section', text: mrkdwnText(lines.join('\n')) });
+  return { text: truncate(count, 3000), blocks };
+}
