@@ -36,7 +36,7 @@ describe('a private answer whose ephemeral Slack refuses', () => {
     ).toEqual([]);
   });
 
-  it('is dropped and logged when the DM cannot be opened either', async () => {
+  it('is dropped and logged when the DM cannot be opened either', { timeout: 45_000 }, async () => {
     h.fake.setFaults({
       methods: ['chat.postEphemeral', 'conversations.open'],
       ratelimitedRate: 1,
@@ -44,7 +44,8 @@ describe('a private answer whose ephemeral Slack refuses', () => {
     });
     const before = h.fake.state.calls.length;
     await h.user('U03CAROL').mention('help', 'C02DEPLOYS');
-    await waitFor(() => h.logs.some((l) => l.includes('could not reach the user at all')), 'the drop logged');
+    // The Web API client retries a rate-limited call with backoff (about 4 s per call, two calls) before it gives up.
+    await waitFor(() => h.logs.some((l) => l.includes('could not reach the user at all')), 'the drop logged', 30_000);
     const posts = h.fake.state.calls.slice(before).filter((c) => c.method === 'chat.postMessage');
     expect(posts).toEqual([]);
     expect(publicMessagesWith('C02DEPLOYS', '/runbook list')).toEqual([]);
