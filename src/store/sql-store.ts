@@ -3,6 +3,7 @@
 // watches), an UPDATE ... WHERE <still in the expected state> (replies, approvals, leases). Both
 // databases serialise conflicting writes on the same row, so only one caller sees rowCount = 1.
 import { randomUUID } from 'node:crypto';
+import { installationRecordStore, oauthStateStore } from './installations.ts';
 import { runMigrations } from './migrations.ts';
 import {
   parseStarts,
@@ -726,5 +727,7 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     channelDefaults: channelDefaultsStore(db),
     workflowSteps: workflowStepStore(db),
     coordination: coordinationStore(db),
+    installations: installationRecordStore(db),
+    oauthStates: oauthStateStore(db),
   };
 }
