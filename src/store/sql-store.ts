@@ -3,7 +3,6 @@
 // watches), an UPDATE ... WHERE <still in the expected state> (replies, approvals, leases). Both
 // databases serialise conflicting writes on the same row, so only one caller sees rowCount = 1.
 import { randomUUID } from 'node:crypto';
-import { installationRecordStore, oauthStateStore } from './installations.ts';
 import { runMigrations } from './migrations.ts';
 import {
   parseStarts,
@@ -15,6 +14,7 @@ import {
   toWatch,
 } from './row-mappers.ts';
 import type { SqlDialect, SqlDriver, SqlRow } from './sql-driver.ts';
+import { installationRecordStore, oauthStateStore } from './sql-installations.ts';
 import { aliasStore, channelDefaultsStore, workflowStepStore } from './sql-saved-runs.ts';
 import { schedulePauseStore } from './sql-schedule-pauses.ts';
 import type {
