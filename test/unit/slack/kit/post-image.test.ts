@@ -26,7 +26,7 @@ beforeAll(async () => {
   client = new WebClient('xoxb-img', { slackApiUrl: fake.url, retryConfig: { retries: 0 } });
   png = await renderHealthChart({
     runbookName: 'Restart Pods',
-    days: [{ day: '2026-11-01', succeeded: 3, failed: 1, other: 0, medianDurationMs: 240_000 }],
+    days: [{ day: '2026-11-01', succeeded: 3, failed: 1, other: 0, medianMs: 240_000 }],
   });
 });
 afterAll(() => fake.close());
