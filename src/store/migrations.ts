@@ -326,6 +326,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX oauth_states_expires_at ON oauth_states (expires_at);
     `,
   },
+  {
+    version: 13,
+    name: 'each installation connects its own Runbook API',
+    up: () => `
+      CREATE TABLE api_connections (
+        installation_id TEXT PRIMARY KEY,
+        base_url        TEXT NOT NULL,
+        sealed_key      TEXT NOT NULL,
+        connected_by    TEXT NOT NULL,
+        connected_at    BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 export interface MigrateOptions {

@@ -42,6 +42,7 @@ const EMOJI = {
   double_vertical_bar: '⏸️',
   arrow_forward: '▶️',
   fast_forward: '⏩',
+  electric_plug: '🔌',
 };
 
 /** Whether the sandbox shows this :shortcode: as an emoji (a test checks every one the bot sends). */

@@ -35,6 +35,8 @@ export interface AppHomeInput {
   people?: PeopleByEmail;
   /** Paused schedules by id: shown with their real expression, who paused them and when. */
   pauses?: ReadonlyMap<string, SchedulePause>;
+  /** Many-workspace mode: the Runbook API connection's section (connection-section.ts), shown first. */
+  connection?: KnownBlock[];
 }
 
 /** A request waiting for this person, with where its quorum stands. */
@@ -176,6 +178,7 @@ function scheduleLines(schedules: Schedule[], pauses?: ReadonlyMap<string, Sched
 
 export function buildAppHome(input: AppHomeInput): HomeView {
   const blocks: KnownBlock[] = [
+    ...(input.connection ?? []),
     { type: 'header', text: plainText('Runbooks', 150) },
     {
       type: 'actions',
