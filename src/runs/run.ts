@@ -29,7 +29,8 @@ export type Refusal = {
     | 'not-found'
     | 'late'
     | 'duplicate'
-    | 'expired';
+    | 'expired'
+    | 'frozen';
   sentence: string;
 };
 
