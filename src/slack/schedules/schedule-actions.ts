@@ -4,7 +4,7 @@ import type { BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { isOfferedProxy } from '../../runs/run-choice.ts';
 import { claimOrSayDone, messageOf } from '../kit/click-once.ts';
-import { errorMessage, errorModal, noticeMessage } from '../kit/common.ts';
+import { errorMessage, errorModal } from '../kit/common.ts';
 import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline.ts';
 import type { SlackDeps } from '../kit/deps.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
