@@ -2,6 +2,7 @@
 // empty strings count as unset, every problem is reported at once, and a disabled feature is null.
 import path from 'node:path';
 import { z } from 'zod';
+import { KEY_HOWTO, parseSecretKey } from './tenants/secret-box.ts';
 
 export const EMULATOR_DEFAULT_API_KEY = 'local-dev-key';
 
@@ -59,6 +60,23 @@ const SlackModel = z.object({
   SANDBOX_PORT: intIn(0, 65_535, 3000),
 });
 
+/** Many workspaces: OAuth install through Bolt's installer (Bolt's names). */
+const OAuthModel = z.object({
+  SLACK_CLIENT_ID: optionalString,
+  SLACK_CLIENT_SECRET: optionalString,
+  SLACK_STATE_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** The redirect URL registered in the app's settings, when it has several (else Slack uses its only one). */
+  SLACK_REDIRECT_URI: urlString.optional(),
+  /** Where the installer sends people to approve the install (tests and the sandbox point it at a fake). */
+  SLACK_AUTHORIZATION_URL: urlString.optional(),
+});
+
+/** Encryption of secrets at rest (installation tokens, Runbook API keys). */
+const SecretsModel = z.object({
+  SECRETS_ENCRYPTION_KEY: optionalString,
+  SECRETS_ENCRYPTION_KEY_PREVIOUS: optionalString,
+});
+
 const StoreModel = z.object({
   DATABASE_URL: z
     .string()
@@ -111,6 +129,8 @@ export const CONFIG_VARIABLES: readonly string[] = [
   ApiModel,
   ProxyModel,
   SlackModel,
+  OAuthModel,
+  SecretsModel,
   StoreModel,
   AccessModel,
   WatchModel,
@@ -147,7 +167,20 @@ export interface Config {
     /** Base of the Slack Web API, ending in '/'. */
     apiUrl: string;
     port: number;
+    /**
+     * Many-workspace mode (SLACK_CLIENT_ID set): installs through Bolt's OAuth installer at
+     * /slack/install and /slack/oauth_redirect, tokens in the store. null → one workspace (or the sandbox).
+     */
+    oauth: {
+      clientId: string;
+      clientSecret: string;
+      stateSecret: string;
+      redirectUri: string | null;
+      authorizationUrl: string | null;
+    } | null;
   };
+  /** Keys that seal secrets at rest; null when SECRETS_ENCRYPTION_KEY is unset (required with oauth). */
+  secrets: { key: Buffer; previousKey: Buffer | null } | null;
   sandbox: { port: number } | null;
   store: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string };
   watch: {
@@ -225,6 +258,8 @@ export function loadConfig(rawEnv: Env): Config {
   const api = parse(ApiModel);
   const proxy = parse(ProxyModel);
   const slack = parse(SlackModel);
+  const oauth = parse(OAuthModel);
+  const secrets = parse(SecretsModel);
   const store = parse(StoreModel);
   const watch = parse(WatchModel);
   const access = parse(AccessModel);
@@ -233,7 +268,33 @@ export function loadConfig(rawEnv: Env): Config {
     problems.push('RUNBOOK_API_KEY: required when RUNBOOK_API_URL is set');
   }
   let mode: Config['slack']['mode'] = 'sandbox';
-  if (slack) {
+  const manyWorkspaces = Boolean(oauth?.SLACK_CLIENT_ID);
+  if (slack && oauth && manyWorkspaces) {
+    // Many workspaces: each installation's token comes from the store, requests over HTTP.
+    mode = 'http';
+    if (!oauth.SLACK_CLIENT_SECRET) problems.push('SLACK_CLIENT_SECRET: required when SLACK_CLIENT_ID is set');
+    if (!oauth.SLACK_STATE_SECRET) {
+      problems.push(
+        'SLACK_STATE_SECRET: required when SLACK_CLIENT_ID is set (any random text of 16+ characters, e.g. `openssl rand -hex 32`)',
+      );
+    }
+    if (!slack.SLACK_SIGNING_SECRET) problems.push('SLACK_SIGNING_SECRET: required when SLACK_CLIENT_ID is set');
+    if (slack.SLACK_BOT_TOKEN) {
+      problems.push(
+        'SLACK_BOT_TOKEN: leave it unset when SLACK_CLIENT_ID is set (many workspaces: each installation has its own token)',
+      );
+    }
+    if (slack.SLACK_APP_TOKEN) {
+      problems.push('SLACK_APP_TOKEN: many-workspace mode runs over HTTP (/slack/events); leave it unset');
+    }
+    if (!secrets?.SECRETS_ENCRYPTION_KEY) {
+      problems.push(
+        `SECRETS_ENCRYPTION_KEY: required when SLACK_CLIENT_ID is set, to encrypt each workspace's tokens at rest: ${KEY_HOWTO}`,
+      );
+    }
+  } else if (slack && oauth && (oauth.SLACK_CLIENT_SECRET || oauth.SLACK_STATE_SECRET)) {
+    problems.push('SLACK_CLIENT_ID: required when SLACK_CLIENT_SECRET or SLACK_STATE_SECRET is set');
+  } else if (slack) {
     const { SLACK_BOT_TOKEN: bot, SLACK_APP_TOKEN: app, SLACK_SIGNING_SECRET: secret } = slack;
     if (bot && app) mode = 'socket';
     else if (bot && secret) mode = 'http';
@@ -243,7 +304,36 @@ export function loadConfig(rawEnv: Env): Config {
       problems.push('SLACK_BOT_TOKEN: required when SLACK_APP_TOKEN or SLACK_SIGNING_SECRET is set');
   }
 
-  if (problems.length > 0 || !log || !observe || !api || !proxy || !slack || !store || !watch || !access) {
+  let secretKeys: Config['secrets'] = null;
+  if (secrets?.SECRETS_ENCRYPTION_KEY) {
+    const key = parseSecretKey(secrets.SECRETS_ENCRYPTION_KEY);
+    const previousKey = secrets.SECRETS_ENCRYPTION_KEY_PREVIOUS
+      ? parseSecretKey(secrets.SECRETS_ENCRYPTION_KEY_PREVIOUS)
+      : null;
+    if (!key) problems.push(`SECRETS_ENCRYPTION_KEY: must be 32 bytes as base64 or 64 hex digits: ${KEY_HOWTO}`);
+    if (secrets.SECRETS_ENCRYPTION_KEY_PREVIOUS && !previousKey) {
+      problems.push(
+        `SECRETS_ENCRYPTION_KEY_PREVIOUS: must be 32 bytes as base64 or 64 hex digits (the key used before)`,
+      );
+    }
+    if (key) secretKeys = { key, previousKey };
+  } else if (secrets?.SECRETS_ENCRYPTION_KEY_PREVIOUS) {
+    problems.push('SECRETS_ENCRYPTION_KEY: required when SECRETS_ENCRYPTION_KEY_PREVIOUS is set (the new key)');
+  }
+
+  if (
+    problems.length > 0 ||
+    !log ||
+    !observe ||
+    !api ||
+    !proxy ||
+    !slack ||
+    !oauth ||
+    !secrets ||
+    !store ||
+    !watch ||
+    !access
+  ) {
     throw new ConfigError(problems);
   }
 
@@ -278,7 +368,17 @@ export function loadConfig(rawEnv: Env): Config {
       signingSecret: slack.SLACK_SIGNING_SECRET ?? null,
       apiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`,
       port: slack.PORT,
+      oauth: manyWorkspaces
+        ? {
+            clientId: oauth.SLACK_CLIENT_ID!,
+            clientSecret: oauth.SLACK_CLIENT_SECRET!,
+            stateSecret: oauth.SLACK_STATE_SECRET!,
+            redirectUri: oauth.SLACK_REDIRECT_URI ?? null,
+            authorizationUrl: oauth.SLACK_AUTHORIZATION_URL ?? null,
+          }
+        : null,
     },
+    secrets: secretKeys,
     sandbox: mode === 'sandbox' ? { port: slack.SANDBOX_PORT } : null,
     store: store.DATABASE_URL
       ? {

@@ -22,6 +22,10 @@ export interface EmulatorStateOptions {
   defaultDurationMs?: number;
   /** How list routes treat `filter` (default `apply`); tests change it through `filterMode`. */
   filterMode?: FilterMode;
+  /** A tenant's prefix for seeded ids (custom runbooks, demo schedules): '' for the default tenant. */
+  idScope?: string;
+  /** Only these seeded runbooks (by name); default every one. */
+  runbooks?: readonly string[];
 }
 
 /** How a recorded run ends: its outcome, duration and (seeded history) what its failure says. */
@@ -67,14 +71,22 @@ export class EmulatorState {
   readonly requests = new RequestStats();
   /** What the list routes do with a `filter` expression (filter.ts); settable at any time. */
   filterMode: FilterMode;
+  /** Prefix of this tenant's seeded ids, so two tenants never share a custom runbook or schedule id. */
+  readonly idScope: string;
   readonly #defaultDurationMs: number | undefined;
 
   constructor(clock: Clock, options: EmulatorStateOptions = {}) {
     this.clock = clock;
     this.#defaultDurationMs = options.defaultDurationMs;
     this.filterMode = options.filterMode ?? 'apply';
+    this.idScope = options.idScope ?? '';
     const nowMs = clock.now();
-    this.workflows = new WorkflowCatalog(buildCatalog(nowMs, options.extraRunbooks ?? 0));
+    this.workflows = new WorkflowCatalog(
+      buildCatalog(nowMs, options.extraRunbooks ?? 0, {
+        idScope: this.idScope,
+        ...(options.runbooks ? { only: options.runbooks } : {}),
+      }),
+    );
     options.seed?.(this, nowMs);
     this.executions.settleDue(nowMs);
   }

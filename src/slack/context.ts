@@ -1,9 +1,11 @@
 // The request context, built once per request in Bolt middleware for every kind of request (command,
 // action, view submission, options, shortcut, event, mention, workflow step) and handed to each
-// listener by kit/listen.ts. The dependencies are resolved per request (`depsFor`), so a later
-// installation lookup (one workspace's Runbook API connection) changes this file, not a listener.
+// listener by kit/listen.ts. In many-workspace mode the installation Bolt authorized the request for
+// (workspace, or Grid org when installed org-wide) goes into the context first, and the dependencies are
+// resolved for it (`depsFor`): one workspace's Runbook API connection changes this file, not a listener.
 import type { AnyMiddlewareArgs, App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { installationFromAuthorization, type TenantInstallation } from '../tenants/installation.ts';
 import { actorFor } from './kit/actor.ts';
 import type { SlackDeps } from './kit/deps.ts';
 import { attachContext, type HandlerContext, type Reply, respondWith } from './kit/handler-context.ts';
@@ -15,7 +17,7 @@ type Respond = Parameters<typeof respondWith>[0];
 interface RequestArgs {
   body: unknown;
   client: WebClient;
-  context: Record<string, unknown> & { teamId?: string; enterpriseId?: string };
+  context: Record<string, unknown> & { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean };
   respond?: Respond;
 }
 
@@ -99,8 +101,13 @@ export function requestContext(args: RequestArgs, deps: SlackDeps): HandlerConte
 }
 
 export interface RequestContextSettings {
-  /** The dependencies of one request (today the same for every request; per installation with tenancy). */
-  depsFor: (args: AnyMiddlewareArgs) => SlackDeps;
+  /** Many-workspace mode: put the authorized installation into every request's context. */
+  manyWorkspaces?: boolean;
+  /**
+   * The dependencies of one request, for its installation (undefined outside many-workspace mode, or
+   * when the request names no workspace): the same for every request, or one installation's Runbook API.
+   */
+  depsFor: (installation: TenantInstallation | undefined, args: AnyMiddlewareArgs) => SlackDeps | Promise<SlackDeps>;
   /** Republishes a person's App Home (the home feature's): features do not import each other. */
   publishHome: (deps: SlackDeps, client: WebClient, userId: string) => Promise<void>;
 }
@@ -109,9 +116,11 @@ export interface RequestContextSettings {
 export function installRequestContext(app: App, settings: RequestContextSettings): void {
   app.use(async (args) => {
     const request = args as unknown as RequestArgs & { next: () => Promise<void> };
-    const ctx = requestContext(request, settings.depsFor(args));
+    const installation = settings.manyWorkspaces ? installationFromAuthorization(request.context) : undefined;
+    const ctx = requestContext(request, await settings.depsFor(installation, args));
     attachContext(request.context, {
       ...ctx,
+      installation,
       refreshHome: () => settings.publishHome(ctx.deps, ctx.client, ctx.userId),
     });
     await request.next();

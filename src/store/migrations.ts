@@ -303,6 +303,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX schedule_pauses_resume_at ON schedule_pauses (resume_at);
     `,
   },
+  {
+    version: 12,
+    name: 'installations (many workspaces) and OAuth states',
+    up: () => `
+      CREATE TABLE installations (
+        id                    TEXT PRIMARY KEY,
+        team_id               TEXT,
+        enterprise_id         TEXT,
+        is_enterprise_install BOOLEAN NOT NULL,
+        sealed                TEXT,
+        generation            BIGINT NOT NULL,
+        installed_at          BIGINT NOT NULL,
+        updated_at            BIGINT NOT NULL,
+        uninstalled_at        BIGINT
+      );
+      CREATE TABLE oauth_states (
+        state      TEXT PRIMARY KEY,
+        payload    TEXT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX oauth_states_expires_at ON oauth_states (expires_at);
+    `,
+  },
 ];
 
 export interface MigrateOptions {

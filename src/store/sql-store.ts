@@ -14,6 +14,7 @@ import {
   toWatch,
 } from './row-mappers.ts';
 import type { SqlDialect, SqlDriver, SqlRow } from './sql-driver.ts';
+import { installationRecordStore, oauthStateStore } from './sql-installations.ts';
 import { aliasStore, channelDefaultsStore, workflowStepStore } from './sql-saved-runs.ts';
 import { schedulePauseStore } from './sql-schedule-pauses.ts';
 import type {
@@ -726,5 +727,7 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     channelDefaults: channelDefaultsStore(db),
     workflowSteps: workflowStepStore(db),
     coordination: coordinationStore(db),
+    installations: installationRecordStore(db),
+    oauthStates: oauthStateStore(db),
   };
 }

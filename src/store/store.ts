@@ -3,6 +3,7 @@
 // Times are epoch milliseconds and every method that compares or stamps a time takes `now` from
 // the caller, so tests (and replicas) control the clock.
 
+import type { InstallationRecordStore, OAuthStateStore } from './installations.ts';
 import type { AliasStore, ChannelDefaultsStore, WorkflowStepStore } from './saved-runs.ts';
 
 export type WatchState = 'active' | 'finished' | 'stale';
@@ -516,6 +517,10 @@ export interface Store {
   workflowSteps: WorkflowStepStore;
   coordination: CoordinationStore;
   outputUploads: OutputUploadStore;
+  /** Many-workspace mode: each installation's sealed tokens (installations.ts). */
+  installations: InstallationRecordStore;
+  /** The OAuth install flow's one-time states. */
+  oauthStates: OAuthStateStore;
 }
 
 export type StoreConfig =

@@ -5,6 +5,7 @@
 
 import type { WebClient } from '@slack/web-api';
 import type { Actor } from '../../runs/actor.ts';
+import type { TenantInstallation } from '../../tenants/installation.ts';
 import type { SlackMessage } from './common.ts';
 import type { SlackDeps } from './deps.ts';
 import { guardOutgoing } from './outgoing-guard.ts';
@@ -21,6 +22,11 @@ export interface HandlerContext {
   teamId: string | null;
   /** The Enterprise Grid org, when the request came from one. */
   enterpriseId?: string | null;
+  /**
+   * The installation that serves this request (many-workspace mode: the workspace, or the Grid org for
+   * an org-wide install, Bolt authorized it for). Undefined in single-workspace and sandbox modes.
+   */
+  installation?: TenantInstallation | undefined;
   channelId: string | null;
   /** trigger_id for opening a modal (valid 3 s after the user's action). */
   triggerId: string | null;

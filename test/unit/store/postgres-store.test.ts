@@ -10,6 +10,7 @@ import { openPostgresDriver } from '../../../src/store/postgres-driver.ts';
 import { createSqlStore } from '../../../src/store/sql-store.ts';
 import type { Store } from '../../../src/store/store.ts';
 import { TEST_DATABASE_URL } from '../../support/test-database.ts';
+import { runInstallationsContract } from './installations-contract.ts';
 import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
 
@@ -41,11 +42,13 @@ async function createPostgresHarness(): Promise<StoreHarness> {
       for (const store of opened) await store.close();
       await admin((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
     },
+    rawRows: (table) => admin(async (c) => (await c.query(`SELECT * FROM ${schema}.${table}`)).rows),
   };
 }
 
 runStoreContract('postgres', createPostgresHarness);
 runSavedRunsContract('postgres', createPostgresHarness);
+runInstallationsContract('postgres', createPostgresHarness);
 
 describe('postgres store', () => {
   const cleanup: Array<() => Promise<unknown>> = [];
@@ -75,8 +78,10 @@ describe('postgres store', () => {
       'audit',
       'channel_defaults',
       'cursors',
+      'installations',
       'leases',
       'notifications',
+      'oauth_states',
       'output_uploads',
       'rate_buckets',
       'run_aliases',

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
+import { runInstallationsContract } from './installations-contract.ts';
 import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
 
@@ -25,11 +26,20 @@ async function createSqliteHarness(): Promise<StoreHarness> {
       for (const store of opened) await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
+    async rawRows(table) {
+      const raw = new DatabaseSync(file);
+      try {
+        return raw.prepare(`SELECT * FROM ${table}`).all() as Array<Record<string, unknown>>;
+      } finally {
+        raw.close();
+      }
+    },
   };
 }
 
 runStoreContract('sqlite', createSqliteHarness);
 runSavedRunsContract('sqlite', createSqliteHarness);
+runInstallationsContract('sqlite', createSqliteHarness);
 
 describe('sqlite store', () => {
   const cleanup: Array<() => Promise<void> | void> = [];

@@ -8,6 +8,8 @@ export interface StoreHarness {
   open(): Promise<Store>;
   /** Closes every store it opened and removes the database. */
   destroy(): Promise<void>;
+  /** Every row of a table as the database holds it, read past the store (what an attacker with the file sees). */
+  rawRows(table: string): Promise<Array<Record<string, unknown>>>;
 }
 
 const T0 = 1_700_000_000_000;

@@ -1,0 +1,46 @@
+// Installations (many-workspace mode) and the OAuth install flow's one-time states: the interfaces (their
+// SQL: sql-installations.ts). The store never sees a token in clear: `sealed` is what src/tenants/ sealed.
+
+export interface InstallationRecord {
+  /** Team id, or enterprise id for an org-wide install. */
+  id: string;
+  teamId: string | null;
+  enterpriseId: string | null;
+  isEnterpriseInstall: boolean;
+  /** The installation with its tokens, sealed (src/tenants/secret-box.ts); null once uninstalled. */
+  sealed: string | null;
+  /** Bumped by every save and revocation: a revocation deletes only the tokens it looked at. */
+  generation: number;
+  installedAt: number;
+  updatedAt: number;
+  /** When its tokens were deleted (app_uninstalled / tokens_revoked); null while installed. */
+  uninstalledAt: number | null;
+}
+
+export interface NewInstallationRecord {
+  id: string;
+  teamId: string | null;
+  enterpriseId: string | null;
+  isEnterpriseInstall: boolean;
+  sealed: string;
+}
+
+export interface InstallationRecordStore {
+  /** Inserts or replaces (install, reinstall, token refresh); a reinstall after an uninstall starts anew. */
+  save(record: NewInstallationRecord, now: number): Promise<InstallationRecord>;
+  get(id: string): Promise<InstallationRecord | null>;
+  /**
+   * Deletes the tokens if the row is still at `generation` (nothing saved since the caller looked):
+   * true when this call deleted them. A reinstall that landed in between keeps its fresh tokens.
+   */
+  revoke(id: string, generation: number, now: number): Promise<boolean>;
+  /** Installations that hold tokens, by id, after `afterId` (paging through all of them). */
+  listActive(afterId: string, limit: number): Promise<InstallationRecord[]>;
+}
+
+export interface OAuthStateStore {
+  /** Keeps a state the install path issued, with what the redirect needs, until `expiresAt`. */
+  put(state: string, payload: string, expiresAt: number, now: number): Promise<void>;
+  /** Takes the state once: its payload if it was issued and has not expired, else null (a replay gets null). */
+  consume(state: string, now: number): Promise<string | null>;
+}

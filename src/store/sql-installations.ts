@@ -1,0 +1,84 @@
+// Installations and OAuth states over the SQL driver (the interfaces: installations.ts).
+import type { InstallationRecord, InstallationRecordStore, OAuthStateStore } from './installations.ts';
+import { num, numOrNull, text, textOrNull } from './row-mappers.ts';
+import type { SqlDriver, SqlRow } from './sql-driver.ts';
+
+function toInstallation(row: SqlRow): InstallationRecord {
+  return {
+    id: text(row.id),
+    teamId: textOrNull(row.team_id),
+    enterpriseId: textOrNull(row.enterprise_id),
+    isEnterpriseInstall: Boolean(row.is_enterprise_install),
+    sealed: textOrNull(row.sealed),
+    generation: num(row.generation),
+    installedAt: num(row.installed_at),
+    updatedAt: num(row.updated_at),
+    uninstalledAt: numOrNull(row.uninstalled_at),
+  };
+}
+
+export function installationRecordStore(db: SqlDriver): InstallationRecordStore {
+  return {
+    async save(record, now) {
+      const { rows } = await db.query(
+        `INSERT INTO installations
+           (id, team_id, enterprise_id, is_enterprise_install, sealed, generation, installed_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, 1, $6, $6)
+         ON CONFLICT (id) DO UPDATE SET
+           team_id = excluded.team_id,
+           enterprise_id = excluded.enterprise_id,
+           is_enterprise_install = excluded.is_enterprise_install,
+           sealed = excluded.sealed,
+           generation = installations.generation + 1,
+           installed_at = CASE WHEN installations.sealed IS NULL THEN excluded.installed_at
+                               ELSE installations.installed_at END,
+           updated_at = excluded.updated_at,
+           uninstalled_at = NULL
+         RETURNING *`,
+        [record.id, record.teamId, record.enterpriseId, record.isEnterpriseInstall, record.sealed, now],
+      );
+      return toInstallation(rows[0]!);
+    },
+    async get(id) {
+      const { rows } = await db.query('SELECT * FROM installations WHERE id = $1', [id]);
+      return rows[0] ? toInstallation(rows[0]) : null;
+    },
+    async revoke(id, generation, now) {
+      const result = await db.query(
+        `UPDATE installations SET sealed = NULL, generation = generation + 1, uninstalled_at = $3, updated_at = $3
+         WHERE id = $1 AND generation = $2 AND sealed IS NOT NULL`,
+        [id, generation, now],
+      );
+      return result.rowCount === 1;
+    },
+    async listActive(afterId, limit) {
+      const { rows } = await db.query(
+        'SELECT * FROM installations WHERE sealed IS NOT NULL AND id > $1 ORDER BY id LIMIT $2',
+        [afterId, Math.max(0, Math.trunc(limit))],
+      );
+      return rows.map(toInstallation);
+    },
+  };
+}
+
+export function oauthStateStore(db: SqlDriver): OAuthStateStore {
+  return {
+    async put(state, payload, expiresAt, now) {
+      // Expired states are swept as new ones are issued: the table stays as small as the flows in progress.
+      await db.query('DELETE FROM oauth_states WHERE expires_at <= $1', [now]);
+      await db.query('INSERT INTO oauth_states (state, payload, expires_at) VALUES ($1, $2, $3)', [
+        state,
+        payload,
+        expiresAt,
+      ]);
+    },
+    async consume(state, now) {
+      const { rows } = await db.query('DELETE FROM oauth_states WHERE state = $1 RETURNING payload, expires_at', [
+        state,
+      ]);
+      const row = rows[0];
+      if (!row || num(row.expires_at) <= now) return null;
+      return text(row.payload);
+    },
+  };
+}

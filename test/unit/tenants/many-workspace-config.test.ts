@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../src/config.ts';
+
+const KEY = randomBytes(32).toString('base64');
+const OAUTH = {
+  SLACK_CLIENT_ID: '111.222',
+  SLACK_CLIENT_SECRET: 'client-secret-value',
+  SLACK_STATE_SECRET: 'state-secret-of-enough-length',
+  SLACK_SIGNING_SECRET: 'signing-secret',
+  SECRETS_ENCRYPTION_KEY: KEY,
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('many-workspace mode in the configuration', () => {
+  it('is chosen by SLACK_CLIENT_ID: HTTP, no bot token, the OAuth settings and the key', () => {
+    const config = loadConfig(OAUTH);
+    expect(config.slack.mode).toBe('http');
+    expect(config.slack.botToken).toBeNull();
+    expect(config.slack.oauth).toEqual({
+      clientId: '111.222',
+      clientSecret: 'client-secret-value',
+      stateSecret: 'state-secret-of-enough-length',
+      redirectUri: null,
+      authorizationUrl: null,
+    });
+    expect(config.secrets?.key.equals(Buffer.from(KEY, 'base64'))).toBe(true);
+    expect(config.secrets?.previousKey).toBeNull();
+  });
+
+  it('leaves the single-workspace and sandbox modes as they were', () => {
+    expect(loadConfig({}).slack.mode).toBe('sandbox');
+    expect(loadConfig({}).slack.oauth).toBeNull();
+    const single = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' });
+    expect(single.slack.mode).toBe('http');
+    expect(single.slack.oauth).toBeNull();
+    expect(single.secrets).toBeNull();
+  });
+
+  it('refuses to start without a key, saying how to make one', () => {
+    const { SECRETS_ENCRYPTION_KEY: _, ...withoutKey } = OAUTH;
+    const problems = problemsOf(withoutKey);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^SECRETS_ENCRYPTION_KEY: required when SLACK_CLIENT_ID is set/);
+    expect(problems[0]).toContain('openssl rand -base64 32');
+  });
+
+  it('reports every missing piece at once and never echoes a value', () => {
+    const problems = problemsOf({
+      SLACK_CLIENT_ID: '111.222',
+      SLACK_BOT_TOKEN: 'xoxb-should-not-be-here',
+      SECRETS_ENCRYPTION_KEY: 'too-short-key',
+    });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'SECRETS_ENCRYPTION_KEY',
+      'SLACK_BOT_TOKEN',
+      'SLACK_CLIENT_SECRET',
+      'SLACK_SIGNING_SECRET',
+      'SLACK_STATE_SECRET',
+    ]);
+    expect(problems.join('\n')).not.toContain('xoxb-should-not-be-here');
+    expect(problems.join('\n')).not.toContain('too-short-key');
+  });
+
+  it('takes a previous key for rotation, only beside a current one', () => {
+    const previous = randomBytes(32).toString('hex');
+    const config = loadConfig({ ...OAUTH, SECRETS_ENCRYPTION_KEY_PREVIOUS: previous });
+    expect(config.secrets?.previousKey?.toString('hex')).toBe(previous);
+    expect(problemsOf({ SECRETS_ENCRYPTION_KEY_PREVIOUS: previous })).toEqual([
+      'SECRETS_ENCRYPTION_KEY: required when SECRETS_ENCRYPTION_KEY_PREVIOUS is set (the new key)',
+    ]);
+    expect(problemsOf({ SLACK_CLIENT_SECRET: 'x' })).toEqual([
+      'SLACK_CLIENT_ID: required when SLACK_CLIENT_SECRET or SLACK_STATE_SECRET is set',
+    ]);
+  });
+});
