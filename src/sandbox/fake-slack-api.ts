@@ -24,7 +24,7 @@ import {
   type TriggerGrant,
 } from './fake-slack-context.ts';
 import { directoryMethods } from './fake-slack-directory.ts';
-import { fileMethods, receiveUpload, UPLOAD_PATH } from './fake-slack-files.ts';
+import { fileMethods, receiveUpload, servedFile, slackFileErrors, UPLOAD_PATH } from './fake-slack-files.ts';
 import {
   type FunctionDefinition,
   functionMethods,
@@ -89,6 +89,8 @@ export interface FakeSlackOptions {
   /** Workspaces and Grid orgs the app can be installed into with OAuth (default: the sandbox's). */
   workspaces?: FakeWorkspace[];
   orgs?: FakeOrg[];
+  /** How long after files.completeUploadExternal an image can be shown through `slack_file`; default 0. */
+  fileProcessingMs?: number;
 }
 
 export interface FakeSlackFaults {
@@ -193,7 +195,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const responseUrls = new Map<string, ResponseUrlGrant>();
   let faults: FakeSlackFaults = {};
   let origin = '';
-  const files = fileMethods(() => origin);
+  const files = fileMethods(() => origin, options.fileProcessingMs);
   const oauth = createFakeOAuth({
     now,
     workspaces: options.workspaces ?? SANDBOX_WORKSPACES.map((w, i) => (i === 0 ? { ...w, id: seed.teamId } : w)),
@@ -208,8 +210,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     emit: (event, payload) => {
       emitter.emit(event, payload);
     },
-    checkMessageBlocks: messageBlockErrors,
-    checkViewBlocks: viewErrors,
+    checkMessageBlocks: (blocks) => [...messageBlockErrors(blocks), ...slackFileErrors(state, blocks, now())],
+    checkViewBlocks: (view) => [
+      ...viewErrors(view),
+      ...(Array.isArray(view.blocks) ? slackFileErrors(state, view.blocks, now(), '/view') : []),
+    ],
     consumeTrigger: (id) => consumeTrigger(triggers, id, now()),
   };
 
@@ -222,29 +227,31 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake.slack');
-    const raw = await readBody(req);
-    if (raw === undefined) {
+    const bytes = await readBody(req);
+    if (bytes === undefined) {
       sendJson(res, 413, { ok: false, error: 'request_too_large' });
       return;
     }
     if (req.method === 'GET' && oauth.handleAuthorize(url, res)) return;
+    const raw = bytes.toString('utf8');
     if (url.pathname.startsWith('/api/')) {
       answerApiCall(url.pathname.slice('/api/'.length), url, req, raw, res);
       return;
     }
     if (url.pathname.startsWith(UPLOAD_PATH) && req.method === 'POST') {
-      const answer = receiveUpload(ctx, url.pathname.slice(UPLOAD_PATH.length), raw);
+      const answer = receiveUpload(ctx, url.pathname.slice(UPLOAD_PATH.length), bytes);
       res.writeHead(answer.status, { 'content-type': 'text/plain; charset=utf-8' });
       res.end(answer.text);
       return;
     }
     const fileId = url.pathname.match(/^\/files\/(F[A-Z0-9]+)$/)?.[1];
     if (fileId !== undefined && req.method === 'GET') {
-      const file = state.files[fileId];
-      if (!file?.shared || file.content === null) sendJson(res, 404, { ok: false, error: 'file_not_found' });
+      const file = servedFile(state, fileId);
+      if (!file) sendJson(res, 404, { ok: false, error: 'file_not_found' });
       else {
-        res.writeHead(200, { 'content-type': `${file.mimetype}; charset=utf-8` });
-        res.end(file.content);
+        const text = file.mimetype.startsWith('text/');
+        res.writeHead(200, { 'content-type': text ? `${file.mimetype}; charset=utf-8` : file.mimetype });
+        res.end(file.bytes);
       }
       return;
     }
@@ -614,7 +621,7 @@ function findOriginal(state: FakeSlackState, grant: ResponseUrlGrant): Original 
   return message ? { kind: 'message', message } : undefined;
 }
 
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -623,7 +630,7 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
     if (size > MAX_BODY_BYTES) return undefined;
     chunks.push(buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

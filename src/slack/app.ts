@@ -13,6 +13,7 @@ import { browseListeners } from './browse/register.ts';
 import { commandListeners } from './command/register.ts';
 import { installRequestContext } from './context.ts';
 import { executionsListeners } from './executions/register.ts';
+import { healthListeners } from './health/register.ts';
 import { publishHome } from './home/events.ts';
 import { homeListeners } from './home/register.ts';
 import { type InstallSettings, installerReceiverOptions, registerUninstallEvents } from './installs.ts';
@@ -39,6 +40,7 @@ export const FEATURE_LISTENERS: Readonly<Record<string, readonly Registration[]>
   subscriptions: subscriptionsListeners,
   'workflow-step': workflowStepListeners,
   home: homeListeners,
+  health: healthListeners,
 };
 
 export interface SlackAppSettings {
