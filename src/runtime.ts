@@ -119,6 +119,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       emulator = await startEmulator({
         port: config.emulator?.port ?? 0,
         apiKey: config.api.apiKey,
+        // The demo: a month of runs so health has something to say.
+        recentHistory: true,
         ...(config.emulator ? { filterMode: config.emulator.filterMode } : {}),
       });
       cleanups.push(() => emulator!.close());

@@ -9,6 +9,7 @@ import { browseListeners } from './browse/register.ts';
 import { commandListeners } from './command/register.ts';
 import { installRequestContext } from './context.ts';
 import { executionsListeners } from './executions/register.ts';
+import { healthListeners } from './health/register.ts';
 import { publishHome } from './home/events.ts';
 import { homeListeners } from './home/register.ts';
 import type { SlackDeps } from './kit/deps.ts';
@@ -34,6 +35,7 @@ export const FEATURE_LISTENERS: Readonly<Record<string, readonly Registration[]>
   subscriptions: subscriptionsListeners,
   'workflow-step': workflowStepListeners,
   home: homeListeners,
+  health: healthListeners,
 };
 
 export interface SlackAppSettings {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
-import { type Emulator, ManualClock, startEmulator } from '../../src/emulator/server.ts';
+import { type Emulator, type EmulatorOptions, ManualClock, startEmulator } from '../../src/emulator/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type Runtime, type RuntimeOptions, startRuntime } from '../../src/runtime.ts';
 import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
@@ -47,11 +47,18 @@ export interface HarnessOptions {
   /** Point the bot at this API URL instead of the emulator. */
   apiUrl?: string;
   runtime?: Partial<RuntimeOptions>;
+  /** Emulator options beyond the harness's own (e.g. `recentHistory`). */
+  emulator?: Partial<Omit<EmulatorOptions, 'apiKey' | 'clock' | 'port'>>;
+  /**
+   * Where the emulator's clock starts (default START). Health counts the last 30 days by the bot's own
+   * clock, so its tests start the emulator at the bot's now.
+   */
+  clockStart?: number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const clock = new ManualClock(START);
-  const emulator = await startEmulator({ port: 0, apiKey: API_KEY, clock });
+  const clock = new ManualClock(options.clockStart ?? START);
+  const emulator = await startEmulator({ ...options.emulator, port: 0, apiKey: API_KEY, clock });
   const fake = await startFakeSlack({ port: 0, botToken: BOT_TOKEN });
   const logs: string[] = [];
   const destination = new Writable({
