@@ -318,7 +318,7 @@ describe('run listeners', () => {
   });
 
   it('confirmRunClicked on an expired confirmation says so; nothing runs', async () => {
-    await confirmRunClicked(clickOf(env, 'U01ALICE', confirmValue('gone')), env.context());
+    await confirmRunClicked(clickOf(env, 'U01ALICE', confirmValue('gone-run')), env.context());
     expect(env.runs()).toEqual([]);
     expect(env.replies[0]!.text).toMatch(/expired/);
   });
@@ -330,10 +330,12 @@ describe('run listeners', () => {
     expect(decodeRunMetadata(form.private_metadata).r).toBe(plainId);
     expect(blockOf(form, 'field_deployment').element.initial_value).toBe('worker');
     expect(env.runs()).toEqual([]);
+    // The used confirmation is replaced, so it cannot be clicked again.
+    expect(env.replies.map((r) => r.replaceOriginal)).toEqual([true]);
   });
 
   it('confirmEditClicked on an expired confirmation says so and opens nothing', async () => {
-    await confirmEditClicked(clickOf(env, 'U01ALICE', confirmValue('gone')), env.context());
+    await confirmEditClicked(clickOf(env, 'U01ALICE', confirmValue('gone-edit')), env.context());
     expect(viewsShown(env)).toEqual([]);
     expect(env.replies[0]!.text).toMatch(/expired/);
   });
