@@ -64,7 +64,8 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
     case 'audit':
       return showAudit(ctx, command.count);
     case 'subscribe':
-      return subscribe(ctx, { runbook: command.runbook, failuresOnly: command.failuresOnly });
+      await subscribe(ctx, { runbook: command.runbook, failuresOnly: command.failuresOnly });
+      return;
     case 'unsubscribe':
       return unsubscribe(ctx, command.runbook);
     case 'subscriptions':
