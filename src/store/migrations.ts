@@ -328,6 +328,14 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 13,
+    // Nullable: a release without it keeps claiming (its claims just do not say who).
+    name: 'who claimed a click',
+    up: () => `
+      ALTER TABLE notifications ADD COLUMN claimed_by TEXT;
+    `,
+  },
+  {
+    version: 14,
     name: 'change freezes: schedules paused by a freeze, where a schedule was made, break-glass passes',
     up: () => `
       ALTER TABLE schedule_pauses ADD COLUMN frozen_by TEXT;
