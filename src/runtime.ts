@@ -33,7 +33,7 @@ import { reconcileIntents } from './runs/run-intents.ts';
 import { reconcilePauses, resumeDueSkips } from './runs/schedule-pauses.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
-import { createSlackApp, type SlackAppHandle } from './slack/app.ts';
+import { createSlackApp, type SlackAppHandle, type SlackAppSettings } from './slack/app.ts';
 import { expireApprovals } from './slack/approvals/expiry.ts';
 import type { RunTracker, SlackDeps } from './slack/kit/deps.ts';
 import { Identity } from './slack/kit/identity.ts';
@@ -45,6 +45,11 @@ import { postRunningCard } from './slack/kit/run-start.ts';
 import { finishWaitingSteps } from './slack/workflow-step/workflow-step-finish.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
+import { createInstallationStore, type SealedInstallationStore } from './tenants/installation-store.ts';
+import { createStoredStateStore } from './tenants/oauth-state-store.ts';
+import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
+import { createSecretBox } from './tenants/secret-box.ts';
+import { TenantClients } from './tenants/tenant-clients.ts';
 import { createWatchMetrics } from './watch/metrics.ts';
 import { catalogLookup, SubscriptionScanner, slackPostTransport } from './watch/subscriptions.ts';
 import { newOwnerId, Watcher } from './watch/watcher.ts';
@@ -96,7 +101,17 @@ export interface Runtime {
   readiness: Readiness;
   /** Port of the separate /metrics server (METRICS_PORT), null when /metrics is on the Slack port. */
   metricsPort: number | null;
+  /** Many-workspace mode: installations, their fresh clients, and what stops when one is uninstalled; else null. */
+  tenants: Tenants | null;
   stop(): Promise<void>;
+}
+
+export interface Tenants {
+  installations: SealedInstallationStore;
+  /** clientFor(installationId): the installation's current bot token, refreshed through Bolt's authorize. */
+  clients: TenantClients;
+  /** Registers work to stop when an installation's tokens are deleted (app_uninstalled / tokens_revoked). */
+  onRevoked(stop: (installationId: string) => void | Promise<void>): void;
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
@@ -119,6 +134,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       emulator = await startEmulator({
         port: config.emulator?.port ?? 0,
         apiKey: config.api.apiKey,
+        // The demo: a month of runs so health has something to say.
+        recentHistory: true,
         ...(config.emulator ? { filterMode: config.emulator.filterMode } : {}),
       });
       cleanups.push(() => emulator!.close());
@@ -161,7 +178,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     if (options.tracing) store = options.tracing.traceStore(store);
 
     const sandbox = config.slack.mode === 'sandbox';
-    const botToken = sandbox ? (options.sandboxBotToken ?? 'xoxb-sandbox') : config.slack.botToken!;
+    // Many workspaces: no token of our own; each installation's comes from the store (clientFor).
+    const oauth = config.slack.oauth;
+    const botToken = sandbox ? (options.sandboxBotToken ?? 'xoxb-sandbox') : (config.slack.botToken ?? undefined);
+    const signingSecret = sandbox
+      ? (options.sandboxSigningSecret ?? randomBytes(16).toString('hex'))
+      : config.slack.signingSecret;
     const slackApiUrl = options.slackApiUrl ?? config.slack.apiUrl;
     const identity = new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) });
     // Result cards of runs started outside Slack name the executor as a mention when Slack knows their
@@ -237,7 +259,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
           ...(options.membershipTtlMs !== undefined ? { membershipTtlMs: options.membershipTtlMs } : {}),
         }),
         audit: new AuditLog(store, logger),
-        seal: createMetadataSeal(botToken),
+        // Keyed by the bot token, or (many workspaces, one key for all of them) by the signing secret.
+        seal: createMetadataSeal(botToken ?? signingSecret ?? ''),
         runLimit: new RunRateLimit({ perMinute: config.access.runsPerMinute, store: store.runLimits }),
         store,
         approvalsChannel: config.access.approvalsChannel ?? options.defaultApprovalsChannel ?? null,
@@ -296,9 +319,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     scanner.start();
     cleanups.push(() => scanner.stop());
 
-    const signingSecret = sandbox
-      ? (options.sandboxSigningSecret ?? randomBytes(16).toString('hex'))
-      : config.slack.signingSecret;
     let slackConnected = () => false;
     const checks: ReadinessCheck[] = [storeCheck(store)];
     if (config.slack.mode === 'socket') checks.push(slackConnectionCheck(() => slackConnected()));
@@ -315,9 +335,59 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       cleanups.push(() => started.close());
       logger.info({ port: started.port }, 'metrics served on their own port');
     }
+    let tenantClients: TenantClients | null = null;
+    let installations: SealedInstallationStore | null = null;
+    const revokedListeners: Array<(installationId: string) => void | Promise<void>> = [];
+    let install: SlackAppSettings['install'] = null;
+    if (oauth) {
+      const records = store.installations;
+      const sealed = createInstallationStore({
+        records,
+        box: createSecretBox(config.secrets!),
+        onSaved: (id) => tenantClients?.forget(id),
+      });
+      installations = sealed;
+      const tenantLog = logger.child({ component: 'tenants' });
+      const tokenState = (token: string) =>
+        new WebClient(token, { slackApiUrl, retryConfig: { retries: 1 }, timeout: 5_000 }).auth.test().then(
+          () => tokenStateOf({ ok: true }),
+          (error: unknown) => tokenStateOf({ error }),
+        );
+      install = {
+        ...oauth,
+        installationStore: sealed,
+        stateStore: createStoredStateStore({ states: store.oauthStates, secret: oauth.stateSecret }),
+        onInstalled: (installation, installer) =>
+          tenantLog.info(
+            { installation: installation.id, isEnterpriseInstall: installation.isEnterpriseInstall, installer },
+            'app installed',
+          ),
+        revoke: async (installation, event) => {
+          const outcome = await revokeInstallation(
+            {
+              installations: sealed,
+              records,
+              tokenState,
+              onRevoked: async (id) => {
+                tenantClients?.forget(id);
+                for (const stop of revokedListeners) {
+                  await Promise.resolve(stop(id)).catch((err: unknown) =>
+                    tenantLog.warn({ err, installation: id }, 'stopping an uninstalled installation failed'),
+                  );
+                }
+              },
+            },
+            installation.id,
+            event,
+          );
+          tenantLog.info({ installation: installation.id, event: event.kind, outcome }, 'installation tokens revoked');
+        },
+      };
+    }
     const slack = createSlackApp(deps, {
       mode: config.slack.mode === 'socket' ? 'socket' : 'http',
-      botToken,
+      install,
+      botToken: botToken ?? null,
       appToken: config.slack.appToken,
       signingSecret,
       apiUrl: slackApiUrl,
@@ -330,6 +400,24 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     if (options.tracing) slack.app.use(options.tracing.middleware);
     slack.app.use(interactive.middleware);
     if (config.slack.mode === 'socket') slackConnected = socketModeConnection(slack.app);
+    let tenants: Tenants | null = null;
+    if (installations && slack.installer) {
+      // Background work's clients: through Bolt's authorize (fresh, refreshed tokens), guarded like the watcher's.
+      tenantClients = new TenantClients({
+        records: store.installations,
+        authorize: slack.installer.authorize,
+        makeClient: (token) =>
+          guardClient(
+            new WebClient(token, {
+              slackApiUrl,
+              rejectRateLimitedCalls: true,
+              retryConfig: { retries: 0 },
+              timeout: 10_000,
+            }),
+          ),
+      });
+      tenants = { installations, clients: tenantClients, onRevoked: (stop) => revokedListeners.push(stop) };
+    }
     const { port } = await slack.start();
     cleanups.push(() => slack.stop());
     // Approval requests past their time are marked expired and their messages updated.
@@ -378,6 +466,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       subscriptions: scanner,
       readiness,
       metricsPort: metricsServer?.port ?? null,
+      tenants,
       stop,
     };
   } catch (err) {

@@ -185,9 +185,24 @@ export function generateExtraRunbooks(count: number, nowMs: number, taken: Set<s
   return records;
 }
 
-export function buildCatalog(nowMs: number, extraRunbooks = 0): WorkflowRecord[] {
-  const service = SERVICE_RUNBOOKS.map((seed) => toRecord(seed, sha256Hex(seed.name), true, nowMs));
-  const custom = CUSTOM_RUNBOOKS.map((seed) => toRecord(seed, uuidFromSeed(`custom:${seed.name}`), false, nowMs));
+export interface CatalogScope {
+  /** Prefix of the ids of a tenant's own (custom) runbooks; '' for the default tenant. */
+  idScope?: string;
+  /** Only the seeded runbooks with these names (default: every one). */
+  only?: readonly string[];
+}
+
+export function buildCatalog(nowMs: number, extraRunbooks = 0, scope: CatalogScope = {}): WorkflowRecord[] {
+  const only = scope.only ? new Set(scope.only) : null;
+  const kept = (seeds: readonly RunbookSeed[]) => (only ? seeds.filter((seed) => only.has(seed.name)) : seeds);
+  const idScope = scope.idScope ?? '';
+  const service = kept(SERVICE_RUNBOOKS).map((seed) => toRecord(seed, sha256Hex(seed.name), true, nowMs));
+  const custom = kept(CUSTOM_RUNBOOKS).map((seed) =>
+    toRecord(seed, uuidFromSeed(`${idScope}custom:${seed.name}`), false, nowMs),
+  );
   const taken = new Set([...SERVICE_RUNBOOKS, ...CUSTOM_RUNBOOKS].map((s) => s.name));
   return [...service, ...custom, ...generateExtraRunbooks(Math.max(0, Math.floor(extraRunbooks)), nowMs, taken)];
 }
+
+/** Names of every seeded runbook (a tenant's `runbooks` picks among them). */
+export const SEEDED_RUNBOOK_NAMES: readonly string[] = [...SERVICE_RUNBOOKS, ...CUSTOM_RUNBOOKS].map((s) => s.name);

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { EMULATOR_DEFAULT_API_KEY } from '../config.ts';
 import type { Faults } from './faults.ts';
 import { FILTER_MODES, isFilterMode } from './filter.ts';
-import { startEmulator } from './server.ts';
+import { startEmulator, type TenantSeed } from './server.ts';
 
 const USAGE = `Usage: npm run emulator -- [options]
   --port N              port to listen on (default 4010; 0 = random)
@@ -16,6 +16,7 @@ const USAGE = `Usage: npm run emulator -- [options]
   --rate-limit-rate R   share answered 429 with Retry-After (0..1)
   --drop-rate R         share whose connection is dropped unanswered (0..1)
   --filter-mode M       what lists do with filter: ${FILTER_MODES.join(', ')} (default apply)
+  --tenant KEY=NAME     one more tenant chosen by its own key, with its own demo data (repeatable)
   --help                show this text`;
 
 function numberFlag(name: string, value: string | undefined, min: number, max: number): number | undefined {
@@ -39,6 +40,7 @@ export async function main(argv: string[]): Promise<void> {
       'rate-limit-rate': { type: 'string' },
       'drop-rate': { type: 'string' },
       'filter-mode': { type: 'string' },
+      tenant: { type: 'string', multiple: true },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -61,6 +63,15 @@ export async function main(argv: string[]): Promise<void> {
   if (!isFilterMode(filterMode)) throw new Error(`--filter-mode must be one of ${FILTER_MODES.join(', ')}`);
 
   const apiKey = values['api-key'] || EMULATOR_DEFAULT_API_KEY;
+  const tenants: Record<string, TenantSeed> = {};
+  for (const flag of values.tenant ?? []) {
+    const at = flag.indexOf('=');
+    const key = flag.slice(0, at);
+    const name = flag.slice(at + 1);
+    if (at <= 0 || !/^[\w-]{1,40}$/.test(name))
+      throw new Error('--tenant must be KEY=NAME (NAME: letters, digits, - or _)');
+    tenants[key] = { name };
+  }
   const emulator = await startEmulator({
     port: numberFlag('port', values.port, 0, 65_535) ?? 4010,
     host: values.host || '127.0.0.1',
@@ -68,8 +79,11 @@ export async function main(argv: string[]): Promise<void> {
     extraRunbooks: numberFlag('runbooks', values.runbooks, 0, 1_000_000),
     faults,
     filterMode,
+    recentHistory: true,
+    tenants,
   });
   console.log(`Runbook API emulator listening on ${emulator.url} (X-Service-API-Key: ${apiKey})`);
+  for (const [key, seed] of Object.entries(tenants)) console.log(`Tenant ${seed.name}: X-Service-API-Key: ${key}`);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -103,7 +103,7 @@ export function seedHistory(state: EmulatorState, nowMs: number): void {
         params: JSON.stringify(s.params),
         schedule: s.cron,
       },
-      { id: uuidFromSeed(`schedule:${s.name}`), userEmail: s.email, createdMs },
+      { id: uuidFromSeed(`${state.idScope}schedule:${s.name}`), userEmail: s.email, createdMs },
     );
     // The last firing before now, as if the schedule had been running all along.
     const cron = parseCron(s.cron);

@@ -17,9 +17,11 @@ import { type AdminControls, matchRoute, type Route } from './router.ts';
 import { grpcCodeForHttpStatus, RpcError, unauthenticated } from './rpc-error.ts';
 import { scheduleRoutes } from './schedule-routes.ts';
 import { seedHistory } from './seed-history.ts';
+import { seedRecentHistory } from './seed-recent-history.ts';
 import { EmulatorState, MAX_FIRINGS_PER_TICK } from './state.ts';
 import { workflowRoutes } from './workflow-routes.ts';
 
+export { SEEDED_RUNBOOK_NAMES } from './catalog.ts';
 export type { Clock } from './clock.ts';
 export { ManualClock, systemClock } from './clock.ts';
 export type { Faults } from './faults.ts';
@@ -45,16 +47,41 @@ export interface EmulatorOptions {
   defaultDurationMs?: number;
   /** What list routes do with `filter` (filter.ts): `apply` (default), `ignore`, `plain-terms`, `reject`. */
   filterMode?: FilterMode;
+  /**
+   * Adds ~540 finished runs of 7 runbooks over the last 30 days (seed-recent-history.ts), for health.
+   * Off by default (tests count the base history); `npm start` and `npm run emulator` turn it on.
+   */
+  recentHistory?: boolean;
+  /**
+   * More tenants, each chosen by its own API key, as the real service takes the tenant from the key:
+   * each has its own catalog (custom runbooks with their own ids), executions and schedules. `apiKey`
+   * stays the default tenant, holding everything above.
+   */
+  tenants?: Record<string, TenantSeed>;
+}
+
+/** What one extra tenant starts with. */
+export interface TenantSeed {
+  /** Names the tenant: its custom runbooks and demo schedules get ids of their own from it. */
+  name: string;
+  /** Only the seeded runbooks with these names (default every one; `SEEDED_RUNBOOK_NAMES` lists them). */
+  runbooks?: readonly string[];
+  /** Generated service runbooks on top. */
+  extraRunbooks?: number;
+  /** The demo schedules and finished executions (default true). */
+  history?: boolean;
 }
 
 export interface Emulator {
   /** e.g. http://127.0.0.1:43210 (no trailing slash). */
   url: string;
-  /** Direct access for tests: workflows, schedules, executions, request log/counters. */
+  /** Direct access for tests: workflows, schedules, executions, request log/counters (the default tenant). */
   state: EmulatorState;
+  /** The state of the tenant an API key selects (the default tenant's for `apiKey`); undefined for an unknown key. */
+  tenant(apiKey: string): EmulatorState | undefined;
   clock: Clock;
   setFaults(f: Partial<Faults>): void;
-  /** Switches how list routes treat `filter` from the next request on. */
+  /** Switches how list routes treat `filter` (every tenant) from the next request on. */
   setFilterMode(mode: FilterMode): void;
   /** Advance a ManualClock (throws for the system clock) and fire due schedules; executions finish lazily by clock. */
   advance(ms: number): void;
@@ -69,14 +96,38 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   const state = new EmulatorState(clock, {
     extraRunbooks: options.extraRunbooks,
     defaultDurationMs: options.defaultDurationMs,
-    seed: seedHistory,
+    seed: options.recentHistory
+      ? (seeded, nowMs) => {
+          seedHistory(seeded, nowMs);
+          seedRecentHistory(seeded, nowMs);
+        }
+      : seedHistory,
     ...(options.filterMode ? { filterMode: options.filterMode } : {}),
   });
+  const tenants = new Map<string, EmulatorState>([[options.apiKey, state]]);
+  for (const [apiKey, seed] of Object.entries(options.tenants ?? {})) {
+    if (!apiKey || tenants.has(apiKey))
+      throw new Error(`tenant "${seed.name}": its API key must be non-empty and unique`);
+    tenants.set(
+      apiKey,
+      new EmulatorState(clock, {
+        extraRunbooks: seed.extraRunbooks,
+        defaultDurationMs: options.defaultDurationMs,
+        ...(seed.history === false ? {} : { seed: seedHistory }),
+        ...(options.filterMode ? { filterMode: options.filterMode } : {}),
+        idScope: `${seed.name}:`,
+        ...(seed.runbooks ? { runbooks: seed.runbooks } : {}),
+      }),
+    );
+  }
+  const catchUpAll = (cap?: number) => {
+    for (const tenant of tenants.values()) tenant.catchUp(cap);
+  };
   const faults = new FaultInjector(options.faults);
   const advance = (ms: number) => {
     if (!isManualClock(clock)) throw new Error('advance() needs a ManualClock; this emulator runs on the system clock');
     clock.advance(ms);
-    state.catchUp(MAX_FIRINGS_PER_TICK);
+    catchUpAll(MAX_FIRINGS_PER_TICK);
   };
   const admin: AdminControls = {
     getFaults: () => faults.faults,
@@ -98,8 +149,11 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     const path = url.pathname.length > 1 && url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
     let routeKey = `${method} (unmatched)`;
     let requestTid = url.searchParams.get('reqHdr.tid') ?? '';
+    // Requests are counted by the tenant their key selects (unknown or missing keys: the default's).
+    const key = req.headers[API_KEY_HEADER];
+    const tenant = typeof key === 'string' ? tenants.get(key) : undefined;
     const finish = (status: number) =>
-      state.requests.record({ atMs: Date.now(), method, path, route: routeKey, status, requestTid });
+      (tenant ?? state).requests.record({ atMs: Date.now(), method, path, route: routeKey, status, requestTid });
 
     if (path === '/healthz') {
       routeKey = `${method} /healthz`;
@@ -145,11 +199,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
         }
       }
 
-      if (req.headers[API_KEY_HEADER] !== options.apiKey) {
+      if (!tenant) {
         throw unauthenticated(
-          req.headers[API_KEY_HEADER] === undefined
-            ? 'missing X-Service-API-Key header'
-            : 'invalid API key in X-Service-API-Key header',
+          key === undefined ? 'missing X-Service-API-Key header' : 'invalid API key in X-Service-API-Key header',
         );
       }
 
@@ -162,9 +214,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
         }
       }
 
-      state.catchUp();
+      tenant.catchUp();
       const result = match.route.handler({
-        state,
+        state: tenant,
         pathParams: match.pathParams,
         query: url.searchParams,
         body,
@@ -194,7 +246,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
 
   // With the system clock, schedules fire on a 1-second tick; a ManualClock fires on advance()
   // (and on the next request after a direct clock change).
-  const ticker = isManualClock(clock) ? null : setInterval(() => state.catchUp(), 1000);
+  const ticker = isManualClock(clock) ? null : setInterval(() => catchUpAll(), 1000);
   ticker?.unref();
 
   const address = server.address() as AddressInfo;
@@ -204,10 +256,11 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   return {
     url: `http://${host}:${address.port}`,
     state,
+    tenant: (apiKey) => tenants.get(apiKey),
     clock,
     setFaults: (patch) => faults.set(patch),
     setFilterMode: (mode) => {
-      state.filterMode = mode;
+      for (const tenant of tenants.values()) tenant.filterMode = mode;
     },
     advance,
     close() {

@@ -22,6 +22,17 @@ export interface EmulatorStateOptions {
   defaultDurationMs?: number;
   /** How list routes treat `filter` (default `apply`); tests change it through `filterMode`. */
   filterMode?: FilterMode;
+  /** A tenant's prefix for seeded ids (custom runbooks, demo schedules): '' for the default tenant. */
+  idScope?: string;
+  /** Only these seeded runbooks (by name); default every one. */
+  runbooks?: readonly string[];
+}
+
+/** How a recorded run ends: its outcome, duration and (seeded history) what its failure says. */
+export interface RunPlan {
+  outcome: 'succeeded' | 'failed';
+  durationMs: number;
+  failure?: string;
 }
 
 /** Owner recorded on schedules created through the API key. */
@@ -60,14 +71,22 @@ export class EmulatorState {
   readonly requests = new RequestStats();
   /** What the list routes do with a `filter` expression (filter.ts); settable at any time. */
   filterMode: FilterMode;
+  /** Prefix of this tenant's seeded ids, so two tenants never share a custom runbook or schedule id. */
+  readonly idScope: string;
   readonly #defaultDurationMs: number | undefined;
 
   constructor(clock: Clock, options: EmulatorStateOptions = {}) {
     this.clock = clock;
     this.#defaultDurationMs = options.defaultDurationMs;
     this.filterMode = options.filterMode ?? 'apply';
+    this.idScope = options.idScope ?? '';
     const nowMs = clock.now();
-    this.workflows = new WorkflowCatalog(buildCatalog(nowMs, options.extraRunbooks ?? 0));
+    this.workflows = new WorkflowCatalog(
+      buildCatalog(nowMs, options.extraRunbooks ?? 0, {
+        idScope: this.idScope,
+        ...(options.runbooks ? { only: options.runbooks } : {}),
+      }),
+    );
     options.seed?.(this, nowMs);
     this.executions.settleDue(nowMs);
   }
@@ -126,7 +145,7 @@ export class EmulatorState {
     params: Record<string, unknown>,
     atMs: number,
     who: { executor: string; approver: string; type?: ExecutionRecord['type'] },
-    plan?: { outcome: 'succeeded' | 'failed'; durationMs: number },
+    plan?: RunPlan,
   ): ExecutionRecord {
     return this.#startExecution(runbook, received, params, received.params, atMs, who, plan);
   }
@@ -138,7 +157,7 @@ export class EmulatorState {
     paramsText: string | undefined,
     atMs: number,
     who: { executor: string; approver: string; type?: ExecutionRecord['type'] },
-    forcedPlan?: { outcome: 'succeeded' | 'failed'; durationMs: number },
+    forcedPlan?: RunPlan,
   ): ExecutionRecord {
     const plan = forcedPlan ?? planRun(params, this.#defaultDurationMs ?? runbook.defaultDurationMs);
     const record = this.executions.add({
@@ -146,7 +165,8 @@ export class EmulatorState {
       workflowId: runbook.workflow.id,
       workflowName: runbook.workflow.name,
       version: runbook.workflow.currentVersion,
-      seed: runbook.seed,
+      // A planned failure may say its own reason (seeded history varies them).
+      seed: forcedPlan?.failure ? { ...runbook.seed, failure: forcedPlan.failure } : runbook.seed,
       createMs: atMs,
       startMs: atMs,
       durationMs: plan.durationMs,

@@ -30,7 +30,9 @@ export interface ChartDay {
   /** Runs neither succeeded nor failed (still running, or a status the API does not name). */
   other: number;
   /** Median duration of the day's finished runs in ms; null when none finished that day. */
-  medianDurationMs: number | null;
+  medianMs: number | null;
+  /** False: the runs read do not reach back to this day, so its zeros mean "not known" (shaded). */
+  covered?: boolean;
 }
 
 export interface HealthChartInput {
@@ -63,6 +65,8 @@ export interface HealthChartData {
   duration: Array<number | null>;
   durationUnit: DurationUnit;
   totalRuns: number;
+  /** Days the runs read do not reach (shaded, with a note). */
+  uncovered: boolean[];
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -91,9 +95,7 @@ function count(n: number): number {
 /** The series the chart is drawn from. Pure. */
 export function healthChartData(input: HealthChartInput): HealthChartData {
   const medians = input.days.map((d) =>
-    d.medianDurationMs !== null && Number.isFinite(d.medianDurationMs) && d.medianDurationMs >= 0
-      ? d.medianDurationMs
-      : null,
+    d.medianMs !== null && Number.isFinite(d.medianMs) && d.medianMs >= 0 ? d.medianMs : null,
   );
   const unit = durationUnitFor(Math.max(0, ...medians.map((m) => m ?? 0)));
   const succeeded = input.days.map((d) => count(d.succeeded));
@@ -110,6 +112,7 @@ export function healthChartData(input: HealthChartInput): HealthChartData {
     duration: medians.map((m) => (m === null ? null : Math.round((m / UNIT_MS[unit]) * 10) / 10)),
     durationUnit: unit,
     totalRuns: [...succeeded, ...failed, ...other].reduce((a, b) => a + b, 0),
+    uncovered: input.days.map((d) => d.covered === false),
   };
 }
 
@@ -146,6 +149,46 @@ const whiteBackground: Plugin = {
     ctx.restore();
   },
 };
+
+/** Runs of consecutive true values, as [first, last] index pairs. */
+export function stretchesOf(flags: readonly boolean[]): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  flags.forEach((on, i) => {
+    if (!on) return;
+    const last = out[out.length - 1];
+    if (last && last[1] === i - 1) last[1] = i;
+    else out.push([i, i]);
+  });
+  return out;
+}
+
+/** Days the data does not reach: shaded behind the bars, with a word on each wide stretch. */
+function uncoveredShade(uncovered: boolean[]): Plugin {
+  return {
+    id: 'uncoveredShade',
+    beforeDatasetsDraw(chart) {
+      const x = chart.scales.x;
+      const stretches = stretchesOf(uncovered);
+      if (!x || stretches.length === 0) return;
+      const { ctx, chartArea } = chart;
+      const half = uncovered.length > 1 ? (x.getPixelForValue(1) - x.getPixelForValue(0)) / 2 : chartArea.width / 2;
+      ctx.save();
+      ctx.font = `12px ${FONT_FAMILY}`;
+      ctx.textAlign = 'center';
+      for (const [first, last] of stretches) {
+        const from = Math.max(chartArea.left, x.getPixelForValue(first) - half);
+        const to = Math.min(chartArea.right, x.getPixelForValue(last) + half);
+        ctx.fillStyle = '#f0f0f2';
+        ctx.fillRect(from, chartArea.top, to - from, chartArea.height);
+        if (to - from > 60) {
+          ctx.fillStyle = '#616061';
+          ctx.fillText('not read', (from + to) / 2, chartArea.top + 16);
+        }
+      }
+      ctx.restore();
+    },
+  };
+}
 
 /** A line across an empty chart saying why it is empty. */
 const emptyNote: Plugin = {
@@ -254,7 +297,7 @@ function configFor(data: HealthChartData): ChartConfiguration<'bar' | 'line', Ar
         },
       },
     },
-    plugins: [whiteBackground, emptyNote],
+    plugins: [whiteBackground, uncoveredShade(data.uncovered), emptyNote],
   };
 }
 

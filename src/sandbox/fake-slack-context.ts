@@ -121,7 +121,11 @@ export function toApiMessage(state: FakeSlackState, m: FakeMessage): Record<stri
   if (m.blocks) out.blocks = m.blocks;
   if (m.attachments) out.attachments = m.attachments;
   if (m.metadata) out.metadata = m.metadata;
-  if (m.files) out.files = m.files.map(({ content: _content, shared: _shared, ...file }) => file);
+  if (m.files) {
+    out.files = m.files.map(
+      ({ content: _content, shared: _shared, uploaded: _uploaded, ready_at: _ready, ...file }) => file,
+    );
+  }
   out.ts = m.ts;
   out.team = m.team;
   if (m.edited) out.edited = m.edited;

@@ -49,10 +49,14 @@ export interface FakeFile {
   filetype: string;
   created: number;
   user: string;
-  /** The uploaded text; null until the bytes were POSTed to the upload URL. */
+  /** The uploaded text; null until the bytes were POSTed to the upload URL, and for an image. */
   content: string | null;
+  /** The bytes were POSTed to the upload URL (they are kept in `state.fileBytes`). */
+  uploaded: boolean;
   /** Set by files.completeUploadExternal. */
   shared: boolean;
+  /** When an image may be shown through `slack_file` (Slack processes an upload after completing it). */
+  ready_at?: number;
   url_private: string;
 }
 
@@ -131,6 +135,8 @@ export interface ApiCall {
   error?: string;
   status: number;
   at: number;
+  /** The installation whose token made the call, when the token was issued through "Add to Slack". */
+  installation?: string;
 }
 
 export interface FakeSlackState {
@@ -159,6 +165,8 @@ export interface FakeSlackState {
   usergroups: Record<string, { handle: string; users: string[] }>;
   /** Files by id, from files.getUploadURLExternal on. */
   files: Record<string, FakeFile>;
+  /** The uploaded bytes by file id (apart from `files`, so no snapshot or answer carries them). */
+  fileBytes: Record<string, Buffer>;
   /** Workflow Builder custom-step runs (function_executed sent, completeSuccess/completeError). */
   functionExecutions: Record<string, FakeFunctionExecution>;
 }
@@ -268,6 +276,7 @@ export function createState(options: {
     responseUrlPosts: [],
     calls: [],
     files: {},
+    fileBytes: {},
     usergroups: Object.fromEntries(
       Object.entries(DEFAULT_USERGROUPS).map(([id, g]) => [id, { handle: g.handle, users: [...g.users] }]),
     ),

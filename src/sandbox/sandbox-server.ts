@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.ts';
 import type { FakeSlack } from './fake-slack-api.ts';
 import { MAX_MESSAGE_TEXT } from './fake-slack-chat.ts';
+import { servedFile } from './fake-slack-files.ts';
 import { mintSlackId, mintViewHash } from './fake-slack-ids.ts';
 import type { FakeEphemeral, FakeSlackState, FakeView } from './fake-slack-state.ts';
 import type { BlockActionInput, BotResponse, ViewStateValues } from './slack-requests.ts';
@@ -243,6 +244,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         'content-security-policy': "default-src 'self'; img-src 'self' data: https:; style-src 'self'",
       });
       res.end(body);
+      return;
+    }
+    const imageId = url.pathname.match(/^\/files\/(F[A-Z0-9]+)$/)?.[1];
+    if (req.method === 'GET' && imageId !== undefined) {
+      // An uploaded image, for image blocks that show it through `slack_file` (and images shared as files).
+      const file = servedFile(fake.state, imageId);
+      if (!file?.mimetype.startsWith('image/')) sendJson(res, 404, { error: 'not found' });
+      else {
+        res.writeHead(200, { 'content-type': file.mimetype, 'cache-control': 'private, max-age=3600' });
+        res.end(file.bytes);
+      }
       return;
     }
     if (req.method === 'GET' && url.pathname === '/api/state') {

@@ -326,6 +326,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX oauth_states_expires_at ON oauth_states (expires_at);
     `,
   },
+  {
+    version: 13,
+    // Nullable: a release without it keeps claiming (its claims just do not say who).
+    name: 'who claimed a click',
+    up: () => `
+      ALTER TABLE notifications ADD COLUMN claimed_by TEXT;
+    `,
+  },
 ];
 
 export interface MigrateOptions {

@@ -304,16 +304,22 @@ function slackEventStore(db: SqlDriver): SlackEventStore {
 
 function notificationStore(db: SqlDriver): NotificationStore {
   return {
-    async claim(key, now) {
+    async claim(key, now, by) {
       const result = await db.query(
-        'INSERT INTO notifications (key, claimed_at) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING',
-        [key, now],
+        'INSERT INTO notifications (key, claimed_at, claimed_by) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING',
+        [key, now, by ?? null],
       );
       return result.rowCount === 1;
     },
     async has(key) {
       const { rows } = await db.query('SELECT 1 AS found FROM notifications WHERE key = $1', [key]);
       return rows.length > 0;
+    },
+    async holder(key) {
+      const { rows } = await db.query('SELECT claimed_by, claimed_at FROM notifications WHERE key = $1', [key]);
+      const row = rows[0];
+      if (!row) return null;
+      return { by: typeof row.claimed_by === 'string' ? row.claimed_by : null, at: Number(row.claimed_at) };
     },
     async release(key) {
       await db.query('DELETE FROM notifications WHERE key = $1', [key]);

@@ -296,9 +296,11 @@ export interface RunIntentStore {
 }
 
 export interface NotificationStore {
-  /** Dedupe record: inserts the key if absent; true only for the first caller, across replicas. */
-  claim(key: string, now: number): Promise<boolean>;
+  /** Dedupe record: inserts the key if absent; true only for the first caller, across replicas. `by`: who claimed it. */
+  claim(key: string, now: number, by?: string): Promise<boolean>;
   has(key: string): Promise<boolean>;
+  /** Who claimed the key (null when the claim did not say, as claims before migration 13 did) and when; null if unclaimed. */
+  holder(key: string): Promise<{ by: string | null; at: number } | null>;
   /** Undo a claim when the post definitely failed, so a later attempt may send it. */
   release(key: string): Promise<void>;
 }

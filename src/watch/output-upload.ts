@@ -1,7 +1,6 @@
 // The finished run's whole output, kept: when it is long (outputWorthAFile), the output is
 // uploaded into the card's thread as a text file with Slack's current upload flow
-// (files.getUploadURLExternal → POST the bytes → files.completeUploadExternal; files.upload is
-// retired). Called from the watcher's deliver step; it never throws, so a failed upload never holds
+// (kit/upload-file.ts: files.getUploadURLExternal → POST the bytes → files.completeUploadExternal). Called from the watcher's deliver step; it never throws, so a failed upload never holds
 // up the result card or the reply.
 //
 // Exactly once across restarts and replicas: a store claim on the execution is taken BEFORE anything
@@ -12,6 +11,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.ts';
 import { OUTPUT_FILE_MAX_BYTES, outputWorthAFile } from '../slack/kit/execution-card.ts';
 import { escapeMrkdwn } from '../slack/kit/mrkdwn.ts';
+import { UploadFailed, uploadFile } from '../slack/kit/upload-file.ts';
 import type { Store } from '../store/store.ts';
 
 /** The file keeps the last this-many bytes of a longer output (with a first line saying so); the card says so too. */
@@ -86,42 +86,28 @@ export async function uploadOutputOnce(deps: OutputUploadDeps, run: OutputToUplo
   const body = outputFileBody(run.output);
   const what =
     body === run.output ? 'Full output' : `The last ${MAX_OUTPUT_FILE_BYTES / (1024 * 1024)} MiB of the output`;
-  const bytes = Buffer.from(body, 'utf8');
-  const filename = outputFileName(run.runbookName, run.executionId);
-  let uploadUrl: string;
   let fileId: string;
   try {
-    const got = await deps.slack.files.getUploadURLExternal({ filename, length: bytes.length });
-    if (!got.upload_url || !got.file_id) throw new Error('files.getUploadURLExternal gave no upload URL');
-    uploadUrl = got.upload_url;
-    fileId = got.file_id;
+    fileId = await uploadFile(
+      deps.slack,
+      {
+        filename: outputFileName(run.runbookName, run.executionId),
+        bytes: Buffer.from(body, 'utf8'),
+        contentType: 'text/plain; charset=utf-8',
+        title: `${what} of ${run.runbookName}`,
+        channel: run.channel,
+        threadTs: run.threadTs,
+        // No execution id in backticks here: the watcher's read-back looks for that to find its reply.
+        // The runbook name is text from outside: escaped (and the outgoing guard checks it again).
+        initialComment: `${what} of ${escapeMrkdwn(run.runbookName)} (${lineCount(body).toLocaleString('en-US')} lines)`,
+      },
+      deps.fetch,
+    );
   } catch (err) {
-    return giveBack(err, 'getUploadURLExternal');
-  }
-  try {
-    const posted = await (deps.fetch ?? fetch)(uploadUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'text/plain; charset=utf-8' },
-      body: bytes,
-      signal: AbortSignal.timeout(30_000),
-    });
-    await posted.arrayBuffer().catch(() => undefined);
-    if (!posted.ok) throw new Error(`the upload URL answered HTTP ${posted.status}`);
-  } catch (err) {
-    // The file was never shared: nothing reached the thread, so a later delivery may try again.
-    return giveBack(err, 'upload');
-  }
-  try {
-    await deps.slack.files.completeUploadExternal({
-      files: [{ id: fileId, title: `${what} of ${run.runbookName}` }],
-      channel_id: run.channel,
-      thread_ts: run.threadTs,
-      // No execution id in backticks here: the watcher's read-back looks for that to find its reply.
-      // The runbook name is text from outside: escaped (and the outgoing guard checks it again).
-      initial_comment: `${what} of ${escapeMrkdwn(run.runbookName)} (${lineCount(body).toLocaleString('en-US')} lines)`,
-    });
-  } catch (err) {
-    if (isSlackRefusal(err)) return giveBack(err, 'completeUploadExternal');
+    // Nothing reached the thread for sure (Slack said no, or the bytes never arrived): a later
+    // delivery may try again. A completion whose answer was lost keeps the claim: never doubled.
+    if (!(err instanceof UploadFailed) || err.definite)
+      return giveBack(err, err instanceof UploadFailed ? err.step : 'upload');
     log.warn({ err }, 'output upload outcome unknown; keeping the claim so it is never doubled');
     return 'unknown';
   }
@@ -129,10 +115,4 @@ export async function uploadOutputOnce(deps: OutputUploadDeps, run: OutputToUplo
     .complete(run.executionId, fileId, deps.now())
     .catch((err: unknown) => log.warn({ err }, 'could not record the uploaded file'));
   return 'uploaded';
-}
-
-/** Slack answered, and said no (not a timeout or a lost connection): nothing was shared. */
-function isSlackRefusal(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return code === 'slack_webapi_platform_error' || code === 'slack_webapi_rate_limited_error';
 }

@@ -263,8 +263,16 @@ function renderBody(content, message, surface) {
   for (const file of message.files ?? []) content.append(renderFile(file));
 }
 
-/** A file shared with files.completeUploadExternal: name, size, and its text behind a toggle. */
+/** A file shared with files.completeUploadExternal: name, size, and its text behind a toggle (an image: shown). */
 function renderFile(file) {
+  if (/^image\/(png|jpeg|gif)$/.test(file.mimetype ?? '') && /^F[A-Z0-9]+$/.test(file.id ?? '')) {
+    const figure = h('figure', 'bk-image');
+    const img = h('img', '');
+    img.src = `/files/${file.id}`;
+    img.alt = file.title ?? file.name ?? '';
+    figure.append(img);
+    return figure;
+  }
   const box = h('details', 'file');
   const summary = h('summary', 'file-summary');
   summary.append(h('span', 'file-icon', '📄'), h('span', 'file-name', file.name));

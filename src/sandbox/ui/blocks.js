@@ -109,9 +109,15 @@ function richTextToPlain(block) {
   return walk(block);
 }
 
+/** An uploaded image is served by the sandbox at /files/<id>; `slack_file` names it by id or by its URL. */
+export function slackFileSrc(ref) {
+  const id = typeof ref?.id === 'string' ? ref.id : /\/files\/(F[A-Z0-9]+)$/.exec(String(ref?.url ?? ''))?.[1];
+  return id && /^F[A-Z0-9]+$/.test(id) ? `/files/${id}` : '';
+}
+
 function image(item, className) {
   const img = h('img', className);
-  const src = safeUrl(item.image_url ?? '');
+  const src = item.slack_file ? slackFileSrc(item.slack_file) : safeUrl(item.image_url ?? '');
   if (src) img.src = src;
   img.alt = item.alt_text ?? '';
   return img;

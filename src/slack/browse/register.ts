@@ -4,7 +4,7 @@ import { button, type Registration } from '../kit/listen.ts';
 import { detailsClicked, listCategoryChosen, listPageClicked } from './browse-actions.ts';
 
 export const browseListeners: readonly Registration[] = [
-  button(new RegExp(`^${ACTIONS.listPage}_`), 'Paging the runbook list', listPageClicked),
-  button(ACTIONS.listCategory, 'Filtering the runbook list', listCategoryChosen),
-  button(ACTIONS.runbookDetails, 'Showing the runbook', detailsClicked),
+  button(new RegExp(`^${ACTIONS.listPage}_`), 'Paging the runbook list', 'navigating', listPageClicked),
+  button(ACTIONS.listCategory, 'Filtering the runbook list', 'navigating', listCategoryChosen),
+  button(ACTIONS.runbookDetails, 'Showing the runbook', 'navigating', detailsClicked),
 ];

@@ -8,6 +8,6 @@ import { pickClicked } from './pick-actions.ts';
 export const commandListeners: readonly Registration[] = [
   command(COMMAND, runbookCommand),
   event('app_mention', mentionReceived),
-  action({ action_id: ACTIONS.mentionOpenForm }, openFormClicked),
-  button(new RegExp(`^${ACTIONS.pickRunbook}_`), 'Opening the runbook', pickClicked),
+  action({ action_id: ACTIONS.mentionOpenForm }, 'navigating', openFormClicked),
+  button(new RegExp(`^${ACTIONS.pickRunbook}_`), 'Opening the runbook', 'navigating', pickClicked),
 ];

@@ -5,5 +5,5 @@ import { appHomeOpened, homeRefreshClicked } from './events.ts';
 
 export const homeListeners: readonly Registration[] = [
   event('app_home_opened', appHomeOpened),
-  action({ action_id: ACTIONS.homeRefresh }, homeRefreshClicked),
+  action({ action_id: ACTIONS.homeRefresh }, 'navigating', homeRefreshClicked),
 ];

@@ -233,13 +233,30 @@ function checkInput(ctx: Context, block: Json, path: string): void {
 
 function checkImage(ctx: Context, image: Json, path: string, label: string): void {
   if (image.image_url === undefined && image.slack_file === undefined) push(ctx, path, `${label} needs image_url`);
+  if (image.image_url !== undefined && image.slack_file !== undefined) {
+    push(ctx, path, `${label} takes image_url or slack_file, not both`);
+  }
   checkString(ctx, image.image_url, `${path}.image_url`, 3000, `${label} url`);
+  if (image.slack_file !== undefined) checkSlackFile(ctx, image.slack_file, `${path}.slack_file`);
   if (typeof image.alt_text !== 'string' || image.alt_text.length === 0) {
     push(ctx, `${path}.alt_text`, `${label} needs alt_text`);
   } else checkString(ctx, image.alt_text, `${path}.alt_text`, 2000, `${label} alt_text`);
   if (image.title !== undefined) {
     checkText(ctx, image.title, `${path}.title`, { max: 2000, plainOnly: true, label: `${label} title` });
   }
+}
+
+/** Slack's file object: exactly one of `id` (F…) or `url` (the file's url_private or permalink). */
+function checkSlackFile(ctx: Context, ref: unknown, path: string): void {
+  if (!isObject(ref)) {
+    push(ctx, path, 'slack_file must be an object');
+    return;
+  }
+  if ((ref.id === undefined) === (ref.url === undefined)) push(ctx, path, 'slack_file takes id or url, exactly one');
+  if (ref.id !== undefined && (typeof ref.id !== 'string' || !/^F[A-Z0-9]{8,}$/.test(ref.id))) {
+    push(ctx, `${path}.id`, 'input must match regex pattern: ^[F][A-Z0-9]{8,}$');
+  }
+  checkString(ctx, ref.url, `${path}.url`, 3000, 'slack_file url');
 }
 
 function checkElementList(

@@ -1,7 +1,9 @@
 // Listeners as data: each feature lists its named callbacks in its register.ts, and `registerListeners`
 // wires them onto Bolt, handing each the request context the middleware built (../context.ts). A
 // callback never assembles its context. A button registered with `what` is acked first and a failure
-// becomes one sentence ("Deleting the schedule failed. …"); any other callback acks itself.
+// becomes one sentence ("Deleting the schedule failed. …"); any other callback acks itself. Every block
+// action says whether it is `acting` (makes something happen: once-only, see src/runs/once.ts, and the
+// test that clicks every acting button twice) or `navigating` (paging, opening a form, refreshing).
 import type {
   ActionConstraints,
   AllMiddlewareArgs,
@@ -30,6 +32,12 @@ export type ShortcutArgs<S extends GlobalShortcut | MessageShortcut = GlobalShor
 export type EventArgs<E extends string> = SlackEventMiddlewareArgs<E> & AllMiddlewareArgs;
 export type FunctionArgs = Parameters<Parameters<App['function']>[1]>[0];
 
+/**
+ * What a block action does: `acting` makes something happen (a run, a deletion, a decision) and works once
+ * per person who may use it; `navigating` only shows or opens something and may be clicked again.
+ */
+export type ActionEffect = 'acting' | 'navigating';
+
 /** A listener: Bolt's arguments and the request context. */
 export type Listener<A> = (args: A, ctx: HandlerContext) => Promise<void>;
 
@@ -37,6 +45,7 @@ export type Registration =
   | {
       kind: 'action';
       constraint: ActionConstraints<BlockAction>;
+      effect: ActionEffect;
       /** Set: acked first, and a failure is reported as "<what> failed. …". */
       what?: string;
       listener: Listener<ActionArgs>;
@@ -49,13 +58,22 @@ export type Registration =
   | { kind: 'function'; callbackId: string; listener: Listener<FunctionArgs> };
 
 /** A button or select: acked first; a failure becomes "<what> failed. …". */
-export function button(actionId: string | RegExp, what: string, listener: Listener<ActionArgs>): Registration {
-  return { kind: 'action', constraint: { action_id: actionId }, what, listener };
+export function button(
+  actionId: string | RegExp,
+  what: string,
+  effect: ActionEffect,
+  listener: Listener<ActionArgs>,
+): Registration {
+  return { kind: 'action', constraint: { action_id: actionId }, effect, what, listener };
 }
 
 /** A block action that acks itself (a picker answered in its modal, say). */
-export function action(constraint: ActionConstraints<BlockAction>, listener: Listener<ActionArgs>): Registration {
-  return { kind: 'action', constraint, listener };
+export function action(
+  constraint: ActionConstraints<BlockAction>,
+  effect: ActionEffect,
+  listener: Listener<ActionArgs>,
+): Registration {
+  return { kind: 'action', constraint, effect, listener };
 }
 
 export function view(callbackId: string, listener: Listener<ViewArgs>): Registration {

@@ -15,6 +15,7 @@ export type ParsedCommand =
   | { kind: 'help'; topic: SubcommandName | null }
   | { kind: 'list'; query: string; scope: ListScope; category: string | null }
   | { kind: 'show'; runbook: string }
+  | { kind: 'health'; runbook: string | null }
   /** `values` and `now` only when typed: a one-line run. */
   | { kind: 'run'; runbook: string | null; values?: Record<string, string>; now?: boolean }
   | { kind: 'schedules'; runbook: string | null; next: ForecastWindow | null }
@@ -155,6 +156,15 @@ export const SUBCOMMANDS = {
       { name: 'status', values: ['succeeded', 'failed', 'running'], description: 'only executions in this state' },
       { name: 'last', values: ['month', 'year'], description: 'only the last month or year' },
     ],
+    positional: 'optional',
+    positionalName: 'runbook',
+  },
+  health: {
+    usage: 'health [runbook]',
+    description:
+      "A runbook's last 30 days: runs, success rate, median and p95 duration, the last 10 outcomes and the most common failure reasons; without a runbook, the ones failing most.",
+    examples: ['health', 'health "Restart Kubernetes Deployment"'],
+    flags: [],
     positional: 'optional',
     positionalName: 'runbook',
   },
@@ -499,6 +509,8 @@ function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, strin
     }
     case 'show':
       return { ok: true, command: { kind: 'show', runbook: arg } };
+    case 'health':
+      return { ok: true, command: { kind: 'health', runbook: orNull(arg) } };
     case 'run':
     case 'alias':
     case 'defaults':

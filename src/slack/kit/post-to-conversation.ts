@@ -40,7 +40,8 @@ export function slackErrorCode(err: unknown): string | null {
   return typeof data?.error === 'string' ? data.error : null;
 }
 
-async function openDm(client: WebClient, userId: string): Promise<string | null> {
+/** The person's DM with the bot (conversations.open). */
+export async function openDm(client: WebClient, userId: string): Promise<string | null> {
   const dm = await client.conversations.open({ users: userId });
   return dm.channel?.id ?? null;
 }

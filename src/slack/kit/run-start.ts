@@ -7,6 +7,7 @@ import { stripSecrets } from '../../forms/secrets.ts';
 import { typeValues } from '../../forms/typed-values.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { approvalNeedFor } from '../../runs/gate.ts';
+import { healthForRun } from '../../runs/health.ts';
 import { checkRunForm, loadRunbook, type RunEntry, type RunRequest, type RunResult } from '../../runs/run.ts';
 import { type ChosenByPerson, chooseRun } from '../../runs/run-choice.ts';
 import type { StartedRun } from '../../runs/run-tracker.ts';
@@ -367,7 +368,11 @@ export async function postRunningCard(
   const { executionIds } = run;
   const mayPost = executionIds[0] ? await deps.runs.claimMessage(executionIds[0]).catch(() => true) : true;
   if (!mayPost) return null;
-  const card = buildRunningCard({ ...run, ...(run.sourceLink ? { sourceLink: run.sourceLink } : {}) }, executionIds);
+  // How long it usually takes: the health cache, else one bounded read (never holds the card up on failure).
+  const health = await healthForRun(deps, run.runbookName);
+  const card = buildRunningCard({ ...run, ...(run.sourceLink ? { sourceLink: run.sourceLink } : {}) }, executionIds, {
+    eta: health?.report.eta ?? null,
+  });
   const posted = await postToConversation(client, deps.logger, run.channel, run.startedBy ?? '', {
     ...card,
     ...(run.threadTs ? { threadTs: run.threadTs } : {}),

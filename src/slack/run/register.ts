@@ -8,16 +8,16 @@ import { messageShortcutUsed, runShortcutUsed } from './shortcuts.ts';
 import { runFormSubmitted } from './views.ts';
 
 export const runListeners: readonly Registration[] = [
-  button(ACTIONS.runbookRun, 'Opening the run form', runClicked),
-  button(ACTIONS.retryRun, 'Reopening the run form', tryAgainClicked),
-  action({ action_id: ACTIONS.homeRun }, homeRunClicked),
-  action({ action_id: ACTIONS.runbookPicker, callback_id: VIEWS.run }, runPickerChosen),
+  button(ACTIONS.runbookRun, 'Opening the run form', 'navigating', runClicked),
+  button(ACTIONS.retryRun, 'Reopening the run form', 'navigating', tryAgainClicked),
+  action({ action_id: ACTIONS.homeRun }, 'navigating', homeRunClicked),
+  action({ action_id: ACTIONS.runbookPicker, callback_id: VIEWS.run }, 'navigating', runPickerChosen),
   view(VIEWS.run, runFormSubmitted),
   options({ action_id: ACTIONS.runbookPicker }, runbookSuggested),
   options({ action_id: 'value' }, fieldSuggested),
   shortcut(SHORTCUTS.runRunbook, runShortcutUsed),
   shortcut(SHORTCUTS.runFromMessage, messageShortcutUsed),
-  button(ACTIONS.confirmRun, 'Running it', confirmRunClicked),
-  button(ACTIONS.confirmEdit, 'Opening the run form', confirmEditClicked),
-  button(ACTIONS.confirmCancel, 'Cancelling', confirmCancelClicked),
+  button(ACTIONS.confirmRun, 'Running it', 'acting', confirmRunClicked),
+  button(ACTIONS.confirmEdit, 'Opening the run form', 'acting', confirmEditClicked),
+  button(ACTIONS.confirmCancel, 'Cancelling', 'acting', confirmCancelClicked),
 ];

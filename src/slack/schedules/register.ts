@@ -21,22 +21,22 @@ import {
 } from './schedule-actions.ts';
 
 export const schedulesListeners: readonly Registration[] = [
-  button(ACTIONS.runbookSchedule, 'Opening the schedule form', scheduleClicked),
-  action({ action_id: ACTIONS.homeNewSchedule }, homeNewScheduleClicked),
-  button(ACTIONS.scheduleEdit, 'Opening the schedule', scheduleEditClicked),
+  button(ACTIONS.runbookSchedule, 'Opening the schedule form', 'navigating', scheduleClicked),
+  action({ action_id: ACTIONS.homeNewSchedule }, 'navigating', homeNewScheduleClicked),
+  button(ACTIONS.scheduleEdit, 'Opening the schedule', 'navigating', scheduleEditClicked),
   // The confirm dialog is shown by Slack before this arrives.
-  button(ACTIONS.scheduleDelete, 'Deleting the schedule', scheduleDeleteClicked),
+  button(ACTIONS.scheduleDelete, 'Deleting the schedule', 'acting', scheduleDeleteClicked),
   // Claimed once per click; the list is redrawn with a notice.
-  button(ACTIONS.schedulePause, 'Pausing the schedule', schedulePauseClicked),
-  button(ACTIONS.scheduleSkip, 'Skipping the next run', scheduleSkipClicked),
-  button(ACTIONS.scheduleResume, 'Resuming the schedule', scheduleResumeClicked),
+  button(ACTIONS.schedulePause, 'Pausing the schedule', 'acting', schedulePauseClicked),
+  button(ACTIONS.scheduleSkip, 'Skipping the next run', 'acting', scheduleSkipClicked),
+  button(ACTIONS.scheduleResume, 'Resuming the schedule', 'acting', scheduleResumeClicked),
   // Run now asks first; only the confirmation's Run now runs it.
-  button(ACTIONS.scheduleRunNow, 'Preparing Run now', runNowClicked),
-  button(ACTIONS.scheduleRunNowConfirmed, 'Running the schedule now', runNowConfirmed),
-  button(ACTIONS.scheduleRunNowCancel, 'Cancelling Run now', runNowCancelled),
-  button(new RegExp(`^${ACTIONS.schedulesPage}_`), 'Paging the schedules', schedulesPageClicked),
-  button(ACTIONS.scheduleRetry, 'Reopening the schedule form', scheduleTryAgainClicked),
-  action({ action_id: ACTIONS.runbookPicker, callback_id: VIEWS.schedule }, schedulePickerChosen),
-  ...BUILDER_ACTIONS.map((actionId) => action({ action_id: actionId }, builderInputChanged)),
+  button(ACTIONS.scheduleRunNow, 'Preparing Run now', 'navigating', runNowClicked),
+  button(ACTIONS.scheduleRunNowConfirmed, 'Running the schedule now', 'acting', runNowConfirmed),
+  button(ACTIONS.scheduleRunNowCancel, 'Cancelling Run now', 'acting', runNowCancelled),
+  button(new RegExp(`^${ACTIONS.schedulesPage}_`), 'Paging the schedules', 'navigating', schedulesPageClicked),
+  button(ACTIONS.scheduleRetry, 'Reopening the schedule form', 'navigating', scheduleTryAgainClicked),
+  action({ action_id: ACTIONS.runbookPicker, callback_id: VIEWS.schedule }, 'navigating', schedulePickerChosen),
+  ...BUILDER_ACTIONS.map((actionId) => action({ action_id: actionId }, 'navigating', builderInputChanged)),
   view(VIEWS.schedule, scheduleFormSubmitted),
 ];

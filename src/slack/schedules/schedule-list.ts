@@ -20,6 +20,11 @@ export interface ScheduleRef {
   id: string;
   /** runbook id of a filtered list, so a refresh after Delete shows the same list */
   r: string | null;
+  /**
+   * Pause, Skip and Resume only: which drawing of the list the button belongs to (its time, base 36). The
+   * list is redrawn in place, so this, not the message, makes each drawn button a click of its own.
+   */
+  n?: string;
 }
 
 export function encodeScheduleRef(ref: ScheduleRef): string {
@@ -33,7 +38,9 @@ export function decodeScheduleRef(value: string | undefined): ScheduleRef | null
   if (!raw.startsWith('{')) return { id: raw, r: null };
   try {
     const v = JSON.parse(raw) as Partial<ScheduleRef>;
-    if (typeof v.id === 'string' && v.id !== '') return { id: v.id, r: typeof v.r === 'string' ? v.r : null };
+    if (typeof v.id === 'string' && v.id !== '') {
+      return { id: v.id, r: typeof v.r === 'string' ? v.r : null, ...(typeof v.n === 'string' ? { n: v.n } : {}) };
+    }
   } catch {
     // fall through
   }
@@ -182,6 +189,11 @@ function scheduleLines(
 
 function scheduleBlocks(schedule: Schedule, index: number, input: ScheduleListInput): KnownBlock[] {
   const ref = encodeScheduleRef({ id: schedule.id, r: input.runbook?.id ?? null });
+  const drawn = encodeScheduleRef({
+    id: schedule.id,
+    r: input.runbook?.id ?? null,
+    n: input.now.getTime().toString(36),
+  });
   const name = truncate(schedule.runbookName || schedule.runbookId || 'this runbook', 120);
   const paused = input.pauses?.get(schedule.id);
   const actions: ActionsBlock = {
@@ -190,11 +202,11 @@ function scheduleBlocks(schedule: Schedule, index: number, input: ScheduleListIn
     elements: [
       // A paused schedule is resumed before it is edited (the API holds the never-firing expression).
       paused
-        ? button('Resume', ACTIONS.scheduleResume, ref, { style: 'primary' })
+        ? button('Resume', ACTIONS.scheduleResume, drawn, { style: 'primary' })
         : button('Edit', ACTIONS.scheduleEdit, ref),
       ...(paused
         ? []
-        : [button('Pause', ACTIONS.schedulePause, ref), button('Skip next run', ACTIONS.scheduleSkip, ref)]),
+        : [button('Pause', ACTIONS.schedulePause, drawn), button('Skip next run', ACTIONS.scheduleSkip, drawn)]),
       button('Run now', ACTIONS.scheduleRunNow, ref),
       button('Delete', ACTIONS.scheduleDelete, ref, {
         style: 'danger',

@@ -4,6 +4,6 @@ import { button, type Registration } from '../kit/listen.ts';
 import { subscriptionPickClicked, unsubscribeClicked } from './subscription-actions.ts';
 
 export const subscriptionsListeners: readonly Registration[] = [
-  button(ACTIONS.subscriptionRemove, 'Unsubscribing', unsubscribeClicked),
-  button(new RegExp(`^${ACTIONS.subscriptionPick}_\\d+$`), 'Subscribing', subscriptionPickClicked),
+  button(ACTIONS.subscriptionRemove, 'Unsubscribing', 'acting', unsubscribeClicked),
+  button(new RegExp(`^${ACTIONS.subscriptionPick}_\\d+$`), 'Subscribing', 'acting', subscriptionPickClicked),
 ];

@@ -9,6 +9,7 @@ import {
   durationUnitFor,
   healthChartData,
   renderHealthChart,
+  stretchesOf,
 } from '../../../src/health/chart.ts';
 
 function day(n: number, counts: Partial<ChartDay> = {}): ChartDay {
@@ -17,7 +18,7 @@ function day(n: number, counts: Partial<ChartDay> = {}): ChartDay {
     succeeded: 0,
     failed: 0,
     other: 0,
-    medianDurationMs: null,
+    medianMs: null,
     ...counts,
   };
 }
@@ -27,7 +28,7 @@ const BUSY: ChartDay[] = Array.from({ length: 30 }, (_, i) =>
     succeeded: (i * 7) % 5,
     failed: i % 4 === 0 ? 2 : 0,
     other: i === 29 ? 1 : 0,
-    medianDurationMs: i % 6 === 0 ? null : (2 + (i % 5)) * 60_000,
+    medianMs: i % 6 === 0 ? null : (2 + (i % 5)) * 60_000,
   }),
 );
 const QUIET: ChartDay[] = Array.from({ length: 30 }, (_, i) => day(i + 1));
@@ -37,9 +38,9 @@ describe('healthChartData', () => {
     const data = healthChartData({
       runbookName: 'Restart Pods',
       days: [
-        day(1, { succeeded: 3, failed: 1, medianDurationMs: 4 * 60_000 + 30_000 }),
+        day(1, { succeeded: 3, failed: 1, medianMs: 4 * 60_000 + 30_000 }),
         day(2),
-        day(3, { failed: 2, other: 1, medianDurationMs: 90_000 }),
+        day(3, { failed: 2, other: 1, medianMs: 90_000 }),
       ],
     });
     expect(data.labels).toEqual(['Nov 1', 'Nov 2', 'Nov 3']);
@@ -57,16 +58,16 @@ describe('healthChartData', () => {
     expect(durationUnitFor(119_999)).toBe('s');
     expect(durationUnitFor(120_000)).toBe('min');
     expect(durationUnitFor(2 * 3_600_000)).toBe('h');
-    const short = healthChartData({ runbookName: 'x', days: [day(1, { succeeded: 1, medianDurationMs: 12_340 })] });
+    const short = healthChartData({ runbookName: 'x', days: [day(1, { succeeded: 1, medianMs: 12_340 })] });
     expect(short).toMatchObject({ durationUnit: 's', duration: [12.3] });
-    const long = healthChartData({ runbookName: 'x', days: [day(1, { succeeded: 1, medianDurationMs: 9_000_000 })] });
+    const long = healthChartData({ runbookName: 'x', days: [day(1, { succeeded: 1, medianMs: 9_000_000 })] });
     expect(long).toMatchObject({ durationUnit: 'h', duration: [2.5] });
   });
 
   it('treats nonsense counts and durations as nothing rather than drawing them', () => {
     const data = healthChartData({
       runbookName: 'x',
-      days: [day(1, { succeeded: -2, failed: Number.NaN, other: 1.7, medianDurationMs: -5 })],
+      days: [day(1, { succeeded: -2, failed: Number.NaN, other: 1.7, medianMs: -5 })],
     });
     expect(data).toMatchObject({ succeeded: [0], failed: [0], other: [1], duration: [null], totalRuns: 1 });
   });
@@ -76,6 +77,20 @@ describe('healthChartData', () => {
     expect(data.title.startsWith('Very long long')).toBe(true);
     expect(data.title).toContain('…: runs per day');
     expect(data.title).not.toContain('\n');
+  });
+
+  it('marks the days the runs read do not reach, in stretches', () => {
+    const data = healthChartData({
+      runbookName: 'x',
+      days: [day(1, { covered: false }), day(2, { covered: false }), day(3), day(4, { covered: true })],
+    });
+    expect(data.uncovered).toEqual([true, true, false, false]);
+    expect(stretchesOf([true, true, false, true, false, false, true])).toEqual([
+      [0, 1],
+      [3, 3],
+      [6, 6],
+    ]);
+    expect(stretchesOf([false, false])).toEqual([]);
   });
 
   it('labels days by month and day, leaving anything unexpected as it is', () => {
@@ -158,5 +173,19 @@ describe('renderHealthChart', () => {
     // Only the legend's swatches (about 650 pixels each) are left in the outcome colours.
     expect(countNear(q!, '#2eb67d')).toBeLessThan(1_500);
     expect(countNear(q!, '#e01e5a')).toBeLessThan(1_500);
+  });
+
+  it('shades the days the runs read do not reach', async () => {
+    const shade = '#f0f0f2';
+    const whole = await pixelsOf(await renderHealthChart({ runbookName: 'x', days: BUSY }));
+    const partial = await pixelsOf(
+      await renderHealthChart({
+        runbookName: 'x',
+        days: BUSY.map((d, i) => (i < 10 ? { ...day(i + 1), covered: false } : d)),
+      }),
+    );
+    expect(countNear(whole, shade)).toBeLessThan(countNear(partial, shade) / 10);
+    // A third of the plot's width, shaded: hundreds of thousands of pixels at this size.
+    expect(countNear(partial, shade)).toBeGreaterThan(200_000);
   });
 });

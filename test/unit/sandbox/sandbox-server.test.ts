@@ -357,3 +357,33 @@ describe('sandbox server', () => {
     controller.abort();
   });
 });
+
+describe('uploaded images', () => {
+  it('serves a completed image to the UI at /files/<id>, and nothing else there', async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4, 0, 255]);
+    const api = async (method: string, body: Record<string, unknown>) =>
+      (await (
+        await fetch(`${fake.url}${method}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json()) as Record<string, unknown>;
+    const upload = async (name: string, bytes: Buffer) => {
+      const got = await api('files.getUploadURLExternal', { filename: name, length: bytes.length });
+      await fetch(String(got.upload_url), { method: 'POST', body: bytes });
+      return String(got.file_id);
+    };
+    const imageId = await upload('chart.png', png);
+    const textId = await upload('notes.txt', Buffer.from('hello'));
+    // Not completed yet: not served.
+    expect((await fetch(`${sandbox.url}/files/${imageId}`)).status).toBe(404);
+    await api('files.completeUploadExternal', { files: [{ id: imageId }, { id: textId }] });
+    const served = await fetch(`${sandbox.url}/files/${imageId}`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
+    expect((await fetch(`${sandbox.url}/files/${textId}`)).status).toBe(404);
+    expect((await fetch(`${sandbox.url}/files/FNOSUCHFILE`)).status).toBe(404);
+  });
+});

@@ -440,6 +440,16 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await replica.notifications.claim('fail:e-1', T0 + 1)).toBe(true);
         await store.notifications.release('never-claimed');
       });
+
+      it('remembers who claimed a key and when, for any replica to tell', async () => {
+        const replica = await harness.open();
+        expect(await store.notifications.claim('click:a', T0 + 5, 'U01ALICE')).toBe(true);
+        expect(await replica.notifications.claim('click:a', T0 + 6, 'U02BOB')).toBe(false);
+        expect(await replica.notifications.holder('click:a')).toEqual({ by: 'U01ALICE', at: T0 + 5 });
+        expect(await store.notifications.claim('fail:e-9', T0 + 7)).toBe(true);
+        expect(await replica.notifications.holder('fail:e-9')).toEqual({ by: null, at: T0 + 7 });
+        expect(await replica.notifications.holder('never-claimed')).toBeNull();
+      });
     });
 
     describe('slackEvents', () => {

@@ -141,6 +141,26 @@ describe('surface rules', () => {
 });
 
 describe('block rules', () => {
+  it('an image shows image_url or slack_file (an id F… or a url, exactly one), never both', () => {
+    const image = (extra: Record<string, unknown>) => ({ type: 'image', alt_text: 'chart', ...extra });
+    expect(violationsOf(image({ slack_file: { id: 'F0123456789' } }))).toEqual([]);
+    expect(violationsOf(image({ slack_file: { url: 'https://files.example/F1/x.png' } }))).toEqual([]);
+    expectViolation(violationsOf(image({})), 'blocks[0]', 'needs image_url');
+    expectViolation(
+      violationsOf(image({ image_url: 'https://x.example/a.png', slack_file: { id: 'F0123456789' } })),
+      'blocks[0]',
+      'not both',
+    );
+    expectViolation(violationsOf(image({ slack_file: {} })), 'blocks[0].slack_file', 'exactly one');
+    expectViolation(
+      violationsOf(image({ slack_file: { id: 'F0123456789', url: 'https://x.example' } })),
+      'blocks[0].slack_file',
+      'exactly one',
+    );
+    expectViolation(violationsOf(image({ slack_file: { id: 'f-lower' } })), 'blocks[0].slack_file.id', 'regex');
+    expectViolation(violationsOf(image({ slack_file: 'F0123456789' })), 'blocks[0].slack_file', 'must be an object');
+  });
+
   it('section text is 1..3000 and needs text or fields', () => {
     expect(violationsOf({ type: 'section', text: md(x(3000)) })).toEqual([]);
     expectViolation(violationsOf({ type: 'section', text: md(x(3001)) }), 'blocks[0].text.text', 'longer than 3000');
