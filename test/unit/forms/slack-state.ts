@@ -29,10 +29,6 @@ export function untouchedState(element: Json): Json {
       return { type, selected_date: (element.initial_date as string | undefined) ?? null };
     case 'datetimepicker':
       return { type, selected_date_time: (element.initial_date_time as number | undefined) ?? null };
-    case 'timepicker':
-      return { type, selected_time: (element.initial_time as string | undefined) ?? null };
-    case 'conversations_select':
-      return { type, selected_conversation: (element.initial_conversation as string | undefined) ?? null };
     default:
       throw new Error(`no state simulation for ${type}`);
   }
