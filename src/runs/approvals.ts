@@ -236,7 +236,7 @@ export async function approveRequest(
     channelId: approval.channel || null,
     destinationChannel: approval.channel || null,
   };
-  const request = { runbook, proxyId: approval.proxyId, params: ask.params };
+  const request = { runbook, proxyId: approval.proxyId, params: ask.params, via: 'approval' as const };
   let outcome: Extract<DecisionResult, { kind: 'approved' }>['outcome'];
   let ok: boolean;
   let detail: string | null;

@@ -11,6 +11,7 @@ import type { RunsDeps } from './deps.ts';
 import { maskErrorSecrets } from './execution-secrets.ts';
 import { gate, type RunApprovalNeed, recordDenial, runbookFacts } from './gate.ts';
 import { askApproval, type Refusal, refused } from './run.ts';
+import { inSchemaOrder } from './run-params.ts';
 
 export interface ScheduleRequest {
   runbook: Workflow;
@@ -135,7 +136,7 @@ export async function writeSchedule(
     runbookId: runbook.id,
     runbookName: runbook.name,
     inputSchema: runbook.inputSchema,
-    params: JSON.stringify(request.params),
+    params: JSON.stringify(inSchemaOrder(parseInputSchema(runbook.inputSchema), request.params)),
     schedule: request.cron,
   };
   // An approved edit is carried out later: the schedule may have been paused meanwhile.
