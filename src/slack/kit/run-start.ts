@@ -8,7 +8,7 @@ import { typeValues } from '../../forms/typed-values.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { approvalNeedFor } from '../../runs/gate.ts';
 import { healthForRun } from '../../runs/health.ts';
-import { checkRunForm, loadRunbook, type RunRequest, type RunResult } from '../../runs/run.ts';
+import { checkRunForm, loadRunbook, type RunEntry, type RunRequest, type RunResult } from '../../runs/run.ts';
 import { type ChosenByPerson, chooseRun } from '../../runs/run-choice.ts';
 import type { StartedRun } from '../../runs/run-tracker.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
@@ -54,13 +54,16 @@ export interface RunModalTarget {
   destination?: string | null;
   /** Who saved `destination` (an alias's --to); absent: chosen by the person now. */
   destinationSavedBy?: SavedBy | null;
+  /** The entry point that opens the form, when not the form itself (Re-run): named in the run's audit record. */
+  via?: RunEntry;
 }
 
 /** The metadata fields that carry where a form was opened from. */
-function originMetadata(target: RunModalTarget): { t?: string; s?: string } {
+function originMetadata(target: RunModalTarget): { t?: string; s?: string; v?: RunEntry } {
   return {
     ...(target.threadTs ? { t: target.threadTs } : {}),
     ...(target.sourceLink ? { s: target.sourceLink } : {}),
+    ...(target.via ? { v: target.via } : {}),
   };
 }
 
