@@ -30,7 +30,8 @@ export type Refusal = {
     | 'not-found'
     | 'late'
     | 'duplicate'
-    | 'expired';
+    | 'expired'
+    | 'frozen';
   sentence: string;
 };
 

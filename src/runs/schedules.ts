@@ -169,7 +169,12 @@ export async function writeSchedule(
   }
   deps.proxies.remember({ id: request.proxyId, name: saved.proxyName || request.proxyId });
   if (!request.scheduleId) {
-    await deps.access.store.scheduleOwners.set(saved.id, { userId: actor.userId, teamId: actor.teamId }, deps.now());
+    // Where it was made: a change freeze's pause and resume are said there.
+    await deps.access.store.scheduleOwners.set(
+      saved.id,
+      { userId: actor.userId, teamId: actor.teamId, channel: actor.channelId },
+      deps.now(),
+    );
   }
   await audit(
     'ok',

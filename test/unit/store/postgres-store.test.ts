@@ -78,6 +78,7 @@ describe('postgres store', () => {
       'audit',
       'channel_defaults',
       'cursors',
+      'freeze_passes',
       'installations',
       'leases',
       'notifications',
