@@ -326,6 +326,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX oauth_states_expires_at ON oauth_states (expires_at);
     `,
   },
+  {
+    version: 13,
+    name: 'workspaces of org-wide installations',
+    up: () => `
+      CREATE TABLE installation_teams (
+        team_id         TEXT PRIMARY KEY,
+        installation_id TEXT NOT NULL,
+        seen_at         BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 export interface MigrateOptions {

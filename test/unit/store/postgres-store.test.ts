@@ -78,6 +78,7 @@ describe('postgres store', () => {
       'audit',
       'channel_defaults',
       'cursors',
+      'installation_teams',
       'installations',
       'leases',
       'notifications',
