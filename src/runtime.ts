@@ -29,12 +29,14 @@ import { loadPolicy, policyGroups } from './policy/load-policy.ts';
 import type { Policy } from './policy/policy.ts';
 import { RunRateLimit } from './policy/run-rate-limit.ts';
 import { withMaskedExecutions } from './runs/execution-secrets.ts';
+import { applyFreezes } from './runs/freezes.ts';
 import { reconcileIntents } from './runs/run-intents.ts';
 import { reconcilePauses, resumeDueSkips } from './runs/schedule-pauses.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle, type SlackAppSettings } from './slack/app.ts';
 import { expireApprovals } from './slack/approvals/expiry.ts';
+import { announceFreeze } from './slack/freezes/freeze-notice.ts';
 import type { RunTracker, SlackDeps } from './slack/kit/deps.ts';
 import { Identity } from './slack/kit/identity.ts';
 import { createMetadataSeal } from './slack/kit/metadata-seal.ts';
@@ -85,6 +87,8 @@ export interface RuntimeOptions {
   membershipTtlMs?: number;
   /** Started tracing (OTEL_EXPORTER_OTLP_ENDPOINT): adds Slack request spans and wraps the store. */
   tracing?: Tracing | null;
+  /** The bot's clock (epoch ms) for the use cases and the minute's work (default Date.now; tests move it). */
+  now?: () => number;
 }
 
 export interface Runtime {
@@ -102,6 +106,11 @@ export interface Runtime {
   readiness: Readiness;
   /** Port of the separate /metrics server (METRICS_PORT), null when /metrics is on the Slack port. */
   metricsPort: number | null;
+  /**
+   * The minute's work, once, now: run intents and pauses a crash left in flight, skips that came due,
+   * change freezes that started or ended. Runs every minute by itself; tests call it after moving the clock.
+   */
+  tick(): Promise<void>;
   /** Many-workspace mode: installations, their fresh clients, and what stops when one is uninstalled; else null. */
   tenants: Tenants | null;
   stop(): Promise<void>;
@@ -117,6 +126,7 @@ export interface Tenants {
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const { logger } = options;
+  const now = options.now ?? Date.now;
   const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) {
@@ -273,7 +283,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
           logger: logger.child({ component: 'places' }),
           ...(options.membershipTtlMs !== undefined ? { membershipTtlMs: options.membershipTtlMs } : {}),
         }),
-        audit: new AuditLog(store, logger),
+        audit: new AuditLog(store, logger, now),
         // Keyed by the bot token, or (many workspaces, one key for all of them) by the signing secret.
         seal: createMetadataSeal(botToken ?? signingSecret ?? ''),
         runLimit: new RunRateLimit({ perMinute: config.access.runsPerMinute, store: store.runLimits }),
@@ -282,7 +292,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         approvalTtlMs: config.access.approvalTtlMs,
       },
       logger: logger.child({ component: 'slack' }),
-      now: Date.now,
+      now,
       interactiveTimeoutMs: Math.min(config.api.timeoutMs, 10_000),
     };
 
@@ -455,6 +465,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // An intent younger than a run call can take may still be in flight somewhere: left alone.
     const intentGraceMs = config.api.timeoutMs * 2 + 5_000;
     const skipOwner = newOwnerId();
+    const groupsOf = (userId: string) => deps.access.identity.groupsOf(groupsClient, userId);
     const reconcile = () =>
       reconcileIntents(deps, {
         graceMs: intentGraceMs,
@@ -468,8 +479,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         .then(() => reconcilePauses(deps, { graceMs: intentGraceMs }))
         .catch((err: unknown) => logger.warn({ err }, 'schedule pause reconciliation failed'))
         // Skips whose run has passed resume, on one replica at a time (a lease shorter than the period).
-        .then(() => resumeDueSkips(deps, { owner: skipOwner, leaseMs: 50_000 }))
-        .catch((err: unknown) => logger.warn({ err }, 'resuming skipped schedules failed'));
+        .then(() => resumeDueSkips(deps, { owner: skipOwner, leaseMs: 50_000, groupsOf }))
+        .catch((err: unknown) => logger.warn({ err }, 'resuming skipped schedules failed'))
+        // Change freezes: covered schedules paused at a window's start and resumed at its end, said where made.
+        .then(() =>
+          applyFreezes(deps, {
+            owner: skipOwner,
+            leaseMs: 50_000,
+            groupsOf,
+            announce: (notice) => announceFreeze(deps, slack.app.client, notice),
+          }),
+        )
+        .catch((err: unknown) => logger.warn({ err }, 'applying change freezes failed'));
     const reconcileFirst = setTimeout(() => void reconcile(), intentGraceMs);
     reconcileFirst.unref();
     const reconciler = setInterval(() => void reconcile(), 60_000);
@@ -491,6 +512,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       subscriptions: scanner,
       readiness,
       metricsPort: metricsServer?.port ?? null,
+      tick: async () => {
+        await reconcile();
+      },
       tenants,
       stop,
     };

@@ -4,6 +4,7 @@ import { showAudit } from '../audit/audit.ts';
 import { showHelp, showList, showRunbook } from '../browse/browse.ts';
 import { browseFromCommand } from '../browse/browse-args.ts';
 import { showExecutions, showStatus } from '../executions/executions.ts';
+import { breakFreezeCommand, showFreezes } from '../freezes/freezes.ts';
 import { showHealth } from '../health/health.ts';
 import { errorMessage } from '../kit/common.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
@@ -64,13 +65,18 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
     case 'audit':
       return showAudit(ctx, command.count);
     case 'subscribe':
-      return subscribe(ctx, { runbook: command.runbook, failuresOnly: command.failuresOnly });
+      await subscribe(ctx, { runbook: command.runbook, failuresOnly: command.failuresOnly });
+      return;
     case 'unsubscribe':
       return unsubscribe(ctx, command.runbook);
     case 'subscriptions':
       return showSubscriptions(ctx);
     case 'watch':
       return watchExecution(ctx, command.executionId);
+    case 'freezes':
+      return showFreezes(ctx);
+    case 'freeze-break':
+      return breakFreezeCommand(ctx, command.runbook, command.reason);
   }
 }
 

@@ -2,9 +2,9 @@
 // (runbook picker, preset, details, cron text → preview) and its submission.
 import type { BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { ALREADY_DONE, claimClick } from '../../runs/once.ts';
 import { isOfferedProxy } from '../../runs/run-choice.ts';
-import { errorMessage, errorModal, noticeMessage } from '../kit/common.ts';
+import { claimOrSayDone, messageOf } from '../kit/click-once.ts';
+import { errorMessage, errorModal } from '../kit/common.ts';
 import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline.ts';
 import type { SlackDeps } from '../kit/deps.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
@@ -82,7 +82,15 @@ export async function scheduleEditClicked({ body }: ActionArgs, ctx: HandlerCont
 
 export async function scheduleDeleteClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const ref = decodeScheduleRef(buttonValue(body));
-  if (ref) await deleteSchedule(ctx, ref);
+  if (!ref) return;
+  const claim = await claimOrSayDone(ctx, { action: 'schedule-delete', target: ref.id, where: messageOf(body) });
+  if (!claim) return;
+  // Refused or failed: nothing is known to have changed, and deleting again is harmless, so it may be retried.
+  const deleted = await deleteSchedule(ctx, ref).catch(async (err: unknown) => {
+    await claim.release();
+    throw err;
+  });
+  if (!deleted) await claim.release();
 }
 
 export async function schedulePauseClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
@@ -105,21 +113,27 @@ export async function runNowClicked({ body }: ActionArgs, ctx: HandlerContext): 
   if (ref) await confirmRunNow(ctx, ref.id);
 }
 
+/**
+ * The confirmation's Run now and Cancel share one claim: one of them, once. A second click, a replay or
+ * another replica is told it was already done; what replaced the confirmation (where the run went) stays.
+ */
+function claimRunNow(body: BlockAction, ctx: HandlerContext, scheduleId: string) {
+  const where = messageOf(body);
+  // Before this release the claim was per person (`click:run-now:<id>:<where>:<who>`): an old replica's counts.
+  const legacy = [`click:run-now:${scheduleId}:${where}:${ctx.userId}`];
+  return claimOrSayDone(ctx, { action: 'run-now', target: scheduleId, where, legacy });
+}
+
 export async function runNowConfirmed({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const scheduleId = buttonValue(body);
-  if (!scheduleId) return;
-  // One run per confirmation: a second click, a replay or another replica finds the claim.
-  const where = body.container?.message_ts ?? body.message?.ts ?? '';
-  if (!(await claimClick(ctx.deps, { what: `run-now:${scheduleId}`, where, who: ctx.userId }))) {
-    // Said on its own: what replaced the confirmation (where the run went) stays.
-    await ctx.respond(noticeMessage(ALREADY_DONE, 'Already done'));
-    return;
-  }
+  if (!scheduleId || !(await claimRunNow(body, ctx, scheduleId))) return;
   await runScheduleNow({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);
 }
 
-export function runNowCancelled(_args: ActionArgs, ctx: HandlerContext): Promise<void> {
-  return cancelRunNow(ctx);
+export async function runNowCancelled({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const scheduleId = buttonValue(body);
+  if (scheduleId && !(await claimRunNow(body, ctx, scheduleId))) return;
+  await cancelRunNow(ctx);
 }
 
 export async function schedulesPageClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {

@@ -510,17 +510,19 @@ async function pausesOf(deps: SlackDeps): Promise<Map<string, SchedulePause>> {
 // List actions
 
 /** Deletes a schedule and redraws the list it was deleted from (a 404 means someone else was faster). */
-export async function deleteSchedule(ctx: HandlerContext, ref: ScheduleRef): Promise<void> {
+/** Deletes and redraws the list; false when refused (nothing changed). */
+export async function deleteSchedule(ctx: HandlerContext, ref: ScheduleRef): Promise<boolean> {
   const result = await deleteScheduleCase(ctx.deps, await actorOf(ctx), ref.id);
   if (result.kind === 'refused' && result.reason !== 'not-found') {
     await ctx.respond(errorMessage(result.sentence));
-    return;
+    return false;
   }
   const notice =
     result.kind === 'deleted'
       ? ':wastebasket: The schedule was deleted.'
       : ':information_source: That schedule no longer exists; the list below is up to date.';
   await showSchedules(ctx, { runbookId: ref.r }, true, notice);
+  return true;
 }
 
 /** Runs a schedule's runbook now, with the schedule's proxy and params; the live message goes to this channel. */
