@@ -14,7 +14,7 @@ import { FEATURE_LISTENERS } from '../../src/slack/app.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 import { pgAdmin } from '../support/process-harness.ts';
-import { SCALE_RUNBOOK } from '../support/run-form.ts';
+import { createScaleSchedule, SCALE_RUNBOOK } from '../support/run-form.ts';
 import { TEST_DATABASE_URL } from '../support/test-database.ts';
 
 const SCHEMA = `test_${randomBytes(6).toString('hex')}`;
@@ -99,16 +99,7 @@ async function nowConfirmation(deployment: string): Promise<Surface> {
 }
 
 async function newSchedule(deployment: string): Promise<string> {
-  const runbook = (await a.runtime.deps.catalog.all()).find((r) => r.name === SCALE_RUNBOOK)!;
-  const schedule = await a.runtime.api.schedules.create({
-    proxyId: 'proxy-dev',
-    runbookId: runbook.id,
-    runbookName: runbook.name,
-    inputSchema: runbook.inputSchema,
-    params: JSON.stringify({ namespace: 'once', deployment, replicas: 2 }),
-    schedule: '0 3 * * *',
-  });
-  return schedule.id;
+  return (await createScaleSchedule(a, { namespace: 'once', deployment, replicas: 2 }, '0 3 * * *')).schedule.id;
 }
 
 /** The schedules list with `scheduleId`'s `actionId` button on it. */
@@ -151,21 +142,6 @@ async function pauseFirst(scheduleId: string): Promise<void> {
   await until(async () => (await a.runtime.store.schedulePauses.get(scheduleId))?.state === 'paused', 'paused');
 }
 
-function confirmationButton(actionId: string, effects: (deployment: string, since: Marks) => number): Scenario {
-  let deployment = '';
-  let since: Marks = { a: 0, b: 0, aCalls: 0, bCalls: 0 };
-  return {
-    actionId,
-    async setup() {
-      deployment = tag();
-      const surface = await nowConfirmation(deployment);
-      since = marks();
-      return { surface, match: byId(actionId), user: 'U01ALICE' };
-    },
-    effects: async () => effects(deployment, since),
-  };
-}
-
 interface Marks {
   a: number;
   b: number;
@@ -185,33 +161,40 @@ const postsSince = (m: Marks) => [
 const callsSince = (m: Marks, method: string) =>
   [...a.fake.state.calls.slice(m.aCalls), ...b.fake.state.calls.slice(m.bCalls)].filter((c) => c.method === method);
 
-function runNowButton(actionId: string, effects: (deployment: string, since: Marks) => number): Scenario {
+/** A confirmation's button (`show` puts the confirmation for a run of `deployment` on screen). */
+function confirmationButton(
+  actionId: string,
+  show: (deployment: string) => Promise<Surface>,
+  effects: (deployment: string, since: Marks) => number,
+): Scenario {
   let deployment = '';
   let since: Marks = { a: 0, b: 0, aCalls: 0, bCalls: 0 };
   return {
     actionId,
     async setup() {
       deployment = tag();
-      const scheduleId = await newSchedule(deployment);
-      const list = await scheduleList(scheduleId, ACTIONS.scheduleRunNow);
-      const mark = a.fake.state.ephemerals.length;
-      await a.user().act(list, byValue(ACTIONS.scheduleRunNow, scheduleId));
-      const confirmation = await waitFor(
-        () =>
-          a.fake.state.ephemerals
-            .slice(mark)
-            .find((e) => JSON.stringify(e.blocks ?? []).includes(ACTIONS.scheduleRunNowConfirmed)),
-        'the Run now confirmation',
-      );
+      const surface = await show(deployment);
       since = marks();
-      return {
-        surface: { kind: 'ephemeral', ephemeral: structuredClone(confirmation) },
-        match: byId(actionId),
-        user: 'U01ALICE',
-      };
+      return { surface, match: byId(actionId), user: 'U01ALICE' };
     },
     effects: async () => effects(deployment, since),
   };
+}
+
+/** A schedule's Run now confirmation, for a schedule of Scale with `deployment`. */
+async function runNowConfirmation(deployment: string): Promise<Surface> {
+  const scheduleId = await newSchedule(deployment);
+  const list = await scheduleList(scheduleId, ACTIONS.scheduleRunNow);
+  const mark = a.fake.state.ephemerals.length;
+  await a.user().act(list, byValue(ACTIONS.scheduleRunNow, scheduleId));
+  const confirmation = await waitFor(
+    () =>
+      a.fake.state.ephemerals
+        .slice(mark)
+        .find((e) => JSON.stringify(e.blocks ?? []).includes(ACTIONS.scheduleRunNowConfirmed)),
+    'the Run now confirmation',
+  );
+  return { kind: 'ephemeral', ephemeral: structuredClone(confirmation) };
 }
 
 function approvalButton(actionId: string, effects: (approvalId: string) => Promise<number>): Scenario {
@@ -241,15 +224,17 @@ function approvalButton(actionId: string, effects: (approvalId: string) => Promi
 }
 
 const SCENARIOS: Scenario[] = [
-  confirmationButton(ACTIONS.confirmRun, (deployment) => scaleRuns(deployment)),
-  confirmationButton(ACTIONS.confirmEdit, (_d, since) => callsSince(since, 'views.open').length),
+  confirmationButton(ACTIONS.confirmRun, nowConfirmation, (deployment) => scaleRuns(deployment)),
+  confirmationButton(ACTIONS.confirmEdit, nowConfirmation, (_d, since) => callsSince(since, 'views.open').length),
   confirmationButton(
     ACTIONS.confirmCancel,
+    nowConfirmation,
     (_d, since) => postsSince(since).filter((p) => p.body.text === 'Cancelled').length,
   ),
-  runNowButton(ACTIONS.scheduleRunNowConfirmed, (deployment) => scaleRuns(deployment)),
-  runNowButton(
+  confirmationButton(ACTIONS.scheduleRunNowConfirmed, runNowConfirmation, (deployment) => scaleRuns(deployment)),
+  confirmationButton(
     ACTIONS.scheduleRunNowCancel,
+    runNowConfirmation,
     (_d, since) => postsSince(since).filter((p) => p.body.text === 'Not run').length,
   ),
   scheduleButton(ACTIONS.scheduleDelete, 'schedule.delete'),
