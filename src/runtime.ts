@@ -2,7 +2,7 @@
 // watcher → catalog → Slack app. One stop() path closes everything in reverse order. main.ts runs it for a
 // process; integration tests run it in-process with the same wiring.
 import { randomBytes } from 'node:crypto';
-import { WebClient } from '@slack/web-api';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createRunbookApi } from './api/client.ts';
 import type { RunbookApi } from './api/runbook-api.ts';
@@ -29,12 +29,14 @@ import { loadPolicy, policyGroups } from './policy/load-policy.ts';
 import type { Policy } from './policy/policy.ts';
 import { RunRateLimit } from './policy/run-rate-limit.ts';
 import { withMaskedExecutions } from './runs/execution-secrets.ts';
+import { applyFreezes } from './runs/freezes.ts';
 import { reconcileIntents } from './runs/run-intents.ts';
 import { reconcilePauses, resumeDueSkips } from './runs/schedule-pauses.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
-import { createSlackApp, type SlackAppHandle } from './slack/app.ts';
+import { createSlackApp, type SlackAppHandle, type SlackAppSettings } from './slack/app.ts';
 import { expireApprovals } from './slack/approvals/expiry.ts';
+import { announceFreeze } from './slack/freezes/freeze-notice.ts';
 import type { RunTracker, SlackDeps } from './slack/kit/deps.ts';
 import { Identity } from './slack/kit/identity.ts';
 import { createMetadataSeal } from './slack/kit/metadata-seal.ts';
@@ -47,10 +49,14 @@ import { finishWaitingSteps } from './slack/workflow-step/workflow-step-finish.t
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 import { ApiConnections } from './tenants/api-connections.ts';
-import { createInstallationStore } from './tenants/installation-store.ts';
+import { createInstallationStore, type SealedInstallationStore } from './tenants/installation-store.ts';
+import { createStoredStateStore } from './tenants/oauth-state-store.ts';
+import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
+import { TenantClients } from './tenants/tenant-clients.ts';
+import { inInstallation, RoutedWebClient } from './tenants/tenant-scope.ts';
 import { createWatchMetrics } from './watch/metrics.ts';
-import { catalogLookup, SubscriptionScanner, slackPostTransport } from './watch/subscriptions.ts';
+import { catalogLookup, type InTenant, SubscriptionScanner, slackPostTransport } from './watch/subscriptions.ts';
 import { newOwnerId, Watcher } from './watch/watcher.ts';
 
 /** Proxies the embedded emulator knows, offered when nothing is configured. */
@@ -83,6 +89,8 @@ export interface RuntimeOptions {
   membershipTtlMs?: number;
   /** Started tracing (OTEL_EXPORTER_OTLP_ENDPOINT): adds Slack request spans and wraps the store. */
   tracing?: Tracing | null;
+  /** The bot's clock (epoch ms) for the use cases and the minute's work (default Date.now; tests move it). */
+  now?: () => number;
 }
 
 export interface Runtime {
@@ -100,6 +108,13 @@ export interface Runtime {
   readiness: Readiness;
   /** Port of the separate /metrics server (METRICS_PORT), null when /metrics is on the Slack port. */
   metricsPort: number | null;
+  /**
+   * The minute's work, once, now: run intents and pauses a crash left in flight, skips that came due,
+   * change freezes that started or ended. Runs every minute by itself; tests call it after moving the clock.
+   */
+  tick(): Promise<void>;
+  /** Many-workspace mode: installations, their fresh clients, and what stops when one is uninstalled; else null. */
+  tenants: Tenants | null;
   stop(): Promise<void>;
 }
 
@@ -157,8 +172,17 @@ function connectTenants(config: Config, base: SlackDeps, store: Store, apiUrl: s
   });
 }
 
+export interface Tenants {
+  installations: SealedInstallationStore;
+  /** clientFor(installationId): the installation's current bot token, refreshed through Bolt's authorize. */
+  clients: TenantClients;
+  /** Registers work to stop when an installation's tokens are deleted (app_uninstalled / tokens_revoked). */
+  onRevoked(stop: (installationId: string) => void | Promise<void>): void;
+}
+
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const { logger } = options;
+  const now = options.now ?? Date.now;
   const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) {
@@ -177,6 +201,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       emulator = await startEmulator({
         port: config.emulator?.port ?? 0,
         apiKey: config.api.apiKey,
+        // The demo: a month of runs so health has something to say.
+        recentHistory: true,
         ...(config.emulator ? { filterMode: config.emulator.filterMode } : {}),
       });
       cleanups.push(() => emulator!.close());
@@ -214,12 +240,30 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     if (options.tracing) store = options.tracing.traceStore(store);
 
     const sandbox = config.slack.mode === 'sandbox';
-    const botToken = sandbox ? (options.sandboxBotToken ?? 'xoxb-sandbox') : config.slack.botToken!;
+    // Many workspaces: no token of our own; each installation's comes from the store (clientFor).
+    const oauth = config.slack.oauth;
+    const botToken = sandbox ? (options.sandboxBotToken ?? 'xoxb-sandbox') : (config.slack.botToken ?? undefined);
+    const signingSecret = sandbox
+      ? (options.sandboxSigningSecret ?? randomBytes(16).toString('hex'))
+      : config.slack.signingSecret;
     const slackApiUrl = options.slackApiUrl ?? config.slack.apiUrl;
+    // The clients of background work. One workspace: its bot token. Many: no token of their own; each
+    // call sends the token of the installation in scope (inTenant), fresh from clientFor.
+    let tenantClients: TenantClients | null = null;
+    const slackClient = (options: WebClientOptions): WebClient =>
+      oauth
+        ? new RoutedWebClient((id) => {
+            if (!tenantClients) throw new Error('installations are not ready yet');
+            return tenantClients.tokenFor(id);
+          }, options)
+        : new WebClient(botToken, options);
+    const inTenant: InTenant = oauth
+      ? async (teamId, work) => inInstallation((await tenantClients?.installationForTeam(teamId)) ?? null, work)
+      : (_teamId, work) => work();
     const identity = new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) });
     // Result cards of runs started outside Slack name the executor as a mention when Slack knows their
     // email (users.lookupByEmail, cached in Identity). A rate-limited or slow lookup fails fast: the card shows the email.
-    const peopleClient = new WebClient(botToken, {
+    const peopleClient = slackClient({
       slackApiUrl,
       rejectRateLimitedCalls: true,
       retryConfig: { retries: 0 },
@@ -234,7 +278,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       // Its own client: rate-limited answers come back as errors so the pacer decides the wait,
       // and no silent retries of postMessage (a retried post could double a reply).
       const watcherSlack = guardClient(
-        new WebClient(botToken, {
+        slackClient({
           slackApiUrl,
           rejectRateLimitedCalls: true,
           retryConfig: { retries: 0 },
@@ -249,6 +293,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         // Workflow Builder steps waiting for a run end when its result is delivered.
         onFinished: finishWaitingSteps({ store, logger, now: Date.now }, watcherSlack),
         userIdByEmail,
+        inTenant,
         owner: options.watcherOwner ?? newOwnerId(),
         logger,
         metrics: createWatchMetrics(registry),
@@ -289,15 +334,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
           logger: logger.child({ component: 'places' }),
           ...(options.membershipTtlMs !== undefined ? { membershipTtlMs: options.membershipTtlMs } : {}),
         }),
-        audit: new AuditLog(store, logger),
-        seal: createMetadataSeal(botToken),
+        audit: new AuditLog(store, logger, now),
+        // Keyed by the bot token, or (many workspaces, one key for all of them) by the signing secret.
+        seal: createMetadataSeal(botToken ?? signingSecret ?? ''),
         runLimit: new RunRateLimit({ perMinute: config.access.runsPerMinute, store: store.runLimits }),
         store,
         approvalsChannel: config.access.approvalsChannel ?? options.defaultApprovalsChannel ?? null,
         approvalTtlMs: config.access.approvalTtlMs,
       },
       logger: logger.child({ component: 'slack' }),
-      now: Date.now,
+      now,
       interactiveTimeoutMs: Math.min(config.api.timeoutMs, 10_000),
     };
 
@@ -306,15 +352,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       config.slack.oauth && config.secrets ? connectTenants(config, deps, store, baseUrl, logger) : null;
     if (tenantDeps) cleanups.push(() => tenantDeps.close());
 
-    const groupsClient = new WebClient(botToken, { slackApiUrl });
+    const groupsClient = slackClient({ slackApiUrl });
     // Subscription discovery: after the watcher (cleanups run in reverse, so it stops first and
     // before the store closes). Its own client for the same reasons as the watcher's.
     const scanner = new SubscriptionScanner({
       store,
       api,
+      inTenant,
       transport: slackPostTransport(
         guardClient(
-          new WebClient(botToken, {
+          slackClient({
             slackApiUrl,
             rejectRateLimitedCalls: true,
             retryConfig: { retries: 0 },
@@ -354,9 +401,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     scanner.start();
     cleanups.push(() => scanner.stop());
 
-    const signingSecret = sandbox
-      ? (options.sandboxSigningSecret ?? randomBytes(16).toString('hex'))
-      : config.slack.signingSecret;
     let slackConnected = () => false;
     const checks: ReadinessCheck[] = [storeCheck(store)];
     if (config.slack.mode === 'socket') checks.push(slackConnectionCheck(() => slackConnected()));
@@ -373,9 +417,63 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       cleanups.push(() => started.close());
       logger.info({ port: started.port }, 'metrics served on their own port');
     }
+    let installations: SealedInstallationStore | null = null;
+    const revokedListeners: Array<(installationId: string) => void | Promise<void>> = [];
+    let install: SlackAppSettings['install'] = null;
+    if (oauth) {
+      const records = store.installations;
+      const sealed = createInstallationStore({
+        records,
+        box: createSecretBox(config.secrets!),
+        onSaved: (id) => tenantClients?.forget(id),
+      });
+      installations = sealed;
+      const tenantLog = logger.child({ component: 'tenants' });
+      const tokenState = (token: string) =>
+        new WebClient(token, { slackApiUrl, retryConfig: { retries: 1 }, timeout: 5_000 }).auth.test().then(
+          () => tokenStateOf({ ok: true }),
+          (error: unknown) => tokenStateOf({ error }),
+        );
+      install = {
+        ...oauth,
+        installationStore: sealed,
+        stateStore: createStoredStateStore({ states: store.oauthStates, secret: oauth.stateSecret }),
+        onInstalled: (installation, installer) =>
+          tenantLog.info(
+            { installation: installation.id, isEnterpriseInstall: installation.isEnterpriseInstall, installer },
+            'app installed',
+          ),
+        // A workspace of an org-wide install is remembered, so its records' background work finds the org.
+        onInstallation: (installation) =>
+          tenantClients
+            ?.seen(installation)
+            .catch((err: unknown) => tenantLog.warn({ err }, 'could not remember a workspace')) ?? Promise.resolve(),
+        revoke: async (installation, event) => {
+          const outcome = await revokeInstallation(
+            {
+              installations: sealed,
+              records,
+              tokenState,
+              onRevoked: async (id) => {
+                tenantClients?.forget(id);
+                for (const stop of revokedListeners) {
+                  await Promise.resolve(stop(id)).catch((err: unknown) =>
+                    tenantLog.warn({ err, installation: id }, 'stopping an uninstalled installation failed'),
+                  );
+                }
+              },
+            },
+            installation.id,
+            event,
+          );
+          tenantLog.info({ installation: installation.id, event: event.kind, outcome }, 'installation tokens revoked');
+        },
+      };
+    }
     const slack = createSlackApp(deps, {
       mode: config.slack.mode === 'socket' ? 'socket' : 'http',
-      botToken,
+      install,
+      botToken: botToken ?? null,
       appToken: config.slack.appToken,
       signingSecret,
       apiUrl: slackApiUrl,
@@ -389,11 +487,34 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     if (options.tracing) slack.app.use(options.tracing.middleware);
     slack.app.use(interactive.middleware);
     if (config.slack.mode === 'socket') slackConnected = socketModeConnection(slack.app);
+    let tenants: Tenants | null = null;
+    if (installations && slack.installer) {
+      // Background work's clients: through Bolt's authorize (fresh, refreshed tokens), guarded like the watcher's.
+      tenantClients = new TenantClients({
+        records: store.installations,
+        authorize: slack.installer.authorize,
+        makeClient: (token) =>
+          guardClient(
+            new WebClient(token, {
+              slackApiUrl,
+              rejectRateLimitedCalls: true,
+              retryConfig: { retries: 0 },
+              timeout: 10_000,
+            }),
+          ),
+      });
+      tenants = { installations, clients: tenantClients, onRevoked: (stop) => revokedListeners.push(stop) };
+    }
     const { port } = await slack.start();
     cleanups.push(() => slack.stop());
+    // Background work outside the watcher (expiry, recovered runs): Bolt's client, or in many-workspace mode
+    // one that sends the token of the installation in scope.
+    const backgroundClient = oauth ? guardClient(slackClient({ slackApiUrl })) : slack.app.client;
     // Approval requests past their time are marked expired and their messages updated.
     const sweeper = setInterval(() => {
-      expireApprovals(deps, slack.app.client).catch((err: unknown) => logger.warn({ err }, 'approval expiry failed'));
+      expireApprovals(deps, backgroundClient, inTenant).catch((err: unknown) =>
+        logger.warn({ err }, 'approval expiry failed'),
+      );
     }, 30_000);
     sweeper.unref();
     cleanups.push(async () => clearInterval(sweeper));
@@ -401,12 +522,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // An intent younger than a run call can take may still be in flight somewhere: left alone.
     const intentGraceMs = config.api.timeoutMs * 2 + 5_000;
     const skipOwner = newOwnerId();
+    const groupsOf = (userId: string) => deps.access.identity.groupsOf(groupsClient, userId);
     const reconcile = () =>
       reconcileIntents(deps, {
         graceMs: intentGraceMs,
         ...(watcher ? { budget: watcher.budget } : {}),
         announce: async (run) => {
-          await postRunningCard(deps, slack.app.client, run);
+          await inTenant(run.teamId, () => postRunningCard(deps, backgroundClient, run));
         },
       })
         .catch((err: unknown) => logger.warn({ err }, 'run intent reconciliation failed'))
@@ -414,8 +536,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         .then(() => reconcilePauses(deps, { graceMs: intentGraceMs }))
         .catch((err: unknown) => logger.warn({ err }, 'schedule pause reconciliation failed'))
         // Skips whose run has passed resume, on one replica at a time (a lease shorter than the period).
-        .then(() => resumeDueSkips(deps, { owner: skipOwner, leaseMs: 50_000 }))
-        .catch((err: unknown) => logger.warn({ err }, 'resuming skipped schedules failed'));
+        .then(() => resumeDueSkips(deps, { owner: skipOwner, leaseMs: 50_000, groupsOf }))
+        .catch((err: unknown) => logger.warn({ err }, 'resuming skipped schedules failed'))
+        // Change freezes: covered schedules paused at a window's start and resumed at its end, said where made.
+        .then(() =>
+          applyFreezes(deps, {
+            owner: skipOwner,
+            leaseMs: 50_000,
+            groupsOf,
+            announce: (notice) => announceFreeze(deps, slack.app.client, notice),
+          }),
+        )
+        .catch((err: unknown) => logger.warn({ err }, 'applying change freezes failed'));
     const reconcileFirst = setTimeout(() => void reconcile(), intentGraceMs);
     reconcileFirst.unref();
     const reconciler = setInterval(() => void reconcile(), 60_000);
@@ -437,6 +569,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       subscriptions: scanner,
       readiness,
       metricsPort: metricsServer?.port ?? null,
+      tick: async () => {
+        await reconcile();
+      },
+      tenants,
       stop,
     };
   } catch (err) {

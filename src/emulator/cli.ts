@@ -79,6 +79,7 @@ export async function main(argv: string[]): Promise<void> {
     extraRunbooks: numberFlag('runbooks', values.runbooks, 0, 1_000_000),
     faults,
     filterMode,
+    recentHistory: true,
     tenants,
   });
   console.log(`Runbook API emulator listening on ${emulator.url} (X-Service-API-Key: ${apiKey})`);

@@ -17,6 +17,7 @@ import { type AdminControls, matchRoute, type Route } from './router.ts';
 import { grpcCodeForHttpStatus, RpcError, unauthenticated } from './rpc-error.ts';
 import { scheduleRoutes } from './schedule-routes.ts';
 import { seedHistory } from './seed-history.ts';
+import { seedRecentHistory } from './seed-recent-history.ts';
 import { EmulatorState, MAX_FIRINGS_PER_TICK } from './state.ts';
 import { workflowRoutes } from './workflow-routes.ts';
 
@@ -46,6 +47,11 @@ export interface EmulatorOptions {
   defaultDurationMs?: number;
   /** What list routes do with `filter` (filter.ts): `apply` (default), `ignore`, `plain-terms`, `reject`. */
   filterMode?: FilterMode;
+  /**
+   * Adds ~540 finished runs of 7 runbooks over the last 30 days (seed-recent-history.ts), for health.
+   * Off by default (tests count the base history); `npm start` and `npm run emulator` turn it on.
+   */
+  recentHistory?: boolean;
   /**
    * More tenants, each chosen by its own API key, as the real service takes the tenant from the key:
    * each has its own catalog (custom runbooks with their own ids), executions and schedules. `apiKey`
@@ -90,7 +96,12 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   const state = new EmulatorState(clock, {
     extraRunbooks: options.extraRunbooks,
     defaultDurationMs: options.defaultDurationMs,
-    seed: seedHistory,
+    seed: options.recentHistory
+      ? (seeded, nowMs) => {
+          seedHistory(seeded, nowMs);
+          seedRecentHistory(seeded, nowMs);
+        }
+      : seedHistory,
     ...(options.filterMode ? { filterMode: options.filterMode } : {}),
   });
   const tenants = new Map<string, EmulatorState>([[options.apiKey, state]]);

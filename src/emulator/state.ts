@@ -28,6 +28,13 @@ export interface EmulatorStateOptions {
   runbooks?: readonly string[];
 }
 
+/** How a recorded run ends: its outcome, duration and (seeded history) what its failure says. */
+export interface RunPlan {
+  outcome: 'succeeded' | 'failed';
+  durationMs: number;
+  failure?: string;
+}
+
 /** Owner recorded on schedules created through the API key. */
 export const API_KEY_USER_EMAIL = 'api-key@runbooks.local';
 /** Safety cap on firings handled in one advance/tick. */
@@ -138,7 +145,7 @@ export class EmulatorState {
     params: Record<string, unknown>,
     atMs: number,
     who: { executor: string; approver: string; type?: ExecutionRecord['type'] },
-    plan?: { outcome: 'succeeded' | 'failed'; durationMs: number },
+    plan?: RunPlan,
   ): ExecutionRecord {
     return this.#startExecution(runbook, received, params, received.params, atMs, who, plan);
   }
@@ -150,7 +157,7 @@ export class EmulatorState {
     paramsText: string | undefined,
     atMs: number,
     who: { executor: string; approver: string; type?: ExecutionRecord['type'] },
-    forcedPlan?: { outcome: 'succeeded' | 'failed'; durationMs: number },
+    forcedPlan?: RunPlan,
   ): ExecutionRecord {
     const plan = forcedPlan ?? planRun(params, this.#defaultDurationMs ?? runbook.defaultDurationMs);
     const record = this.executions.add({
@@ -158,7 +165,8 @@ export class EmulatorState {
       workflowId: runbook.workflow.id,
       workflowName: runbook.workflow.name,
       version: runbook.workflow.currentVersion,
-      seed: runbook.seed,
+      // A planned failure may say its own reason (seeded history varies them).
+      seed: forcedPlan?.failure ? { ...runbook.seed, failure: forcedPlan.failure } : runbook.seed,
       createMs: atMs,
       startMs: atMs,
       durationMs: plan.durationMs,

@@ -35,6 +35,14 @@ import {
 import { createTsClock, mintSlackId, mintTriggerId, randomDigits } from './fake-slack-ids.ts';
 import { messageBlockErrors, viewErrors } from './fake-slack-limits.ts';
 import {
+  createFakeOAuth,
+  type FakeOAuth,
+  type FakeOrg,
+  type FakeWorkspace,
+  SANDBOX_ORGS,
+  SANDBOX_WORKSPACES,
+} from './fake-slack-oauth.ts';
+import {
   createState,
   DEFAULT_CHANNELS,
   DEFAULT_TEAM_ID,
@@ -78,6 +86,9 @@ export interface FakeSlackOptions {
   users?: FakeUser[];
   channels?: FakeChannel[];
   teamId?: string;
+  /** Workspaces and Grid orgs the app can be installed into with OAuth (default: the sandbox's). */
+  workspaces?: FakeWorkspace[];
+  orgs?: FakeOrg[];
   /** How long after files.completeUploadExternal an image can be shown through `slack_file`; default 0. */
   fileProcessingMs?: number;
 }
@@ -114,6 +125,8 @@ export interface FakeSlack {
   /** "http://127.0.0.1:PORT" */
   origin: string;
   state: FakeSlackState;
+  /** "Add to Slack": the consent page, oauth.v2.access, the tokens it issued, uninstalling. */
+  oauth: FakeOAuth;
   /** Mint a trigger_id valid for 3 s (by `now`), optionally tied to the user whose modal stack it opens. */
   newTriggerId(userId?: string): string;
   /** Mint a response_url for a slash command or interaction in `channel` by `user`. */
@@ -183,6 +196,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   let faults: FakeSlackFaults = {};
   let origin = '';
   const files = fileMethods(() => origin, options.fileProcessingMs);
+  const oauth = createFakeOAuth({
+    now,
+    workspaces: options.workspaces ?? SANDBOX_WORKSPACES.map((w, i) => (i === 0 ? { ...w, id: seed.teamId } : w)),
+    orgs: options.orgs ?? SANDBOX_ORGS,
+    installerUserId: seed.users[0]?.id ?? 'U01ALICE',
+  });
 
   const ctx: MethodContext = {
     state,
@@ -213,6 +232,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       sendJson(res, 413, { ok: false, error: 'request_too_large' });
       return;
     }
+    if (req.method === 'GET' && oauth.handleAuthorize(url, res)) return;
     const raw = bytes.toString('utf8');
     if (url.pathname.startsWith('/api/')) {
       answerApiCall(url.pathname.slice('/api/'.length), url, req, raw, res);
@@ -247,6 +267,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     const args = parseArgs(req.headers['content-type'], raw, url.searchParams);
     const token = bearerToken(req.headers.authorization) ?? (typeof args.token === 'string' ? args.token : undefined);
     delete args.token;
+    // OAuth: client credentials are never recorded either.
+    delete args.client_secret;
+    const grant = token ? oauth.grantOf(token) : undefined;
     const record = (status: number, body: SlackBody) => {
       const call = {
         method,
@@ -255,6 +278,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         status,
         at: now(),
         ...(typeof body.error === 'string' ? { error: body.error } : {}),
+        ...(grant ? { installation: grant.installationId } : {}),
       };
       state.calls.push(call);
       emitter.emit('call', call);
@@ -281,7 +305,18 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     }
 
     let body: SlackBody;
-    if (method === 'apps.connections.open') {
+    if (method === 'oauth.v2.access') {
+      body = oauth.access({ ...args, ...clientSecretOf(req, raw) }, basicAuth(req.headers.authorization));
+    } else if (grant) {
+      // A token issued through "Add to Slack": dead once revoked (uninstall) or expired (rotation).
+      if (grant.revoked) body = fail('token_revoked');
+      else if (grant.expiresAt !== null && now() >= grant.expiresAt) body = fail('token_expired');
+      else if (method === 'auth.test') body = oauth.authTest(grant);
+      else {
+        const handler = METHODS[method] ?? files[method];
+        body = handler ? handler(ctx, args) : fail('unknown_method', { req_method: method });
+      }
+    } else if (method === 'apps.connections.open') {
       // Socket Mode: an app-level token asks where to open the WebSocket.
       if (!token) body = fail('not_authed');
       else if (!token.startsWith('xapp-')) body = fail('not_allowed_token_type');
@@ -365,6 +400,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     url: `${origin}/api/`,
     origin,
     state,
+    oauth,
     newTriggerId(userId) {
       const id = mintTriggerId(now());
       triggers.set(id, { createdAt: now(), used: false, user: userId });
@@ -463,6 +499,16 @@ function pickFault(
 
 function tokenAccepted(token: string, botToken: string | undefined): boolean {
   return botToken ? token === botToken : token.startsWith('xoxb-');
+}
+
+function basicAuth(header: string | undefined): string | undefined {
+  return header?.match(/^Basic\s+(\S+)$/i)?.[1];
+}
+
+/** The client secret as sent (args drop it before recording). */
+function clientSecretOf(req: IncomingMessage, raw: string): { client_secret?: string } {
+  const parsed = parseArgs(req.headers['content-type'], raw, new URLSearchParams());
+  return typeof parsed.client_secret === 'string' ? { client_secret: parsed.client_secret } : {};
 }
 
 function bearerToken(header: string | undefined): string | undefined {

@@ -137,6 +137,8 @@ export interface ApiCall {
   error?: string;
   status: number;
   at: number;
+  /** The installation whose token made the call, when the token was issued through "Add to Slack". */
+  installation?: string;
 }
 
 export interface FakeSlackState {

@@ -50,6 +50,9 @@ export interface SlashCommandInput {
   responseUrl: string;
   apiAppId?: string;
   token?: string;
+  /** Enterprise Grid: the org, and whether the app is installed org-wide. */
+  enterpriseId?: string;
+  isEnterpriseInstall?: boolean;
 }
 
 /** application/x-www-form-urlencoded, fields in the order Slack sends them. */
@@ -58,6 +61,7 @@ export function slashCommandBody(p: SlashCommandInput): string {
   params.set('token', p.token ?? DEFAULT_VERIFICATION_TOKEN);
   params.set('team_id', p.teamId);
   params.set('team_domain', p.teamDomain ?? DEFAULT_TEAM_DOMAIN);
+  if (p.enterpriseId) params.set('enterprise_id', p.enterpriseId);
   params.set('channel_id', p.channelId);
   params.set('channel_name', p.channelName ?? channelNameFor(p.channelId));
   params.set('user_id', p.userId);
@@ -65,7 +69,7 @@ export function slashCommandBody(p: SlashCommandInput): string {
   params.set('command', p.command);
   params.set('text', p.text);
   params.set('api_app_id', p.apiAppId ?? DEFAULT_APP_ID);
-  params.set('is_enterprise_install', 'false');
+  params.set('is_enterprise_install', p.isEnterpriseInstall ? 'true' : 'false');
   params.set('response_url', p.responseUrl);
   params.set('trigger_id', p.triggerId);
   return params.toString();

@@ -31,6 +31,9 @@ export interface SlackUserOptions {
   signingSecret: string;
   userId: string;
   teamId?: string;
+  /** Enterprise Grid (slash commands): the org, and whether the app is installed org-wide. */
+  enterpriseId?: string;
+  isEnterpriseInstall?: boolean;
 }
 
 /** Where a clicked element lives. */
@@ -95,6 +98,8 @@ export class SlackUser {
           userId: this.#o.userId,
           channelId,
           teamId: this.#teamId,
+          ...(this.#o.enterpriseId ? { enterpriseId: this.#o.enterpriseId } : {}),
+          ...(this.#o.isEnterpriseInstall ? { isEnterpriseInstall: true } : {}),
           triggerId: fake.newTriggerId(this.#o.userId),
           responseUrl: fake.newResponseUrl({ channel: channelId, user: this.#o.userId }),
         }),

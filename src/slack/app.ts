@@ -1,18 +1,23 @@
 // Builds the Bolt App from its dependencies and picks the transport: Socket Mode (bot + app
 // token), HTTP (bot token + signing secret; commands, interactivity and options at /slack/events)
-// or the sandbox (HTTP against the local fake Slack). Every Web API call goes to SLACK_API_URL.
+// or the sandbox (HTTP against the local fake Slack). Many workspaces: HTTP with Bolt's OAuth installer
+// (installs.ts) instead of a bot token. Every Web API call goes to SLACK_API_URL.
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { App, type CustomRoute, HTTPReceiver, LogLevel, type ReceiverEvent } from '@slack/bolt';
+import type { InstallProvider } from '@slack/oauth';
 import { boltLoggerAdapter } from '../logger.ts';
 import type { TenantInstallation } from '../tenants/installation.ts';
+import type { RevocationEvent } from '../tenants/revocation.ts';
 import { approvalsListeners } from './approvals/register.ts';
 import { browseListeners } from './browse/register.ts';
 import { commandListeners } from './command/register.ts';
 import { connectListeners } from './connect/register.ts';
 import { installRequestContext } from './context.ts';
 import { executionsListeners } from './executions/register.ts';
+import { healthListeners } from './health/register.ts';
 import { publishHome } from './home/events.ts';
 import { homeListeners } from './home/register.ts';
+import { type InstallSettings, installerReceiverOptions, registerUninstallEvents } from './installs.ts';
 import type { SlackDeps } from './kit/deps.ts';
 import { registerOutgoingGuard } from './kit/guard-outgoing.ts';
 import { guardSlackRequests } from './kit/guard-request.ts';
@@ -37,12 +42,23 @@ export const FEATURE_LISTENERS: Readonly<Record<string, readonly Registration[]>
   subscriptions: subscriptionsListeners,
   'workflow-step': workflowStepListeners,
   home: homeListeners,
+  health: healthListeners,
   connect: connectListeners,
 };
 
 export interface SlackAppSettings {
   mode: 'socket' | 'http';
-  botToken: string;
+  /** The one workspace's token; null in many-workspace mode (`install`). */
+  botToken: string | null;
+  /** Many-workspace mode (HTTP only): Bolt's OAuth installer, each request authorized from the installation store. */
+  install?:
+    | (InstallSettings & {
+        /** app_uninstalled / tokens_revoked for an installation. */
+        revoke: (installation: TenantInstallation, event: RevocationEvent) => Promise<void>;
+        /** Each request's installation, before its listeners (remembers an org's workspaces). */
+        onInstallation?: (installation: TenantInstallation) => Promise<void>;
+      })
+    | null;
   appToken?: string | null;
   signingSecret?: string | null;
   apiUrl: string;
@@ -61,6 +77,8 @@ export interface SlackAppSettings {
 
 export interface SlackAppHandle {
   app: App;
+  /** Bolt's OAuth installer (many-workspace mode), whose authorize() background work goes through; else null. */
+  installer: InstallProvider | null;
   /** Starts listening; resolves with the bound HTTP port. */
   start(): Promise<{ port: number }>;
   /** Stops taking requests, then waits (at most `drainMs`) for the listeners still running. */
@@ -145,10 +163,14 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
       logger,
       processBeforeResponse: false,
       unhandledRequestTimeoutMillis: 2_900,
+      ...(settings.install ? installerReceiverOptions(settings.install, settings.apiUrl) : {}),
     });
-    app = new App({ token: settings.botToken, receiver, clientOptions, logger, logLevel: LogLevel.INFO });
+    // With the installer Bolt authorizes each request from the installation store: no token here.
+    const token = settings.install ? {} : { token: settings.botToken ?? undefined };
+    app = new App({ ...token, receiver, clientOptions, logger, logLevel: LogLevel.INFO });
   } else {
-    if (!settings.appToken) throw new Error('Socket Mode needs an app token');
+    if (!settings.appToken || !settings.botToken) throw new Error('Socket Mode needs a bot token and an app token');
+    if (settings.install) throw new Error('Many-workspace mode runs over HTTP, not Socket Mode');
     app = new App({
       token: settings.botToken,
       appToken: settings.appToken,
@@ -168,11 +190,14 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
 
   registerOutgoingGuard(app);
   registerHandleOnce(app, deps);
+  // An installation's end is handled before anything that needs a person or a token.
+  if (settings.install) registerUninstallEvents(app, settings.install.revoke);
   registerWhoActs(app, deps);
   registerMetadataSeal(app, deps.access.seal, deps.logger);
   // The request context last, so it holds the guarded, sealing client and the opened metadata.
   installRequestContext(app, {
-    manyWorkspaces: Boolean(settings.depsFor),
+    manyWorkspaces: Boolean(settings.install) || Boolean(settings.depsFor),
+    ...(settings.install?.onInstallation ? { onInstallation: settings.install.onInstallation } : {}),
     depsFor: settings.depsFor ?? (() => deps),
     publishHome,
   });
@@ -184,6 +209,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   let server: Server | null = null;
   return {
     app,
+    installer: receiver?.installer ?? null,
     async start() {
       if (receiver) {
         // Our own server so every request passes the guard before Bolt parses it.

@@ -17,7 +17,7 @@ import { apiConnectionStore } from './sql-api-connections.ts';
 import type { SqlDialect, SqlDriver, SqlRow } from './sql-driver.ts';
 import { installationRecordStore, oauthStateStore } from './sql-installations.ts';
 import { aliasStore, channelDefaultsStore, workflowStepStore } from './sql-saved-runs.ts';
-import { schedulePauseStore } from './sql-schedule-pauses.ts';
+import { freezePassStore, schedulePauseStore } from './sql-schedule-pauses.ts';
 import type {
   ApprovalStore,
   AuditStore,
@@ -305,16 +305,22 @@ function slackEventStore(db: SqlDriver): SlackEventStore {
 
 function notificationStore(db: SqlDriver): NotificationStore {
   return {
-    async claim(key, now) {
+    async claim(key, now, by) {
       const result = await db.query(
-        'INSERT INTO notifications (key, claimed_at) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING',
-        [key, now],
+        'INSERT INTO notifications (key, claimed_at, claimed_by) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING',
+        [key, now, by ?? null],
       );
       return result.rowCount === 1;
     },
     async has(key) {
       const { rows } = await db.query('SELECT 1 AS found FROM notifications WHERE key = $1', [key]);
       return rows.length > 0;
+    },
+    async holder(key) {
+      const { rows } = await db.query('SELECT claimed_by, claimed_at FROM notifications WHERE key = $1', [key]);
+      const row = rows[0];
+      if (!row) return null;
+      return { by: typeof row.claimed_by === 'string' ? row.claimed_by : null, at: Number(row.claimed_at) };
     },
     async release(key) {
       await db.query('DELETE FROM notifications WHERE key = $1', [key]);
@@ -449,16 +455,17 @@ function scheduleOwnerStore(db: SqlDriver): ScheduleOwnerStore {
     async set(scheduleId, o, now) {
       // Re-setting the same user without a name keeps the name we already had.
       await db.query(
-        `INSERT INTO schedule_owners (schedule_id, user_id, team_id, user_name, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $5)
+        `INSERT INTO schedule_owners (schedule_id, user_id, team_id, user_name, created_at, updated_at, channel)
+         VALUES ($1, $2, $3, $4, $5, $5, $6)
          ON CONFLICT (schedule_id) DO UPDATE SET
            user_id = excluded.user_id,
            team_id = excluded.team_id,
+           channel = COALESCE(excluded.channel, schedule_owners.channel),
            user_name = CASE WHEN excluded.user_id = schedule_owners.user_id
                             THEN COALESCE(excluded.user_name, schedule_owners.user_name)
                             ELSE excluded.user_name END,
            updated_at = excluded.updated_at`,
-        [scheduleId, o.userId, o.teamId, o.userName ?? null, now],
+        [scheduleId, o.userId, o.teamId, o.userName ?? null, now, o.channel ?? null],
       );
     },
     async get(scheduleId) {
@@ -720,6 +727,7 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     cursors: cursorStore(db),
     scheduleOwners: scheduleOwnerStore(db),
     schedulePauses: schedulePauseStore(db),
+    freezePasses: freezePassStore(db),
     approvals: approvalStore(db),
     audit: auditStore(db),
     runDrafts: runDraftStore(db),

@@ -54,10 +54,17 @@ it('the first approval does not run, the second does, once; the cards say who ap
   expect(runsOf(approvalId)).toHaveLength(0);
   expect((await h.runtime.store.approvals.get(approvalId))?.state).toBe('pending');
 
-  // Bob again changes nothing.
+  // Bob again changes nothing (no second vote recorded) and is told so.
+  const votes = async () =>
+    (await h.runtime.store.audit.recent(100)).filter((e) => e.action === 'approval.vote' && e.userId === 'U02BOB');
+  expect(await votes()).toHaveLength(1);
   await h.user('U02BOB').act({ kind: 'message', message }, ACTIONS.approvalApprove);
-  await waitFor(() => ephemeralContaining(h.fake, 'You already approved this request', 'U02BOB'), 'again');
+  await waitFor(
+    () => ephemeralContaining(h.fake, 'already done, so nothing more happened. (by you', 'U02BOB'),
+    'again',
+  );
   expect(runsOf(approvalId)).toHaveLength(0);
+  expect(await votes()).toHaveLength(1);
 
   await h.user('U03CAROL').act({ kind: 'message', message }, ACTIONS.approvalApprove);
   await waitFor(() => runsOf(approvalId).length > 0, 'the run');

@@ -100,13 +100,24 @@ describe('schema defaults on one line', () => {
 });
 
 describe('the --now confirmation', () => {
-  it('Edit opens the form filled in; Cancel replaces the confirmation and runs nothing', async () => {
+  it('Edit opens the form filled in and replaces the confirmation; Cancel replaces it and runs nothing', async () => {
     const before = executionsOf(SCALE).length;
     await h.user().command(`run "${SCALE}" namespace=prod deployment=edit-me replicas=3 --now`, 'C01OPS');
-    const confirm = await waitFor(() => confirmation('edit-me'), 'confirmation');
-    await h.user().act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmEdit);
+    const edited = structuredClone(await waitFor(() => confirmation('edit-me'), 'confirmation'));
+    await h.user().act({ kind: 'ephemeral', ephemeral: edited }, ACTIONS.confirmEdit);
     const form = await waitFor(() => modalContaining(h, '"initial_value":"edit-me"'), 'the form, filled in');
     expect(JSON.stringify(form.view.blocks)).toContain('"initial_value":"3"');
+    await waitFor(
+      () => h.fake.state.ephemerals.find((e) => e.ts === edited.ts && e.text === 'Opened in a form'),
+      'the confirmation replaced',
+    );
+    // Used: its Cancel (clicked from what was on screen before) does nothing more and says so.
+    await h.user().act({ kind: 'ephemeral', ephemeral: edited }, ACTIONS.confirmCancel);
+    await waitFor(() => ephemeralContaining(h.fake, 'already done'), 'already done');
+    expect(h.fake.state.ephemerals.find((e) => e.ts === edited.ts)?.text).toBe('Opened in a form');
+
+    await h.user().command(`run "${SCALE}" namespace=prod deployment=cancel-me replicas=3 --now`, 'C01OPS');
+    const confirm = await waitFor(() => confirmation('cancel-me'), 'confirmation');
     await h.user().act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmCancel);
     await waitFor(
       () => h.fake.state.ephemerals.find((e) => e.ts === confirm.ts && e.text === 'Cancelled'),

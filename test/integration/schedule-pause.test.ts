@@ -97,12 +97,16 @@ describe('pause and resume', () => {
     expect(shown).toContain(ACTIONS.scheduleResume);
     expect(checkBlocks(redrawn.body.blocks ?? [], 'message')).toEqual([]);
 
-    // The same delivery again (Slack retries keep the action_ts): claimed once, nothing more happens.
+    // The same delivery again (Slack retries keep the action_ts): claimed once, nothing more happens, and
+    // the person is told privately, the redrawn list left as it is.
     const audited = (await h.runtime.deps.access.audit.recent(50)).filter((e) => e.action === 'schedule.pause');
     const postsAfter = h.fake.state.responseUrlPosts.length;
     await h.user().act(surface, on(schedule.id, ACTIONS.schedulePause), click);
+    const again = await waitFor(() => h.fake.state.responseUrlPosts[postsAfter], 'the already-done answer');
+    expect(JSON.stringify(again.body)).toContain('already done');
+    expect(again.body.replace_original).toBeUndefined();
     await new Promise((r) => setTimeout(r, 200));
-    expect(h.fake.state.responseUrlPosts.length).toBe(postsAfter);
+    expect(h.fake.state.responseUrlPosts.length).toBe(postsAfter + 1);
     expect((await h.runtime.deps.access.audit.recent(50)).filter((e) => e.action === 'schedule.pause')).toHaveLength(
       audited.length,
     );

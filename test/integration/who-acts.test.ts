@@ -7,26 +7,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeUser } from '../../src/sandbox/fake-slack-state.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
 import { FUNCTIONS } from '../../src/slack/kit/ids.ts';
-import { type Harness, SIGNING_SECRET, startHarness, waitFor } from '../support/bot-harness.ts';
+import { type Harness, person, SIGNING_SECRET, startHarness, waitFor } from '../support/bot-harness.ts';
 
 const definition = stepDefinition(FUNCTIONS.runRunbook);
-
-function person(id: string, name: string, extra: Partial<FakeUser> = {}): FakeUser {
-  return {
-    id,
-    name,
-    real_name: name,
-    email: `${name}@example.com`,
-    tz: 'Europe/London',
-    tz_label: 'Greenwich Mean Time',
-    tz_offset: 0,
-    ...extra,
-  };
-}
 
 async function harnessWith(policy: string): Promise<Harness> {
   const dir = mkdtempSync(path.join(tmpdir(), 'who-acts-'));

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
-import { type Emulator, ManualClock, startEmulator } from '../../src/emulator/server.ts';
+import { type Emulator, type EmulatorOptions, ManualClock, startEmulator } from '../../src/emulator/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type Runtime, type RuntimeOptions, startRuntime } from '../../src/runtime.ts';
 import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
-import type { FakeEphemeral, FakeView } from '../../src/sandbox/fake-slack-state.ts';
+import type { FakeEphemeral, FakeUser, FakeView } from '../../src/sandbox/fake-slack-state.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { isOurToken } from '../../src/slack/kit/mrkdwn.ts';
 
@@ -47,12 +47,22 @@ export interface HarnessOptions {
   /** Point the bot at this API URL instead of the emulator. */
   apiUrl?: string;
   runtime?: Partial<RuntimeOptions>;
+  /**
+   * The bot reads the emulator's clock (`h.clock`) too: moving it moves what the bot calls now (freezes,
+   * skips, forecasts); `h.runtime.tick()` then does the minute's work at once.
+   */
+  sharedClock?: boolean;
+  /** Emulator options beyond the harness's own (e.g. `recentHistory`). */
+  emulator?: Partial<Omit<EmulatorOptions, 'apiKey' | 'clock' | 'port'>>;
+  /**
+   * Where the emulator's clock starts (default START). Health counts the last 30 days by the bot's own
+   * clock, so its tests start the emulator at the bot's now.
+   */
+  clockStart?: number;
 }
 
-export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const clock = new ManualClock(START);
-  const emulator = await startEmulator({ port: 0, apiKey: API_KEY, clock });
-  const fake = await startFakeSlack({ port: 0, botToken: BOT_TOKEN });
+/** A log destination that keeps every line, for tests that read what was logged. */
+export function collectLogs(): { logs: string[]; destination: Writable } {
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk, _enc, done) {
@@ -60,6 +70,28 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       done();
     },
   });
+  return { logs, destination };
+}
+
+/** A person of the fake Slack (London time), with anything else given. */
+export function person(id: string, name: string, extra: Partial<FakeUser> = {}): FakeUser {
+  return {
+    id,
+    name,
+    real_name: name,
+    email: `${name}@example.com`,
+    tz: 'Europe/London',
+    tz_label: 'Greenwich Mean Time',
+    tz_offset: 0,
+    ...extra,
+  };
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const clock = new ManualClock(options.clockStart ?? START);
+  const emulator = await startEmulator({ ...options.emulator, port: 0, apiKey: API_KEY, clock });
+  const fake = await startFakeSlack({ port: 0, botToken: BOT_TOKEN });
+  const { logs, destination } = collectLogs();
   const config = loadConfig({
     RUNBOOK_API_URL: options.apiUrl ?? emulator.url,
     RUNBOOK_API_KEY: API_KEY,
@@ -75,7 +107,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.env,
   });
   const logger = createLogger({ level: 'debug', secrets: [API_KEY, BOT_TOKEN, SIGNING_SECRET], destination });
-  const runtime = await startRuntime(config, { logger, ...options.runtime });
+  const runtimeOptions: RuntimeOptions = {
+    logger,
+    ...(options.sharedClock ? { now: () => clock.now() } : {}),
+    ...options.runtime,
+  };
+  const runtime = await startRuntime(config, runtimeOptions);
   const harness: Harness = {
     emulator,
     clock,
@@ -87,7 +124,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       new SlackUser({ fake, botUrl: harness.botUrl, signingSecret: SIGNING_SECRET, userId: id }),
     async restart() {
       await harness.runtime.stop();
-      harness.runtime = await startRuntime(config, { logger, ...options.runtime });
+      harness.runtime = await startRuntime(config, runtimeOptions);
       harness.botUrl = `http://127.0.0.1:${harness.runtime.slackPort}/slack/events`;
     },
     async stop() {

@@ -7,6 +7,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { FEATURE_LISTENERS } from '../../src/slack/app.ts';
+import { BOT_SCOPES, REDIRECT_PATH, UNINSTALL_EVENTS } from '../../src/slack/installs.ts';
 import { COMMAND, FUNCTIONS, SHORTCUTS, STEP_INPUTS, STEP_OUTPUTS } from '../../src/slack/kit/ids.ts';
 import { SUBCOMMAND_NAMES } from '../../src/slack/kit/parse-command.ts';
 
@@ -77,7 +78,8 @@ function functionsHandled(): string[] {
   return registrations.flatMap((r) => (r.kind === 'function' ? [r.callbackId] : []));
 }
 
-const manifests = ['manifest.socket.json', 'manifest.http.json'].map((name) => ({
+const MANY = 'manifest.many-workspaces.json';
+const manifests = ['manifest.socket.json', 'manifest.http.json', MANY].map((name) => ({
   name,
   json: JSON.parse(readFileSync(path.join(root, 'manifest', name), 'utf8')),
 }));
@@ -141,7 +143,9 @@ describe('Slack app manifests', () => {
         [SHORTCUTS.runFromMessage, 'message'],
       ]);
       expect(json.features.app_home.home_tab_enabled).toBe(true);
-      expect([...json.settings.event_subscriptions.bot_events].sort()).toEqual(events);
+      // Many workspaces also hears when an installation ends (handled before any listener, installs.ts).
+      const expected = name === MANY ? [...events, ...UNINSTALL_EVENTS].sort() : events;
+      expect([...json.settings.event_subscriptions.bot_events].sort()).toEqual(expected);
       expect(events).toEqual(['app_home_opened', 'app_mention']);
       expect(json.settings.interactivity.is_enabled).toBe(true);
     });
@@ -159,6 +163,20 @@ describe('Slack app manifests', () => {
       expect(registrations.some((r) => r.kind === 'shortcut' && r.callbackId === SHORTCUTS.runFromMessage)).toBe(true);
     });
   }
+
+  it('the many-workspace manifest is HTTP with the OAuth redirect, token rotation and exactly the scopes an install asks for', () => {
+    const many = manifests.find((m) => m.name === MANY)!.json;
+    const http = manifests.find((m) => m.name === 'manifest.http.json')!.json;
+    expect(many.oauth_config.redirect_urls).toEqual([`https://runbook-bot.example.com${REDIRECT_PATH}`]);
+    expect(many.settings.token_rotation_enabled).toBe(true);
+    expect(many.settings.org_deploy_enabled).toBe(true);
+    expect(many.settings.socket_mode_enabled).toBe(false);
+    expect([...BOT_SCOPES].sort()).toEqual([...needed].sort());
+    expect([...many.oauth_config.scopes.bot].sort()).toEqual([...BOT_SCOPES].sort());
+    // Everything else is the HTTP manifest's.
+    expect(many.features).toEqual(http.features);
+    expect(many.functions).toEqual(http.functions);
+  });
 
   it('HTTP mode sends commands, interactivity, options and events to /slack/events', () => {
     const http = manifests.find((m) => m.name === 'manifest.http.json')!.json;

@@ -1,9 +1,13 @@
 // Approve / Reject buttons on approval requests and the reason form a rejection asks for: each calls one
 // use case of src/runs/approvals.ts and shows its result; both copies of the request are then updated.
+// Each works once per approver (src/runs/once.ts; a quorum still needs the others): a repeat is told it
+// was already done, and a click that decided nothing (refused, or decided by someone else) is given back.
 import type { ButtonAction } from '@slack/bolt';
 import { approveRequest, findApproval, rejectRequest } from '../../runs/approvals.ts';
+import { clickTaken } from '../../runs/once.ts';
 import { buildRejectModal } from '../kit/approval.ts';
 import { refreshApprovalMessages } from '../kit/approval-request.ts';
+import { alreadyDoneMessage, claimOrSayDone } from '../kit/click-once.ts';
 import { errorMessage, errorModal, noticeMessage } from '../kit/common.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
@@ -18,8 +22,10 @@ import { postRunningCard } from '../kit/run-start.ts';
 export async function approveClicked({ ack, body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   await ack();
   const approvalId = (body.actions[0] as ButtonAction).value ?? '';
+  const claim = await claimOrSayDone(ctx, { action: 'approve', target: approvalId, where: '' });
+  if (!claim) return;
   try {
-    await approve(ctx, approvalId);
+    if (!(await approve(ctx, approvalId))) await claim.release();
   } catch (err) {
     await reportFailure(ctx, err, 'Approving the run');
   }
@@ -32,6 +38,12 @@ export async function approveClicked({ ack, body }: ActionArgs, ctx: HandlerCont
 export async function rejectClicked({ ack, body, client }: ActionArgs, ctx: HandlerContext): Promise<void> {
   await ack();
   const approvalId = (body.actions[0] as ButtonAction).value ?? '';
+  // This approver already rejected it: no form to fill in again.
+  const done = await clickTaken(ctx.deps, { action: 'reject', target: approvalId, where: '', who: ctx.userId });
+  if (done?.kind === 'already') {
+    await ctx.respond(alreadyDoneMessage(done, ctx.userId));
+    return;
+  }
   const approval = await findApproval(ctx.deps, approvalId);
   const channel = body.channel?.id ?? body.container?.channel_id ?? '';
   const metadata = JSON.stringify({ a: approvalId, c: channel });
@@ -66,15 +78,20 @@ export async function rejectSubmitted({ ack, view }: ViewArgs, request: HandlerC
   }
   await ack();
   const ctx = inChannel(request, meta.c || null);
+  const claim = await claimOrSayDone(ctx, { action: 'reject', target: meta.a, where: '' });
+  if (!claim) return;
   try {
-    await reject(ctx, meta.a, reason);
+    if (!(await reject(ctx, meta.a, reason))) await claim.release();
   } catch (err) {
     await reportFailure(ctx, err, 'Rejecting the run');
   }
 }
 
-/** Approve: the use case decides (a vote, the decision, the run); this shows its result and updates both copies. */
-async function approve(ctx: HandlerContext, approvalId: string): Promise<void> {
+/**
+ * Approve: the use case decides (a vote, the decision, the run); this shows its result and updates both
+ * copies. False when this click decided nothing (refused, or decided before or by someone else).
+ */
+async function approve(ctx: HandlerContext, approvalId: string): Promise<boolean> {
   const { deps, client } = ctx;
   const emailOf = (userId: string) => deps.access.identity.emailOf(client, userId);
   // A quorum is decided on current membership, not the cached one.
@@ -83,7 +100,7 @@ async function approve(ctx: HandlerContext, approvalId: string): Promise<void> {
   switch (result.kind) {
     case 'refused':
       await ctx.respond(errorMessage(result.sentence));
-      return;
+      return false;
     case 'already': {
       const by = result.approval.decidedBy ? ` by ${userMention(result.approval.decidedBy)}` : '';
       await ctx.respond(
@@ -121,17 +138,18 @@ async function approve(ctx: HandlerContext, approvalId: string): Promise<void> {
       break;
   }
   await refreshApprovalMessages(deps, client, approvalId);
+  return result.kind !== 'already' && result.kind !== 'lost';
 }
 
-/** Reject: the use case decides; this shows its result and updates both copies. */
-async function reject(ctx: HandlerContext, approvalId: string, reason: string): Promise<void> {
+/** Reject: the use case decides; this shows its result and updates both copies. False when it decided nothing. */
+async function reject(ctx: HandlerContext, approvalId: string, reason: string): Promise<boolean> {
   const result = await rejectRequest(ctx.deps, await ctx.actor(), approvalId, reason);
   if (result.kind === 'refused') {
     await ctx.respond(errorMessage(result.sentence));
-    return;
+    return false;
   }
-  if (result.kind === 'lost' || result.kind === 'already') {
-    await ctx.respond(noticeMessage('Someone else decided this request first.', 'Already decided'));
-  }
+  const decided = result.kind !== 'lost' && result.kind !== 'already';
+  if (!decided) await ctx.respond(noticeMessage('Someone else decided this request first.', 'Already decided'));
   await refreshApprovalMessages(ctx.deps, ctx.client, approvalId);
+  return decided;
 }

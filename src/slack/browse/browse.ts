@@ -1,14 +1,15 @@
 // `/runbook help`, `/runbook list` and `/runbook show`: answers in the conversation, ephemeral.
 import { parseInputSchema } from '../../forms/input-schema.ts';
-import { visibleTo } from '../kit/access.ts';
+import { cachedHealth, runbookHealth } from '../../runs/health.ts';
+import { namedRunbookId, visibleTo } from '../kit/access.ts';
 import { errorMessage } from '../kit/common.ts';
+import { describeFailure } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
 import { buildHelp } from '../kit/help-message.ts';
 import type { SubcommandName } from '../kit/parse-command.ts';
 import { loadRunbook } from '../kit/run-start.ts';
-import { buildRunbookChoice } from '../kit/runbook-choice.ts';
 import { buildRunbookList, LIST_PAGE_SIZE, type ListState } from '../kit/runbook-list.ts';
-import { buildRunbookDetails } from './runbook-details.ts';
+import { buildRunbookDetails, type DetailsHealth } from './runbook-details.ts';
 
 export async function showHelp(ctx: HandlerContext, topic: SubcommandName | null): Promise<void> {
   await ctx.respond(buildHelp(topic));
@@ -24,20 +25,24 @@ export async function showList(ctx: HandlerContext, state: ListState, replaceOri
     page: state.p,
     pageSize: LIST_PAGE_SIZE,
   });
-  await ctx.respond({ ...buildRunbookList(page, { ...state, c: page.category, p: page.page }), replaceOriginal });
+  // Badges come from the health cache only: a list page never reads executions.
+  const byName = new Map(
+    page.items.flatMap((r) => {
+      const cached = cachedHealth(ctx.deps, r.name);
+      return cached ? [[r.name.trim().toLowerCase(), cached] as const] : [];
+    }),
+  );
+  const health = { byName, nowMs: ctx.deps.now() };
+  await ctx.respond({
+    ...buildRunbookList(page, { ...state, c: page.category, p: page.page }, health),
+    replaceOriginal,
+  });
 }
 
 export async function showRunbook(ctx: HandlerContext, query: { text?: string; id?: string }): Promise<void> {
   const visible = await visibleTo(ctx);
-  let id = query.id ?? null;
-  if (!id) {
-    const resolution = await visible.resolve(query.text ?? '', 'runbook.show');
-    if (resolution.kind !== 'match') {
-      await ctx.respond(buildRunbookChoice(query.text ?? '', resolution, 'show'));
-      return;
-    }
-    id = resolution.runbook.id;
-  }
+  const id = await namedRunbookId(ctx, visible, query, 'runbook.show', 'show');
+  if (id === null) return;
   // Judged before anything is loaded, and again on what was loaded (the catalog may not know it yet).
   const before = await visible.check({ id }, 'runbook.show');
   const runbook = before.allowed ? await loadRunbook(ctx.deps, id) : null;
@@ -46,5 +51,10 @@ export async function showRunbook(ctx: HandlerContext, query: { text?: string; i
     await ctx.respond(errorMessage(decision.allowed ? 'That runbook could not be loaded.' : decision.message));
     return;
   }
-  await ctx.respond(buildRunbookDetails(runbook, parseInputSchema(runbook.inputSchema)));
+  // Health is read within its bound (or from the cache); when the API cannot say, the details still show.
+  const health: DetailsHealth = await runbookHealth(ctx.deps, runbook.name).then(
+    (h) => ({ health: h, nowMs: ctx.deps.now() }),
+    (err: unknown) => ({ unavailable: `Its health could not be read. ${describeFailure(err)}` }),
+  );
+  await ctx.respond(buildRunbookDetails(runbook, parseInputSchema(runbook.inputSchema), health));
 }

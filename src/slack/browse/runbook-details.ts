@@ -1,10 +1,13 @@
 // /runbook show: description, version, path, categories, connectors, environments and their
-// status, inputs with types and defaults, last run, approval requirement; Run and Schedule buttons.
+// status, inputs with types and defaults, last run, approval requirement, health over the last 30 days;
+// Run and Schedule buttons.
 import type { KnownBlock } from '@slack/types';
 import type { Workflow } from '../../api/schemas.ts';
 import { categoryLabel } from '../../catalog/runbook-catalog.ts';
 import type { FieldSpec, FormSpec } from '../../forms/input-schema.ts';
+import type { CachedHealth } from '../../health/health-cache.ts';
 import { button, type SlackMessage, when } from '../kit/common.ts';
+import { healthSummary } from '../kit/health-summary.ts';
 import { ACTIONS } from '../kit/ids.ts';
 import { escapeMrkdwn, mrkdwnText, plainText, truncate } from '../kit/mrkdwn.ts';
 import { pickValue } from '../kit/runbook-choice.ts';
@@ -50,7 +53,18 @@ export function describeInputs(spec: FormSpec): string {
     .join('\n');
 }
 
-export function buildRunbookDetails(runbook: Workflow, spec: FormSpec): SlackMessage {
+/** The runbook's health as read for this answer, or why it could not be read. */
+export type DetailsHealth = { health: CachedHealth; nowMs: number } | { unavailable: string };
+
+function healthBlock(health: DetailsHealth): KnownBlock {
+  const text =
+    'unavailable' in health
+      ? `*Health*\n_${escapeMrkdwn(truncate(health.unavailable, 500))}_`
+      : healthSummary(health.health.report, health.health.fetchedAt, health.nowMs);
+  return { type: 'section', block_id: 'details_health', text: mrkdwnText(text) };
+}
+
+export function buildRunbookDetails(runbook: Workflow, spec: FormSpec, health?: DetailsHealth): SlackMessage {
   const badges = runbookBadges(runbook);
   const fields = [
     `*Version*\n${escapeMrkdwn(runbook.currentVersion || '—')}`,
@@ -87,6 +101,7 @@ export function buildRunbookDetails(runbook: Workflow, spec: FormSpec): SlackMes
     { type: 'section', fields: fields.map((f) => mrkdwnText(f, 2000)) },
     { type: 'section', text: mrkdwnText(`*Environments*\n${environments}`) },
     { type: 'section', text: mrkdwnText(`*Inputs*\n${describeInputs(spec)}`) },
+    ...(health ? [healthBlock(health)] : []),
   ];
   if (runbook.tags.length) {
     blocks.push({
@@ -110,6 +125,7 @@ export function buildRunbookDetails(runbook: Workflow, spec: FormSpec): SlackMes
       button('Schedule', ACTIONS.runbookSchedule, runbook.id),
       button('Schedules', `${ACTIONS.pickRunbook}_schedules`, pickValue(runbook.id, 'schedules')),
       button('Executions', `${ACTIONS.pickRunbook}_executions`, pickValue(runbook.id, 'executions')),
+      button('Health', `${ACTIONS.pickRunbook}_health`, pickValue(runbook.id, 'health')),
     ],
   });
   blocks.push({ type: 'context', elements: [mrkdwnText(`id \`${escapeMrkdwn(runbook.id)}\``)] });

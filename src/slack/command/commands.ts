@@ -4,6 +4,8 @@ import { showAudit } from '../audit/audit.ts';
 import { showHelp, showList, showRunbook } from '../browse/browse.ts';
 import { browseFromCommand } from '../browse/browse-args.ts';
 import { showExecutions, showStatus } from '../executions/executions.ts';
+import { breakFreezeCommand, showFreezes } from '../freezes/freezes.ts';
+import { showHealth } from '../health/health.ts';
 import { errorMessage } from '../kit/common.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
 import { buildCommandError } from '../kit/help-message.ts';
@@ -32,6 +34,8 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
       return showList(ctx, browseFromCommand(command));
     case 'show':
       return showRunbook(ctx, { text: command.runbook });
+    case 'health':
+      return showHealth(ctx, { text: command.runbook });
     case 'run':
       if (command.values || command.now) {
         return startLineRun(ctx, { query: command.runbook, values: command.values ?? {}, now: command.now ?? false });
@@ -61,13 +65,18 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
     case 'audit':
       return showAudit(ctx, command.count);
     case 'subscribe':
-      return subscribe(ctx, { runbook: command.runbook, failuresOnly: command.failuresOnly });
+      await subscribe(ctx, { runbook: command.runbook, failuresOnly: command.failuresOnly });
+      return;
     case 'unsubscribe':
       return unsubscribe(ctx, command.runbook);
     case 'subscriptions':
       return showSubscriptions(ctx);
     case 'watch':
       return watchExecution(ctx, command.executionId);
+    case 'freezes':
+      return showFreezes(ctx);
+    case 'freeze-break':
+      return breakFreezeCommand(ctx, command.runbook, command.reason);
   }
 }
 

@@ -1,7 +1,8 @@
 // A pick list (several runbooks matched what was typed) finishes the command it came from: show, run,
-// schedule, schedules or executions of the chosen runbook; inside a modal it continues in that modal.
+// schedule, schedules, executions or health of the chosen runbook; inside a modal it continues in that modal.
 import { showRunbook } from '../browse/browse.ts';
 import { showExecutions } from '../executions/executions.ts';
+import { showHealth } from '../health/health.ts';
 import { visibleTo } from '../kit/access.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
 import type { ActionArgs } from '../kit/listen.ts';
@@ -39,6 +40,8 @@ export async function pickClicked({ body, client }: ActionArgs, ctx: HandlerCont
       return openScheduleModal(ctx, { runbookId: pick.id });
     case 'schedules':
       return showSchedules(ctx, { runbookId: pick.id });
+    case 'health':
+      return showHealth(ctx, { id: pick.id });
     case 'executions': {
       // A pick value is not sealed: a hidden runbook's id must not turn into its name here.
       const runbook = await deps.catalog.get(pick.id);

@@ -3,6 +3,7 @@ import type { Actor } from '../../runs/actor.ts';
 import { type Visibility, visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from './actor.ts';
 import type { HandlerContext } from './handler-context.ts';
+import { buildRunbookChoice, type PickThen } from './runbook-choice.ts';
 
 /** The person behind a handler, where they acted (fails closed on user groups; see actor.ts). */
 export function actorOf(
@@ -21,4 +22,23 @@ export function actorOf(
 /** Which runbooks the handler's person may view where they are. */
 export async function visibleTo(ctx: HandlerContext): Promise<Visibility> {
   return visibilityFor(ctx.deps, await actorOf(ctx));
+}
+
+/**
+ * The runbook a command names: the id a button carried, or `<runbook>` typed, resolved among those the
+ * person may view. When the text matches several or none, the pick list (or the closest names) is the
+ * answer and null comes back.
+ */
+export async function namedRunbookId(
+  ctx: HandlerContext,
+  visible: Visibility,
+  query: { text?: string | null; id?: string },
+  auditAction: string,
+  then: PickThen,
+): Promise<string | null> {
+  if (query.id) return query.id;
+  const resolution = await visible.resolve(query.text ?? '', auditAction);
+  if (resolution.kind === 'match') return resolution.runbook.id;
+  await ctx.respond(buildRunbookChoice(query.text ?? '', resolution, then));
+  return null;
 }

@@ -15,6 +15,7 @@ export type ParsedCommand =
   | { kind: 'help'; topic: SubcommandName | null }
   | { kind: 'list'; query: string; scope: ListScope; category: string | null }
   | { kind: 'show'; runbook: string }
+  | { kind: 'health'; runbook: string | null }
   /** `values` and `now` only when typed: a one-line run. */
   | { kind: 'run'; runbook: string | null; values?: Record<string, string>; now?: boolean }
   | { kind: 'schedules'; runbook: string | null; next: ForecastWindow | null }
@@ -22,6 +23,8 @@ export type ParsedCommand =
   | { kind: 'executions'; runbook: string | null; status: StatusFilter | null; last: LastFilter | null }
   | { kind: 'status'; executionId: string }
   | { kind: 'audit'; count: number }
+  | { kind: 'freezes' }
+  | { kind: 'freeze-break'; runbook: string; reason: string }
   | { kind: 'subscribe'; runbook: string; failuresOnly: boolean }
   | { kind: 'unsubscribe'; runbook: string }
   | { kind: 'subscriptions' }
@@ -158,6 +161,15 @@ export const SUBCOMMANDS = {
     positional: 'optional',
     positionalName: 'runbook',
   },
+  health: {
+    usage: 'health [runbook]',
+    description:
+      "A runbook's last 30 days: runs, success rate, median and p95 duration, the last 10 outcomes and the most common failure reasons; without a runbook, the ones failing most.",
+    examples: ['health', 'health "Restart Kubernetes Deployment"'],
+    flags: [],
+    positional: 'optional',
+    positionalName: 'runbook',
+  },
   status: {
     usage: 'status <executionId>',
     description: 'One execution: inputs, status, timings, reason and output.',
@@ -173,6 +185,15 @@ export const SUBCOMMANDS = {
     flags: [],
     positional: 'optional',
     positionalName: 'n',
+  },
+  freezes: {
+    usage: 'freezes | freezes break <runbook> --reason TEXT',
+    description:
+      'The change freezes of the policy (on now until when, or next); inside one, runs are refused and covered schedules paused. `break`: an approver lets themselves start one run inside the freeze, with a reason (audited).',
+    examples: ['freezes', 'freezes break "Restart Kubernetes Deployment" --reason "INC-4711: prod is down"'],
+    flags: [{ name: 'reason', values: [], description: 'why the freeze must be broken (audited)' }],
+    positional: 'optional',
+    positionalName: 'break',
   },
   subscribe: {
     usage: 'subscribe <runbook|all> [--failures]',
@@ -499,6 +520,8 @@ function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, strin
     }
     case 'show':
       return { ok: true, command: { kind: 'show', runbook: arg } };
+    case 'health':
+      return { ok: true, command: { kind: 'health', runbook: orNull(arg) } };
     case 'run':
     case 'alias':
     case 'defaults':
@@ -548,6 +571,20 @@ function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, strin
       return { ok: true, command: { kind: 'unsubscribe', runbook: arg } };
     case 'subscriptions':
       return { ok: true, command: { kind: 'subscriptions' } };
+    case 'freezes': {
+      const reason = flags.get('reason');
+      if (arg === '' && reason === undefined) return { ok: true, command: { kind: 'freezes' } };
+      const [verb = '', ...words] = arg.split(' ');
+      if (verb.toLowerCase() !== 'break' || words.join(' ').trim() === '' || typeof reason !== 'string') {
+        return {
+          ok: false,
+          error: '`freezes` alone lists them; to break one: `freezes break <runbook> --reason "why"`.',
+          topic: 'freezes',
+          suggestion: null,
+        };
+      }
+      return { ok: true, command: { kind: 'freeze-break', runbook: words.join(' ').trim(), reason } };
+    }
     case 'watch':
       if (/\s/.test(arg)) {
         return { ok: false, error: '`watch` takes one execution id.', topic: 'watch', suggestion: null };

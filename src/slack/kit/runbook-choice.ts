@@ -7,7 +7,7 @@ import { ACTIONS } from './ids.ts';
 import { escapeMrkdwn, mrkdwnText, truncate } from './mrkdwn.ts';
 
 /** What to do once a runbook is picked. */
-export type PickThen = 'show' | 'run' | 'schedule' | 'schedules' | 'executions';
+export type PickThen = 'show' | 'run' | 'schedule' | 'schedules' | 'executions' | 'health';
 
 export function pickValue(id: string, then: PickThen): string {
   return JSON.stringify({ id, next: then });
@@ -16,7 +16,7 @@ export function pickValue(id: string, then: PickThen): string {
 export function decodePick(value: string | undefined): { id: string; next: PickThen } | null {
   try {
     const v = JSON.parse(value ?? '') as { id?: unknown; next?: unknown };
-    const thens: PickThen[] = ['show', 'run', 'schedule', 'schedules', 'executions'];
+    const thens: PickThen[] = ['show', 'run', 'schedule', 'schedules', 'executions', 'health'];
     if (typeof v.id === 'string' && thens.includes(v.next as PickThen)) return { id: v.id, next: v.next as PickThen };
   } catch {
     // fall through

@@ -3,8 +3,10 @@
 import type { ActionsBlock, KnownBlock, PlainTextOption, StaticSelect } from '@slack/types';
 import type { Workflow } from '../../api/schemas.ts';
 import { type BrowsePage, type BrowseScope, categoryLabel } from '../../catalog/runbook-catalog.ts';
+import type { CachedHealth } from '../../health/health-cache.ts';
 import { isRunnable } from '../../runs/runnable.ts';
 import { button, type SlackMessage, when } from './common.ts';
+import { freshness, healthBadge } from './health-summary.ts';
 import { ACTIONS } from './ids.ts';
 import { escapeMrkdwn, mrkdwnText, plainText, truncate } from './mrkdwn.ts';
 import { buildChoiceBlocks } from './runbook-choice.ts';
@@ -52,8 +54,15 @@ export function runbookBadges(runbook: Workflow): string[] {
 
 export { isRunnable };
 
-function row(runbook: Workflow, index: number): KnownBlock[] {
+/** Health badges for the rows, from the cache only (by runbook name, lower case). */
+export interface ListHealth {
+  byName: ReadonlyMap<string, CachedHealth>;
+  nowMs: number;
+}
+
+function row(runbook: Workflow, index: number, health?: CachedHealth): KnownBlock[] {
   const badges = runbookBadges(runbook);
+  if (health) badges.push(healthBadge(health.report));
   const title = `*${escapeMrkdwn(truncate(runbook.name, 150))}*${badges.length ? `   ${badges.join('  ')}` : ''}`;
   const description = runbook.description ? escapeMrkdwn(truncate(runbook.description, 240)) : '_No description_';
   const tags = runbook.tags.length ? runbook.tags.slice(0, 6).map((t) => `\`${escapeMrkdwn(truncate(t, 40))}\``) : [];
@@ -93,7 +102,7 @@ function categorySelect(page: BrowsePage): StaticSelect {
   };
 }
 
-export function buildRunbookList(page: BrowsePage, state: ListState): SlackMessage {
+export function buildRunbookList(page: BrowsePage, state: ListState, health?: ListHealth): SlackMessage {
   // "43 service runbooks matching “k8s” in SRE · page 1 of 6": the kind before the noun, then the filters.
   const kind = state.s === 'service' ? 'service ' : state.s === 'custom' ? 'custom ' : '';
   const filters = [
@@ -129,9 +138,21 @@ export function buildRunbookList(page: BrowsePage, state: ListState): SlackMessa
       text: mrkdwnText('No runbook matches. Try fewer words, another category, or `/runbook list` for everything.'),
     });
   }
+  const shown = page.items.map((r) => health?.byName.get(r.name.trim().toLowerCase()));
   page.items.forEach((runbook, i) => {
-    blocks.push({ type: 'divider' }, ...row(runbook, i));
+    blocks.push({ type: 'divider' }, ...row(runbook, i, shown[i]));
   });
+  const oldest = Math.min(...shown.map((h) => h?.fetchedAt ?? Number.POSITIVE_INFINITY));
+  if (health && Number.isFinite(oldest)) {
+    blocks.push({
+      type: 'context',
+      elements: [
+        mrkdwnText(
+          `Health badges: success rate and runs over the last 30 days, ${freshness(oldest, health.nowMs)} or later. \`/runbook health &lt;runbook&gt;\` reads one afresh.`,
+        ),
+      ],
+    });
+  }
   const nav: ActionsBlock = { type: 'actions', block_id: 'list_nav', elements: [] };
   if (page.page > 0) {
     nav.elements.push(

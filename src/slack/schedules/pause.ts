@@ -1,7 +1,6 @@
 // The schedules list's Pause, Skip next run and Resume: claimed once per click (a retried delivery does nothing), one
 // use case each (src/runs/schedule-pauses.ts), then the list is redrawn in place with a notice.
 import type { BlockAction } from '@slack/bolt';
-import { claimClick } from '../../runs/once.ts';
 import {
   type PauseResult,
   pauseSchedule,
@@ -10,6 +9,7 @@ import {
   skipNextRun,
 } from '../../runs/schedule-pauses.ts';
 import { actorOf } from '../kit/access.ts';
+import { claimOrSayDone, messageOf } from '../kit/click-once.ts';
 import { errorMessage } from '../kit/common.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
@@ -18,12 +18,13 @@ import type { ScheduleRef } from './schedule-list.ts';
 import { showSchedules } from './schedules.ts';
 
 /**
- * Where one click happened: the list message and the click's action_ts, which a replayed delivery keeps.
- * (The list is redrawn in place under the same ts, so the message alone would refuse a later Pause.)
+ * Which button was clicked: the list message and the drawing of it the button came from (`n`). The list is
+ * redrawn in place under the same ts, so the message alone would refuse a later Pause; a button drawn
+ * before `n` existed falls back to the click's action_ts, which a replayed delivery keeps.
  */
-function clickPlace(body: BlockAction): string {
+function clickPlace(body: BlockAction, ref: ScheduleRef): string {
   const actionTs = (body.actions[0] as { action_ts?: string } | undefined)?.action_ts ?? '';
-  return `${body.container?.message_ts ?? body.message?.ts ?? ''}/${actionTs}`;
+  return `${messageOf(body)}/${ref.n ?? actionTs}`;
 }
 
 type ChangeKind = 'pause' | 'skip' | 'resume';
@@ -38,15 +39,19 @@ export async function changePause(
   ref: ScheduleRef,
 ): Promise<void> {
   const { deps } = ctx;
-  const click = { what: `schedule-${kind}:${ref.id}`, where: clickPlace(body), who: ctx.userId };
-  if (!(await claimClick(deps, click))) return;
+  const click = await claimOrSayDone(ctx, { action: `schedule-${kind}`, target: ref.id, where: clickPlace(body, ref) });
+  if (!click) return;
   const actor = await actorOf(ctx);
   const result = await USE_CASES[kind](deps, actor, ref.id);
   if (result.kind === 'failed') {
+    // Undone or left to the reconciler (which a repeat finds): a new click may try again.
+    await click.release();
     await ctx.respond(errorMessage(`${DOING[kind]} the schedule failed. ${describeFailure(result.error)}`));
     return;
   }
   if (result.kind === 'refused' && result.reason !== 'not-found' && result.reason !== 'duplicate') {
+    // Nothing changed: the button may be tried again (once allowed).
+    await click.release();
     await ctx.respond(errorMessage(result.sentence));
     return;
   }

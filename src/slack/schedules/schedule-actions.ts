@@ -2,13 +2,13 @@
 // (runbook picker, preset, details, cron text → preview) and its submission.
 import type { BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { ALREADY_DONE, claimClick } from '../../runs/once.ts';
 import { isOfferedProxy } from '../../runs/run-choice.ts';
-import { errorMessage, errorModal, noticeMessage } from '../kit/common.ts';
+import { claimOrSayDone, messageOf } from '../kit/click-once.ts';
+import { errorMessage, errorModal } from '../kit/common.ts';
 import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline.ts';
 import type { SlackDeps } from '../kit/deps.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
-import type { HandlerContext } from '../kit/handler-context.ts';
+import { type HandlerContext, respondAt } from '../kit/handler-context.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../kit/ids.ts';
 import { inChannel } from '../kit/interaction-context.ts';
 import type { ActionArgs, ViewArgs } from '../kit/listen.ts';
@@ -21,6 +21,7 @@ import { cancelRunNow, confirmRunNow } from './run-now.ts';
 import { decodeScheduleRef, decodeSchedulesPage } from './schedule-list.ts';
 import {
   decodeScheduleMetadata,
+  type ListOrigin,
   nextScheduleBuilder,
   refreshScheduleModal,
   shownPresetKind,
@@ -77,12 +78,22 @@ export async function homeNewScheduleClicked({ ack }: ActionArgs, ctx: HandlerCo
 
 export async function scheduleEditClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const ref = decodeScheduleRef(buttonValue(body));
-  if (ref) await openScheduleModal(ctx, { scheduleId: ref.id });
+  // The list's response_url goes (sealed) into the form, so saving the edit redraws that list in place.
+  const list = body.response_url ? { u: body.response_url, r: ref?.r ?? null } : null;
+  if (ref) await openScheduleModal(ctx, { scheduleId: ref.id, list });
 }
 
 export async function scheduleDeleteClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const ref = decodeScheduleRef(buttonValue(body));
-  if (ref) await deleteSchedule(ctx, ref);
+  if (!ref) return;
+  const claim = await claimOrSayDone(ctx, { action: 'schedule-delete', target: ref.id, where: messageOf(body) });
+  if (!claim) return;
+  // Refused or failed: nothing is known to have changed, and deleting again is harmless, so it may be retried.
+  const deleted = await deleteSchedule(ctx, ref).catch(async (err: unknown) => {
+    await claim.release();
+    throw err;
+  });
+  if (!deleted) await claim.release();
 }
 
 export async function schedulePauseClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
@@ -105,21 +116,27 @@ export async function runNowClicked({ body }: ActionArgs, ctx: HandlerContext): 
   if (ref) await confirmRunNow(ctx, ref.id);
 }
 
+/**
+ * The confirmation's Run now and Cancel share one claim: one of them, once. A second click, a replay or
+ * another replica is told it was already done; what replaced the confirmation (where the run went) stays.
+ */
+function claimRunNow(body: BlockAction, ctx: HandlerContext, scheduleId: string) {
+  const where = messageOf(body);
+  // Before this release the claim was per person (`click:run-now:<id>:<where>:<who>`): an old replica's counts.
+  const legacy = [`click:run-now:${scheduleId}:${where}:${ctx.userId}`];
+  return claimOrSayDone(ctx, { action: 'run-now', target: scheduleId, where, legacy });
+}
+
 export async function runNowConfirmed({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const scheduleId = buttonValue(body);
-  if (!scheduleId) return;
-  // One run per confirmation: a second click, a replay or another replica finds the claim.
-  const where = body.container?.message_ts ?? body.message?.ts ?? '';
-  if (!(await claimClick(ctx.deps, { what: `run-now:${scheduleId}`, where, who: ctx.userId }))) {
-    // Said on its own: what replaced the confirmation (where the run went) stays.
-    await ctx.respond(noticeMessage(ALREADY_DONE, 'Already done'));
-    return;
-  }
+  if (!scheduleId || !(await claimRunNow(body, ctx, scheduleId))) return;
   await runScheduleNow({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);
 }
 
-export function runNowCancelled(_args: ActionArgs, ctx: HandlerContext): Promise<void> {
-  return cancelRunNow(ctx);
+export async function runNowCancelled({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const scheduleId = buttonValue(body);
+  if (scheduleId && !(await claimRunNow(body, ctx, scheduleId))) return;
+  await cancelRunNow(ctx);
 }
 
 export async function schedulesPageClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
@@ -212,7 +229,8 @@ export async function scheduleFormSubmitted({ ack, body, view, client }: ViewArg
   }
   await ack();
   try {
-    await saveSchedule(deps, client, body.user.id, meta, submission);
+    const saved = await saveSchedule(deps, client, body.user.id, meta, submission);
+    if (saved && meta.l) await redrawList(ctx, meta.c, meta.l);
   } catch (err) {
     deps.logger.error({ err }, 'schedule submission failed after the form closed');
     const sentence = `Saving the schedule failed after the form closed. ${describeFailure(err)} Check /runbook schedules before trying again.`;
@@ -221,6 +239,14 @@ export async function scheduleFormSubmitted({ ack, body, view, client }: ViewArg
       ephemeralTo: body.user.id,
     });
   }
+}
+
+/** The schedules list an edit was opened from, redrawn in place (a response_url past its 30 minutes: left as is). */
+async function redrawList(ctx: HandlerContext, channelId: string | null, list: ListOrigin): Promise<void> {
+  const there = { ...inChannel(ctx, channelId), respond: respondAt(list.u) };
+  await showSchedules(there, { runbookId: list.r }, true).catch((err: unknown) =>
+    ctx.deps.logger.info({ err }, 'could not redraw the schedules list after an edit'),
+  );
 }
 
 /** A lost race (the person typed again while we answered) is harmless: the newer event brings its own update. */

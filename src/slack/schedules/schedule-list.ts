@@ -20,6 +20,11 @@ export interface ScheduleRef {
   id: string;
   /** runbook id of a filtered list, so a refresh after Delete shows the same list */
   r: string | null;
+  /**
+   * Pause, Skip and Resume only: which drawing of the list the button belongs to (its time, base 36). The
+   * list is redrawn in place, so this, not the message, makes each drawn button a click of its own.
+   */
+  n?: string;
 }
 
 export function encodeScheduleRef(ref: ScheduleRef): string {
@@ -33,7 +38,9 @@ export function decodeScheduleRef(value: string | undefined): ScheduleRef | null
   if (!raw.startsWith('{')) return { id: raw, r: null };
   try {
     const v = JSON.parse(raw) as Partial<ScheduleRef>;
-    if (typeof v.id === 'string' && v.id !== '') return { id: v.id, r: typeof v.r === 'string' ? v.r : null };
+    if (typeof v.id === 'string' && v.id !== '') {
+      return { id: v.id, r: typeof v.r === 'string' ? v.r : null, ...(typeof v.n === 'string' ? { n: v.n } : {}) };
+    }
   } catch {
     // fall through
   }
@@ -132,6 +139,10 @@ export function pausedLine(pause: SchedulePause): string {
   const date = (ms: number) => slackDate(Math.floor(ms / 1000), `${new Date(ms).toISOString().slice(0, 16)} UTC`);
   const state =
     pause.state === 'paused' ? 'Paused' : pause.state === 'pausing' ? 'Being paused' : 'Being resumed (paused)';
+  if (pause.freeze !== null) {
+    const freeze = escapeMrkdwn(truncate(pause.freeze, 80));
+    return `:snowflake: *${state}* by the change freeze *${freeze}* ${date(pause.pausedAt)}  ·  resumes by itself when it ends (Pause keeps it paused after)`;
+  }
   const line = `:double_vertical_bar: *${state}* by ${userMention(pause.pausedBy)} ${date(pause.pausedAt)}`;
   if (pause.resumeAt === null) return `${line}  ·  no runs until resumed`;
   return `${line}  ·  skipping the run at ${date(pause.resumeAt - SKIP_MARGIN_MS)}; resumes by itself after it`;
@@ -182,6 +193,11 @@ function scheduleLines(
 
 function scheduleBlocks(schedule: Schedule, index: number, input: ScheduleListInput): KnownBlock[] {
   const ref = encodeScheduleRef({ id: schedule.id, r: input.runbook?.id ?? null });
+  const drawn = encodeScheduleRef({
+    id: schedule.id,
+    r: input.runbook?.id ?? null,
+    n: input.now.getTime().toString(36),
+  });
   const name = truncate(schedule.runbookName || schedule.runbookId || 'this runbook', 120);
   const paused = input.pauses?.get(schedule.id);
   const actions: ActionsBlock = {
@@ -190,11 +206,11 @@ function scheduleBlocks(schedule: Schedule, index: number, input: ScheduleListIn
     elements: [
       // A paused schedule is resumed before it is edited (the API holds the never-firing expression).
       paused
-        ? button('Resume', ACTIONS.scheduleResume, ref, { style: 'primary' })
+        ? button('Resume', ACTIONS.scheduleResume, drawn, { style: 'primary' })
         : button('Edit', ACTIONS.scheduleEdit, ref),
       ...(paused
         ? []
-        : [button('Pause', ACTIONS.schedulePause, ref), button('Skip next run', ACTIONS.scheduleSkip, ref)]),
+        : [button('Pause', ACTIONS.schedulePause, drawn), button('Skip next run', ACTIONS.scheduleSkip, drawn)]),
       button('Run now', ACTIONS.scheduleRunNow, ref),
       button('Delete', ACTIONS.scheduleDelete, ref, {
         style: 'danger',

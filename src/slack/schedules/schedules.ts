@@ -44,6 +44,7 @@ import {
   buildScheduleModal,
   cronFromBuilder,
   DEFAULT_BUILDER,
+  type ListOrigin,
   readScheduleBuilder,
   type ScheduleBuilder,
   type ScheduleModalMetadata,
@@ -61,6 +62,8 @@ export interface ScheduleModalTarget {
   scheduleId?: string | null;
   /** Reopen a form that failed to save (from "Try again"). */
   draft?: ScheduleDraft | null;
+  /** The schedules list Edit was clicked on: redrawn in place once the edit is saved. */
+  list?: ListOrigin | null;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -306,7 +309,12 @@ export async function scheduleModalView(ctx: HandlerContext, target: ScheduleMod
       // Secret values are never shown again: they stay empty and must be re-entered on save.
       prefill: stripSecrets(spec, storedParams ?? {}),
       builder: schedule ? builderFromCron(schedule.schedule) : draft!.builder,
-      metadata: { r: runbook.id, s: schedule?.id ?? draft!.scheduleId, c: draft?.channel ?? ctx.channelId },
+      metadata: {
+        r: runbook.id,
+        s: schedule?.id ?? draft!.scheduleId,
+        c: draft?.channel ?? ctx.channelId,
+        ...(target.list ? { l: target.list } : {}),
+      },
       now,
       timeZone,
       notes,
@@ -510,17 +518,19 @@ async function pausesOf(deps: SlackDeps): Promise<Map<string, SchedulePause>> {
 // List actions
 
 /** Deletes a schedule and redraws the list it was deleted from (a 404 means someone else was faster). */
-export async function deleteSchedule(ctx: HandlerContext, ref: ScheduleRef): Promise<void> {
+/** Deletes and redraws the list; false when refused (nothing changed). */
+export async function deleteSchedule(ctx: HandlerContext, ref: ScheduleRef): Promise<boolean> {
   const result = await deleteScheduleCase(ctx.deps, await actorOf(ctx), ref.id);
   if (result.kind === 'refused' && result.reason !== 'not-found') {
     await ctx.respond(errorMessage(result.sentence));
-    return;
+    return false;
   }
   const notice =
     result.kind === 'deleted'
       ? ':wastebasket: The schedule was deleted.'
       : ':information_source: That schedule no longer exists; the list below is up to date.';
   await showSchedules(ctx, { runbookId: ref.r }, true, notice);
+  return true;
 }
 
 /** Runs a schedule's runbook now, with the schedule's proxy and params; the live message goes to this channel. */

@@ -2,6 +2,7 @@
 // case of src/runs/subscriptions.ts and renders its result.
 import { ALL_RUNBOOKS } from '../../runs/execution-facts.ts';
 import { looksLikeFullId } from '../../runs/execution-ref.ts';
+import { healthForRun } from '../../runs/health.ts';
 import {
   isAll,
   listSubscriptions,
@@ -32,11 +33,12 @@ export interface SubscribeRequest {
   failuresOnly: boolean;
 }
 
+/** Subscribes and says so; false when refused or a choice is asked for (nothing changed). */
 export async function subscribe(
   ctx: HandlerContext,
   request: SubscribeRequest,
   replaceOriginal = false,
-): Promise<void> {
+): Promise<boolean> {
   const target = request.runbookId
     ? { runbookId: request.runbookId }
     : isAll(request.runbook ?? '')
@@ -45,14 +47,14 @@ export async function subscribe(
   const result = await subscribeCase(ctx.deps, await actorOf(ctx), target, request.failuresOnly);
   if (result.kind === 'refused') {
     await ctx.respond({ ...errorMessage(result.sentence), replaceOriginal });
-    return;
+    return false;
   }
   if (result.kind === 'choose') {
     await ctx.respond({
       ...buildSubscribeChoice(result.query, result.resolution, request.failuresOnly),
       replaceOriginal,
     });
-    return;
+    return false;
   }
   const { runbook } = result;
   const what = runbook ? `*${escapeMrkdwn(truncate(runbook.name, 150))}*` : '*any runbook you may see*';
@@ -68,6 +70,7 @@ export async function subscribe(
     runbookName: runbook ? runbook.name : '',
     failuresOnly: request.failuresOnly,
   });
+  return true;
 }
 
 /** Says in the channel who subscribed or unsubscribed it, and to what. A failure only costs the announcement. */
@@ -85,17 +88,17 @@ async function showRemoval(
   text: string | null,
   result: UnsubscribeResult,
   replaceOriginal: boolean,
-) {
+): Promise<boolean> {
   if (result.kind === 'refused') {
     await ctx.respond(errorMessage(result.sentence));
-    return;
+    return false;
   }
   if (result.kind === 'not-subscribed') {
     const what = text === null || isAll(text) ? '*all runbooks*' : `“${escapeMrkdwn(truncate(text, 100))}”`;
     await ctx.respond(
       buildSubscriptionList(result.left, `:information_source: This channel is not subscribed to ${what}.`),
     );
-    return;
+    return true;
   }
   const label = result.subscription ? subscriptionTarget(result.subscription) : 'that runbook';
   const notice = result.removed
@@ -105,20 +108,21 @@ async function showRemoval(
   if (result.removed && result.subscription) {
     await announce(ctx, { change: 'unsubscribed', by: ctx.userId, ...result.subscription });
   }
+  return true;
 }
 
 export async function unsubscribe(ctx: HandlerContext, text: string): Promise<void> {
   await showRemoval(ctx, text, await unsubscribeCase(ctx.deps, await actorOf(ctx), text), false);
 }
 
-/** Removes the channel's subscription to `runbookId` ('*' = all) and shows what is left. */
+/** Removes the channel's subscription to `runbookId` ('*' = all) and shows what is left; false when refused. */
 export async function removeSubscription(
   ctx: HandlerContext,
   runbookId: string,
   replaceOriginal: boolean,
-): Promise<void> {
+): Promise<boolean> {
   const result = await removeSubscriptionCase(ctx.deps, await actorOf(ctx), runbookId);
-  await showRemoval(ctx, runbookId === ALL_RUNBOOKS ? null : runbookId, result, replaceOriginal);
+  return showRemoval(ctx, runbookId === ALL_RUNBOOKS ? null : runbookId, result, replaceOriginal);
 }
 
 // ---- subscriptions -------------------------------------------------------------------------------
@@ -171,9 +175,11 @@ export async function watchExecution(ctx: HandlerContext, executionId: string): 
     return;
   }
   const inputs = result.inputs.kind === 'object' ? result.inputs.values : {};
+  const health = await healthForRun(deps, result.name);
   const card = buildRunningCard(
     { runbookId: result.runbook?.id ?? '', runbookName: result.name, proxyId: '', startedBy: result.startedBy, inputs },
     [id],
+    { eta: health?.report.eta ?? null },
   );
   // The watcher may already be posting (the run ended meanwhile): only the holder of the card claim posts.
   if (!(await deps.runs.claimMessage(id))) return;

@@ -45,7 +45,7 @@ function click(userId: string, actionId: string, scheduleId: string, actionTs: s
 }
 
 describe('pause listeners', () => {
-  it('schedulePauseClicked pauses it and redraws the list in place; the same click again does nothing', async () => {
+  it('schedulePauseClicked pauses it and redraws the list in place; the same click again changes nothing and says so', async () => {
     const id = newSchedule('0 5 * * *');
     await schedulePauseClicked(click('U01ALICE', ACTIONS.schedulePause, id, '1.1'), env.context());
     expect(cronOf(id)).toBe(NEVER_FIRES);
@@ -54,7 +54,10 @@ describe('pause listeners', () => {
     expect(JSON.stringify(env.replies[0])).toContain('Paused the schedule');
     env.reset();
     await schedulePauseClicked(click('U01ALICE', ACTIONS.schedulePause, id, '1.1'), env.context());
-    expect(env.replies).toEqual([]);
+    expect(env.replies).toHaveLength(1);
+    expect(env.replies[0]!.replaceOriginal).toBeUndefined();
+    expect(JSON.stringify(env.replies[0])).toMatch(/already done.*by you/);
+    expect(cronOf(id)).toBe(NEVER_FIRES);
   });
 
   it('scheduleSkipClicked holds it with a timer and says which run is skipped', async () => {

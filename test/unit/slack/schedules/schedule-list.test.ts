@@ -111,7 +111,15 @@ describe('buildScheduleList', () => {
       ACTIONS.scheduleRunNow,
       ACTIONS.scheduleDelete,
     ]);
-    for (const b of row.elements as Button[]) expect(decodeScheduleRef(b.value)).toEqual({ id: 'sch-1', r: 'rb-1' });
+    for (const b of row.elements as Button[])
+      expect(decodeScheduleRef(b.value)).toMatchObject({ id: 'sch-1', r: 'rb-1' });
+    // Pause and Skip name the drawing they belong to (the list is redrawn in place: each drawing's buttons are new).
+    const drawing = (b: Button) => decodeScheduleRef(b.value)?.n;
+    const [edit, pause, skip, runNow] = row.elements as Button[];
+    expect(drawing(pause!)).toBe(drawing(skip!));
+    expect(drawing(pause!)).toMatch(/^[0-9a-z]+$/);
+    expect(drawing(edit!)).toBeUndefined();
+    expect(drawing(runNow!)).toBeUndefined();
   });
 
   it('a paused schedule shows its real expression, who paused it and when, and Resume instead of Edit and Pause', () => {
@@ -124,6 +132,7 @@ describe('buildScheduleList', () => {
       pausedBy: 'U01ALICE',
       teamId: null,
       resumeAt: null,
+      freeze: null,
       pausedAt: Date.parse('2026-01-04T10:00:00Z'),
       updatedAt: Date.parse('2026-01-04T10:00:00Z'),
     };

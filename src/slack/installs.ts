@@ -1,0 +1,166 @@
+// Many-workspace mode on Bolt's own OAuth installer (@slack/oauth's InstallProvider inside Bolt's HTTP
+// receiver): "Add to Slack" at /slack/install, Slack's redirect at /slack/oauth_redirect, the
+// installation and state stores from src/tenants/ (our store, tokens sealed), and the pages a person sees
+// at the end. Also the two events that end an installation (app_uninstalled, tokens_revoked), handled
+// before any listener and before the request context (they carry no person and no token).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { App, HTTPReceiverOptions } from '@slack/bolt';
+import type { CodedError, Installation, InstallationStore, StateStore } from '@slack/oauth';
+import { installationFromAuthorization, type TenantInstallation } from '../tenants/installation.ts';
+import type { RevocationEvent } from '../tenants/revocation.ts';
+
+export const INSTALL_PATH = '/slack/install';
+export const REDIRECT_PATH = '/slack/oauth_redirect';
+
+/** The bot scopes an install asks for: exactly the manifests' (test/unit/manifest.test.ts checks). */
+export const BOT_SCOPES: readonly string[] = [
+  'app_mentions:read',
+  'channels:history',
+  'channels:join',
+  'channels:read',
+  'chat:write',
+  'commands',
+  'files:write',
+  'groups:history',
+  'groups:read',
+  'im:history',
+  'im:write',
+  'usergroups:read',
+  'users:read',
+  'users:read.email',
+];
+
+/** The events that end an installation (subscribed in the many-workspace manifest; they need no scope). */
+export const UNINSTALL_EVENTS: readonly string[] = ['app_uninstalled', 'tokens_revoked'];
+
+export interface InstallSettings {
+  clientId: string;
+  clientSecret: string;
+  stateSecret: string;
+  redirectUri: string | null;
+  authorizationUrl: string | null;
+  installationStore: InstallationStore;
+  stateStore: StateStore;
+  /** Told about each finished install (audit, logs): never given a token. */
+  onInstalled?: (installation: TenantInstallation, installerUserId: string | null) => void;
+}
+
+const page = (title: string, body: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
+  `<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto"><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function sendPage(res: ServerResponse, status: number, html: string): void {
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(html);
+}
+
+/** Where the person who installed is sent: which workspace (or org) it is in now, and what to type. */
+function installedPage(installation: Installation): string {
+  const where = installation.isEnterpriseInstall
+    ? `every workspace of ${installation.enterprise?.name ?? installation.enterprise?.id ?? 'your organization'} it is added to`
+    : (installation.team?.name ?? installation.team?.id ?? 'your workspace');
+  return page(
+    'runbook-bot is installed',
+    `<p>runbook-bot is installed in ${escapeHtml(where)}.</p>` +
+      "<p>In Slack, type <code>/runbook help</code> in any channel, or open the app's Home tab.</p>",
+  );
+}
+
+/** The install did not finish: why, in one sentence, and what to do. Never the error's own text. */
+function failedPage(error: CodedError): string {
+  const cancelled = error.code === 'slack_oauth_authorization_error' || /cancelled/i.test(error.message);
+  const state = error.code === 'slack_oauth_invalid_state' || error.code === 'slack_oauth_missing_state';
+  const why = cancelled
+    ? 'The install was cancelled in Slack.'
+    : state
+      ? 'This install link expired, was already used, or was opened in another browser.'
+      : 'Slack did not complete the install.';
+  return page(
+    'runbook-bot was not installed',
+    `<p>${escapeHtml(why)}</p><p><a href="${INSTALL_PATH}">Start again</a>${cancelled || state ? '' : ` (code ${escapeHtml(error.code ?? 'unknown')})`}.</p>`,
+  );
+}
+
+/** The receiver options that turn Bolt's OAuth installer on (Bolt's names; no token in the App). */
+export function installerReceiverOptions(
+  settings: InstallSettings,
+  apiUrl: string,
+): Pick<
+  HTTPReceiverOptions,
+  'clientId' | 'clientSecret' | 'stateSecret' | 'redirectUri' | 'installationStore' | 'scopes' | 'installerOptions'
+> {
+  return {
+    clientId: settings.clientId,
+    clientSecret: settings.clientSecret,
+    stateSecret: settings.stateSecret,
+    ...(settings.redirectUri ? { redirectUri: settings.redirectUri } : {}),
+    installationStore: settings.installationStore,
+    scopes: [...BOT_SCOPES],
+    installerOptions: {
+      installPath: INSTALL_PATH,
+      redirectUriPath: REDIRECT_PATH,
+      stateStore: settings.stateStore,
+      stateVerification: true,
+      directInstall: false,
+      // Our own landing page: no image or script from elsewhere, the link as the only thing to click.
+      renderHtmlForInstallPath: (url: string) =>
+        page(
+          'Add runbook-bot to Slack',
+          `<p>Install runbook-bot in your workspace, or in your whole Enterprise Grid organization.</p><p><a id="add-to-slack" href="${escapeHtml(url)}">Add to Slack</a></p>`,
+        ),
+      ...(settings.authorizationUrl ? { authorizationUrl: settings.authorizationUrl } : {}),
+      // oauth.v2.access, auth.test and token refreshes go where every other Web API call goes.
+      clientOptions: { slackApiUrl: apiUrl },
+      callbackOptions: {
+        success: (installation: Installation, _options: unknown, _req: IncomingMessage, res: ServerResponse) => {
+          const tenant = installationFromAuthorization({
+            teamId: installation.team?.id,
+            enterpriseId: installation.enterprise?.id,
+            isEnterpriseInstall: installation.isEnterpriseInstall,
+          });
+          if (tenant) settings.onInstalled?.(tenant, installation.user?.id ?? null);
+          sendPage(res, 200, installedPage(installation));
+        },
+        failure: (error: CodedError, _options: unknown, _req: IncomingMessage, res: ServerResponse) => {
+          sendPage(res, error.code === 'slack_oauth_invalid_state' ? 400 : 500, failedPage(error));
+        },
+      },
+    },
+  };
+}
+
+interface UninstallBody {
+  type?: string;
+  event_time?: number;
+  event?: { type?: string; tokens?: { oauth?: string[]; bot?: string[] } };
+}
+
+/**
+ * app_uninstalled / tokens_revoked: handed to `revoke` with the installation Bolt names for the event
+ * (its team, or its org when installed org-wide). Nothing after this middleware sees them.
+ */
+export function registerUninstallEvents(
+  app: App,
+  revoke: (installation: TenantInstallation, event: RevocationEvent) => Promise<void>,
+): void {
+  app.use(async (args) => {
+    const { body, context, next } = args as unknown as {
+      body: UninstallBody;
+      context: { teamId?: string; enterpriseId?: string; isEnterpriseInstall?: boolean };
+      next: () => Promise<void>;
+    };
+    const kind = body.type === 'event_callback' ? body.event?.type : undefined;
+    if (kind !== 'app_uninstalled' && kind !== 'tokens_revoked') return next();
+    const installation = installationFromAuthorization(context);
+    if (!installation) return;
+    await revoke(installation, {
+      kind,
+      sentAt: typeof body.event_time === 'number' ? body.event_time * 1000 : Date.now(),
+      ...(body.event?.tokens ? { tokens: body.event.tokens } : {}),
+    });
+  });
+}

@@ -1,0 +1,105 @@
+// Web API clients for background work in many-workspace mode (the watcher's posts and uploads, approval
+// expiry, subscriptions, run recovery): `clientFor(installationId)` goes through the same authorize path
+// as a request — Bolt's installer reads the installation store and refreshes a rotated token that is
+// about to expire, saving the new one — so background work never holds a stale token. The answer is kept
+// for a short while (never past the token's own expiry window) and dropped when the installation is
+// saved again or uninstalled.
+import type { InstallationQuery } from '@slack/oauth';
+import type { WebClient } from '@slack/web-api';
+import type { InstallationRecordStore } from '../store/installations.ts';
+import { InstallationNotFoundError } from './installation-store.ts';
+
+interface Authorized {
+  botToken?: string;
+  botTokenExpiresAt?: number;
+}
+
+export interface TenantClientsOptions {
+  records: InstallationRecordStore;
+  /** Bolt's installer authorize (InstallProvider#authorize): fetches, refreshes and saves rotated tokens. */
+  authorize: (query: InstallationQuery<boolean>) => Promise<Authorized>;
+  /** A Web API client for a bot token (the caller picks retries, timeouts, the guard). */
+  makeClient: (token: string) => WebClient;
+  now?: () => number;
+  /** How long one authorize answer is reused (default 60 s). */
+  cacheMs?: number;
+}
+
+/** Bolt refreshes a rotated token within 2 hours of its expiry; reuse an answer only outside that window. */
+const REFRESH_WINDOW_MS = 2 * 60 * 60_000;
+
+export class TenantClients {
+  readonly #o: TenantClientsOptions;
+  readonly #cache = new Map<string, { token: string; client: WebClient; until: number }>();
+  readonly #teams = new Map<string, { installationId: string | null; until: number }>();
+  readonly #seen = new Set<string>();
+  readonly #now: () => number;
+
+  constructor(options: TenantClientsOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The bot token of an installation, fresh (refreshed first when rotation says so). */
+  async tokenFor(installationId: string): Promise<string> {
+    return (await this.#entry(installationId)).token;
+  }
+
+  /** A client holding the installation's current bot token; throws InstallationNotFoundError when not installed. */
+  async clientFor(installationId: string): Promise<WebClient> {
+    return (await this.#entry(installationId)).client;
+  }
+
+  /** Drops what is kept for an installation (saved again, refreshed, or uninstalled). */
+  forget(installationId: string): void {
+    this.#cache.delete(installationId);
+    for (const [team, known] of this.#teams) if (known.installationId === installationId) this.#teams.delete(team);
+  }
+
+  /**
+   * The installation serving a workspace (a record's team): its own, or the org-wide installation it was
+   * seen under. Kept for 30 s; null when none holds tokens.
+   */
+  async installationForTeam(teamId: string | null): Promise<string | null> {
+    if (!teamId) return null;
+    const now = this.#now();
+    const kept = this.#teams.get(teamId);
+    if (kept && kept.until > now) return kept.installationId;
+    const installationId = await this.#o.records.installationOfTeam(teamId);
+    this.#teams.set(teamId, { installationId, until: now + 30_000 });
+    return installationId;
+  }
+
+  /** A request from a workspace of an org-wide installation: remembered (once per process), so background work finds it. */
+  async seen(installation: { id: string; teamId: string | null; isEnterpriseInstall: boolean }): Promise<void> {
+    if (!installation.isEnterpriseInstall || !installation.teamId) return;
+    const key = `${installation.teamId}:${installation.id}`;
+    if (this.#seen.has(key)) return;
+    await this.#o.records.rememberTeam(installation.teamId, installation.id, this.#now());
+    this.#seen.add(key);
+    this.#teams.delete(installation.teamId);
+  }
+
+  async #entry(installationId: string) {
+    const now = this.#now();
+    const kept = this.#cache.get(installationId);
+    if (kept && kept.until > now) return kept;
+    const record = await this.#o.records.get(installationId);
+    if (!record?.sealed) {
+      this.#cache.delete(installationId);
+      throw new InstallationNotFoundError(installationId);
+    }
+    const authorized = await this.#o.authorize({
+      teamId: record.isEnterpriseInstall ? undefined : (record.teamId ?? undefined),
+      enterpriseId: record.enterpriseId ?? undefined,
+      isEnterpriseInstall: record.isEnterpriseInstall,
+    } as InstallationQuery<boolean>);
+    if (!authorized.botToken) throw new InstallationNotFoundError(installationId);
+    const expiresAt = authorized.botTokenExpiresAt ? authorized.botTokenExpiresAt * 1000 : Number.POSITIVE_INFINITY;
+    const until = Math.min(now + (this.#o.cacheMs ?? 60_000), expiresAt - REFRESH_WINDOW_MS);
+    const client = kept?.token === authorized.botToken ? kept.client : this.#o.makeClient(authorized.botToken);
+    const entry = { token: authorized.botToken, client, until };
+    this.#cache.set(installationId, entry);
+    return entry;
+  }
+}

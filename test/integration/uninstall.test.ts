@@ -1,0 +1,99 @@
+// app_uninstalled and tokens_revoked through the real Bolt pipeline, against the fake Slack: in either
+// order they delete that installation's tokens and stop its work at once (the listeners registered with
+// tenants.onRevoked run), other installations untouched; delivered late, after a reinstall, they leave the
+// reinstall's fresh tokens alone; delivered while a reinstall runs, the installation ends up on the new
+// token.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InstallationNotFoundError } from '../../src/tenants/installation-store.ts';
+import { type OAuthHarness, startOAuthHarness, until } from '../support/oauth-harness.ts';
+
+const liveToken = (h: OAuthHarness, installationId: string) =>
+  [...h.fake.oauth.grants.values()].filter((g) => g.installationId === installationId && !g.revoked).at(-1)?.token;
+
+describe('uninstall and revocation', () => {
+  let h: OAuthHarness;
+  let stopped: string[];
+  beforeEach(async () => {
+    h = await startOAuthHarness();
+    stopped = [];
+    h.runtime.tenants!.onRevoked((id) => {
+      stopped.push(id);
+    });
+    for (const target of ['T0SECOND', 'E0ACMEGRID', 'T0SANDBOX']) expect((await h.install(target)).status).toBe(200);
+  });
+  afterEach(async () => {
+    await h.stop();
+  });
+
+  const revoked = (id: string) =>
+    until(async () => (await h.runtime.store.installations.get(id))?.sealed === null, `${id}'s tokens to go`);
+
+  it('app_uninstalled, then tokens_revoked: tokens deleted, work stopped once, the others untouched', async () => {
+    const events = h.fake.oauth.uninstall('T0SECOND');
+    expect(await h.deliver(events.appUninstalled)).toBe(200);
+    await revoked('T0SECOND');
+    expect(stopped).toEqual(['T0SECOND']);
+    expect(await h.deliver(events.tokensRevoked)).toBe(200);
+    await until(async () => h.logs.join('').match(/"outcome":"absent"/), 'the second event to be handled');
+    await expect(h.runtime.tenants!.clients.clientFor('T0SECOND')).rejects.toThrow(InstallationNotFoundError);
+    expect((await h.runtime.store.installations.get('T0SECOND'))?.uninstalledAt).not.toBeNull();
+    // The others still work.
+    expect((await (await h.runtime.tenants!.clients.clientFor('T0SANDBOX')).auth.test()).team_id).toBe('T0SANDBOX');
+    expect((await h.runtime.store.installations.get('E0ACMEGRID'))?.sealed).not.toBeNull();
+  });
+
+  it('tokens_revoked, then app_uninstalled, for an org-wide install', async () => {
+    // Warm the cache: a client kept from before must not outlive the tokens.
+    await h.runtime.tenants!.clients.clientFor('E0ACMEGRID');
+    const events = h.fake.oauth.uninstall('E0ACMEGRID');
+    expect(await h.deliver(events.tokensRevoked)).toBe(200);
+    await revoked('E0ACMEGRID');
+    expect(stopped).toEqual(['E0ACMEGRID']);
+    await expect(h.runtime.tenants!.clients.clientFor('E0ACMEGRID')).rejects.toThrow(InstallationNotFoundError);
+    expect(await h.deliver(events.appUninstalled)).toBe(200);
+    await until(async () => h.logs.join('').match(/"outcome":"absent"/), 'the second event to be handled');
+    expect((await h.runtime.store.installations.get('T0SECOND'))?.sealed).not.toBeNull();
+  });
+
+  it('a command from the workspace after the uninstall runs nothing', async () => {
+    const events = h.fake.oauth.uninstall('T0SECOND');
+    await h.deliver(events.appUninstalled);
+    await revoked('T0SECOND');
+    const before = h.fake.state.calls.length;
+    expect((await h.user('U11SAM', 'T0SECOND').command('run', 'C01OPS')).status).toBe(200);
+    expect(h.fake.state.calls.slice(before).filter((c) => c.method === 'views.open')).toEqual([]);
+  });
+
+  it('events that arrive after a reinstall leave its fresh tokens alone', async () => {
+    const events = h.fake.oauth.uninstall('T0SECOND');
+    expect((await h.install('T0SECOND')).status).toBe(200);
+    const fresh = liveToken(h, 'T0SECOND');
+    expect(await h.deliver(events.appUninstalled)).toBe(200);
+    expect(await h.deliver(events.tokensRevoked)).toBe(200);
+    await until(
+      async () => (h.logs.join('').match(/"outcome":"kept"/g)?.length ?? 0) >= 2,
+      'both events to be handled',
+    );
+    expect(stopped).toEqual([]);
+    expect(await h.runtime.tenants!.clients.tokenFor('T0SECOND')).toBe(fresh);
+  });
+
+  it('events racing a reinstall: the installation ends on the new token, the revoked one is gone', async () => {
+    const events = h.fake.oauth.uninstall('T0SECOND');
+    const old = [...h.fake.oauth.grants.values()].find((g) => g.installationId === 'T0SECOND')!.token;
+    const [first, reinstall, second] = await Promise.all([
+      h.deliver(events.appUninstalled),
+      h.install('T0SECOND'),
+      h.deliver(events.tokensRevoked),
+    ]);
+    expect([first, reinstall.status, second]).toEqual([200, 200, 200]);
+    await until(
+      async () => (h.logs.join('').match(/installation tokens revoked/g)?.length ?? 0) >= 2,
+      'both events to be handled',
+    );
+    const fresh = liveToken(h, 'T0SECOND');
+    expect(fresh).toBeDefined();
+    expect(fresh).not.toBe(old);
+    expect(await h.runtime.tenants!.clients.tokenFor('T0SECOND')).toBe(fresh);
+  });
+});

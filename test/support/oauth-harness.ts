@@ -1,0 +1,143 @@
+// The bot in many-workspace mode, in-process: the emulator, the fake Slack (with "Add to Slack"), and the
+// real runtime with Bolt's OAuth installer. `install(target)` walks the browser's way through it —
+// /slack/install (state cookie), Slack's consent page, the redirect back — and returns the final page.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { type Emulator, ManualClock, startEmulator } from '../../src/emulator/server.ts';
+import { createLogger } from '../../src/logger.ts';
+import { type Runtime, startRuntime } from '../../src/runtime.ts';
+import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
+import { jsonRequest, sendToBot } from '../../src/sandbox/slack-requests.ts';
+import { SlackUser } from '../../src/sandbox/slack-user.ts';
+import { collectLogs, person, QUICK_WATCH_ENV, START } from './bot-harness.ts';
+
+export const CLIENT_ID = '1111.2222';
+export const CLIENT_SECRET = 'client-secret-0123456789abcdef';
+export const STATE_SECRET = 'state-secret-0123456789abcdef';
+export const SIGNING_SECRET = 'test-signing-secret-0123456789';
+export const API_KEY = 'test-api-key-0123456789';
+
+export interface OAuthHarness {
+  emulator: Emulator;
+  /** The emulator's clock: runs end when it is advanced. */
+  clock: ManualClock;
+  fake: FakeSlack;
+  runtime: Runtime;
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  dataDir: string;
+  logs: string[];
+  /** Installs into a workspace or (an enterprise id) a whole Grid org; the page the person ends on. */
+  install(target: string, options?: { deny?: boolean }): Promise<{ status: number; html: string }>;
+  /** A person in a workspace (of an org, installed org-wide or not). */
+  user(userId: string, teamId: string, grid?: { enterpriseId: string; isEnterpriseInstall: boolean }): SlackUser;
+  /** Delivers an Events API body, signed, as Slack does. */
+  deliver(body: Record<string, unknown>): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** People of the other workspaces: id, name, workspace, Grid org. */
+export const PEOPLE: ReadonlyArray<readonly [string, string, string, string | null]> = [
+  ['U11SAM', 'sam', 'T0SECOND', null],
+  ['U21EVA', 'eva', 'T0GRIDA', 'E0ACMEGRID'],
+  ['U22UMA', 'uma', 'T0GRIDB', 'E0ACMEGRID'],
+];
+
+/** Polls an async probe until it gives a value (store reads, work Bolt does after its answer). */
+export async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string): Promise<T> {
+  for (let i = 0; i < 1_000; i++) {
+    const value = await probe();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const cookieOf = (setCookie: string | null) => setCookie?.split(';')[0] ?? '';
+
+export async function startOAuthHarness(
+  options: { env?: Record<string, string>; tokenRotation?: boolean } = {},
+): Promise<OAuthHarness> {
+  const clock = new ManualClock(START);
+  const emulator = await startEmulator({ port: 0, apiKey: API_KEY, clock });
+  const fake = await startFakeSlack({ port: 0 });
+  // A person in each of the other workspaces (the fake's own people are the first workspace's).
+  for (const [id, name, team, enterprise] of PEOPLE) {
+    fake.state.users.push(person(id, name, { team_id: team, ...(enterprise ? { enterprise_id: enterprise } : {}) }));
+    fake.state.channels.find((c) => c.id === 'C01OPS')!.members!.push(id);
+  }
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'runbook-bot-oauth-'));
+  const { logs, destination } = collectLogs();
+  const config = loadConfig({
+    RUNBOOK_API_URL: emulator.url,
+    RUNBOOK_API_KEY: API_KEY,
+    SLACK_CLIENT_ID: CLIENT_ID,
+    SLACK_CLIENT_SECRET: CLIENT_SECRET,
+    SLACK_STATE_SECRET: STATE_SECRET,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    SLACK_API_URL: fake.url,
+    SLACK_AUTHORIZATION_URL: `${fake.origin}/oauth/v2/authorize`,
+    PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'debug',
+    ...QUICK_WATCH_ENV,
+    ...options.env,
+  });
+  const logger = createLogger({ level: 'debug', secrets: [API_KEY, CLIENT_SECRET, SIGNING_SECRET], destination });
+  const runtime = await startRuntime(config, { logger });
+  const origin = `http://127.0.0.1:${runtime.slackPort}`;
+  fake.oauth.configureApp({
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    redirectUrl: `${origin}/slack/oauth_redirect`,
+    ...(options.tokenRotation ? { tokenRotation: true } : {}),
+  });
+  const harness: OAuthHarness = {
+    emulator,
+    clock,
+    fake,
+    runtime,
+    origin,
+    dataDir,
+    logs,
+    async install(target, how = {}) {
+      const landing = await fetch(`${origin}/slack/install`);
+      const cookie = cookieOf(landing.headers.get('set-cookie'));
+      const html = await landing.text();
+      const href = html.match(/id="add-to-slack" href="([^"]+)"/)?.[1];
+      if (!href) throw new Error(`no Add to Slack link on the install page: ${html}`);
+      const authorize = new URL(href.replaceAll('&amp;', '&'));
+      authorize.searchParams.set('install_to', target);
+      if (how.deny) authorize.searchParams.set('deny', '1');
+      const consent = await fetch(authorize, { redirect: 'manual' });
+      const location = consent.headers.get('location');
+      if (consent.status !== 302 || !location) throw new Error(`consent answered ${consent.status}`);
+      const back = await fetch(location, { headers: { cookie } });
+      return { status: back.status, html: await back.text() };
+    },
+    user(userId, teamId, grid) {
+      return new SlackUser({
+        fake,
+        botUrl: `${origin}/slack/events`,
+        signingSecret: SIGNING_SECRET,
+        userId,
+        teamId,
+        ...(grid ? { enterpriseId: grid.enterpriseId, isEnterpriseInstall: grid.isEnterpriseInstall } : {}),
+      });
+    },
+    async deliver(body) {
+      const res = await sendToBot(`${origin}/slack/events`, SIGNING_SECRET, jsonRequest(body));
+      return res.status;
+    },
+    async stop() {
+      await runtime.stop();
+      await fake.close();
+      await emulator.close();
+    },
+  };
+  return harness;
+}
