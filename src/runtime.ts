@@ -178,6 +178,8 @@ export interface Tenants {
   clients: TenantClients;
   /** Registers work to stop when an installation's tokens are deleted (app_uninstalled / tokens_revoked). */
   onRevoked(stop: (installationId: string) => void | Promise<void>): void;
+  /** Each installation's Runbook API connection (App Home's Connect). */
+  connections: ApiConnections;
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
@@ -503,7 +505,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             }),
           ),
       });
-      tenants = { installations, clients: tenantClients, onRevoked: (stop) => revokedListeners.push(stop) };
+      tenants = {
+        installations,
+        clients: tenantClients,
+        onRevoked: (stop) => revokedListeners.push(stop),
+        connections: tenantDeps!.connections,
+      };
     }
     const { port } = await slack.start();
     cleanups.push(() => slack.stop());

@@ -67,6 +67,7 @@ export function unavailableApi(sentence: string): RunbookApi {
 }
 
 export interface TenantDeps {
+  connections: ApiConnections;
   depsFor(installation: TenantInstallation | undefined): Promise<SlackDeps>;
   /** Closes every installation's client. */
   close(): Promise<void>;
@@ -113,6 +114,7 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
   };
 
   return {
+    connections: options.connections,
     async depsFor(installation) {
       if (!installation) return unscoped;
       let opened: OpenConnection | null = null;
