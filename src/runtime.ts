@@ -2,7 +2,7 @@
 // watcher → catalog → Slack app. One stop() path closes everything in reverse order. main.ts runs it for a
 // process; integration tests run it in-process with the same wiring.
 import { randomBytes } from 'node:crypto';
-import { WebClient } from '@slack/web-api';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createRunbookApi } from './api/client.ts';
 import type { RunbookApi } from './api/runbook-api.ts';
@@ -29,12 +29,14 @@ import { loadPolicy, policyGroups } from './policy/load-policy.ts';
 import type { Policy } from './policy/policy.ts';
 import { RunRateLimit } from './policy/run-rate-limit.ts';
 import { withMaskedExecutions } from './runs/execution-secrets.ts';
+import { applyFreezes } from './runs/freezes.ts';
 import { reconcileIntents } from './runs/run-intents.ts';
 import { reconcilePauses, resumeDueSkips } from './runs/schedule-pauses.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle, type SlackAppSettings } from './slack/app.ts';
 import { expireApprovals } from './slack/approvals/expiry.ts';
+import { announceFreeze } from './slack/freezes/freeze-notice.ts';
 import type { RunTracker, SlackDeps } from './slack/kit/deps.ts';
 import { Identity } from './slack/kit/identity.ts';
 import { createMetadataSeal } from './slack/kit/metadata-seal.ts';
@@ -50,8 +52,9 @@ import { createStoredStateStore } from './tenants/oauth-state-store.ts';
 import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
 import { TenantClients } from './tenants/tenant-clients.ts';
+import { inInstallation, RoutedWebClient } from './tenants/tenant-scope.ts';
 import { createWatchMetrics } from './watch/metrics.ts';
-import { catalogLookup, SubscriptionScanner, slackPostTransport } from './watch/subscriptions.ts';
+import { catalogLookup, type InTenant, SubscriptionScanner, slackPostTransport } from './watch/subscriptions.ts';
 import { newOwnerId, Watcher } from './watch/watcher.ts';
 
 /** Proxies the embedded emulator knows, offered when nothing is configured. */
@@ -84,6 +87,8 @@ export interface RuntimeOptions {
   membershipTtlMs?: number;
   /** Started tracing (OTEL_EXPORTER_OTLP_ENDPOINT): adds Slack request spans and wraps the store. */
   tracing?: Tracing | null;
+  /** The bot's clock (epoch ms) for the use cases and the minute's work (default Date.now; tests move it). */
+  now?: () => number;
 }
 
 export interface Runtime {
@@ -101,6 +106,11 @@ export interface Runtime {
   readiness: Readiness;
   /** Port of the separate /metrics server (METRICS_PORT), null when /metrics is on the Slack port. */
   metricsPort: number | null;
+  /**
+   * The minute's work, once, now: run intents and pauses a crash left in flight, skips that came due,
+   * change freezes that started or ended. Runs every minute by itself; tests call it after moving the clock.
+   */
+  tick(): Promise<void>;
   /** Many-workspace mode: installations, their fresh clients, and what stops when one is uninstalled; else null. */
   tenants: Tenants | null;
   stop(): Promise<void>;
@@ -116,6 +126,7 @@ export interface Tenants {
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const { logger } = options;
+  const now = options.now ?? Date.now;
   const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) {
@@ -185,10 +196,23 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       ? (options.sandboxSigningSecret ?? randomBytes(16).toString('hex'))
       : config.slack.signingSecret;
     const slackApiUrl = options.slackApiUrl ?? config.slack.apiUrl;
+    // The clients of background work. One workspace: its bot token. Many: no token of their own; each
+    // call sends the token of the installation in scope (inTenant), fresh from clientFor.
+    let tenantClients: TenantClients | null = null;
+    const slackClient = (options: WebClientOptions): WebClient =>
+      oauth
+        ? new RoutedWebClient((id) => {
+            if (!tenantClients) throw new Error('installations are not ready yet');
+            return tenantClients.tokenFor(id);
+          }, options)
+        : new WebClient(botToken, options);
+    const inTenant: InTenant = oauth
+      ? async (teamId, work) => inInstallation((await tenantClients?.installationForTeam(teamId)) ?? null, work)
+      : (_teamId, work) => work();
     const identity = new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) });
     // Result cards of runs started outside Slack name the executor as a mention when Slack knows their
     // email (users.lookupByEmail, cached in Identity). A rate-limited or slow lookup fails fast: the card shows the email.
-    const peopleClient = new WebClient(botToken, {
+    const peopleClient = slackClient({
       slackApiUrl,
       rejectRateLimitedCalls: true,
       retryConfig: { retries: 0 },
@@ -203,7 +227,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       // Its own client: rate-limited answers come back as errors so the pacer decides the wait,
       // and no silent retries of postMessage (a retried post could double a reply).
       const watcherSlack = guardClient(
-        new WebClient(botToken, {
+        slackClient({
           slackApiUrl,
           rejectRateLimitedCalls: true,
           retryConfig: { retries: 0 },
@@ -218,6 +242,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         // Workflow Builder steps waiting for a run end when its result is delivered.
         onFinished: finishWaitingSteps({ store, logger, now: Date.now }, watcherSlack),
         userIdByEmail,
+        inTenant,
         owner: options.watcherOwner ?? newOwnerId(),
         logger,
         metrics: createWatchMetrics(registry),
@@ -258,7 +283,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
           logger: logger.child({ component: 'places' }),
           ...(options.membershipTtlMs !== undefined ? { membershipTtlMs: options.membershipTtlMs } : {}),
         }),
-        audit: new AuditLog(store, logger),
+        audit: new AuditLog(store, logger, now),
         // Keyed by the bot token, or (many workspaces, one key for all of them) by the signing secret.
         seal: createMetadataSeal(botToken ?? signingSecret ?? ''),
         runLimit: new RunRateLimit({ perMinute: config.access.runsPerMinute, store: store.runLimits }),
@@ -267,19 +292,20 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         approvalTtlMs: config.access.approvalTtlMs,
       },
       logger: logger.child({ component: 'slack' }),
-      now: Date.now,
+      now,
       interactiveTimeoutMs: Math.min(config.api.timeoutMs, 10_000),
     };
 
-    const groupsClient = new WebClient(botToken, { slackApiUrl });
+    const groupsClient = slackClient({ slackApiUrl });
     // Subscription discovery: after the watcher (cleanups run in reverse, so it stops first and
     // before the store closes). Its own client for the same reasons as the watcher's.
     const scanner = new SubscriptionScanner({
       store,
       api,
+      inTenant,
       transport: slackPostTransport(
         guardClient(
-          new WebClient(botToken, {
+          slackClient({
             slackApiUrl,
             rejectRateLimitedCalls: true,
             retryConfig: { retries: 0 },
@@ -335,7 +361,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       cleanups.push(() => started.close());
       logger.info({ port: started.port }, 'metrics served on their own port');
     }
-    let tenantClients: TenantClients | null = null;
     let installations: SealedInstallationStore | null = null;
     const revokedListeners: Array<(installationId: string) => void | Promise<void>> = [];
     let install: SlackAppSettings['install'] = null;
@@ -362,6 +387,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             { installation: installation.id, isEnterpriseInstall: installation.isEnterpriseInstall, installer },
             'app installed',
           ),
+        // A workspace of an org-wide install is remembered, so its records' background work finds the org.
+        onInstallation: (installation) =>
+          tenantClients
+            ?.seen(installation)
+            .catch((err: unknown) => tenantLog.warn({ err }, 'could not remember a workspace')) ?? Promise.resolve(),
         revoke: async (installation, event) => {
           const outcome = await revokeInstallation(
             {
@@ -420,9 +450,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }
     const { port } = await slack.start();
     cleanups.push(() => slack.stop());
+    // Background work outside the watcher (expiry, recovered runs): Bolt's client, or in many-workspace mode
+    // one that sends the token of the installation in scope.
+    const backgroundClient = oauth ? guardClient(slackClient({ slackApiUrl })) : slack.app.client;
     // Approval requests past their time are marked expired and their messages updated.
     const sweeper = setInterval(() => {
-      expireApprovals(deps, slack.app.client).catch((err: unknown) => logger.warn({ err }, 'approval expiry failed'));
+      expireApprovals(deps, backgroundClient, inTenant).catch((err: unknown) =>
+        logger.warn({ err }, 'approval expiry failed'),
+      );
     }, 30_000);
     sweeper.unref();
     cleanups.push(async () => clearInterval(sweeper));
@@ -430,12 +465,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // An intent younger than a run call can take may still be in flight somewhere: left alone.
     const intentGraceMs = config.api.timeoutMs * 2 + 5_000;
     const skipOwner = newOwnerId();
+    const groupsOf = (userId: string) => deps.access.identity.groupsOf(groupsClient, userId);
     const reconcile = () =>
       reconcileIntents(deps, {
         graceMs: intentGraceMs,
         ...(watcher ? { budget: watcher.budget } : {}),
         announce: async (run) => {
-          await postRunningCard(deps, slack.app.client, run);
+          await inTenant(run.teamId, () => postRunningCard(deps, backgroundClient, run));
         },
       })
         .catch((err: unknown) => logger.warn({ err }, 'run intent reconciliation failed'))
@@ -443,8 +479,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         .then(() => reconcilePauses(deps, { graceMs: intentGraceMs }))
         .catch((err: unknown) => logger.warn({ err }, 'schedule pause reconciliation failed'))
         // Skips whose run has passed resume, on one replica at a time (a lease shorter than the period).
-        .then(() => resumeDueSkips(deps, { owner: skipOwner, leaseMs: 50_000 }))
-        .catch((err: unknown) => logger.warn({ err }, 'resuming skipped schedules failed'));
+        .then(() => resumeDueSkips(deps, { owner: skipOwner, leaseMs: 50_000, groupsOf }))
+        .catch((err: unknown) => logger.warn({ err }, 'resuming skipped schedules failed'))
+        // Change freezes: covered schedules paused at a window's start and resumed at its end, said where made.
+        .then(() =>
+          applyFreezes(deps, {
+            owner: skipOwner,
+            leaseMs: 50_000,
+            groupsOf,
+            announce: (notice) => announceFreeze(deps, slack.app.client, notice),
+          }),
+        )
+        .catch((err: unknown) => logger.warn({ err }, 'applying change freezes failed'));
     const reconcileFirst = setTimeout(() => void reconcile(), intentGraceMs);
     reconcileFirst.unref();
     const reconciler = setInterval(() => void reconcile(), 60_000);
@@ -466,6 +512,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       subscriptions: scanner,
       readiness,
       metricsPort: metricsServer?.port ?? null,
+      tick: async () => {
+        await reconcile();
+      },
       tenants,
       stop,
     };

@@ -53,6 +53,8 @@ export function policyGroups(policy: Policy): string[] {
     ...(f.approvals ?? []).map((rule) => rule.quorum?.oneFromEach),
     f.approvers?.groups,
     f.quorum?.oneFromEach,
+    ...(f.freezes ?? []).map((w) => w.groups),
+    ...(f.freezes ?? []).map((w) => w.breakGlass?.groups),
   ];
   for (const list of lists) for (const group of list ?? []) groups.add(group);
   return [...groups];

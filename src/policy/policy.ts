@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import { mention } from '../mentions.ts';
+import { freezeWindowSchema, windowState } from './freezes.ts';
 import { combineQuorums, type Quorum, SINGLE_APPROVER } from './quorum.ts';
 
 export const ACTIONS = ['view', 'run', 'schedule', 'approve', 'audit'] as const;
@@ -65,6 +66,9 @@ const ApprovalRule = z
   })
   .strict();
 
+/** A change freeze (freezes.ts): while inside it, covered runs are refused and covered schedules paused. */
+const FreezeWindow = freezeWindowSchema(RunbookSelector);
+
 export const PolicyFile = z
   .object({
     /** Who to ask when something is denied, shown in the message (e.g. "#platform-team"). */
@@ -78,6 +82,8 @@ export const PolicyFile = z
     approvers: People.optional(),
     /** Quorum of runbooks the API marks requiresApproval (approval rules may set their own). */
     quorum: QuorumRule.optional(),
+    /** Change freezes: windows in which runs are refused and the schedules they cover are paused. */
+    freezes: z.array(FreezeWindow).optional(),
     /** Only the person who created a schedule in Slack may edit or delete it. */
     scheduleOwnersOnly: z.boolean().optional(),
     /**
@@ -98,6 +104,7 @@ export const PolicyFile = z
   .strict();
 export type PolicyFile = z.output<typeof PolicyFile>;
 type RuleT = z.output<typeof Rule>;
+export type FreezeWindow = z.output<typeof FreezeWindow>;
 type Selector = z.output<typeof RunbookSelector>;
 
 /** The person acting and where. */
@@ -177,6 +184,37 @@ function matchesSubject(rule: RuleT, subject: Subject): boolean {
   return true;
 }
 
+/** Who and where a freeze is judged for: a run's person (groups null: unknown) and its channels. */
+export interface FreezeScope {
+  userId: string | null;
+  /** null: not known (a schedule's owner, an approved request's requester): group-selected windows apply. */
+  groups: readonly string[] | null;
+  /** Where the person acted and where the result goes (a schedule: the channel it was made in). */
+  channels: ReadonlyArray<string | null>;
+}
+
+/** A window the scope is inside at the moment asked. */
+export interface ActiveFreeze {
+  name: string;
+  /** Epoch ms when this occurrence ends. */
+  end: number;
+  window: FreezeWindow;
+}
+
+function freezeCovers(w: FreezeWindow, scope: FreezeScope, runbook: RunbookFacts | null): boolean {
+  if (!matchesRunbook(w.runbooks, runbook)) return false;
+  if (w.channels && !scope.channels.some((c) => c !== null && w.channels!.includes(c))) return false;
+  // A window for certain people covers everyone when who is acting is unknown (it fails closed).
+  const person =
+    scope.userId !== null && w.users?.includes(scope.userId)
+      ? true
+      : scope.groups === null
+        ? Boolean(w.groups)
+        : Boolean(w.groups?.some((g) => scope.groups!.includes(g)));
+  if ((w.users || w.groups) && !person) return false;
+  return true;
+}
+
 const VERB: Record<PolicyAction, string> = {
   view: 'view',
   run: 'run',
@@ -237,6 +275,40 @@ export class Policy {
     const name = action === 'view' ? 'that runbook' : runbook?.name;
     const what = runbook ? `${VERB[action]} ${name}` : action === 'audit' ? 'read the audit trail' : action;
     return `You may not ${what}: denied by ${by} of ${this.source}. Ask ${this.contact} if you need access.`;
+  }
+
+  get freezes(): readonly FreezeWindow[] {
+    return this.file.freezes ?? [];
+  }
+
+  /** The first window (in file order) that covers this scope and runbook at `now`, or null. */
+  freezeAt(scope: FreezeScope, runbook: RunbookFacts | null, now: number): ActiveFreeze | null {
+    for (const window of this.freezes) {
+      if (!freezeCovers(window, scope, runbook)) continue;
+      const state = windowState(window, now);
+      if (state.inside && state.end !== null) return { name: window.name, end: state.end, window };
+    }
+    return null;
+  }
+
+  /**
+   * May `subject` break this freeze for one run of `runbook`? The window's `breakGlass` people, else the
+   * policy's `approvers`, else anyone the policy lets `approve` that runbook.
+   */
+  mayBreakFreeze(subject: Subject, runbook: RunbookFacts, freeze: ActiveFreeze): Decision {
+    const people = freeze.window.breakGlass ?? this.file.approvers;
+    if (people && ((people.users?.length ?? 0) > 0 || (people.groups?.length ?? 0) > 0)) {
+      const listed =
+        people.users?.includes(subject.userId) || people.groups?.some((g) => subject.groups.includes(g)) === true;
+      if (listed) return { allowed: true, rule: null };
+      const who = describeApprovers({ approverUsers: people.users ?? [], approverGroups: people.groups ?? [] });
+      return {
+        allowed: false,
+        rule: null,
+        message: `You may not break the change freeze “${freeze.name}”: ${who} can. Ask ${this.contact}.`,
+      };
+    }
+    return this.decide('approve', subject, runbook);
   }
 
   /** Whether a run of `runbook` needs approval, and who may give it. */

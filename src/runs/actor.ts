@@ -12,6 +12,8 @@ export interface Actor {
   email: string | null;
   /** The user groups (of those the policy names) the person belongs to. */
   groups: readonly string[];
+  /** The person's IANA time zone (Slack's `tz`), for times told to them; null or absent: UTC. */
+  timeZone?: string | null;
   /** The channel the person acted in (null: App Home, a DM the bot cannot name, a global shortcut). */
   channelId: string | null;
   /** Where the result of a run goes (null: a DM to the person). Defaults to channelId. */

@@ -8,7 +8,7 @@ import { evaluateQuorum, isQuorum, type QuorumState, SINGLE_APPROVER, type Vote 
 import type { Approval, ApprovalMessages } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { approvalNeedFor, gate, recordDenial, runbookFacts } from './gate.ts';
+import { approvalNeedFor, freezeCheck, gate, recordDenial, runbookFacts } from './gate.ts';
 import { loadRunbook, type Refusal, type RunResult, refused, startRun } from './run.ts';
 import { disabledReason, isRunnable } from './runnable.ts';
 import { type ScheduleResult, writeSchedule } from './schedules.ts';
@@ -205,6 +205,22 @@ export async function approveRequest(
     });
     return refused('disabled', sentence);
   }
+  // Inside a change freeze the approved run would start now: refused (the request stays open) unless the
+  // approver holds a break-glass pass. Judged for the requester's channels; their groups are not known
+  // here, so a window for certain groups covers them (fails closed).
+  if (decodeAsk(approval).kind === 'run') {
+    const sentence = await freezeCheck(deps, approver, runbookFacts(deps, runbook), {
+      take: true,
+      auditAction: 'approval.approve',
+      target: `approval ${approval.id} (${approval.runbookName})`,
+      scope: {
+        userId: approval.requesterId,
+        groups: null,
+        channels: [approval.channel || null],
+      },
+    });
+    if (sentence) return refused('frozen', `${sentence} The request stays open.`);
+  }
   // The compare-and-set is what makes a double click (or two replicas) produce one run.
   const won = await deps.access.store.approvals.decide(approval.id, 'approved', approver.userId, null, deps.now());
   if (!won) {
@@ -220,7 +236,7 @@ export async function approveRequest(
     channelId: approval.channel || null,
     destinationChannel: approval.channel || null,
   };
-  const request = { runbook, proxyId: approval.proxyId, params: ask.params };
+  const request = { runbook, proxyId: approval.proxyId, params: ask.params, via: 'approval' as const };
   let outcome: Extract<DecisionResult, { kind: 'approved' }>['outcome'];
   let ok: boolean;
   let detail: string | null;

@@ -10,12 +10,15 @@
 //   - every denial writes the same audit record (recordDenial), whatever the path.
 // The verdict also says whether the runbook needs approval; the use case decides what that means
 // (a run becomes an approval request; so does a schedule).
-import type { Workflow } from '../api/schemas.ts';
+import type { Schedule, Workflow } from '../api/schemas.ts';
+import { freezeSentence } from '../policy/freezes.ts';
 import {
+  type ActiveFreeze,
   type ApprovalNeed,
   type Decision,
   describeApprovers,
   describeWhoApproves,
+  type FreezeScope,
   type PolicyAction,
   type RunbookFacts,
   type Subject,
@@ -75,9 +78,9 @@ export type GateVerdict =
       allowed: false;
       /**
        * hidden: `view` denied (the sentence does not name the runbook); denied: another rule; limited: run
-       * limit; misdirected: where the result goes does not pass (destinations.ts).
+       * limit; misdirected: where the result goes does not pass (destinations.ts); frozen: a change freeze.
        */
-      reason: 'hidden' | 'denied' | 'limited' | 'misdirected';
+      reason: 'hidden' | 'denied' | 'limited' | 'misdirected' | 'frozen';
       sentence: string;
     };
 
@@ -140,6 +143,15 @@ export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): 
       await recordDenial(deps, actor, { action: request.auditAction, target, sentence, channel: actor.channelId });
       return { allowed: false, reason: 'misdirected', sentence };
     }
+  }
+  if (request.intent === 'run' || request.intent === 'open-run') {
+    // A run inside a change freeze: refused unless the person holds a break-glass pass (used up by a run).
+    const sentence = await freezeCheck(deps, actor, request.runbook, {
+      take: request.intent === 'run',
+      auditAction: request.auditAction,
+      target,
+    });
+    if (sentence) return { allowed: false, reason: 'frozen', sentence };
   }
   if (request.intent === 'run' && request.rateLimited !== false) {
     const limit = await deps.access.runLimit.take(actor.userId);
@@ -242,4 +254,64 @@ export function externalRefusal(deps: Pick<RunsDeps, 'access'>): string | null {
 export function unattendedWorkflows(deps: Pick<RunsDeps, 'access'>): { runAs: string | null; contact: string } {
   const { policy } = deps.access;
   return { runAs: policy.unattendedWorkflowsRunAs, contact: policy.contact };
+}
+
+/** Who and where a run is judged for a change freeze: the person, where they act and where it goes. */
+function runScope(actor: Actor): FreezeScope {
+  return { userId: actor.userId, groups: actor.groups, channels: [actor.channelId, actor.destinationChannel] };
+}
+
+/**
+ * The freeze check of a run (`take`: it starts now, so a break-glass pass is used up, audited with its
+ * reason; else the pass is only looked at, for opening the form). Null when the run may go ahead; else
+ * the refusal's sentence (the window's name and end in the person's zone), audited like every refusal.
+ */
+export async function freezeCheck(
+  deps: RunsDeps,
+  actor: Actor,
+  runbook: RunbookFacts,
+  options: { take: boolean; auditAction: string; target: string; scope?: FreezeScope },
+): Promise<string | null> {
+  const freeze = deps.access.policy.freezeAt(options.scope ?? runScope(actor), runbook, deps.now());
+  if (!freeze) return null;
+  const passes = deps.access.store.freezePasses;
+  const pass = options.take
+    ? await passes.take(actor.userId, runbook.id, deps.now())
+    : await passes.peek(actor.userId, runbook.id, deps.now());
+  if (pass) {
+    if (options.take) {
+      await recordAction(deps, actor, 'freeze.break', options.target, 'ok', `“${freeze.name}” broken: ${pass.reason}`);
+    }
+    return null;
+  }
+  const sentence = freezeSentence(runbook.name, freeze, actor.timeZone);
+  await recordDenial(deps, actor, { action: options.auditAction, target: options.target, sentence });
+  return sentence;
+}
+
+export interface FreezeOptions {
+  /** The policy's user groups of a schedule's owner (may throw: then group windows cover it). */
+  groupsOf?: (userId: string) => Promise<string[]>;
+}
+
+/**
+ * The window covering a schedule now (null: none), judged on its runbook, its owner and the channel it
+ * was made in (both from our store; unknown for schedules made outside Slack).
+ */
+export async function scheduleFreeze(
+  deps: RunsDeps,
+  schedule: Pick<Schedule, 'id' | 'runbookId' | 'runbookName'>,
+  options: FreezeOptions = {},
+): Promise<{ freeze: ActiveFreeze | null; channel: string | null }> {
+  const { policy } = deps.access;
+  if (policy.freezes.length === 0) return { freeze: null, channel: null };
+  const owner = await deps.access.store.scheduleOwners.get(schedule.id);
+  const runbook = await deps.catalog.get(schedule.runbookId).catch(() => null);
+  const facts = runbook ? runbookFacts(deps, runbook) : bareFacts(schedule.runbookId, schedule.runbookName);
+  let groups: readonly string[] | null = [];
+  if (owner && options.groupsOf && policy.freezes.some((w) => w.groups)) {
+    groups = await options.groupsOf(owner.userId).catch(() => null);
+  }
+  const scope: FreezeScope = { userId: owner?.userId ?? null, groups, channels: [owner?.channel ?? null] };
+  return { freeze: policy.freezeAt(scope, facts, deps.now()), channel: owner?.channel ?? null };
 }

@@ -59,15 +59,21 @@ async function readWindow(
   const now = deps.now();
   const windowStart = now - HEALTH_WINDOW_DAYS * DAY_MS;
   let pages = 0;
-  let sorted = true;
-  let oldest = Number.POSITIVE_INFINITY;
+  // Per sequence of pages (filtered, or not: the filter's first-use check reads one unfiltered page beside
+  // the filtered one, and a server that drops rows is read again without it): whether its pages came newest
+  // first, and the oldest time it reached. What the rows kept come from decides which one counts.
+  const reach = {
+    filtered: { sorted: true, oldest: Number.POSITIVE_INFINITY },
+    plain: { sorted: true, oldest: Number.POSITIVE_INFINITY },
+  };
   const list = async (page: { filter?: string; pageSize: number; pageToken?: string }): Promise<ExecutionPage> => {
     pages++;
     const answer = await api.list({ ...page, orderBy: 'descending' }, { timeoutMs: deps.interactiveTimeoutMs });
-    // A first page (the filter's check, or a fresh start without the filter) begins again from the newest.
-    const seen = newestFirst(answer.items, page.pageToken ? oldest : Number.POSITIVE_INFINITY);
-    sorted &&= seen.sorted;
-    oldest = seen.oldest;
+    const sequence = page.filter ? reach.filtered : reach.plain;
+    // A first page begins again from the newest.
+    const seen = newestFirst(answer.items, page.pageToken ? sequence.oldest : Number.POSITIVE_INFINITY);
+    sequence.sorted = (page.pageToken ? sequence.sorted : true) && seen.sorted;
+    sequence.oldest = seen.oldest;
     return answer;
   };
   const items: Execution[] = [];
@@ -87,6 +93,7 @@ async function readWindow(
     });
     items.push(...found.items);
     rowsRead += found.rowsRead;
+    const { sorted, oldest } = found.filtered ? reach.filtered : reach.plain;
     const full = { coveredFrom: windowStart, limitedBy: 'none' as const };
     if (found.next === '') return { items, coverage: full, rowsRead };
     if (sorted && oldest < windowStart) return { items, coverage: full, rowsRead };

@@ -6,7 +6,7 @@ import type { Workflow } from '../api/schemas.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { approvalNeedFor, type RunApprovalNeed, recordDenial } from './gate.ts';
-import { type RunRequest, type RunResult, requestRun } from './run.ts';
+import { type EnteredRun, type RunResult, requestRun } from './run.ts';
 
 export type DirectRunResult =
   | RunResult
@@ -28,7 +28,7 @@ export function needsApprovalSentence(runbook: Workflow, need: RunApprovalNeed, 
 export async function runWithoutApproval(
   deps: RunsDeps,
   actor: Actor,
-  request: RunRequest,
+  request: EnteredRun,
   auditAction: string,
   how: string,
 ): Promise<DirectRunResult> {

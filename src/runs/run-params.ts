@@ -15,3 +15,14 @@ export function typedRunParams(spec: FormSpec, typed: Readonly<Record<string, st
 export function runParams(spec: FormSpec, given: Record<string, unknown>): TypedValues {
   return validateObject(spec, { ...usableDefaults(spec), ...given });
 }
+
+/**
+ * The params in the schema's field order, any others after them as given: the same values make the same
+ * JSON (sent to the API, audited) whichever path gathered them and in whatever order.
+ */
+export function inSchemaOrder(spec: FormSpec, params: Record<string, unknown>): Record<string, unknown> {
+  if (spec.kind !== 'fields') return params;
+  const known = spec.fields.map((f) => f.name).filter((name) => Object.hasOwn(params, name));
+  const rest = Object.keys(params).filter((name) => !known.includes(name));
+  return Object.fromEntries([...known, ...rest].map((name) => [name, params[name]]));
+}

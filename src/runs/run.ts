@@ -13,6 +13,7 @@ import type { RunsDeps } from './deps.ts';
 import { maskErrorSecrets } from './execution-secrets.ts';
 import { approvalNeedFor, gate, type RunApprovalNeed, runbookFacts } from './gate.ts';
 import { intentParamsHash } from './run-intents.ts';
+import { inSchemaOrder } from './run-params.ts';
 import type { StartedRun } from './run-tracker.ts';
 import { disabledReason, isRunnable } from './runnable.ts';
 
@@ -29,7 +30,8 @@ export type Refusal = {
     | 'not-found'
     | 'late'
     | 'duplicate'
-    | 'expired';
+    | 'expired'
+    | 'frozen';
   sentence: string;
 };
 
@@ -39,13 +41,38 @@ export type RunResult =
   | { kind: 'failed'; runbook: Workflow; error: unknown }
   | Refusal;
 
+/**
+ * The entry point a run was started from, named in its `run.start` audit record (`via …`). Every entry point
+ * makes the same run from the same values, so this is the only thing in which their records differ.
+ */
+export type RunEntry = 'form' | 'one-line' | 'alias' | 'rerun' | 'schedule-run-now' | 'approval' | 'workflow-step';
+
+export const RUN_ENTRIES: readonly RunEntry[] = [
+  'form',
+  'one-line',
+  'alias',
+  'rerun',
+  'schedule-run-now',
+  'approval',
+  'workflow-step',
+];
+
+export function isRunEntry(value: unknown): value is RunEntry {
+  return typeof value === 'string' && (RUN_ENTRIES as readonly string[]).includes(value);
+}
+
 export interface RunRequest {
   runbook: Workflow;
   proxyId: string;
   params: Record<string, unknown>;
   /** Where the run was started from, when not the channel itself (a thread, a message). */
   origin?: RunOrigin;
+  /** The entry point (the run form's submission says `form` unless it was opened by Re-run). */
+  via?: RunEntry;
 }
+
+/** A run request whose entry point is known: what `requestRun` and `startRun` take. */
+export type EnteredRun = RunRequest & { via: RunEntry };
 
 export interface RunOrigin {
   threadTs?: string | null;
@@ -111,7 +138,7 @@ export async function runFromForm(
   request: RunRequest,
   hooks: RunHooks = {},
 ): Promise<RunResult> {
-  return requestRun(deps, actor, request, 'run.start', {
+  return requestRun(deps, actor, { ...request, via: request.via ?? 'form' }, 'run.start', {
     ...hooks,
     fresh: async (runbook) => {
       const fresh = await loadRunbook(deps, runbook.id).catch(() => runbook);
@@ -127,7 +154,7 @@ export async function runFromForm(
 export async function requestRun(
   deps: RunsDeps,
   actor: Actor,
-  request: RunRequest,
+  request: EnteredRun,
   auditAction: string,
   hooks: RunHooks & { fresh?: (runbook: Workflow) => Promise<Workflow> } = {},
 ): Promise<RunResult> {
@@ -192,11 +219,14 @@ export function askApproval(
 export async function startRun(
   deps: RunsDeps,
   actor: Actor,
-  request: RunRequest,
+  request: EnteredRun,
   approval: { requestId: string; approvedBy: string | readonly string[] } | null = null,
 ): Promise<RunResult> {
-  const { runbook, proxyId, params } = request;
+  const { runbook, proxyId } = request;
+  const params = inSchemaOrder(parseInputSchema(runbook.inputSchema), request.params);
   const masked = maskedParams(runbook, params);
+  // The entry point is the last part of the record: the one thing in which two paths' records may differ.
+  const via = `via ${request.via}${approval ? ` (approved by ${[approval.approvedBy].flat().join(', ')})` : ''}`;
   const audit = (outcome: 'ok' | 'error', detail: string, tid: string | null) =>
     deps.access.audit.record({
       userId: actor.userId,
@@ -205,7 +235,7 @@ export async function startRun(
       action: 'run.start',
       target: `${runbook.name} (${runbook.id})`,
       outcome,
-      detail,
+      detail: `${detail}; ${via}`,
       tid,
     });
   let executionIds: string[];
@@ -258,11 +288,7 @@ export async function startRun(
     await audit('error', describeApiError(error), typeof errorTid === 'string' ? errorTid : null);
     return { kind: 'failed', runbook, error };
   }
-  await audit(
-    'ok',
-    `executions ${executionIds.join(', ')}; proxy ${proxyId}; inputs ${JSON.stringify(masked)}${approval ? `; approved by ${[approval.approvedBy].flat().join(', ')}` : ''}`,
-    tid,
-  );
+  await audit('ok', `executions ${executionIds.join(', ')}; proxy ${proxyId}; inputs ${JSON.stringify(masked)}`, tid);
   const run: StartedRun = {
     runbookId: runbook.id,
     runbookName: runbook.name,
@@ -328,7 +354,12 @@ export async function runScheduleNow(deps: RunsDeps, actor: Actor, scheduleId: s
   if (!schedule.proxyId)
     return refused('invalid', 'This schedule has no proxy, so it cannot run; edit it to choose one.');
   const runbook = await loadRunbook(deps, schedule.runbookId);
-  return requestRun(deps, actor, { runbook, proxyId: schedule.proxyId, params }, 'schedule.run_now');
+  return requestRun(
+    deps,
+    actor,
+    { runbook, proxyId: schedule.proxyId, params, via: 'schedule-run-now' },
+    'schedule.run_now',
+  );
 }
 
 export function refused(reason: Refusal['reason'], sentence: string): Refusal {

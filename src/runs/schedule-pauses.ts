@@ -8,11 +8,12 @@
 // row says paused only once the API's copy no longer fires.
 import { ConnectionError, describeApiError, NotFoundError, RunbookApiError } from '../api/errors.ts';
 import { Schedule } from '../api/schemas.ts';
+import { freezeEnd } from '../policy/freezes.ts';
 import { nextRuns, validateCron } from '../schedules/cron.ts';
 import type { SchedulePause } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { recordAction } from './gate.ts';
+import { type FreezeOptions, recordAction, recordDenial, scheduleFreeze } from './gate.ts';
 import { type Refusal, refused } from './run.ts';
 import { checkScheduleChange } from './schedules.ts';
 
@@ -98,15 +99,53 @@ async function holdSchedule(
     resumeAt = next + SKIP_MARGIN_MS;
   }
   const store = deps.access.store.schedulePauses;
+  const detail =
+    resumeAt === null
+      ? `was ${schedule.schedule}`
+      : `${schedule.schedule}: skips the run at ${new Date(resumeAt - SKIP_MARGIN_MS).toISOString()}, resumes after it`;
+  const result = await applyPause(deps, actor, schedule, { resumeAt, freeze: null, action, detail });
+  if (result.kind !== 'refused' || result.reason !== 'duplicate' || kind !== 'pause') return result;
+  // Paused by a change freeze: Pause takes it over, so it stays paused after the freeze.
+  const held = await store.get(scheduleId);
+  if (
+    held?.freeze &&
+    (await store.handOver(scheduleId, held.freeze, { freeze: null, pausedBy: actor.userId }, deps.now()))
+  ) {
+    await recordAction(
+      deps,
+      actor,
+      action,
+      targetOf(schedule),
+      'ok',
+      `was ${held.cron}; taken over from the change freeze “${held.freeze}”`,
+    );
+    return { kind: 'paused', schedule, pause: (await store.get(scheduleId)) as SchedulePause };
+  }
+  return result;
+}
+
+/**
+ * The pause itself, after whatever decided it (a person through the gate, or a change freeze): intent
+ * recorded → PATCH never → settled `paused`; audited as `action` on behalf of `who`.
+ */
+export async function applyPause(
+  deps: RunsDeps,
+  who: Pick<Actor, 'userId' | 'teamId' | 'channelId'>,
+  schedule: Schedule,
+  how: { resumeAt: number | null; freeze: string | null; action: string; detail: string },
+): Promise<PauseResult> {
+  const store = deps.access.store.schedulePauses;
+  const scheduleId = schedule.id;
   const began = await store.begin(
     {
       scheduleId,
       cron: schedule.schedule,
       runbookId: schedule.runbookId,
       runbookName: schedule.runbookName,
-      pausedBy: actor.userId,
-      teamId: actor.teamId,
-      resumeAt,
+      pausedBy: who.userId,
+      teamId: who.teamId,
+      resumeAt: how.resumeAt,
+      freeze: how.freeze,
     },
     deps.now(),
   );
@@ -121,15 +160,11 @@ async function holdSchedule(
     // An answer came back: nothing changed in the API, so the intent goes. A lost answer may have paused
     // it: the intent stays and reconciliation finishes the pause the person asked for.
     if (definitelyNotApplied(err)) await store.remove(scheduleId, 'pausing');
-    await recordAction(deps, actor, action, targetOf(schedule), 'error', describeApiError(err));
+    await recordAction(deps, who, how.action, targetOf(schedule), 'error', describeApiError(err));
     return { kind: 'failed', error: err };
   }
   await store.move(scheduleId, 'pausing', 'paused', deps.now());
-  const detail =
-    resumeAt === null
-      ? `was ${schedule.schedule}`
-      : `${schedule.schedule}: skips the run at ${new Date(resumeAt - SKIP_MARGIN_MS).toISOString()}, resumes after it`;
-  await recordAction(deps, actor, action, targetOf(schedule), 'ok', detail);
+  await recordAction(deps, who, how.action, targetOf(schedule), 'ok', how.detail);
   const pause = (await store.get(scheduleId)) as SchedulePause;
   return { kind: 'paused', schedule, pause };
 }
@@ -148,12 +183,19 @@ export async function resumeSchedule(deps: RunsDeps, actor: Actor, scheduleId: s
   }
   const refusal = await checkScheduleChange(deps, actor, schedule, 'schedule.resume');
   if (refusal) return refusal;
+  // A change freeze covering it would pause it again: it stays paused until the freeze ends.
+  const { freeze } = await scheduleFreeze(deps, schedule);
+  if (freeze) {
+    const sentence = `That schedule stays paused during the change freeze “${freeze.name}”, until ${freezeEnd(freeze.end, actor.timeZone)}${pause.freeze ? '; it resumes by itself then' : ''}.`;
+    await recordDenial(deps, actor, { action: 'schedule.resume', target: targetOf(schedule), sentence });
+    return refused('frozen', sentence);
+  }
   const result = await restore(deps, actor, pause, pause.cron);
   return result.kind === 'resumed' ? { ...result, schedule: { ...schedule, schedule: pause.cron } } : result;
 }
 
 /** paused → resuming (compare-and-set) → PATCH the real expression → row removed; audited. */
-async function restore(
+export async function restore(
   deps: RunsDeps,
   who: Pick<Actor, 'userId' | 'teamId' | 'channelId'>,
   pause: SchedulePause,
@@ -191,12 +233,19 @@ async function restore(
  * Resumes skips whose run has passed. Called every minute on every replica; the lease lets one replica
  * act at a time, and the compare-and-set in `restore` keeps a late second one from doing it again.
  */
-export async function resumeDueSkips(deps: RunsDeps, options: { owner: string; leaseMs: number }): Promise<string[]> {
+export async function resumeDueSkips(
+  deps: RunsDeps,
+  options: { owner: string; leaseMs: number } & FreezeOptions,
+): Promise<string[]> {
   const now = deps.now();
   const coordination = deps.access.store.coordination;
   if (!(await coordination.holdLease(SKIP_LEASE, options.owner, now + options.leaseMs, now))) return [];
   const resumed: string[] = [];
-  for (const pause of await deps.access.store.schedulePauses.listDue(now, 50)) {
+  const store = deps.access.store.schedulePauses;
+  for (const pause of await store.listDue(now, 50)) {
+    // Due inside a change freeze that covers it: the freeze holds it and resumes it when it ends.
+    const { freeze } = await scheduleFreeze(deps, { id: pause.scheduleId, ...pause }, options);
+    if (freeze && (await store.handOver(pause.scheduleId, null, { freeze: freeze.name }, deps.now()))) continue;
     const who = { userId: pause.pausedBy, teamId: pause.teamId, channelId: null };
     const skipped = new Date((pause.resumeAt ?? now) - SKIP_MARGIN_MS).toISOString();
     const result = await restore(deps, who, pause, `${pause.cron}; by itself after skipping the run at ${skipped}`);

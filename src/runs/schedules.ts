@@ -11,6 +11,7 @@ import type { RunsDeps } from './deps.ts';
 import { maskErrorSecrets } from './execution-secrets.ts';
 import { gate, type RunApprovalNeed, recordDenial, runbookFacts } from './gate.ts';
 import { askApproval, type Refusal, refused } from './run.ts';
+import { inSchemaOrder } from './run-params.ts';
 
 export interface ScheduleRequest {
   runbook: Workflow;
@@ -135,7 +136,7 @@ export async function writeSchedule(
     runbookId: runbook.id,
     runbookName: runbook.name,
     inputSchema: runbook.inputSchema,
-    params: JSON.stringify(request.params),
+    params: JSON.stringify(inSchemaOrder(parseInputSchema(runbook.inputSchema), request.params)),
     schedule: request.cron,
   };
   // An approved edit is carried out later: the schedule may have been paused meanwhile.
@@ -168,7 +169,12 @@ export async function writeSchedule(
   }
   deps.proxies.remember({ id: request.proxyId, name: saved.proxyName || request.proxyId });
   if (!request.scheduleId) {
-    await deps.access.store.scheduleOwners.set(saved.id, { userId: actor.userId, teamId: actor.teamId }, deps.now());
+    // Where it was made: a change freeze's pause and resume are said there.
+    await deps.access.store.scheduleOwners.set(
+      saved.id,
+      { userId: actor.userId, teamId: actor.teamId, channel: actor.channelId },
+      deps.now(),
+    );
   }
   await audit(
     'ok',

@@ -15,11 +15,14 @@ export function dayFieldsMustBothMatch(dayOfMonth: string, dayOfWeek: string): b
   return dayOfMonth.startsWith('*') || dayOfWeek.startsWith('*');
 }
 
-/** A croner schedule for a five-field expression: UTC (the service fires in GMT), vixie's day rule. Throws on invalid input. */
-export function buildCron(expression: string): Cron {
+/**
+ * A croner schedule for a five-field expression: UTC (the service fires in GMT) unless a zone is given (a
+ * change-freeze window reads its cron in its own zone), vixie's day rule. Throws on invalid input.
+ */
+export function buildCron(expression: string, timeZone = 'UTC'): Cron {
   const [, , dayOfMonth = '*', , dayOfWeek = '*'] = expression.trim().split(/\s+/);
   return new Cron(expression.trim(), {
-    timezone: 'UTC',
+    timezone: timeZone,
     mode: '5-part',
     domAndDow: dayFieldsMustBothMatch(dayOfMonth, dayOfWeek),
     // Never runs a callback: only next-run maths.

@@ -334,6 +334,36 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE notifications ADD COLUMN claimed_by TEXT;
     `,
   },
+  {
+    version: 14,
+    name: 'change freezes: schedules paused by a freeze, where a schedule was made, break-glass passes',
+    up: () => `
+      ALTER TABLE schedule_pauses ADD COLUMN frozen_by TEXT;
+      ALTER TABLE schedule_owners ADD COLUMN channel TEXT;
+      CREATE TABLE freeze_passes (
+        id         TEXT PRIMARY KEY,
+        user_id    TEXT NOT NULL,
+        runbook_id TEXT NOT NULL,
+        window_name TEXT NOT NULL,
+        reason     TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at    BIGINT
+      );
+      CREATE INDEX freeze_passes_user ON freeze_passes (user_id, runbook_id, expires_at);
+    `,
+  },
+  {
+    version: 15,
+    name: 'workspaces of org-wide installations',
+    up: () => `
+      CREATE TABLE installation_teams (
+        team_id         TEXT PRIMARY KEY,
+        installation_id TEXT NOT NULL,
+        seen_at         BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 export interface MigrateOptions {

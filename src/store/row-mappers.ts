@@ -79,6 +79,7 @@ export function toScheduleOwner(row: SqlRow): ScheduleOwner {
     userId: text(row.user_id),
     teamId: textOrNull(row.team_id),
     userName: textOrNull(row.user_name),
+    channel: textOrNull(row.channel),
     createdAt: num(row.created_at),
     updatedAt: num(row.updated_at),
   };

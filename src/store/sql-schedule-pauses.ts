@@ -1,7 +1,9 @@
-// Paused schedules over the SQL driver (the interface and the protocol: store.ts, src/runs/schedule-pauses.ts).
+// Paused schedules and break-glass passes over the SQL driver (the interfaces and the protocol: store.ts,
+// src/runs/schedule-pauses.ts, src/runs/freezes.ts).
+import { randomUUID } from 'node:crypto';
 import { num, numOrNull, text, textOrNull } from './row-mappers.ts';
 import type { SqlDriver, SqlRow } from './sql-driver.ts';
-import type { SchedulePause, SchedulePauseState, SchedulePauseStore } from './store.ts';
+import type { FreezePass, FreezePassStore, SchedulePause, SchedulePauseState, SchedulePauseStore } from './store.ts';
 
 const STATES: readonly SchedulePauseState[] = ['pausing', 'paused', 'resuming'];
 
@@ -17,6 +19,7 @@ function toSchedulePause(row: SqlRow): SchedulePause {
     pausedBy: text(row.paused_by),
     teamId: textOrNull(row.team_id),
     resumeAt: numOrNull(row.resume_at),
+    freeze: textOrNull(row.frozen_by),
     pausedAt: num(row.paused_at),
     updatedAt: num(row.updated_at),
   };
@@ -29,10 +32,20 @@ export function schedulePauseStore(db: SqlDriver): SchedulePauseStore {
     async begin(p, now) {
       const result = await db.query(
         `INSERT INTO schedule_pauses
-           (schedule_id, state, cron, runbook_id, runbook_name, paused_by, team_id, resume_at, paused_at, updated_at)
-         VALUES ($1, 'pausing', $2, $3, $4, $5, $6, $7, $8, $8)
+           (schedule_id, state, cron, runbook_id, runbook_name, paused_by, team_id, resume_at, paused_at, updated_at, frozen_by)
+         VALUES ($1, 'pausing', $2, $3, $4, $5, $6, $7, $8, $8, $9)
          ON CONFLICT (schedule_id) DO NOTHING`,
-        [p.scheduleId, p.cron, p.runbookId, p.runbookName, p.pausedBy, p.teamId, p.resumeAt ?? null, now],
+        [
+          p.scheduleId,
+          p.cron,
+          p.runbookId,
+          p.runbookName,
+          p.pausedBy,
+          p.teamId,
+          p.resumeAt ?? null,
+          now,
+          p.freeze ?? null,
+        ],
       );
       return result.rowCount === 1;
     },
@@ -74,6 +87,74 @@ export function schedulePauseStore(db: SqlDriver): SchedulePauseStore {
         [now, limitOf(limit)],
       );
       return rows.map(toSchedulePause);
+    },
+    async listFrozen(limit) {
+      const { rows } = await db.query(
+        'SELECT * FROM schedule_pauses WHERE frozen_by IS NOT NULL ORDER BY paused_at, schedule_id LIMIT $1',
+        [limitOf(limit)],
+      );
+      return rows.map(toSchedulePause);
+    },
+    async handOver(scheduleId, from, to, now) {
+      // $3 '' keeps whoever paused it (a skip handed to a freeze); a person's id takes the pause over.
+      const set = `frozen_by = $2, resume_at = NULL, updated_at = $4,
+        paused_by = CASE WHEN CAST($3 AS TEXT) = '' THEN paused_by ELSE CAST($3 AS TEXT) END,
+        paused_at = CASE WHEN CAST($3 AS TEXT) = '' THEN paused_at ELSE $4 END`;
+      const match = from === null ? 'frozen_by IS NULL' : 'frozen_by = $5';
+      const result = await db.query(
+        `UPDATE schedule_pauses SET ${set} WHERE schedule_id = $1 AND state = 'paused' AND ${match}`,
+        [scheduleId, to.freeze, to.pausedBy ?? '', now, ...(from === null ? [] : [from])],
+      );
+      return result.rowCount === 1;
+    },
+  };
+}
+
+function toFreezePass(row: SqlRow): FreezePass {
+  return {
+    id: text(row.id),
+    userId: text(row.user_id),
+    runbookId: text(row.runbook_id),
+    freeze: text(row.window_name),
+    reason: text(row.reason),
+    createdAt: num(row.created_at),
+    expiresAt: num(row.expires_at),
+    usedAt: numOrNull(row.used_at),
+  };
+}
+
+export function freezePassStore(db: SqlDriver): FreezePassStore {
+  const peek = async (userId: string, runbookId: string, now: number) => {
+    const { rows } = await db.query(
+      `SELECT * FROM freeze_passes WHERE user_id = $1 AND runbook_id = $2 AND used_at IS NULL AND expires_at > $3
+       ORDER BY created_at, id LIMIT 1`,
+      [userId, runbookId, now],
+    );
+    return rows[0] ? toFreezePass(rows[0]) : null;
+  };
+  return {
+    async grant(p, now) {
+      const pass: FreezePass = { ...p, id: randomUUID(), createdAt: now, usedAt: null };
+      await db.query(
+        `INSERT INTO freeze_passes (id, user_id, runbook_id, window_name, reason, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [pass.id, pass.userId, pass.runbookId, pass.freeze, pass.reason, now, pass.expiresAt],
+      );
+      return pass;
+    },
+    peek,
+    async take(userId, runbookId, now) {
+      // Compare-and-set on used_at: a second run racing for the same pass finds it used and tries the next.
+      for (let i = 0; i < 5; i++) {
+        const pass = await peek(userId, runbookId, now);
+        if (!pass) return null;
+        const result = await db.query('UPDATE freeze_passes SET used_at = $2 WHERE id = $1 AND used_at IS NULL', [
+          pass.id,
+          now,
+        ]);
+        if (result.rowCount === 1) return { ...pass, usedAt: now };
+      }
+      return null;
     },
   };
 }

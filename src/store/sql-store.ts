@@ -16,7 +16,7 @@ import {
 import type { SqlDialect, SqlDriver, SqlRow } from './sql-driver.ts';
 import { installationRecordStore, oauthStateStore } from './sql-installations.ts';
 import { aliasStore, channelDefaultsStore, workflowStepStore } from './sql-saved-runs.ts';
-import { schedulePauseStore } from './sql-schedule-pauses.ts';
+import { freezePassStore, schedulePauseStore } from './sql-schedule-pauses.ts';
 import type {
   ApprovalStore,
   AuditStore,
@@ -454,16 +454,17 @@ function scheduleOwnerStore(db: SqlDriver): ScheduleOwnerStore {
     async set(scheduleId, o, now) {
       // Re-setting the same user without a name keeps the name we already had.
       await db.query(
-        `INSERT INTO schedule_owners (schedule_id, user_id, team_id, user_name, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $5)
+        `INSERT INTO schedule_owners (schedule_id, user_id, team_id, user_name, created_at, updated_at, channel)
+         VALUES ($1, $2, $3, $4, $5, $5, $6)
          ON CONFLICT (schedule_id) DO UPDATE SET
            user_id = excluded.user_id,
            team_id = excluded.team_id,
+           channel = COALESCE(excluded.channel, schedule_owners.channel),
            user_name = CASE WHEN excluded.user_id = schedule_owners.user_id
                             THEN COALESCE(excluded.user_name, schedule_owners.user_name)
                             ELSE excluded.user_name END,
            updated_at = excluded.updated_at`,
-        [scheduleId, o.userId, o.teamId, o.userName ?? null, now],
+        [scheduleId, o.userId, o.teamId, o.userName ?? null, now, o.channel ?? null],
       );
     },
     async get(scheduleId) {
@@ -725,6 +726,7 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     cursors: cursorStore(db),
     scheduleOwners: scheduleOwnerStore(db),
     schedulePauses: schedulePauseStore(db),
+    freezePasses: freezePassStore(db),
     approvals: approvalStore(db),
     audit: auditStore(db),
     runDrafts: runDraftStore(db),

@@ -89,6 +89,8 @@ export interface ScheduleOwner {
   userId: string;
   teamId: string | null;
   userName: string | null;
+  /** The channel it was made in (where it is said when a change freeze pauses it); null: unknown. */
+  channel: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -336,7 +338,11 @@ export interface CursorStore {
 
 /** Who created a schedule in Slack (the API only knows the API key's user). */
 export interface ScheduleOwnerStore {
-  set(scheduleId: string, o: { userId: string; teamId: string | null; userName?: string }, now: number): Promise<void>;
+  set(
+    scheduleId: string,
+    o: { userId: string; teamId: string | null; userName?: string; channel?: string | null },
+    now: number,
+  ): Promise<void>;
   get(scheduleId: string): Promise<ScheduleOwner | null>;
   getMany(ids: string[]): Promise<Map<string, ScheduleOwner>>;
   remove(scheduleId: string): Promise<void>;
@@ -360,10 +366,13 @@ export interface NewSchedulePause {
   teamId: string | null;
   /** Set: a skip — resumed by itself once this time has passed (a durable timer); null: until Resume. */
   resumeAt?: number | null;
+  /** Set: paused by this change freeze, resumed when it ends; null: by a person (stays paused). */
+  freeze?: string | null;
 }
 
 export interface SchedulePause extends NewSchedulePause {
   resumeAt: number | null;
+  freeze: string | null;
   state: SchedulePauseState;
   pausedAt: number;
   updatedAt: number;
@@ -383,6 +392,38 @@ export interface SchedulePauseStore {
   listUnsettled(before: number, limit: number): Promise<SchedulePause[]>;
   /** Paused rows whose `resumeAt` is at or before `now` (skips whose run has passed), soonest first. */
   listDue(now: number, limit: number): Promise<SchedulePause[]>;
+  /** Rows a change freeze paused (any state), oldest first. */
+  listFrozen(limit: number): Promise<SchedulePause[]>;
+  /**
+   * Hands a paused row over by compare-and-set on its `freeze` (`from`): to a freeze (a skip that came due
+   * inside one, its timer dropped) or to a person (`to` null, `pausedBy` set: paused by hand from now on).
+   */
+  handOver(
+    scheduleId: string,
+    from: string | null,
+    to: { freeze: string | null; pausedBy?: string },
+    now: number,
+  ): Promise<boolean>;
+}
+
+/** One run an approver may start inside a change freeze (break-glass), with the reason; used once. */
+export interface FreezePass {
+  id: string;
+  userId: string;
+  runbookId: string;
+  freeze: string;
+  reason: string;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+export interface FreezePassStore {
+  grant(p: Omit<FreezePass, 'id' | 'createdAt' | 'usedAt'>, now: number): Promise<FreezePass>;
+  /** The person's unused, unexpired pass for this runbook, if any (not taken). */
+  peek(userId: string, runbookId: string, now: number): Promise<FreezePass | null>;
+  /** Takes that pass by compare-and-set: of two runs at once, one gets it. */
+  take(userId: string, runbookId: string, now: number): Promise<FreezePass | null>;
 }
 
 export interface ApprovalStore {
@@ -510,6 +551,7 @@ export interface Store {
   cursors: CursorStore;
   scheduleOwners: ScheduleOwnerStore;
   schedulePauses: SchedulePauseStore;
+  freezePasses: FreezePassStore;
   approvals: ApprovalStore;
   audit: AuditStore;
   runDrafts: RunDraftStore;

@@ -24,9 +24,11 @@ import { NotFoundError, ResponseValidationError, RunbookApiError } from '../api/
 import type { RunbookApi } from '../api/runbook-api.ts';
 import { Execution, type ExecutionStatus } from '../api/schemas.ts';
 import { toLabelledInputs } from '../forms/labelled-inputs.ts';
+import { isLongerThanUsual } from '../health/runbook-health.ts';
 import type { Logger } from '../logger.ts';
+import { cachedHealth } from '../runs/health.ts';
 import type { AdoptedRun, FinishHook, RunTracker, StartedRun } from '../runs/run-tracker.ts';
-import { buildResultCard, buildRunningCard, type RunContext } from '../slack/kit/execution-card.ts';
+import { buildResultCard, buildRunningCard, type RunContext, type RunningEta } from '../slack/kit/execution-card.ts';
 import { namesCard, namesFinished, namesResultCard, readBackMessages } from '../slack/kit/read-back.ts';
 import type { Store, Watch } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
@@ -38,7 +40,7 @@ import { uploadOutputOnce } from './output-upload.ts';
 import { digestLine, replyText } from './result-notice.ts';
 import { createApiBudget } from './shared-budget.ts';
 import { type OutgoingMessage, type ReplyOutcome, SlackPacer } from './slack-pacer.ts';
-import { slackPostTransport } from './subscriptions.ts';
+import { type InTenant, slackPostTransport } from './subscriptions.ts';
 import { type RequestBudget, realSleep } from './token-bucket.ts';
 
 /** Most watches brought forward at once when the plan leaves list mode (single mode means few are open). */
@@ -124,6 +126,12 @@ export interface WatcherOptions {
   onFinished?: FinishHook;
   /** Slack user id for an email: a run nobody in Slack started names its executor as a mention on the card. */
   userIdByEmail?: UserIdByEmail;
+  /**
+   * Runs the work on one watch in the scope of the workspace it belongs to (its team). Many-workspace mode
+   * passes the installation's scope, so `slack` (then a client without a token of its own) sends that
+   * installation's fresh token; default: runs it as is.
+   */
+  inTenant?: InTenant;
 }
 
 /** hostname:pid:random — unique per process, readable in the store when debugging leases. */
@@ -155,6 +163,9 @@ export const SWEEP_LEASE = 'watch-sweep';
 
 /** A listing's page count stops steering the plan after this long (the history moves on). */
 const LISTING_COST_TTL_MS = 5 * 60_000;
+
+/** Running cards remembered as already saying "longer than usual" (a restart repeats one identical edit). */
+const MAX_LATE_SHOWN = 10_000;
 
 /** Dedupe key of the claim to post an execution's first card. */
 function messageKey(executionId: string): string {
@@ -194,8 +205,11 @@ export class Watcher implements RunTracker {
   #plan: CheckPlan;
   /** Set when the plan left list mode: deferred watches are brought forward in the next round. */
   #leftListMode = false;
+  readonly #inTenant: InTenant;
   /** When this replica last found the sweep lease held by another (that one lists for everyone). */
   #sweptElsewhereAt = Number.NEGATIVE_INFINITY;
+  /** Running cards this process edited to "longer than usual" (so each is edited once). */
+  readonly #lateShown = new Set<string>();
 
   constructor(options: WatcherOptions) {
     this.owner = options.owner;
@@ -209,6 +223,7 @@ export class Watcher implements RunTracker {
     this.#now = options.now ?? Date.now;
     this.#onFinished = options.onFinished ?? null;
     this.#userIdByEmail = options.userIdByEmail ?? null;
+    this.#inTenant = options.inTenant ?? ((_teamId, work) => work());
     this.#budget = createApiBudget({
       store: this.#store,
       ratePerSecond: this.settings.requestsPerSecond,
@@ -558,7 +573,12 @@ export class Watcher implements RunTracker {
 
   // ---- one watch -----------------------------------------------------------------------------
 
-  async #handle(watch: Watch): Promise<void> {
+  /** One watch, in its workspace's scope (many-workspace mode: the installation's token is used). */
+  #handle(watch: Watch): Promise<void> {
+    return this.#inTenant(watch.teamId, () => this.#handleWatch(watch));
+  }
+
+  async #handleWatch(watch: Watch): Promise<void> {
     const id = watch.executionId;
     // Kept up to date as messages are posted: a failure path must not act on the claim's old copy.
     let w = watch;
@@ -596,6 +616,7 @@ export class Watcher implements RunTracker {
         terminal = isTerminal(summary);
       }
       if (!terminal) {
+        await this.#showIfLate(w);
         // Still running: next look per the plan. Only a watch the last listing actually saw waits
         // for the backstop (the periodic listing is what notices its end); one it did not see (new
         // since, or out of the listing's reach) is looked at again after the sweep interval.
@@ -726,14 +747,43 @@ export class Watcher implements RunTracker {
     return dm.channel?.id ?? null;
   }
 
+  /**
+   * How long runs of this runbook usually take, from the health cache only (no request for it), and
+   * whether this one is past the p95 (by the watch's age: the run was stored as it started).
+   */
+  #timing(w: Watch): RunningEta {
+    const eta = cachedHealth({ api: this.#api, now: this.#now }, w.runbookName)?.report.eta ?? null;
+    return { eta, late: isLongerThanUsual(eta, this.#now() - w.createdAt) };
+  }
+
+  #rememberLate(executionId: string): void {
+    this.#lateShown.add(executionId);
+    if (this.#lateShown.size > MAX_LATE_SHOWN) this.#lateShown.delete(this.#lateShown.values().next().value!);
+  }
+
+  /**
+   * A running card past its runbook's p95 says "running longer than usual", once. Awaited under the
+   * watch's lease, so no replica can deliver the result card before this edit lands (it would undo it).
+   */
+  async #showIfLate(w: Watch): Promise<void> {
+    if (!w.messageTs || !w.channel || this.#lateShown.has(w.executionId)) return;
+    const timing = this.#timing(w);
+    if (!timing.late) return;
+    const card = buildRunningCard(this.#runContext(w), [w.executionId], timing);
+    const edited = await this.#pacer.update(w.channel, w.messageTs, card);
+    if (edited.ok || (edited.code && GONE.has(edited.code))) this.#rememberLate(w.executionId);
+  }
+
   async #postRunningCard(w: Watch): Promise<Watch> {
     const channel = await this.#destination(w);
     if (!channel) return w;
     const mine = await this.#mayPostCard(w, channel);
     if (mine !== true) return mine;
-    const posted = await this.#pacer.post(channel, buildRunningCard(this.#runContext(w), [w.executionId]), {
+    const timing = this.#timing(w);
+    const posted = await this.#pacer.post(channel, buildRunningCard(this.#runContext(w), [w.executionId], timing), {
       sentCheck: namesCard(w.executionId),
     });
+    if (posted.ok && timing.late) this.#rememberLate(w.executionId);
     if (!posted.ok) {
       if (posted.code && GONE.has(posted.code)) return w;
       throw posted.error;
@@ -896,6 +946,7 @@ export class Watcher implements RunTracker {
   }
 
   async #deliver(w: Watch, execution: Execution, stale: boolean): Promise<void> {
+    this.#lateShown.delete(w.executionId);
     this.#delivering.add(w.executionId);
     try {
       await this.#deliverResult(w, execution, stale);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 import { pgAdmin } from '../support/process-harness.ts';
-import { SCALE_RUNBOOK, scaleFormValues } from '../support/run-form.ts';
+import { createScaleSchedule, SCALE_RUNBOOK, scaleFormValues } from '../support/run-form.ts';
 import { TEST_DATABASE_URL } from '../support/test-database.ts';
 
 const DATABASE_URL = TEST_DATABASE_URL;
@@ -80,15 +80,11 @@ it('a schedule form that was not saved reopens filled in on the other replica', 
 });
 
 it('Run now under a confirmation runs once, clicked twice and on both replicas', { timeout: 30_000 }, async () => {
-  const runbook = (await a.runtime.deps.catalog.all()).find((r) => r.name === SCALE_RUNBOOK)!;
-  const schedule = await a.runtime.api.schedules.create({
-    proxyId: 'proxy-dev',
-    runbookId: runbook.id,
-    runbookName: runbook.name,
-    inputSchema: runbook.inputSchema,
-    params: JSON.stringify({ namespace: 'once', deployment: 'run-now', replicas: 2 }),
-    schedule: '0 3 * * *',
-  });
+  const { schedule } = await createScaleSchedule(
+    a,
+    { namespace: 'once', deployment: 'run-now', replicas: 2 },
+    '0 3 * * *',
+  );
   await a.user().command('schedules', 'C01OPS');
   const list = await waitFor(() => ephemeralContaining(a.fake, schedule.id), 'schedules list');
   await a

@@ -158,6 +158,39 @@ describe('show and list', () => {
   });
 });
 
+describe('App Home', () => {
+  async function home(user: string, needle: string) {
+    await h.user(user).openHome();
+    return waitFor(() => {
+      const v = h.fake.state.views[h.fake.state.homeViews[user] ?? ''];
+      return v && JSON.stringify(v.view).includes(needle) ? v.view : undefined;
+    }, `App Home of ${user}`);
+  }
+
+  it('shows the next 24 hours and the runbooks failing most, only those the person may view', async () => {
+    const alice = await home('U01ALICE', 'Failing most');
+    const blocks = (alice.blocks ?? []) as Block[];
+    const forecast = blocks.find((b) => b.block_id === 'home_forecast')?.text?.text ?? '';
+    // The demo's daily Vacuum at 05:00 GMT is due within 24 hours, shown as a date token.
+    expect(forecast).toContain('*Postgres Vacuum Analyze*');
+    expect(forecast).toContain('<!date^');
+    expect(JSON.stringify(blocks)).toContain('Next 24 hours');
+    const failing = blocks.find((b) => b.block_id === 'home_failing')?.text?.text ?? '';
+    const first = failing.split('\n')[0] ?? '';
+    const top = [...new Set([...h.emulator.state.executions.byId.values()].map((e) => e.workflowName))]
+      .map((name) => ({ name, failed: truth(name).failed }))
+      .sort((a, b) => b.failed - a.failed)[0]!;
+    expect(first).toContain(`${top.failed} of ${truth(top.name).runs} failed`);
+    expect(JSON.stringify(blocks)).toContain('as of');
+    expect(checkBlocks(blocks as never, 'home')).toEqual([]);
+
+    const carol = await home('U03CAROL', 'Failing most');
+    const carolFailing = ((carol.blocks ?? []) as Block[]).find((b) => b.block_id === 'home_failing')?.text?.text;
+    expect(carolFailing).toBeDefined();
+    expect(carolFailing).not.toContain('Restart Kubernetes');
+  });
+});
+
 describe('help', () => {
   it('names health', async () => {
     const shown = await answer('U01ALICE', 'help', 'health [runbook]');

@@ -61,7 +61,7 @@ async function waitDone(executionId: string) {
 
 async function start(params: Record<string, unknown>, channel: string | null, userId = 'U03CAROL') {
   const who = actor({ userId, teamId: 'T0SANDBOX', groups: [], channelId: channel });
-  const result = await startRun(h.runtime.deps, who, { runbook, proxyId: 'proxy-dev', params });
+  const result = await startRun(h.runtime.deps, who, { runbook, proxyId: 'proxy-dev', params, via: 'form' });
   if (result.kind !== 'started') throw new Error(`the run did not start: ${result.kind}`);
   await postRunningCard(h.runtime.deps, client, result.run);
   return result.run.executionIds[0]!;

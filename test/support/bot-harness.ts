@@ -47,6 +47,11 @@ export interface HarnessOptions {
   /** Point the bot at this API URL instead of the emulator. */
   apiUrl?: string;
   runtime?: Partial<RuntimeOptions>;
+  /**
+   * The bot reads the emulator's clock (`h.clock`) too: moving it moves what the bot calls now (freezes,
+   * skips, forecasts); `h.runtime.tick()` then does the minute's work at once.
+   */
+  sharedClock?: boolean;
   /** Emulator options beyond the harness's own (e.g. `recentHistory`). */
   emulator?: Partial<Omit<EmulatorOptions, 'apiKey' | 'clock' | 'port'>>;
   /**
@@ -102,7 +107,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.env,
   });
   const logger = createLogger({ level: 'debug', secrets: [API_KEY, BOT_TOKEN, SIGNING_SECRET], destination });
-  const runtime = await startRuntime(config, { logger, ...options.runtime });
+  const runtimeOptions: RuntimeOptions = {
+    logger,
+    ...(options.sharedClock ? { now: () => clock.now() } : {}),
+    ...options.runtime,
+  };
+  const runtime = await startRuntime(config, runtimeOptions);
   const harness: Harness = {
     emulator,
     clock,
@@ -114,7 +124,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       new SlackUser({ fake, botUrl: harness.botUrl, signingSecret: SIGNING_SECRET, userId: id }),
     async restart() {
       await harness.runtime.stop();
-      harness.runtime = await startRuntime(config, { logger, ...options.runtime });
+      harness.runtime = await startRuntime(config, runtimeOptions);
       harness.botUrl = `http://127.0.0.1:${harness.runtime.slackPort}/slack/events`;
     },
     async stop() {

@@ -15,6 +15,20 @@ export function scaleFormValues(namespace: string, channel = 'C02DEPLOYS', deplo
   };
 }
 
+/** A schedule of Scale created straight in the API (proxy-dev), as if made earlier; returns it and the runbook. */
+export async function createScaleSchedule(h: Harness, params: Record<string, unknown>, cron: string) {
+  const runbook = (await h.runtime.deps.catalog.all()).find((r) => r.name === SCALE_RUNBOOK)!;
+  const schedule = await h.runtime.api.schedules.create({
+    proxyId: 'proxy-dev',
+    runbookId: runbook.id,
+    runbookName: runbook.name,
+    inputSchema: runbook.inputSchema,
+    params: JSON.stringify(params),
+    schedule: cron,
+  });
+  return { schedule, runbook };
+}
+
 /** Opens the run form as Alice and returns its view id. */
 export async function openScaleForm(h: Harness): Promise<string> {
   await h.user().command(`run "${SCALE_RUNBOOK}"`, 'C01OPS');

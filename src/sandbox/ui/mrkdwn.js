@@ -42,12 +42,12 @@ const EMOJI = {
   double_vertical_bar: '⏸️',
   arrow_forward: '▶️',
   fast_forward: '⏩',
-  stethoscope: '🩺',
   large_green_square: '🟩',
   large_red_square: '🟥',
   large_yellow_square: '🟨',
   white_large_square: '⬜',
   bar_chart: '📊',
+  stethoscope: '🩺',
 };
 
 /** Whether the sandbox shows this :shortcode: as an emoji (a test checks every one the bot sends). */

@@ -4,6 +4,7 @@ import { showAudit } from '../audit/audit.ts';
 import { showHelp, showList, showRunbook } from '../browse/browse.ts';
 import { browseFromCommand } from '../browse/browse-args.ts';
 import { showExecutions, showStatus } from '../executions/executions.ts';
+import { breakFreezeCommand, showFreezes } from '../freezes/freezes.ts';
 import { showHealth } from '../health/health.ts';
 import { errorMessage } from '../kit/common.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
@@ -72,6 +73,10 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
       return showSubscriptions(ctx);
     case 'watch':
       return watchExecution(ctx, command.executionId);
+    case 'freezes':
+      return showFreezes(ctx);
+    case 'freeze-break':
+      return breakFreezeCommand(ctx, command.runbook, command.reason);
   }
 }
 

@@ -276,7 +276,7 @@ export async function openRerunModal(ctx: HandlerContext, target: RerunTarget): 
     }
     return runModalView(
       ctx.deps,
-      { runbookId, channel: ctx.channelId, ...(prefill ? { prefill } : {}) },
+      { runbookId, channel: ctx.channelId, via: 'rerun', ...(prefill ? { prefill } : {}) },
       ctx.channelId,
       'run',
       { userId: ctx.userId, client: ctx.client },

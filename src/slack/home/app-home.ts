@@ -1,14 +1,17 @@
 // The App Home tab: quick buttons, what waits for your approval (Approve / Reject), your recent runs,
-// recent executions, schedules. A list that failed to load shows one sentence instead of blanking the
+// the runs due in the next 24 hours, the runbooks failing most, recent executions, schedules. A list that failed to load shows one sentence instead of blanking the
 // whole tab.
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { Execution, Schedule } from '../../api/schemas.ts';
+import type { VisibleForecast } from '../../runs/forecast.ts';
+import type { FailingRunbooks } from '../../runs/health.ts';
 import { describeCron } from '../../schedules/cron.ts';
 import type { RunAlias } from '../../store/saved-runs.ts';
 import type { Approval, SchedulePause } from '../../store/store.ts';
 import { button, when } from '../kit/common.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
 import { STATUS_EMOJI, STATUS_WORD } from '../kit/execution-card.ts';
+import { coverageNote, freshness, outcomeStrip, percentText } from '../kit/health-summary.ts';
 import { ACTIONS } from '../kit/ids.ts';
 import {
   channelMention,
@@ -35,6 +38,88 @@ export interface AppHomeInput {
   people?: PeopleByEmail;
   /** Paused schedules by id: shown with their real expression, who paused them and when. */
   pauses?: ReadonlyMap<string, SchedulePause>;
+  /** Runs due in the next 24 hours (or why they could not be read); omitted: the section is not shown. */
+  forecast?: VisibleForecast | unknown;
+  /** The runbooks failing most (or why that could not be read); omitted: the section is not shown. */
+  failing?: FailingRunbooks | unknown;
+}
+
+/** Rows of the next 24 hours and of the failing runbooks. */
+export const HOME_FORECAST_ROWS = 10;
+export const HOME_FAILING_ROWS = 5;
+
+function isForecast(value: unknown): value is VisibleForecast {
+  return typeof value === 'object' && value !== null && Array.isArray((value as VisibleForecast).runs);
+}
+
+function isFailing(value: unknown): value is FailingRunbooks {
+  return typeof value === 'object' && value !== null && Array.isArray((value as FailingRunbooks).reports);
+}
+
+function forecastLines(forecast: VisibleForecast): KnownBlock[] {
+  const { runs } = forecast;
+  const notes = [
+    `${runs.length}${forecast.truncated ? '+' : ''} ${runs.length === 1 ? 'run' : 'runs'} due`,
+    runs.some((r) => r.overlaps) ? `${runs.filter((r) => r.overlaps).length} overlapping` : '',
+    forecast.pausedCount ? `${forecast.pausedCount} paused left out` : '',
+    'times in your time zone',
+    '`/runbook schedules --next 24h` lists them all',
+  ].filter(Boolean);
+  if (runs.length === 0) {
+    return [{ type: 'context', elements: [mrkdwnText('Nothing is scheduled to run in the next 24 hours.')] }];
+  }
+  const lines = runs.slice(0, HOME_FORECAST_ROWS).map((r) => {
+    const overlap = r.overlaps ? '  :warning: _overlaps another run of it_' : '';
+    return `${when(new Date(r.at).toISOString())} · *${escapeMrkdwn(truncate(r.runbookName || r.runbookId, 120))}*${overlap}`;
+  });
+  if (runs.length > HOME_FORECAST_ROWS) lines.push(`_…and ${runs.length - HOME_FORECAST_ROWS} more_`);
+  return [
+    { type: 'section', block_id: 'home_forecast', text: mrkdwnText(lines.join('\n')) },
+    { type: 'context', elements: [mrkdwnText(notes.join(' · '))] },
+  ];
+}
+
+function failingLines(failing: FailingRunbooks, now: number): KnownBlock[] {
+  const basis = failing.reports[0] ? coverageNote(failing.reports[0], failing.rowsRead) : '';
+  const footer: KnownBlock = {
+    type: 'context',
+    elements: [
+      mrkdwnText(
+        [freshness(failing.fetchedAt, now), basis, '`/runbook health &lt;runbook&gt;` for one']
+          .filter(Boolean)
+          .join(' · '),
+      ),
+    ],
+  };
+  if (failing.reports.length === 0) {
+    return [{ type: 'context', elements: [mrkdwnText('No runbook you may view failed in the last 30 days.')] }, footer];
+  }
+  const lines = failing.reports.slice(0, HOME_FAILING_ROWS).map((r) => {
+    const rate = r.successRate === null ? '' : ` (${percentText(r.successRate)} ok)`;
+    return `*${escapeMrkdwn(truncate(r.runbookName, 120))}*: ${r.failed} of ${r.runs} failed${rate} ${outcomeStrip(r.lastOutcomes)}`;
+  });
+  return [{ type: 'section', block_id: 'home_failing', text: mrkdwnText(lines.join('\n')) }, footer];
+}
+
+function outlookSections(input: AppHomeInput): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
+  if (input.forecast !== undefined) {
+    blocks.push({ type: 'header', text: plainText('Next 24 hours', 150) });
+    blocks.push(
+      ...(isForecast(input.forecast) ? forecastLines(input.forecast) : [failed('the runs due', input.forecast)]),
+      { type: 'divider' },
+    );
+  }
+  if (input.failing !== undefined) {
+    blocks.push({ type: 'header', text: plainText('Failing most (last 30 days)', 150) });
+    blocks.push(
+      ...(isFailing(input.failing)
+        ? failingLines(input.failing, input.now)
+        : [failed('the health of runbooks', input.failing)]),
+      { type: 'divider' },
+    );
+  }
+  return blocks;
 }
 
 /** A request waiting for this person, with where its quorum stands. */
@@ -161,9 +246,11 @@ function scheduleLines(schedules: Schedule[], pauses?: ReadonlyMap<string, Sched
     } catch {
       english = 'unreadable expression';
     }
-    const paused = pause
-      ? `\n:double_vertical_bar: Paused by ${userMention(pause.pausedBy)} ${when(new Date(pause.pausedAt).toISOString())}${pause.resumeAt === null ? '' : ' to skip one run; resumes by itself'}`
-      : '';
+    const paused = pause?.freeze
+      ? `\n:snowflake: Paused by the change freeze *${escapeMrkdwn(truncate(pause.freeze, 80))}* until it ends`
+      : pause
+        ? `\n:double_vertical_bar: Paused by ${userMention(pause.pausedBy)} ${when(new Date(pause.pausedAt).toISOString())}${pause.resumeAt === null ? '' : ' to skip one run; resumes by itself'}`
+        : '';
     return {
       type: 'section',
       text: mrkdwnText(
@@ -189,6 +276,7 @@ export function buildAppHome(input: AppHomeInput): HomeView {
     { type: 'divider' },
     ...(input.aliases?.length ? aliasLines(input.aliases) : []),
     ...personalSections(input),
+    ...outlookSections(input),
     { type: 'header', text: plainText('Recent executions', 150) },
     ...(Array.isArray(input.executions)
       ? executionLines(input.executions as Execution[], input.people)

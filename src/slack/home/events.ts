@@ -1,9 +1,11 @@
-// App Home: recent executions, schedules and quick buttons, published when the tab is opened and
+// App Home: recent executions, schedules, the next 24 hours, the failing runbooks and quick buttons, published when the tab is opened and
 // when the person presses Refresh (its Run and New schedule buttons belong to run/ and schedules/).
 import type { WebClient } from '@slack/web-api';
 import type { Execution, Schedule } from '../../api/schemas.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { awaitingApprovalBy } from '../../runs/approvals.ts';
+import { forecastFor } from '../../runs/forecast.ts';
+import { failingRunbooks } from '../../runs/health.ts';
 import { type Visibility, visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../kit/actor.ts';
 import type { SlackDeps } from '../kit/deps.ts';
@@ -38,10 +40,13 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
     });
     return;
   }
-  const [awaitingApproval, myRuns, pauses] = await Promise.all([
+  const [awaitingApproval, myRuns, pauses, forecast, failing] = await Promise.all([
     awaitingApprovalBy(deps, actor).catch((err: unknown) => err),
     yourRecentRuns(deps, actor.email).catch((err: unknown) => err),
     deps.access.store.schedulePauses.list(1_000).catch(() => []),
+    forecastFor(deps, visible, '24h').catch((err: unknown) => err),
+    // One bounded scan shared by everyone for 5 minutes (src/runs/health.ts), filtered by this person's view.
+    failingRunbooks(deps, (name) => visible.ref({ name })).catch((err: unknown) => err),
   ]);
   const people = await deps.access.identity.peopleByEmail(
     client,
@@ -61,6 +66,8 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
       pauses: new Map(pauses.map((p) => [p.scheduleId, p])),
       now: deps.now(),
       awaitingApproval,
+      forecast,
+      failing,
       myRuns: Array.isArray(myRuns) ? myRuns.filter((e: Execution) => visible.ref({ name: e.workflowName })) : myRuns,
     }),
   });

@@ -40,6 +40,8 @@ export async function actorFor(
   }
   const groups = await deps.access.identity.groupsOf(client, who.userId);
   const email = options.email ? await deps.access.identity.emailOf(client, who.userId) : null;
+  // Times told to the person (a freeze's end) in their zone; the profile is cached with the email.
+  const timeZone = (await deps.access.identity.timeZoneOf(client, who.userId))?.id ?? null;
   const destinationChannel = who.destinationChannel === undefined ? who.channelId : who.destinationChannel;
   const chosen =
     destinationChannel && (destinationChannel !== who.channelId || who.savedBy || options.checkDestination)
@@ -55,6 +57,7 @@ export async function actorFor(
     teamId: who.teamId,
     email,
     groups,
+    timeZone,
     channelId: who.channelId,
     destinationChannel,
     ...(chosen ? { destination: chosen } : {}),

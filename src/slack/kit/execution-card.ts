@@ -4,7 +4,9 @@
 // and a short output tail. Longer output goes into the thread as a file (see src/watch/output-upload.ts).
 import type { KnownBlock } from '@slack/types';
 import type { Execution, ExecutionStatus } from '../../api/schemas.ts';
+import type { RunbookEta } from '../../health/runbook-health.ts';
 import { button, type SlackMessage, when } from './common.ts';
+import { etaText, lateText } from './health-summary.ts';
 import { ACTIONS } from './ids.ts';
 import { type CardInputs, inputLines, type LabelledInput, toLabelledInputs } from './input-summary.ts';
 import {
@@ -106,7 +108,21 @@ function proxyOf(run: RunContext): string {
   return proxyText({ id: run.proxyId, name: run.proxyName ?? null });
 }
 
-export function buildRunningCard(run: RunContext, executionIds: string[]): SlackMessage {
+/** How long a run of this runbook usually takes (from its health), and whether this one is past the p95. */
+export interface RunningEta {
+  eta: RunbookEta | null;
+  /** Past the p95 of recent runs: "running longer than usual". */
+  late?: boolean;
+}
+
+function etaBlocks(timing: RunningEta | undefined): KnownBlock[] {
+  if (!timing?.eta) return [];
+  const usual = `:stopwatch: ${etaText(timing.eta)}`;
+  const text = timing.late && timing.eta.p95Ms !== null ? `${lateText(timing.eta)}\n${usual}` : usual;
+  return [{ type: 'context', block_id: 'card_eta', elements: [mrkdwnText(text)] }];
+}
+
+export function buildRunningCard(run: RunContext, executionIds: string[], timing?: RunningEta): SlackMessage {
   const ids = executionIds.map((id) => `\`${escapeMrkdwn(id)}\``).join(', ') || '—';
   const approved = approvers(run);
   const blocks: KnownBlock[] = [
@@ -114,6 +130,7 @@ export function buildRunningCard(run: RunContext, executionIds: string[]): Slack
       type: 'section',
       text: mrkdwnText(`:hourglass_flowing_sand: *${escapeMrkdwn(truncate(run.runbookName, 200))}* is running`),
     },
+    ...etaBlocks(timing),
     {
       type: 'section',
       fields: [

@@ -108,7 +108,7 @@ export function etaText(eta: RunbookEta): string {
   return `usually takes ${aboutDuration(eta.medianMs)} (median of ${of})`;
 }
 
-/** "running longer than usual: 95% of recent runs finished within 7m 30s" */
+/** "running longer than usual: 95% of recent runs finished within about 8 min" */
 export function lateText(eta: RunbookEta): string {
-  return `:warning: running longer than usual: 95% of recent runs finished within ${formatDuration(eta.p95Ms ?? 0)}`;
+  return `:warning: *running longer than usual*: 95% of recent runs finished within ${aboutDuration(eta.p95Ms ?? 0)}`;
 }

@@ -23,6 +23,8 @@ export type ParsedCommand =
   | { kind: 'executions'; runbook: string | null; status: StatusFilter | null; last: LastFilter | null }
   | { kind: 'status'; executionId: string }
   | { kind: 'audit'; count: number }
+  | { kind: 'freezes' }
+  | { kind: 'freeze-break'; runbook: string; reason: string }
   | { kind: 'subscribe'; runbook: string; failuresOnly: boolean }
   | { kind: 'unsubscribe'; runbook: string }
   | { kind: 'subscriptions' }
@@ -190,6 +192,15 @@ export const SUBCOMMANDS = {
     flags: [],
     positional: 'optional',
     positionalName: 'n',
+  },
+  freezes: {
+    usage: 'freezes | freezes break <runbook> --reason TEXT',
+    description:
+      'The change freezes of the policy (on now until when, or next); inside one, runs are refused and covered schedules paused. `break`: an approver lets themselves start one run inside the freeze, with a reason (audited).',
+    examples: ['freezes', 'freezes break "Restart Kubernetes Deployment" --reason "INC-4711: prod is down"'],
+    flags: [{ name: 'reason', values: [], description: 'why the freeze must be broken (audited)' }],
+    positional: 'optional',
+    positionalName: 'break',
   },
   subscribe: {
     usage: 'subscribe <runbook|all> [--failures]',
@@ -576,6 +587,20 @@ function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, strin
       return { ok: true, command: { kind: 'unsubscribe', runbook: arg } };
     case 'subscriptions':
       return { ok: true, command: { kind: 'subscriptions' } };
+    case 'freezes': {
+      const reason = flags.get('reason');
+      if (arg === '' && reason === undefined) return { ok: true, command: { kind: 'freezes' } };
+      const [verb = '', ...words] = arg.split(' ');
+      if (verb.toLowerCase() !== 'break' || words.join(' ').trim() === '' || typeof reason !== 'string') {
+        return {
+          ok: false,
+          error: '`freezes` alone lists them; to break one: `freezes break <runbook> --reason "why"`.',
+          topic: 'freezes',
+          suggestion: null,
+        };
+      }
+      return { ok: true, command: { kind: 'freeze-break', runbook: words.join(' ').trim(), reason } };
+    }
     case 'watch':
       if (/\s/.test(arg)) {
         return { ok: false, error: '`watch` takes one execution id.', topic: 'watch', suggestion: null };

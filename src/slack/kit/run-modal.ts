@@ -5,6 +5,7 @@ import type { Workflow } from '../../api/schemas.ts';
 import type { ProxyChoices } from '../../catalog/proxy-directory.ts';
 import { buildFormBlocks } from '../../forms/form-blocks.ts';
 import type { FormSpec } from '../../forms/input-schema.ts';
+import { isRunEntry, type RunEntry } from '../../runs/run.ts';
 import { ACTIONS, BLOCKS, VIEWS } from './ids.ts';
 import { escapeMrkdwn, mrkdwnText, plainText, truncate } from './mrkdwn.ts';
 import { isRunnable } from './runbook-list.ts';
@@ -24,6 +25,8 @@ export interface RunModalMetadata {
    * saved by `b`. Submitted unchanged, it is judged against `b` (the person who chose it).
    */
   o?: SavedOrigin;
+  /** the entry point that opened the form when it is not the form itself (Re-run), named in the run's audit record */
+  v?: RunEntry;
 }
 
 export interface SavedOrigin {
@@ -52,6 +55,7 @@ export function decodeRunMetadata(raw: string | undefined): RunModalMetadata {
       ...(typeof v.t === 'string' ? { t: v.t } : {}),
       ...(typeof v.s === 'string' ? { s: v.s } : {}),
       ...(savedOrigin(v.o) ? { o: savedOrigin(v.o)! } : {}),
+      ...(isRunEntry(v.v) ? { v: v.v } : {}),
     };
   } catch {
     return { r: null, c: null };

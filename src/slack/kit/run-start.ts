@@ -7,7 +7,8 @@ import { stripSecrets } from '../../forms/secrets.ts';
 import { typeValues } from '../../forms/typed-values.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { approvalNeedFor } from '../../runs/gate.ts';
-import { checkRunForm, loadRunbook, type RunRequest, type RunResult } from '../../runs/run.ts';
+import { healthForRun } from '../../runs/health.ts';
+import { checkRunForm, loadRunbook, type RunEntry, type RunRequest, type RunResult } from '../../runs/run.ts';
 import { type ChosenByPerson, chooseRun } from '../../runs/run-choice.ts';
 import type { StartedRun } from '../../runs/run-tracker.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
@@ -53,13 +54,16 @@ export interface RunModalTarget {
   destination?: string | null;
   /** Who saved `destination` (an alias's --to); absent: chosen by the person now. */
   destinationSavedBy?: SavedBy | null;
+  /** The entry point that opens the form, when not the form itself (Re-run): named in the run's audit record. */
+  via?: RunEntry;
 }
 
 /** The metadata fields that carry where a form was opened from. */
-function originMetadata(target: RunModalTarget): { t?: string; s?: string } {
+function originMetadata(target: RunModalTarget): { t?: string; s?: string; v?: RunEntry } {
   return {
     ...(target.threadTs ? { t: target.threadTs } : {}),
     ...(target.sourceLink ? { s: target.sourceLink } : {}),
+    ...(target.via ? { v: target.via } : {}),
   };
 }
 
@@ -364,7 +368,11 @@ export async function postRunningCard(
   const { executionIds } = run;
   const mayPost = executionIds[0] ? await deps.runs.claimMessage(executionIds[0]).catch(() => true) : true;
   if (!mayPost) return null;
-  const card = buildRunningCard({ ...run, ...(run.sourceLink ? { sourceLink: run.sourceLink } : {}) }, executionIds);
+  // How long it usually takes: the health cache, else one bounded read (never holds the card up on failure).
+  const health = await healthForRun(deps, run.runbookName);
+  const card = buildRunningCard({ ...run, ...(run.sourceLink ? { sourceLink: run.sourceLink } : {}) }, executionIds, {
+    eta: health?.report.eta ?? null,
+  });
   const posted = await postToConversation(client, deps.logger, run.channel, run.startedBy ?? '', {
     ...card,
     ...(run.threadTs ? { threadTs: run.threadTs } : {}),

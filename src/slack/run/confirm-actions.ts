@@ -17,13 +17,15 @@ import { openRunModal, postRunningCard, runStartedNotice, savedByNow } from '../
 
 function readValue(
   value: string,
-): { draftId: string; threadTs: string | null; savedIn: string | null | undefined } | null {
+): { draftId: string; threadTs: string | null; savedIn: string | null | undefined; via: 'one-line' | 'alias' } | null {
   try {
-    const v = JSON.parse(value) as { d?: unknown; t?: unknown; s?: unknown };
+    const v = JSON.parse(value) as { d?: unknown; t?: unknown; s?: unknown; v?: unknown };
     if (typeof v.d !== 'string') return null;
     // savedIn: undefined = chosen by the person; '' = the channel defaults; else an alias name.
     const savedIn = typeof v.s === 'string' ? v.s : undefined;
-    return { draftId: v.d, threadTs: typeof v.t === 'string' ? v.t : null, savedIn };
+    // A confirmation posted before `v` existed was a one-line run's or an alias's; it is named one-line.
+    const via = v.v === 'alias' ? 'alias' : 'one-line';
+    return { draftId: v.d, threadTs: typeof v.t === 'string' ? v.t : null, savedIn, via };
   } catch {
     return null;
   }
@@ -69,7 +71,13 @@ export async function confirmRunClicked({ body }: ActionArgs, ctx: HandlerContex
     { userId: ctx.userId, teamId: ctx.teamId, channelId: ctx.channelId, destinationChannel: destination, savedBy },
     { email: true },
   );
-  const request = { runbook, proxyId: draft.proxyId, params: checked.params, origin: { threadTs: value.threadTs } };
+  const request = {
+    runbook,
+    proxyId: draft.proxyId,
+    params: checked.params,
+    origin: { threadTs: value.threadTs },
+    via: value.via,
+  };
   const result = await runWithoutApproval(deps, actor, request, 'run.start', 'with --now');
   if (result.kind === 'started') {
     const posted = await postRunningCard(deps, ctx.client, result.run);

@@ -115,8 +115,10 @@ async function confirmNow(
     spec,
   );
   // `s`: the destination was saved (in alias s, or '' the channel defaults); the click reads who saved it from the store.
+  // `v`: the entry point, named in the run's audit record.
   const value = JSON.stringify({
     d: draftId,
+    v: run.alias ? 'alias' : 'one-line',
     ...(ctx.threadTs ? { t: ctx.threadTs } : {}),
     ...(savedBy ? { s: savedBy.alias ?? '' } : {}),
   });

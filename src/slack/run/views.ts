@@ -139,7 +139,7 @@ export async function runFormSubmitted({ ack, body, client }: ViewArgs, ctx: Han
     return runFromForm(
       deps,
       actor,
-      { runbook, proxyId, params, origin },
+      { runbook, proxyId, params, origin, via: meta.v === 'rerun' ? 'rerun' : 'form' },
       // The same delivery twice (Slack's retry, a replay within the signature window) runs once.
       { admitted: closeForm, submissionKey: submissionKey(body) },
     );

@@ -139,6 +139,10 @@ export function pausedLine(pause: SchedulePause): string {
   const date = (ms: number) => slackDate(Math.floor(ms / 1000), `${new Date(ms).toISOString().slice(0, 16)} UTC`);
   const state =
     pause.state === 'paused' ? 'Paused' : pause.state === 'pausing' ? 'Being paused' : 'Being resumed (paused)';
+  if (pause.freeze !== null) {
+    const freeze = escapeMrkdwn(truncate(pause.freeze, 80));
+    return `:snowflake: *${state}* by the change freeze *${freeze}* ${date(pause.pausedAt)}  ·  resumes by itself when it ends (Pause keeps it paused after)`;
+  }
   const line = `:double_vertical_bar: *${state}* by ${userMention(pause.pausedBy)} ${date(pause.pausedAt)}`;
   if (pause.resumeAt === null) return `${line}  ·  no runs until resumed`;
   return `${line}  ·  skipping the run at ${date(pause.resumeAt - SKIP_MARGIN_MS)}; resumes by itself after it`;

@@ -2,6 +2,7 @@
 // case of src/runs/subscriptions.ts and renders its result.
 import { ALL_RUNBOOKS } from '../../runs/execution-facts.ts';
 import { looksLikeFullId } from '../../runs/execution-ref.ts';
+import { healthForRun } from '../../runs/health.ts';
 import {
   isAll,
   listSubscriptions,
@@ -174,9 +175,11 @@ export async function watchExecution(ctx: HandlerContext, executionId: string): 
     return;
   }
   const inputs = result.inputs.kind === 'object' ? result.inputs.values : {};
+  const health = await healthForRun(deps, result.name);
   const card = buildRunningCard(
     { runbookId: result.runbook?.id ?? '', runbookName: result.name, proxyId: '', startedBy: result.startedBy, inputs },
     [id],
+    { eta: health?.report.eta ?? null },
   );
   // The watcher may already be posting (the run ended meanwhile): only the holder of the card claim posts.
   if (!(await deps.runs.claimMessage(id))) return;

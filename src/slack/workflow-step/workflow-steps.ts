@@ -189,7 +189,7 @@ export async function runStepExecuted(
     );
     if (!first) return;
     begun = true;
-    const request = { runbook, proxyId, params: checked.params };
+    const request = { runbook, proxyId, params: checked.params, via: 'workflow-step' as const };
     const result = await runWithoutApproval(deps, actor, request, 'workflow.run', 'from a workflow');
     const end = (e: StepEnd) => endStep(store, client, deps.logger, functionExecutionId, e, deps.now);
     if (result.kind !== 'started') {

@@ -21,6 +21,10 @@ export function untouchedState(element: Json): Json {
     case 'static_select':
     case 'external_select':
       return { type, selected_option: (element.initial_option as unknown) ?? null };
+    case 'conversations_select':
+      return { type, selected_conversation: (element.initial_conversation as string | undefined) ?? null };
+    case 'timepicker':
+      return { type, selected_time: (element.initial_time as string | undefined) ?? null };
     case 'datepicker':
       return { type, selected_date: (element.initial_date as string | undefined) ?? null };
     case 'datetimepicker':

@@ -83,7 +83,12 @@ function runWithoutWaiting(auditAction: string, how: string): EntryPoint['act'] 
       await runWithoutApproval(
         env.deps,
         who,
-        { runbook, proxyId: 'proxy-dev', params: PARAMS[runbook.name]! },
+        {
+          runbook,
+          proxyId: 'proxy-dev',
+          params: PARAMS[runbook.name]!,
+          via: auditAction === 'workflow.run' ? 'workflow-step' : 'one-line',
+        },
         auditAction,
         how,
       ),

@@ -41,7 +41,7 @@ function refusingApi(): RunsDeps {
 it('a refused run or schedule that quotes a secret input shows and audits it masked', async () => {
   const runbook = await env.runbook('Check Disk Usage on Hosts');
   const params = { hosts: ['web-1'], ssh_private_key: SECRET };
-  const run = await startRun(refusingApi(), who, { runbook, proxyId: 'proxy-dev', params });
+  const run = await startRun(refusingApi(), who, { runbook, proxyId: 'proxy-dev', params, via: 'form' });
   expect(run.kind).toBe('failed');
   const schedule = await saveSchedule(refusingApi(), who, {
     runbook,

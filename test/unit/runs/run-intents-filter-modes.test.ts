@@ -34,7 +34,7 @@ describe.each(FILTER_MODES)('recovery of a run whose answer was lost, the API fi
       now: () => now,
       api: { ...env.deps.api, workflows: { ...env.deps.api.workflows, run: answerLost(env.deps.api) } },
     };
-    expect((await startRun(deps, who, { runbook, proxyId: 'proxy-dev', params })).kind).toBe('failed');
+    expect((await startRun(deps, who, { runbook, proxyId: 'proxy-dev', params, via: 'form' })).kind).toBe('failed');
     const started = [...env.emulator.state.executions.byId.values()].filter(
       (e) => e.params.namespace === `lost-${mode}`,
     );

@@ -50,6 +50,7 @@ describe('run intents', () => {
       runbook,
       proxyId: 'proxy-dev',
       params: { namespace: 'ok', deployment: 'api', replicas: 1 },
+      via: 'form',
     });
     expect(result.kind).toBe('started');
     expect(openDuringCall).toBe(1);
@@ -67,7 +68,7 @@ describe('run intents', () => {
       params: { ...params, replicas: 4 },
       userEmail: 'alice@example.com',
     });
-    const result = await startRun(deps, who, { runbook, proxyId: 'proxy-dev', params });
+    const result = await startRun(deps, who, { runbook, proxyId: 'proxy-dev', params, via: 'form' });
     expect(result.kind).toBe('failed');
     expect(await env.store.intents.listOpen(now + 1, 10)).toHaveLength(1);
 
@@ -95,7 +96,12 @@ describe('run intents', () => {
   it('keeps no hash a secret could be guessed back from, and still finds the run whose answer was lost', async () => {
     const runbook = await env.runbook('Terminate Blocking Postgres Queries'); // db_password: format password
     const params = { database: 'lost-secret', pids: [42], db_password: 'Summer2026!' };
-    const result = await startRun(depsWith(answerLost(env.deps.api)), who, { runbook, proxyId: 'proxy-dev', params });
+    const result = await startRun(depsWith(answerLost(env.deps.api)), who, {
+      runbook,
+      proxyId: 'proxy-dev',
+      params,
+      via: 'form',
+    });
     expect(result.kind).toBe('failed');
     const [intent] = await env.store.intents.listOpen(now + 1, 10);
     // Whoever reads the store and guesses the password (the other inputs are on the card) gets no match.
@@ -142,6 +148,7 @@ describe('run intents', () => {
       runbook: { ...runbook, id: 'no-such-runbook' },
       proxyId: 'proxy-dev',
       params: {},
+      via: 'form',
     });
     expect(result.kind).toBe('failed');
     expect(await env.store.intents.listOpen(now + 1, 10)).toEqual([]);

@@ -67,6 +67,12 @@ export function fakeClient(calls: Call[]): WebClient {
   return at('') as WebClient;
 }
 
+export interface RunSent {
+  runbook: string;
+  params: Record<string, unknown>;
+  proxyId: string;
+}
+
 export interface ListenerEnv extends UseCaseEnv {
   slackDeps: SlackDeps;
   /** What the client was asked, in order. */
@@ -79,6 +85,8 @@ export interface ListenerEnv extends UseCaseEnv {
   ack: (response?: unknown) => Promise<void>;
   /** A request context for `userId` acting in `channelId`. */
   context(userId?: string, channelId?: string | null): HandlerContext;
+  /** What reached the Runbook API for each run started since `reset()`: runbook, params, proxy. */
+  runs(): RunSent[];
   /** Client calls of `method`. */
   called(method: string): Call[];
   reset(): void;
@@ -91,6 +99,8 @@ export async function startListenerEnv(policyYaml: string): Promise<ListenerEnv>
   const replies: Reply[] = [];
   const acks: unknown[] = [];
   const client = fakeClient(calls);
+  const executions = env.emulator.state.executions;
+  let executionsAtReset = executions.size;
   const slackDeps: SlackDeps = {
     ...env.deps,
     drafts: new RunDrafts({ store: env.store.runDrafts }),
@@ -131,12 +141,51 @@ export async function startListenerEnv(policyYaml: string): Promise<ListenerEnv>
       };
     },
     called: (method) => calls.filter((c) => c.method === method),
+    runs: () =>
+      executions.ordered
+        .slice(executionsAtReset)
+        .map((r) => ({ runbook: r.workflowName, params: r.params, proxyId: r.received.proxyId })),
     reset() {
+      executionsAtReset = executions.size;
       calls.length = 0;
       replies.length = 0;
       acks.length = 0;
     },
   };
+}
+
+/** A Slack view as the listeners built it. */
+export interface ShownView {
+  type: string;
+  callback_id?: string;
+  private_metadata?: string;
+  title?: { text: string };
+  blocks: Array<Record<string, unknown>>;
+}
+
+/** The views opened or updated, in order (a loading view first, then what replaced it). */
+export function viewsShown(env: ListenerEnv): ShownView[] {
+  return env.calls
+    .filter((c) => c.method === 'views.open' || c.method === 'views.update')
+    .map((c) => c.args.view as ShownView);
+}
+
+/** The last view shown (what the person sees in the end). */
+export function lastView(env: ListenerEnv): ShownView {
+  const views = viewsShown(env);
+  const view = views[views.length - 1];
+  if (!view) throw new Error('no view was shown');
+  return view;
+}
+
+/** The block `blockId` of a view (an input block: its element is there to read). */
+export function blockOf(
+  view: ShownView,
+  blockId: string,
+): Record<string, unknown> & { element: Record<string, unknown> } {
+  const found = view.blocks.find((b) => b.block_id === blockId);
+  if (!found) throw new Error(`no block ${blockId} in ${view.blocks.map((b) => b.block_id).join(', ')}`);
+  return found as Record<string, unknown> & { element: Record<string, unknown> };
 }
 
 /** The text of everything a listener showed (replies, messages, views), for assertions on what it rendered. */

@@ -78,6 +78,8 @@ describe('postgres store', () => {
       'audit',
       'channel_defaults',
       'cursors',
+      'freeze_passes',
+      'installation_teams',
       'installations',
       'leases',
       'notifications',

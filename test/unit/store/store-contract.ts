@@ -626,9 +626,14 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           userId: 'U1',
           teamId: 'T1',
           userName: 'ada',
+          channel: null,
           createdAt: T0,
           updatedAt: T0,
         });
+        // Where it was made is kept when a later write does not say.
+        await store.scheduleOwners.set('s-3', { userId: 'U1', teamId: null, channel: 'C1' }, T0);
+        await store.scheduleOwners.set('s-3', { userId: 'U1', teamId: null }, T0 + 1);
+        expect(await store.scheduleOwners.get('s-3')).toMatchObject({ channel: 'C1' });
 
         // Same user without a name keeps the name; another user replaces it.
         await store.scheduleOwners.set('s-1', { userId: 'U1', teamId: 'T1' }, T0 + 1);
@@ -663,6 +668,7 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           teamId: 'T1',
           state: 'pausing',
           resumeAt: null,
+          freeze: null,
           pausedAt: T0,
           updatedAt: T0,
         });
@@ -699,6 +705,38 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         ]);
       });
 
+      it('a freeze-paused row is listed and handed over by compare-and-set', async () => {
+        await store.schedulePauses.begin({ ...pause, teamId: null, freeze: 'Year end' }, T0);
+        await store.schedulePauses.begin({ ...pause, scheduleId: 's-2', teamId: null, resumeAt: T0 + 5 }, T0);
+        expect((await store.schedulePauses.listFrozen(10)).map((p) => [p.scheduleId, p.freeze])).toEqual([
+          ['s-1', 'Year end'],
+        ]);
+        // Only paused rows are handed over.
+        expect(await store.schedulePauses.handOver('s-1', 'Year end', { freeze: null, pausedBy: 'U9' }, T0 + 1)).toBe(
+          false,
+        );
+        await store.schedulePauses.move('s-1', 'pausing', 'paused', T0);
+        await store.schedulePauses.move('s-2', 'pausing', 'paused', T0);
+        // A person takes a freeze's pause over: paused by hand from then on.
+        expect(await store.schedulePauses.handOver('s-1', 'Weekend', { freeze: null, pausedBy: 'U9' }, T0 + 1)).toBe(
+          false,
+        );
+        expect(await store.schedulePauses.handOver('s-1', 'Year end', { freeze: null, pausedBy: 'U9' }, T0 + 2)).toBe(
+          true,
+        );
+        expect(await store.schedulePauses.get('s-1')).toMatchObject({ freeze: null, pausedBy: 'U9', pausedAt: T0 + 2 });
+        expect(await store.schedulePauses.listFrozen(10)).toEqual([]);
+        // A skip handed to a freeze loses its timer and keeps who paused it.
+        expect(await store.schedulePauses.handOver('s-2', null, { freeze: 'Year end' }, T0 + 3)).toBe(true);
+        expect(await store.schedulePauses.handOver('s-2', null, { freeze: 'Year end' }, T0 + 3)).toBe(false);
+        expect(await store.schedulePauses.get('s-2')).toMatchObject({
+          freeze: 'Year end',
+          resumeAt: null,
+          pausedBy: 'U1',
+          pausedAt: T0,
+        });
+      });
+
       it('two replicas resuming at once: one moves it', async () => {
         const replica = await harness.open();
         await store.schedulePauses.begin({ ...pause, teamId: null }, T0);
@@ -707,6 +745,21 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           [store, replica, store, replica].map((s) => s.schedulePauses.move('s-1', 'paused', 'resuming', T0 + 1)),
         );
         expect(moves.filter(Boolean)).toHaveLength(1);
+      });
+    });
+
+    describe('freezePasses', () => {
+      it('grants a pass that one run takes once, before it expires', async () => {
+        const pass = { userId: 'U1', runbookId: 'rb', freeze: 'Year end', reason: 'prod down', expiresAt: T0 + 100 };
+        await store.freezePasses.grant(pass, T0);
+        expect(await store.freezePasses.peek('U1', 'rb', T0 + 1)).toMatchObject({ reason: 'prod down', usedAt: null });
+        expect(await store.freezePasses.peek('U1', 'other', T0 + 1)).toBeNull();
+        expect(await store.freezePasses.peek('U2', 'rb', T0 + 1)).toBeNull();
+        expect(await store.freezePasses.peek('U1', 'rb', T0 + 100)).toBeNull();
+        const replica = await harness.open();
+        const taken = await Promise.all([store, replica, store].map((s) => s.freezePasses.take('U1', 'rb', T0 + 2)));
+        expect(taken.filter(Boolean)).toHaveLength(1);
+        expect(await store.freezePasses.take('U1', 'rb', T0 + 3)).toBeNull();
       });
     });
 

@@ -132,6 +132,7 @@ describe('buildScheduleList', () => {
       pausedBy: 'U01ALICE',
       teamId: null,
       resumeAt: null,
+      freeze: null,
       pausedAt: Date.parse('2026-01-04T10:00:00Z'),
       updatedAt: Date.parse('2026-01-04T10:00:00Z'),
     };

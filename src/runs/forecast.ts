@@ -1,0 +1,48 @@
+// The runs due in a window across the schedules a person may view (`/runbook schedules --next`, App Home).
+// A paused schedule does not run; a skipped one runs again after its timer. Real expressions come from the
+// store for paused ones (the API holds a never-firing placeholder). The times are src/schedules/forecast.ts's.
+import { FORECAST_WINDOWS, type ForecastRun, type ForecastWindow, forecastRuns } from '../schedules/forecast.ts';
+import type { RunsDeps } from './deps.ts';
+import type { Visibility } from './visibility.ts';
+
+/** Schedules read at most (the forecast says when it was cut). */
+const MAX_SCHEDULES = 1_000;
+
+export interface VisibleForecast {
+  runs: ForecastRun[];
+  /** More runs were due than listed. */
+  truncated: boolean;
+  /** Schedules left out while paused. */
+  pausedCount: number;
+  /** Schedules whose expression could not be read. */
+  unreadableCount: number;
+}
+
+export async function forecastFor(
+  deps: RunsDeps,
+  visible: Pick<Visibility, 'ref'>,
+  window: ForecastWindow,
+): Promise<VisibleForecast> {
+  const pauses = new Map(
+    (await deps.access.store.schedulePauses.list(MAX_SCHEDULES)).map((p) => [p.scheduleId, p] as const),
+  );
+  const schedules = [];
+  let pausedCount = 0;
+  for await (const s of deps.api.schedules.iterate({ pageSize: 100 })) {
+    if (!visible.ref({ id: s.runbookId, name: s.runbookName })) continue;
+    const pause = pauses.get(s.id);
+    if (pause && pause.resumeAt === null) {
+      pausedCount += 1;
+      continue;
+    }
+    schedules.push({ id: s.id, runbookId: s.runbookId, runbookName: s.runbookName, cron: pause?.cron ?? s.schedule });
+    if (schedules.length >= MAX_SCHEDULES) break;
+  }
+  const forecast = forecastRuns(schedules, deps.now(), FORECAST_WINDOWS[window]);
+  // A skipped schedule's runs before its timer do not happen.
+  const runs = forecast.runs.filter((r) => {
+    const resumeAt = pauses.get(r.scheduleId)?.resumeAt;
+    return resumeAt === null || resumeAt === undefined || r.at > resumeAt;
+  });
+  return { runs, truncated: forecast.truncated, pausedCount, unreadableCount: forecast.unreadable.length };
+}

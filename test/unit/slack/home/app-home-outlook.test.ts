@@ -1,0 +1,78 @@
+// App Home's outlook: the runs due in the next 24 hours (overlaps flagged) and the runbooks failing most,
+// each degrading to one sentence when it could not be read.
+import { describe, expect, it } from 'vitest';
+import { Execution } from '../../../../src/api/schemas.ts';
+import { computeHealth, DAY_MS } from '../../../../src/health/runbook-health.ts';
+import { buildAppHome } from '../../../../src/slack/home/app-home.ts';
+import { checkBlocks } from '../../../../src/slack/kit/limits.ts';
+
+const NOW = Date.parse('2026-11-21T12:00:00Z');
+const base = { executions: [], schedules: [], now: NOW };
+const run = (at: number, overlaps = false, runbookName = 'Postgres Vacuum Analyze') => ({
+  scheduleId: 's1',
+  runbookId: 'r1',
+  runbookName,
+  at,
+  overlaps,
+});
+const failedRun = (agoMs: number) =>
+  Execution.parse({
+    id: `e${agoMs}`,
+    workflowName: 'Rotate <keys>',
+    startTime: new Date(NOW - agoMs).toISOString(),
+    endTime: new Date(NOW - agoMs + 1000).toISOString(),
+    executionStatus: 'EXECUTION_STATUS_FAILED',
+  });
+const text = (home: ReturnType<typeof buildAppHome>) => JSON.stringify(home.blocks);
+
+describe('App Home outlook', () => {
+  it('lists the next 24 hours with overlaps, and the failing runbooks with how fresh they are', () => {
+    const report = computeHealth('Rotate <keys>', [failedRun(DAY_MS), failedRun(2 * DAY_MS)], { nowMs: NOW });
+    const home = buildAppHome({
+      ...base,
+      forecast: {
+        runs: [run(NOW + 3600_000, true), run(NOW + 3900_000, true, 'Check <disk>')],
+        truncated: false,
+        pausedCount: 1,
+        unreadableCount: 0,
+      },
+      failing: {
+        reports: [report],
+        seen: 4,
+        fetchedAt: NOW - 120_000,
+        rowsRead: 300,
+        coverage: report.coverage,
+      },
+    });
+    const all = text(home);
+    expect(all).toContain('Next 24 hours');
+    expect(all).toContain('*Check &lt;disk&gt;*  :warning: _overlaps another run of it_');
+    expect(all).toContain('2 runs due · 2 overlapping · 1 paused left out');
+    expect(all).toContain('*Rotate &lt;keys&gt;*: 2 of 2 failed (0% ok) :large_red_square::large_red_square:');
+    expect(all).toContain('as of 2 min ago');
+    expect(checkBlocks(home.blocks, 'home')).toEqual([]);
+  });
+
+  it('says when nothing is due or nothing failed, and when either could not be read', () => {
+    const quiet = text(
+      buildAppHome({
+        ...base,
+        forecast: { runs: [], truncated: false, pausedCount: 0, unreadableCount: 0 },
+        failing: {
+          reports: [],
+          seen: 0,
+          fetchedAt: NOW,
+          rowsRead: 0,
+          coverage: { coveredFrom: NOW - 30 * DAY_MS, limitedBy: 'none' },
+        },
+      }),
+    );
+    expect(quiet).toContain('Nothing is scheduled to run in the next 24 hours.');
+    expect(quiet).toContain('No runbook you may view failed in the last 30 days.');
+    const broken = text(buildAppHome({ ...base, forecast: new Error('boom'), failing: new Error('boom') }));
+    expect(broken).toContain('Could not load the runs due.');
+    expect(broken).toContain('Could not load the health of runbooks.');
+    // Not asked for: not shown.
+    expect(text(buildAppHome(base))).not.toContain('Next 24 hours');
+  });
+});
