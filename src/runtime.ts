@@ -35,7 +35,7 @@ import { reconcilePauses, resumeDueSkips } from './runs/schedule-pauses.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle, type SlackAppSettings } from './slack/app.ts';
-import { expireApprovals } from './slack/approvals/expiry.ts';
+import { announceExpiredApprovals } from './slack/approvals/expiry.ts';
 import { announceFreeze } from './slack/freezes/freeze-notice.ts';
 import type { RunTracker, SlackDeps } from './slack/kit/deps.ts';
 import { Identity } from './slack/kit/identity.ts';
@@ -432,7 +432,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     cleanups.push(() => slack.stop());
     // Approval requests past their time are marked expired and their messages updated.
     const sweeper = setInterval(() => {
-      expireApprovals(deps, slack.app.client).catch((err: unknown) => logger.warn({ err }, 'approval expiry failed'));
+      announceExpiredApprovals(deps, slack.app.client).catch((err: unknown) =>
+        logger.warn({ err }, 'approval expiry failed'),
+      );
     }, 30_000);
     sweeper.unref();
     cleanups.push(async () => clearInterval(sweeper));

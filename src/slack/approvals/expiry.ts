@@ -1,7 +1,7 @@
 // Expiry of approval requests (run periodically by src/runtime.ts): the use case marks them expired;
 // both copies are brought in step (../kit/approval-request.ts) and both sides are told.
 import type { WebClient } from '@slack/web-api';
-import { expireApprovals as expire, needsSeveralApprovals } from '../../runs/approvals.ts';
+import { expireApprovals, needsSeveralApprovals } from '../../runs/approvals.ts';
 import { refreshApprovalMessages } from '../kit/approval-request.ts';
 import { noticeMessage } from '../kit/common.ts';
 import type { SlackDeps } from '../kit/deps.ts';
@@ -12,8 +12,8 @@ import { postToConversation, slackErrorCode } from '../kit/post-to-conversation.
  * Marks overdue requests expired, updates both copies, says so in the request's thread (so the approvers
  * see it went nowhere) and tells the requester in a new DM (an edit alone notifies nobody); run periodically.
  */
-export async function expireApprovals(deps: SlackDeps, client: WebClient): Promise<number> {
-  const expired = await expire(deps);
+export async function announceExpiredApprovals(deps: SlackDeps, client: WebClient): Promise<number> {
+  const expired = await expireApprovals(deps);
   for (const approval of expired) {
     await refreshApprovalMessages(deps, client, approval.id);
     const name = escapeMrkdwn(approval.runbookName);
