@@ -2,7 +2,7 @@
 // watcher → catalog → Slack app. One stop() path closes everything in reverse order. main.ts runs it for a
 // process; integration tests run it in-process with the same wiring.
 import { randomBytes } from 'node:crypto';
-import { WebClient } from '@slack/web-api';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createRunbookApi } from './api/client.ts';
 import type { RunbookApi } from './api/runbook-api.ts';
@@ -52,8 +52,9 @@ import { createStoredStateStore } from './tenants/oauth-state-store.ts';
 import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
 import { TenantClients } from './tenants/tenant-clients.ts';
+import { inInstallation, RoutedWebClient } from './tenants/tenant-scope.ts';
 import { createWatchMetrics } from './watch/metrics.ts';
-import { catalogLookup, SubscriptionScanner, slackPostTransport } from './watch/subscriptions.ts';
+import { catalogLookup, type InTenant, SubscriptionScanner, slackPostTransport } from './watch/subscriptions.ts';
 import { newOwnerId, Watcher } from './watch/watcher.ts';
 
 /** Proxies the embedded emulator knows, offered when nothing is configured. */
@@ -195,10 +196,23 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       ? (options.sandboxSigningSecret ?? randomBytes(16).toString('hex'))
       : config.slack.signingSecret;
     const slackApiUrl = options.slackApiUrl ?? config.slack.apiUrl;
+    // The clients of background work. One workspace: its bot token. Many: no token of their own; each
+    // call sends the token of the installation in scope (inTenant), fresh from clientFor.
+    let tenantClients: TenantClients | null = null;
+    const slackClient = (options: WebClientOptions): WebClient =>
+      oauth
+        ? new RoutedWebClient((id) => {
+            if (!tenantClients) throw new Error('installations are not ready yet');
+            return tenantClients.tokenFor(id);
+          }, options)
+        : new WebClient(botToken, options);
+    const inTenant: InTenant = oauth
+      ? async (teamId, work) => inInstallation((await tenantClients?.installationForTeam(teamId)) ?? null, work)
+      : (_teamId, work) => work();
     const identity = new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) });
     // Result cards of runs started outside Slack name the executor as a mention when Slack knows their
     // email (users.lookupByEmail, cached in Identity). A rate-limited or slow lookup fails fast: the card shows the email.
-    const peopleClient = new WebClient(botToken, {
+    const peopleClient = slackClient({
       slackApiUrl,
       rejectRateLimitedCalls: true,
       retryConfig: { retries: 0 },
@@ -213,7 +227,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       // Its own client: rate-limited answers come back as errors so the pacer decides the wait,
       // and no silent retries of postMessage (a retried post could double a reply).
       const watcherSlack = guardClient(
-        new WebClient(botToken, {
+        slackClient({
           slackApiUrl,
           rejectRateLimitedCalls: true,
           retryConfig: { retries: 0 },
@@ -228,6 +242,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         // Workflow Builder steps waiting for a run end when its result is delivered.
         onFinished: finishWaitingSteps({ store, logger, now: Date.now }, watcherSlack),
         userIdByEmail,
+        inTenant,
         owner: options.watcherOwner ?? newOwnerId(),
         logger,
         metrics: createWatchMetrics(registry),
@@ -281,15 +296,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       interactiveTimeoutMs: Math.min(config.api.timeoutMs, 10_000),
     };
 
-    const groupsClient = new WebClient(botToken, { slackApiUrl });
+    const groupsClient = slackClient({ slackApiUrl });
     // Subscription discovery: after the watcher (cleanups run in reverse, so it stops first and
     // before the store closes). Its own client for the same reasons as the watcher's.
     const scanner = new SubscriptionScanner({
       store,
       api,
+      inTenant,
       transport: slackPostTransport(
         guardClient(
-          new WebClient(botToken, {
+          slackClient({
             slackApiUrl,
             rejectRateLimitedCalls: true,
             retryConfig: { retries: 0 },
@@ -345,7 +361,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       cleanups.push(() => started.close());
       logger.info({ port: started.port }, 'metrics served on their own port');
     }
-    let tenantClients: TenantClients | null = null;
     let installations: SealedInstallationStore | null = null;
     const revokedListeners: Array<(installationId: string) => void | Promise<void>> = [];
     let install: SlackAppSettings['install'] = null;
@@ -372,6 +387,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             { installation: installation.id, isEnterpriseInstall: installation.isEnterpriseInstall, installer },
             'app installed',
           ),
+        // A workspace of an org-wide install is remembered, so its records' background work finds the org.
+        onInstallation: (installation) =>
+          tenantClients
+            ?.seen(installation)
+            .catch((err: unknown) => tenantLog.warn({ err }, 'could not remember a workspace')) ?? Promise.resolve(),
         revoke: async (installation, event) => {
           const outcome = await revokeInstallation(
             {
@@ -430,9 +450,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }
     const { port } = await slack.start();
     cleanups.push(() => slack.stop());
+    // Background work outside the watcher (expiry, recovered runs): Bolt's client, or in many-workspace mode
+    // one that sends the token of the installation in scope.
+    const backgroundClient = oauth ? guardClient(slackClient({ slackApiUrl })) : slack.app.client;
     // Approval requests past their time are marked expired and their messages updated.
     const sweeper = setInterval(() => {
-      announceExpiredApprovals(deps, slack.app.client).catch((err: unknown) =>
+      announceExpiredApprovals(deps, backgroundClient, inTenant).catch((err: unknown) =>
         logger.warn({ err }, 'approval expiry failed'),
       );
     }, 30_000);
@@ -448,7 +471,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         graceMs: intentGraceMs,
         ...(watcher ? { budget: watcher.budget } : {}),
         announce: async (run) => {
-          await postRunningCard(deps, slack.app.client, run);
+          await inTenant(run.teamId, () => postRunningCard(deps, backgroundClient, run));
         },
       })
         .catch((err: unknown) => logger.warn({ err }, 'run intent reconciliation failed'))

@@ -52,6 +52,8 @@ export interface SlackAppSettings {
     | (InstallSettings & {
         /** app_uninstalled / tokens_revoked for an installation. */
         revoke: (installation: TenantInstallation, event: RevocationEvent) => Promise<void>;
+        /** Each request's installation, before its listeners (remembers an org's workspaces). */
+        onInstallation?: (installation: TenantInstallation) => Promise<void>;
       })
     | null;
   appToken?: string | null;
@@ -185,7 +187,12 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerWhoActs(app, deps);
   registerMetadataSeal(app, deps.access.seal, deps.logger);
   // The request context last, so it holds the guarded, sealing client and the opened metadata.
-  installRequestContext(app, { manyWorkspaces: Boolean(settings.install), depsFor: () => deps, publishHome });
+  installRequestContext(app, {
+    manyWorkspaces: Boolean(settings.install),
+    ...(settings.install?.onInstallation ? { onInstallation: settings.install.onInstallation } : {}),
+    depsFor: () => deps,
+    publishHome,
+  });
   for (const listeners of Object.values(FEATURE_LISTENERS)) registerListeners(app, listeners);
   const drain = trackInFlight(app);
 

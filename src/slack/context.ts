@@ -6,6 +6,7 @@
 import type { AnyMiddlewareArgs, App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { installationFromAuthorization, type TenantInstallation } from '../tenants/installation.ts';
+import { inInstallation } from '../tenants/tenant-scope.ts';
 import { actorFor } from './kit/actor.ts';
 import type { SlackDeps } from './kit/deps.ts';
 import { attachContext, type HandlerContext, type Reply, respondWith } from './kit/handler-context.ts';
@@ -103,6 +104,8 @@ export function requestContext(args: RequestArgs, deps: SlackDeps): HandlerConte
 export interface RequestContextSettings {
   /** Many-workspace mode: put the authorized installation into every request's context. */
   manyWorkspaces?: boolean;
+  /** Told about each request's installation before its listeners run (many-workspace mode). */
+  onInstallation?: (installation: TenantInstallation) => Promise<void>;
   /**
    * The dependencies of one request, for its installation (undefined outside many-workspace mode, or
    * when the request names no workspace): the same for every request, or one installation's Runbook API.
@@ -123,6 +126,10 @@ export function installRequestContext(app: App, settings: RequestContextSettings
       installation,
       refreshHome: () => settings.publishHome(ctx.deps, ctx.client, ctx.userId),
     });
-    await request.next();
+    if (!installation) return request.next();
+    await settings.onInstallation?.(installation);
+    // Everything the listeners start runs in the installation's scope (clients without a token of their
+    // own, like the watcher's, send this installation's).
+    await inInstallation(installation.id, () => request.next());
   });
 }

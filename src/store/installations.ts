@@ -36,6 +36,10 @@ export interface InstallationRecordStore {
   revoke(id: string, generation: number, now: number): Promise<boolean>;
   /** Installations that hold tokens, by id, after `afterId` (paging through all of them). */
   listActive(afterId: string, limit: number): Promise<InstallationRecord[]>;
+  /** A workspace is served by an org-wide installation (seen on a request from it). */
+  rememberTeam(teamId: string, installationId: string, now: number): Promise<void>;
+  /** The installation serving a workspace: its own install, or the org-wide one it was seen under. */
+  installationOfTeam(teamId: string): Promise<string | null>;
 }
 
 export interface OAuthStateStore {

@@ -353,6 +353,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX freeze_passes_user ON freeze_passes (user_id, runbook_id, expires_at);
     `,
   },
+  {
+    version: 15,
+    name: 'workspaces of org-wide installations',
+    up: () => `
+      CREATE TABLE installation_teams (
+        team_id         TEXT PRIMARY KEY,
+        installation_id TEXT NOT NULL,
+        seen_at         BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 export interface MigrateOptions {

@@ -58,6 +58,26 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
       );
       return rows.map(toInstallation);
     },
+    async rememberTeam(teamId, installationId, now) {
+      await db.query(
+        `INSERT INTO installation_teams (team_id, installation_id, seen_at) VALUES ($1, $2, $3)
+         ON CONFLICT (team_id) DO UPDATE SET installation_id = excluded.installation_id, seen_at = excluded.seen_at`,
+        [teamId, installationId, now],
+      );
+    },
+    async installationOfTeam(teamId) {
+      // Its own installation wins; else the org-wide one it was last seen under, while that one holds tokens.
+      const { rows } = await db.query(
+        `SELECT id, 0 AS rank FROM installations WHERE id = $1 AND sealed IS NOT NULL
+         UNION ALL
+         SELECT t.installation_id AS id, 1 AS rank FROM installation_teams t
+           JOIN installations i ON i.id = t.installation_id AND i.sealed IS NOT NULL
+         WHERE t.team_id = $1
+         ORDER BY rank LIMIT 1`,
+        [teamId],
+      );
+      return rows[0] ? text(rows[0].id) : null;
+    },
   };
 }
 

@@ -31,6 +31,8 @@ const REFRESH_WINDOW_MS = 2 * 60 * 60_000;
 export class TenantClients {
   readonly #o: TenantClientsOptions;
   readonly #cache = new Map<string, { token: string; client: WebClient; until: number }>();
+  readonly #teams = new Map<string, { installationId: string | null; until: number }>();
+  readonly #seen = new Set<string>();
   readonly #now: () => number;
 
   constructor(options: TenantClientsOptions) {
@@ -51,6 +53,31 @@ export class TenantClients {
   /** Drops what is kept for an installation (saved again, refreshed, or uninstalled). */
   forget(installationId: string): void {
     this.#cache.delete(installationId);
+    for (const [team, known] of this.#teams) if (known.installationId === installationId) this.#teams.delete(team);
+  }
+
+  /**
+   * The installation serving a workspace (a record's team): its own, or the org-wide installation it was
+   * seen under. Kept for 30 s; null when none holds tokens.
+   */
+  async installationForTeam(teamId: string | null): Promise<string | null> {
+    if (!teamId) return null;
+    const now = this.#now();
+    const kept = this.#teams.get(teamId);
+    if (kept && kept.until > now) return kept.installationId;
+    const installationId = await this.#o.records.installationOfTeam(teamId);
+    this.#teams.set(teamId, { installationId, until: now + 30_000 });
+    return installationId;
+  }
+
+  /** A request from a workspace of an org-wide installation: remembered (once per process), so background work finds it. */
+  async seen(installation: { id: string; teamId: string | null; isEnterpriseInstall: boolean }): Promise<void> {
+    if (!installation.isEnterpriseInstall || !installation.teamId) return;
+    const key = `${installation.teamId}:${installation.id}`;
+    if (this.#seen.has(key)) return;
+    await this.#o.records.rememberTeam(installation.teamId, installation.id, this.#now());
+    this.#seen.add(key);
+    this.#teams.delete(installation.teamId);
   }
 
   async #entry(installationId: string) {

@@ -16,6 +16,7 @@
 //   digest still goes out.
 // The clock and sleep are injected: unit tests run whole bursts in virtual time.
 
+import { AsyncResource } from 'node:async_hooks';
 import type { SeenMessage, SentCheck } from '../slack/kit/read-back.ts';
 
 export type { SeenMessage, SentCheck };
@@ -181,6 +182,8 @@ export class SlackPacer {
   readonly #claimedRetryWindowMs: number;
   readonly #onError: SlackPacerOptions['onError'];
   readonly #lanes = new Map<string, Lane>();
+  /** Each job's async context, kept while the job lives (retries included). */
+  readonly #contexts = new WeakMap<Job, AsyncResource>();
   readonly #pumps = new Set<Promise<void>>();
 
   constructor(options: SlackPacerOptions) {
@@ -272,6 +275,9 @@ export class SlackPacer {
   }
 
   #enqueue(key: string, job: Job): void {
+    // The job is sent in the async context it was queued from (a workspace's scope in many-workspace
+    // mode, a trace span), not the lane's: one lane (edits) serves every channel.
+    this.#contexts.set(job, new AsyncResource('SlackPacerJob'));
     let lane = this.#lanes.get(key);
     if (!lane) {
       lane = { queue: [], nextAt: 0, running: false };
@@ -326,7 +332,12 @@ export class SlackPacer {
   }
 
   /** Runs a batch; returns the jobs to try again (and how long to wait) or null. */
-  async #run(batch: Job[]): Promise<{ jobs: Job[]; waitMs: number } | null> {
+  #run(batch: Job[]): Promise<{ jobs: Job[]; waitMs: number } | null> {
+    const context = this.#contexts.get(batch[0]!);
+    return context ? context.runInAsyncScope(() => this.#send(batch)) : this.#send(batch);
+  }
+
+  async #send(batch: Job[]): Promise<{ jobs: Job[]; waitMs: number } | null> {
     const first = batch[0]!;
     const method = first.kind === 'update' ? 'chat.update' : 'chat.postMessage';
     let live: Job[] = batch;

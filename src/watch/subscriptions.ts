@@ -91,6 +91,12 @@ export function catalogLookup(catalog: Pick<RunbookCatalog, 'get' | 'resolve'>):
 }
 
 /** Posting through a WebClient (best made with rejectRateLimitedCalls, so the pacer owns the waits). */
+/**
+ * Runs `work` for the workspace `teamId`: many-workspace mode enters that installation's scope, so a
+ * client without a token of its own sends the installation's (the watcher's and the scanner's).
+ */
+export type InTenant = <T>(teamId: string | null, work: () => Promise<T>) => Promise<T>;
+
 export function slackPostTransport(client: WebClient): PacerTransport {
   return {
     post: async (channel, message, threadTs) => {
@@ -126,6 +132,8 @@ export interface SubscriptionScannerOptions {
    * the channel: src/runs/subscriptions.ts subscriberMayView). Absent: every matching subscription is.
    */
   mayNotify?: (subscription: Subscription, execution: Execution) => Promise<boolean>;
+  /** Runs work for one subscription's workspace in its scope (many-workspace mode); default: as is. */
+  inTenant?: InTenant;
   settings?: Partial<SubscriptionSettings>;
   /** Epoch ms for the store's timestamps. */
   now?: () => number;
@@ -191,6 +199,7 @@ export class SubscriptionScanner {
   readonly #log: Logger;
   readonly #runbooks: RunbookLookup | null;
   readonly #mayNotify: SubscriptionScannerOptions['mayNotify'] | null;
+  readonly #inTenant: InTenant;
   readonly #now: () => number;
   readonly #budget: RequestBudget;
   readonly #pacer: SlackPacer;
@@ -218,6 +227,7 @@ export class SubscriptionScanner {
     this.#log = options.logger.child({ component: 'subscriptions' });
     this.#runbooks = options.runbooks ?? null;
     this.#mayNotify = options.mayNotify ?? null;
+    this.#inTenant = options.inTenant ?? ((_teamId, work) => work());
     this.#now = options.now ?? Date.now;
     const sleep = options.sleep ?? realSleep;
     this.#budget =
@@ -369,6 +379,8 @@ export class SubscriptionScanner {
       // Read again after listing: someone who unsubscribed while the pages were read gets nothing
       // that the listing found (the listing saw those runs after the unsubscribe).
       const subscriptions = await this.#store.subscriptions.listAll();
+      // A channel is in one workspace: its notices go out in that workspace's scope.
+      const teamOf = new Map(subscriptions.map((sub) => [sub.channel, sub.teamId]));
       const names = await this.#currentNames(subscriptions);
       const notices: Array<{ channel: string; execution: Execution; message: OutgoingMessage }> = [];
       for (const execution of owed) {
@@ -397,13 +409,15 @@ export class SubscriptionScanner {
       // Queued in one turn, so the pacer sees a burst as a burst (and may send a digest).
       await Promise.all(
         notices.map(({ channel, execution, message }) =>
-          this.#notify(channel, execution, message).then((outcome) => {
-            if (outcome === 'sent') result.sent++;
-            else if (outcome === 'skipped') result.skipped++;
-            else result.failed++;
-            if (outcome === 'refused' || outcome === 'claim_error') window.retryLater(execution);
-            if (outcome === 'skipped' && !window.wasPending(execution.id)) window.retryLater(execution);
-          }),
+          this.#inTenant(teamOf.get(channel) ?? null, () => this.#notify(channel, execution, message)).then(
+            (outcome) => {
+              if (outcome === 'sent') result.sent++;
+              else if (outcome === 'skipped') result.skipped++;
+              else result.failed++;
+              if (outcome === 'refused' || outcome === 'claim_error') window.retryLater(execution);
+              if (outcome === 'skipped' && !window.wasPending(execution.id)) window.retryLater(execution);
+            },
+          ),
         ),
       );
     }
@@ -431,7 +445,9 @@ export class SubscriptionScanner {
   async #allowed(subscriptions: Subscription[], execution: Execution): Promise<Subscription[]> {
     const mayNotify = this.#mayNotify;
     if (!mayNotify) return subscriptions;
-    const verdicts = await Promise.all(subscriptions.map((s) => mayNotify(s, execution).catch(() => false)));
+    const verdicts = await Promise.all(
+      subscriptions.map((s) => this.#inTenant(s.teamId, () => mayNotify(s, execution)).catch(() => false)),
+    );
     return subscriptions.filter((_, i) => verdicts[i]);
   }
 

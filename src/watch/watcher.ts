@@ -40,7 +40,7 @@ import { uploadOutputOnce } from './output-upload.ts';
 import { digestLine, replyText } from './result-notice.ts';
 import { createApiBudget } from './shared-budget.ts';
 import { type OutgoingMessage, type ReplyOutcome, SlackPacer } from './slack-pacer.ts';
-import { slackPostTransport } from './subscriptions.ts';
+import { type InTenant, slackPostTransport } from './subscriptions.ts';
 import { type RequestBudget, realSleep } from './token-bucket.ts';
 
 /** Most watches brought forward at once when the plan leaves list mode (single mode means few are open). */
@@ -126,6 +126,12 @@ export interface WatcherOptions {
   onFinished?: FinishHook;
   /** Slack user id for an email: a run nobody in Slack started names its executor as a mention on the card. */
   userIdByEmail?: UserIdByEmail;
+  /**
+   * Runs the work on one watch in the scope of the workspace it belongs to (its team). Many-workspace mode
+   * passes the installation's scope, so `slack` (then a client without a token of its own) sends that
+   * installation's fresh token; default: runs it as is.
+   */
+  inTenant?: InTenant;
 }
 
 /** hostname:pid:random — unique per process, readable in the store when debugging leases. */
@@ -199,6 +205,7 @@ export class Watcher implements RunTracker {
   #plan: CheckPlan;
   /** Set when the plan left list mode: deferred watches are brought forward in the next round. */
   #leftListMode = false;
+  readonly #inTenant: InTenant;
   /** When this replica last found the sweep lease held by another (that one lists for everyone). */
   #sweptElsewhereAt = Number.NEGATIVE_INFINITY;
   /** Running cards this process edited to "longer than usual" (so each is edited once). */
@@ -216,6 +223,7 @@ export class Watcher implements RunTracker {
     this.#now = options.now ?? Date.now;
     this.#onFinished = options.onFinished ?? null;
     this.#userIdByEmail = options.userIdByEmail ?? null;
+    this.#inTenant = options.inTenant ?? ((_teamId, work) => work());
     this.#budget = createApiBudget({
       store: this.#store,
       ratePerSecond: this.settings.requestsPerSecond,
@@ -565,7 +573,12 @@ export class Watcher implements RunTracker {
 
   // ---- one watch -----------------------------------------------------------------------------
 
-  async #handle(watch: Watch): Promise<void> {
+  /** One watch, in its workspace's scope (many-workspace mode: the installation's token is used). */
+  #handle(watch: Watch): Promise<void> {
+    return this.#inTenant(watch.teamId, () => this.#handleWatch(watch));
+  }
+
+  async #handleWatch(watch: Watch): Promise<void> {
     const id = watch.executionId;
     // Kept up to date as messages are posted: a failure path must not act on the claim's old copy.
     let w = watch;

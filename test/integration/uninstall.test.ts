@@ -5,16 +5,7 @@
 // token.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InstallationNotFoundError } from '../../src/tenants/installation-store.ts';
-import { type OAuthHarness, startOAuthHarness } from '../support/oauth-harness.ts';
-
-async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string): Promise<T> {
-  for (let i = 0; i < 500; i++) {
-    const value = await probe();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { type OAuthHarness, startOAuthHarness, until } from '../support/oauth-harness.ts';
 
 const liveToken = (h: OAuthHarness, installationId: string) =>
   [...h.fake.oauth.grants.values()].filter((g) => g.installationId === installationId && !g.revoked).at(-1)?.token;

@@ -6,13 +6,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.ts';
-import { type Emulator, startEmulator } from '../../src/emulator/server.ts';
+import { type Emulator, ManualClock, startEmulator } from '../../src/emulator/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type Runtime, startRuntime } from '../../src/runtime.ts';
 import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
 import { jsonRequest, sendToBot } from '../../src/sandbox/slack-requests.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
-import { collectLogs, person } from './bot-harness.ts';
+import { collectLogs, person, QUICK_WATCH_ENV, START } from './bot-harness.ts';
 
 export const CLIENT_ID = '1111.2222';
 export const CLIENT_SECRET = 'client-secret-0123456789abcdef';
@@ -22,6 +22,8 @@ export const API_KEY = 'test-api-key-0123456789';
 
 export interface OAuthHarness {
   emulator: Emulator;
+  /** The emulator's clock: runs end when it is advanced. */
+  clock: ManualClock;
   fake: FakeSlack;
   runtime: Runtime;
   /** http://127.0.0.1:PORT */
@@ -44,12 +46,23 @@ export const PEOPLE: ReadonlyArray<readonly [string, string, string, string | nu
   ['U22UMA', 'uma', 'T0GRIDB', 'E0ACMEGRID'],
 ];
 
+/** Polls an async probe until it gives a value (store reads, work Bolt does after its answer). */
+export async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string): Promise<T> {
+  for (let i = 0; i < 1_000; i++) {
+    const value = await probe();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
 const cookieOf = (setCookie: string | null) => setCookie?.split(';')[0] ?? '';
 
 export async function startOAuthHarness(
   options: { env?: Record<string, string>; tokenRotation?: boolean } = {},
 ): Promise<OAuthHarness> {
-  const emulator = await startEmulator({ port: 0, apiKey: API_KEY });
+  const clock = new ManualClock(START);
+  const emulator = await startEmulator({ port: 0, apiKey: API_KEY, clock });
   const fake = await startFakeSlack({ port: 0 });
   // A person in each of the other workspaces (the fake's own people are the first workspace's).
   for (const [id, name, team, enterprise] of PEOPLE) {
@@ -71,6 +84,7 @@ export async function startOAuthHarness(
     PORT: '0',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'debug',
+    ...QUICK_WATCH_ENV,
     ...options.env,
   });
   const logger = createLogger({ level: 'debug', secrets: [API_KEY, CLIENT_SECRET, SIGNING_SECRET], destination });
@@ -84,6 +98,7 @@ export async function startOAuthHarness(
   });
   const harness: OAuthHarness = {
     emulator,
+    clock,
     fake,
     runtime,
     origin,

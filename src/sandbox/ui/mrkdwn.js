@@ -42,6 +42,11 @@ const EMOJI = {
   double_vertical_bar: '⏸️',
   arrow_forward: '▶️',
   fast_forward: '⏩',
+  large_green_square: '🟩',
+  large_red_square: '🟥',
+  large_yellow_square: '🟨',
+  white_large_square: '⬜',
+  stethoscope: '🩺',
 };
 
 /** Whether the sandbox shows this :shortcode: as an emoji (a test checks every one the bot sends). */

@@ -61,6 +61,22 @@ export function respondWith(
   };
 }
 
+/**
+ * A `respond` onto a response_url kept from an earlier request (sealed in a view's metadata, so ours): it
+ * answers in the conversation of that request, `replaceOriginal` replacing the message it came from.
+ * Slack accepts a response_url for 30 minutes and five answers; past that the answer fails.
+ */
+export function respondAt(url: string): HandlerContext['respond'] {
+  return respondWith(async (message) => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(message),
+    });
+    if (!response.ok) throw new Error(`the response_url answered ${response.status}`);
+  });
+}
+
 const REQUEST_CONTEXT = 'runbookRequest';
 
 /** Keeps the request context on Bolt's per-request `context` (done once, by ../context.ts). */

@@ -8,7 +8,7 @@ import { errorMessage, errorModal } from '../kit/common.ts';
 import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline.ts';
 import type { SlackDeps } from '../kit/deps.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
-import type { HandlerContext } from '../kit/handler-context.ts';
+import { type HandlerContext, respondAt } from '../kit/handler-context.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../kit/ids.ts';
 import { inChannel } from '../kit/interaction-context.ts';
 import type { ActionArgs, ViewArgs } from '../kit/listen.ts';
@@ -21,6 +21,7 @@ import { cancelRunNow, confirmRunNow } from './run-now.ts';
 import { decodeScheduleRef, decodeSchedulesPage } from './schedule-list.ts';
 import {
   decodeScheduleMetadata,
+  type ListOrigin,
   nextScheduleBuilder,
   refreshScheduleModal,
   shownPresetKind,
@@ -77,7 +78,9 @@ export async function homeNewScheduleClicked({ ack }: ActionArgs, ctx: HandlerCo
 
 export async function scheduleEditClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const ref = decodeScheduleRef(buttonValue(body));
-  if (ref) await openScheduleModal(ctx, { scheduleId: ref.id });
+  // The list's response_url goes (sealed) into the form, so saving the edit redraws that list in place.
+  const list = body.response_url ? { u: body.response_url, r: ref?.r ?? null } : null;
+  if (ref) await openScheduleModal(ctx, { scheduleId: ref.id, list });
 }
 
 export async function scheduleDeleteClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
@@ -226,7 +229,8 @@ export async function scheduleFormSubmitted({ ack, body, view, client }: ViewArg
   }
   await ack();
   try {
-    await saveSchedule(deps, client, body.user.id, meta, submission);
+    const saved = await saveSchedule(deps, client, body.user.id, meta, submission);
+    if (saved && meta.l) await redrawList(ctx, meta.c, meta.l);
   } catch (err) {
     deps.logger.error({ err }, 'schedule submission failed after the form closed');
     const sentence = `Saving the schedule failed after the form closed. ${describeFailure(err)} Check /runbook schedules before trying again.`;
@@ -235,6 +239,14 @@ export async function scheduleFormSubmitted({ ack, body, view, client }: ViewArg
       ephemeralTo: body.user.id,
     });
   }
+}
+
+/** The schedules list an edit was opened from, redrawn in place (a response_url past its 30 minutes: left as is). */
+async function redrawList(ctx: HandlerContext, channelId: string | null, list: ListOrigin): Promise<void> {
+  const there = { ...inChannel(ctx, channelId), respond: respondAt(list.u) };
+  await showSchedules(there, { runbookId: list.r }, true).catch((err: unknown) =>
+    ctx.deps.logger.info({ err }, 'could not redraw the schedules list after an edit'),
+  );
 }
 
 /** A lost race (the person typed again while we answered) is harmless: the newer event brings its own update. */

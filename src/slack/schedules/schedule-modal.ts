@@ -30,17 +30,33 @@ export interface ScheduleModalMetadata {
   s: string | null;
   /** channel the request came from: where the confirmation goes */
   c: string | null;
+  /** the schedules list the form was opened from (Edit): redrawn in place once the edit is saved */
+  l?: ListOrigin;
+}
+
+/** A schedules list message: the response_url of the click on it, and the runbook it was filtered by. */
+export interface ListOrigin {
+  u: string;
+  r: string | null;
 }
 
 export function encodeScheduleMetadata(m: ScheduleModalMetadata): string {
-  return JSON.stringify({ r: m.r, s: m.s, c: m.c });
+  return JSON.stringify({ r: m.r, s: m.s, c: m.c, ...(m.l ? { l: m.l } : {}) });
+}
+
+function listOrigin(v: unknown): ListOrigin | null {
+  if (!v || typeof v !== 'object') return null;
+  const l = v as Record<string, unknown>;
+  if (typeof l.u !== 'string' || !/^https?:\/\//.test(l.u)) return null;
+  return { u: l.u, r: typeof l.r === 'string' && l.r !== '' ? l.r : null };
 }
 
 export function decodeScheduleMetadata(raw: string | undefined): ScheduleModalMetadata {
   try {
     const v = JSON.parse(raw ?? '{}') as Partial<ScheduleModalMetadata>;
     const str = (x: unknown) => (typeof x === 'string' && x !== '' ? x : null);
-    return { r: str(v.r), s: str(v.s), c: str(v.c) };
+    const list = listOrigin(v.l);
+    return { r: str(v.r), s: str(v.s), c: str(v.c), ...(list ? { l: list } : {}) };
   } catch {
     return { r: null, s: null, c: null };
   }

@@ -44,6 +44,7 @@ import {
   buildScheduleModal,
   cronFromBuilder,
   DEFAULT_BUILDER,
+  type ListOrigin,
   readScheduleBuilder,
   type ScheduleBuilder,
   type ScheduleModalMetadata,
@@ -61,6 +62,8 @@ export interface ScheduleModalTarget {
   scheduleId?: string | null;
   /** Reopen a form that failed to save (from "Try again"). */
   draft?: ScheduleDraft | null;
+  /** The schedules list Edit was clicked on: redrawn in place once the edit is saved. */
+  list?: ListOrigin | null;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -306,7 +309,12 @@ export async function scheduleModalView(ctx: HandlerContext, target: ScheduleMod
       // Secret values are never shown again: they stay empty and must be re-entered on save.
       prefill: stripSecrets(spec, storedParams ?? {}),
       builder: schedule ? builderFromCron(schedule.schedule) : draft!.builder,
-      metadata: { r: runbook.id, s: schedule?.id ?? draft!.scheduleId, c: draft?.channel ?? ctx.channelId },
+      metadata: {
+        r: runbook.id,
+        s: schedule?.id ?? draft!.scheduleId,
+        c: draft?.channel ?? ctx.channelId,
+        ...(target.list ? { l: target.list } : {}),
+      },
       now,
       timeZone,
       notes,

@@ -201,6 +201,23 @@ export function runInstallationsContract(name: string, createHarness: () => Prom
       expect((await store.installations.listActive('T2', 2)).map((r) => r.id)).toEqual(['T3']);
     });
 
+    it('finds the installation serving a workspace: its own, else the org-wide one it was seen under', async () => {
+      const bolt = installations();
+      await bolt.storeInstallation(orgInstall('E1', 'org'));
+      await bolt.storeInstallation(workspaceInstall('T1', 'one'));
+      expect(await store.installations.installationOfTeam('T7')).toBeNull();
+      await store.installations.rememberTeam('T7', 'E1', T0);
+      expect(await store.installations.installationOfTeam('T7')).toBe('E1');
+      expect(await store.installations.installationOfTeam('T1')).toBe('T1');
+      // A workspace of the org that installed on its own is served by its own installation.
+      await store.installations.rememberTeam('T1', 'E1', T0);
+      expect(await store.installations.installationOfTeam('T1')).toBe('T1');
+      // Nothing serves a workspace whose installation was uninstalled.
+      const org = (await store.installations.get('E1'))!;
+      await store.installations.revoke('E1', org.generation, T0 + 1);
+      expect(await store.installations.installationOfTeam('T7')).toBeNull();
+    });
+
     it('an OAuth state is taken once, before it expires, and only if this app issued it', async () => {
       const states = createStoredStateStore({ states: store.oauthStates, secret: 'state-secret-0123456789' });
       const options = { scopes: ['commands'], metadata: 'm' };

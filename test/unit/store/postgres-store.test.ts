@@ -79,6 +79,7 @@ describe('postgres store', () => {
       'channel_defaults',
       'cursors',
       'freeze_passes',
+      'installation_teams',
       'installations',
       'leases',
       'notifications',

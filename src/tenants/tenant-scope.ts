@@ -1,0 +1,43 @@
+// Which installation the work in progress is for (many-workspace mode), carried through awaits with
+// AsyncLocalStorage: a request runs in its installation's scope, background work enters the scope of the
+// record it handles (a watch's, a subscription's, an approval's team). A RoutedWebClient reads the scope
+// on every call and sends the installation's current token (clientFor's, refreshed when rotated), so code
+// that holds one long-lived client — the watcher, the scanner — posts into the right workspace.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type WebAPICallResult, WebClient, type WebClientOptions } from '@slack/web-api';
+
+const scope = new AsyncLocalStorage<string>();
+
+/** Runs `fn` for one installation (null: outside any, e.g. single-workspace mode). */
+export function inInstallation<T>(installationId: string | null, fn: () => T): T {
+  return installationId ? scope.run(installationId, fn) : fn();
+}
+
+/** The installation the current work is for, if any. */
+export function currentInstallation(): string | undefined {
+  return scope.getStore();
+}
+
+export class NoInstallationInScopeError extends Error {
+  constructor(method: string) {
+    super(`${method} was called outside any installation's scope: no workspace token to send.`);
+    this.name = 'NoInstallationInScopeError';
+  }
+}
+
+/** A Web API client without a token of its own: each call carries the token of the installation in scope. */
+export class RoutedWebClient extends WebClient {
+  readonly #tokenFor: (installationId: string) => Promise<string>;
+
+  constructor(tokenFor: (installationId: string) => Promise<string>, options: WebClientOptions) {
+    super(undefined, options);
+    this.#tokenFor = tokenFor;
+  }
+
+  override async apiCall(method: string, options: Record<string, unknown> = {}): Promise<WebAPICallResult> {
+    if (options.token) return super.apiCall(method, options);
+    const installationId = currentInstallation();
+    if (!installationId) throw new NoInstallationInScopeError(method);
+    return super.apiCall(method, { ...options, token: await this.#tokenFor(installationId) });
+  }
+}
