@@ -42,7 +42,7 @@ export interface HealthChartInput {
 }
 
 /** The PNG is always this size (the canvas is drawn at twice the layout size for sharp text). */
-export const CHART_LAYOUT = { width: 900, height: 450, scale: 2 } as const;
+export const CHART_LAYOUT = { width: 800, height: 400, scale: 2 } as const;
 export const CHART_PIXELS = {
   width: CHART_LAYOUT.width * CHART_LAYOUT.scale,
   height: CHART_LAYOUT.height * CHART_LAYOUT.scale,
@@ -173,7 +173,7 @@ function uncoveredShade(uncovered: boolean[]): Plugin {
       const { ctx, chartArea } = chart;
       const half = uncovered.length > 1 ? (x.getPixelForValue(1) - x.getPixelForValue(0)) / 2 : chartArea.width / 2;
       ctx.save();
-      ctx.font = `12px ${FONT_FAMILY}`;
+      ctx.font = `14px ${FONT_FAMILY}`;
       ctx.textAlign = 'center';
       for (const [first, last] of stretches) {
         const from = Math.max(chartArea.left, x.getPixelForValue(first) - half);
@@ -202,7 +202,7 @@ const emptyNote: Plugin = {
     const { ctx, chartArea } = chart;
     ctx.save();
     ctx.fillStyle = '#616061';
-    ctx.font = `15px ${FONT_FAMILY}`;
+    ctx.font = `17px ${FONT_FAMILY}`;
     ctx.textAlign = 'center';
     ctx.fillText(
       'No runs in this period',
@@ -249,21 +249,21 @@ function configFor(data: HealthChartData): ChartConfiguration<'bar' | 'line', Ar
       responsive: false,
       animation: false,
       devicePixelRatio: CHART_LAYOUT.scale,
-      layout: { padding: 12 },
-      font: { family: FONT_FAMILY, size: 12 },
+      layout: { padding: 10 },
+      font: { family: FONT_FAMILY, size: 14 },
       color: '#1d1c1d',
       plugins: {
         title: {
           display: true,
           text: data.title,
           color: '#1d1c1d',
-          font: { family: FONT_FAMILY, size: 16, weight: 600 },
+          font: { family: FONT_FAMILY, size: 17, weight: 600 },
         },
         legend: {
           position: 'bottom',
           labels: {
-            boxWidth: 14,
-            font: { family: FONT_FAMILY, size: 12 },
+            boxWidth: 16,
+            font: { family: FONT_FAMILY, size: 14 },
             sort: (a, b) => (a.datasetIndex ?? 0) - (b.datasetIndex ?? 0),
           },
         },
@@ -272,7 +272,7 @@ function configFor(data: HealthChartData): ChartConfiguration<'bar' | 'line', Ar
         x: {
           stacked: true,
           grid: { display: false },
-          ticks: { maxRotation: 0, autoSkip: true, autoSkipPadding: 12, font: { family: FONT_FAMILY, size: 11 } },
+          ticks: { maxRotation: 0, autoSkip: true, autoSkipPadding: 12, font: { family: FONT_FAMILY, size: 13 } },
         },
         runs: {
           type: 'linear',
@@ -280,19 +280,19 @@ function configFor(data: HealthChartData): ChartConfiguration<'bar' | 'line', Ar
           stacked: true,
           beginAtZero: true,
           suggestedMax: 4,
-          ticks: { precision: 0, font: { family: FONT_FAMILY, size: 11 } },
-          title: { display: true, text: 'runs', font: { family: FONT_FAMILY, size: 12 } },
+          ticks: { precision: 0, font: { family: FONT_FAMILY, size: 13 } },
+          title: { display: true, text: 'runs', font: { family: FONT_FAMILY, size: 14 } },
         },
         duration: {
           type: 'linear',
           position: 'right',
           beginAtZero: true,
           grid: { drawOnChartArea: false },
-          ticks: { font: { family: FONT_FAMILY, size: 11 } },
+          ticks: { font: { family: FONT_FAMILY, size: 13 } },
           title: {
             display: true,
             text: `median duration (${UNIT_WORD[data.durationUnit]})`,
-            font: { family: FONT_FAMILY, size: 12 },
+            font: { family: FONT_FAMILY, size: 14 },
           },
         },
       },

@@ -332,6 +332,21 @@ export function findApproval(deps: RunsDeps, approvalId: string): Promise<Approv
   return deps.access.store.approvals.get(approvalId).catch(() => null);
 }
 
+/**
+ * Whether this approver's click left no mark (the request still pending and no vote of theirs): a click
+ * that failed half-way may then be tried again. Unknown (the store cannot say) counts as a mark.
+ */
+export async function leftNoMark(deps: RunsDeps, approvalId: string, userId: string): Promise<boolean> {
+  try {
+    const approval = await deps.access.store.approvals.get(approvalId);
+    if (approval?.state !== 'pending') return false;
+    const votes = await deps.access.store.approvals.votes(approvalId);
+    return !votes.some((v) => v.userId === userId);
+  } catch {
+    return false;
+  }
+}
+
 /** Where a request's messages were posted, so expiry and decisions can update them. */
 export function recordApprovalMessages(deps: RunsDeps, approvalId: string, messages: ApprovalMessages): Promise<void> {
   return deps.access.store.approvals.setMessages(approvalId, messages);

@@ -25,6 +25,8 @@ export const HEALTH_MAX_RUNS = 500;
 export const HEALTH_PAGES = 6;
 /** Requests a running card's ETA may cost when nothing is cached (a person waits for that card). */
 export const ETA_PAGES = 2;
+/** How long a running card waits for that reading before it goes up without an ETA. */
+export const ETA_WAIT_MS = 2_000;
 /** Requests a scan across runbooks (`/runbook health`, App Home) may cost: its latest 1,000 executions. */
 export const SCAN_PAGES = 10;
 
@@ -109,8 +111,30 @@ async function readWindow(
   }
 }
 
-/** Reads one runbook's executions and keeps its report. */
-async function readHealth(deps: RunsDeps, runbookName: string, maxPages: number): Promise<CachedHealth> {
+/** Readings in progress per API client: people asking at once for the same thing share one reading. */
+const inFlight = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+function shared<T>(deps: RunsDeps, key: string, read: () => Promise<T>): Promise<T> {
+  let readings = inFlight.get(deps.api.executions);
+  if (!readings) {
+    readings = new Map();
+    inFlight.set(deps.api.executions, readings);
+  }
+  const running = readings.get(key);
+  if (running) return running as Promise<T>;
+  const reading = read().finally(() => readings.delete(key));
+  readings.set(key, reading);
+  return reading;
+}
+
+/** Reads one runbook's executions and keeps its report (one reading at a time per runbook). */
+function readHealth(deps: RunsDeps, runbookName: string, maxPages: number): Promise<CachedHealth> {
+  return shared(deps, `runbook:${maxPages}:${runbookName.trim().toLowerCase()}`, () =>
+    readRunbook(deps, runbookName, maxPages),
+  );
+}
+
+async function readRunbook(deps: RunsDeps, runbookName: string, maxPages: number): Promise<CachedHealth> {
   const fetchedAt = deps.now();
   const read = await readWindow(deps, {
     filter: workflowNameTerm(runbookName),
@@ -125,12 +149,41 @@ async function readHealth(deps: RunsDeps, runbookName: string, maxPages: number)
 
 /**
  * The health of a runbook the person may view: the cached report while it is fresh (HEALTH_FRESH_MS),
- * else read again (at most HEALTH_PAGES requests).
+ * else read again (at most HEALTH_PAGES requests). With `waitMs`, null when the reading takes longer (it
+ * goes on and fills the cache for the next ask).
  */
-export async function runbookHealth(deps: RunsDeps, runbookName: string): Promise<CachedHealth> {
+export async function runbookHealth(deps: RunsDeps, runbookName: string): Promise<CachedHealth>;
+export async function runbookHealth(
+  deps: RunsDeps,
+  runbookName: string,
+  options: { waitMs: number },
+): Promise<CachedHealth | null>;
+export async function runbookHealth(
+  deps: RunsDeps,
+  runbookName: string,
+  options?: { waitMs: number },
+): Promise<CachedHealth | null> {
   const cached = healthCacheFor(deps.api.executions).get(runbookName, deps.now());
   if (cached && isFresh(cached, deps.now())) return cached;
-  return readHealth(deps, runbookName, HEALTH_PAGES);
+  const reading = readHealth(deps, runbookName, HEALTH_PAGES);
+  if (!options) return reading;
+  // Whoever stops waiting leaves the reading to finish (or fail) on its own.
+  reading.catch((err: unknown) => deps.logger.debug({ err }, 'health reading failed after its wait'));
+  return within(reading, options.waitMs);
+}
+
+/** The answer, or null once `ms` have passed without one (a failure before that is thrown). */
+async function within<T>(answer: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** What the cache holds for a runbook, however old (within HEALTH_KEEP_MS); never reads the API. */
@@ -139,18 +192,18 @@ export function cachedHealth(deps: Pick<RunsDeps, 'api' | 'now'>, runbookName: s
 }
 
 /**
- * For a new run's card: the cached report, else one read of at most ETA_PAGES requests; null when the API
- * cannot say (the card goes up without an ETA rather than late).
+ * For a new run's card: the cached report, else one read of at most ETA_PAGES requests, waited for at most
+ * ETA_WAIT_MS (it goes on filling the cache for the watcher); null when the API cannot say in time, and the
+ * card goes up without an ETA rather than late.
  */
 export async function healthForRun(deps: RunsDeps, runbookName: string): Promise<CachedHealth | null> {
   const cached = cachedHealth(deps, runbookName);
   if (cached) return cached;
-  try {
-    return await readHealth(deps, runbookName, ETA_PAGES);
-  } catch (err) {
+  const reading = readHealth(deps, runbookName, ETA_PAGES).catch((err: unknown) => {
     deps.logger.debug({ err }, 'no health for the running card');
     return null;
-  }
+  });
+  return within(reading, ETA_WAIT_MS);
 }
 
 export interface FailingRunbooks {
@@ -176,42 +229,41 @@ export async function failingRunbooks(
   const cache = healthCacheFor(deps.api.executions);
   const now = deps.now();
   const recent = cache.scan(now, HEALTH_FRESH_MS);
-  let reports: RunbookHealth[];
-  let fetchedAt: number;
-  let rowsRead: number;
-  let coverage: HealthCoverage;
-  if (recent) {
-    reports = recent.names.flatMap((n) => cache.get(n, now)?.report ?? []);
-    ({ fetchedAt, rowsRead } = recent);
-    coverage = recent.coverage;
-  } else {
-    fetchedAt = now;
-    const read = await readWindow(deps, {
-      filter: '',
-      matches: () => true,
-      maxPages: SCAN_PAGES,
-      maxRuns: Number.POSITIVE_INFINITY,
-    });
-    const byName = new Map<string, { name: string; items: Execution[] }>();
-    for (const e of read.items) {
-      if (!e.workflowName.trim()) continue;
-      const key = e.workflowName.trim().toLowerCase();
-      const group = byName.get(key) ?? { name: e.workflowName.trim(), items: [] };
-      group.items.push(e);
-      byName.set(key, group);
-    }
-    reports = [...byName.values()].map((g) =>
-      computeHealth(g.name, g.items, { nowMs: fetchedAt, coverage: read.coverage }),
-    );
-    // A runbook's own reading (filtered, deeper) is kept over the scan's while it is fresh.
-    for (const r of reports) {
-      const own = cache.get(r.runbookName, now);
-      if (!own || !isFresh(own, now)) cache.set(r, fetchedAt);
-    }
-    rowsRead = read.rowsRead;
-    coverage = read.coverage;
-    cache.setScan({ names: [...byName.keys()], fetchedAt, rowsRead, coverage });
-  }
-  const visible = reports.filter((r) => mayView(r.runbookName));
+  const scan = recent
+    ? { ...recent, reports: recent.names.flatMap((n) => cache.get(n, now)?.report ?? []) }
+    : await shared(deps, 'scan', () => scanLatest(deps));
+  const visible = scan.reports.filter((r) => mayView(r.runbookName));
+  const { fetchedAt, rowsRead, coverage } = scan;
   return { reports: rankFailing(visible), seen: visible.length, fetchedAt, rowsRead, coverage };
+}
+
+/** One scan of the latest executions: every runbook's report, kept in the cache with the scan itself. */
+async function scanLatest(deps: RunsDeps): Promise<Omit<FailingRunbooks, 'seen'>> {
+  const cache = healthCacheFor(deps.api.executions);
+  const fetchedAt = deps.now();
+  const read = await readWindow(deps, {
+    filter: '',
+    matches: () => true,
+    maxPages: SCAN_PAGES,
+    maxRuns: Number.POSITIVE_INFINITY,
+  });
+  const byName = new Map<string, { name: string; items: Execution[] }>();
+  for (const e of read.items) {
+    if (!e.workflowName.trim()) continue;
+    const key = e.workflowName.trim().toLowerCase();
+    const group = byName.get(key) ?? { name: e.workflowName.trim(), items: [] };
+    group.items.push(e);
+    byName.set(key, group);
+  }
+  const reports = [...byName.values()].map((g) =>
+    computeHealth(g.name, g.items, { nowMs: fetchedAt, coverage: read.coverage }),
+  );
+  // A runbook's own reading (filtered, deeper) is kept over the scan's while it is fresh.
+  for (const r of reports) {
+    const own = cache.get(r.runbookName, fetchedAt);
+    if (!own || !isFresh(own, fetchedAt)) cache.set(r, fetchedAt);
+  }
+  const { rowsRead, coverage } = read;
+  cache.setScan({ names: [...byName.keys()], fetchedAt, rowsRead, coverage });
+  return { reports, fetchedAt, rowsRead, coverage };
 }

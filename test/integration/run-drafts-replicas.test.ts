@@ -1,15 +1,27 @@
 // Two bot replicas on one Postgres schema: a run that fails to start on replica A leaves a draft, and
 // "Try again" clicked on replica B (where Slack happened to send the click) reopens the form filled in;
-// the same for a schedule form that could not be saved. And a schedule's Run now confirmation starts one
+// the same for a schedule form that could not be saved; a schedule form opened and changed on replica A is
+// saved when its submission reaches replica B (no draft of it lives in A's memory). And a schedule's Run now
+// confirmation starts one
 // run however often it is clicked, on whichever replica: the used confirmation is replaced, and a repeat
 // says it was already done.
 import { randomBytes } from 'node:crypto';
+import type { KnownBlock } from '@slack/types';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
-import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
+import {
+  ephemeralContaining,
+  type Harness,
+  modalContaining,
+  SIGNING_SECRET,
+  startHarness,
+  waitFor,
+} from '../support/bot-harness.ts';
 import { pgAdmin } from '../support/process-harness.ts';
 import { createScaleSchedule, SCALE_RUNBOOK, scaleFormValues } from '../support/run-form.ts';
 import { TEST_DATABASE_URL } from '../support/test-database.ts';
+import { submit as stateOf } from '../unit/forms/slack-state.ts';
 
 const DATABASE_URL = TEST_DATABASE_URL;
 const SCHEMA = `test_${randomBytes(6).toString('hex')}`;
@@ -77,6 +89,45 @@ it('a schedule form that was not saved reopens filled in on the other replica', 
   const text = JSON.stringify(reopened.view.blocks);
   expect(text).toContain('"initial_value":"payments"');
   expect(text).toContain('17 4 * * *');
+});
+
+it('a schedule form opened and changed on one replica is saved by the other', { timeout: 30_000 }, async () => {
+  for (let top = a.user().topModal(); top; top = a.user().topModal()) await a.user().close(top.id);
+  await a.user().command(`schedule "${SCALE_RUNBOOK}"`, 'C01OPS');
+  const opened = await waitFor(() => modalContaining(a, BLOCKS.cron), 'the schedule form on A');
+  // A change of preset is answered by A, which rebuilds the form with the custom expression box.
+  await a.user().act({ kind: 'view', view: opened }, ACTIONS.presetSelect, {
+    type: 'static_select',
+    selected_option: { text: { type: 'plain_text', text: 'Custom' }, value: 'custom' },
+  });
+  const cronBox = `"action_id":"${ACTIONS.cronInput}"`;
+  expect(JSON.stringify(opened.view.blocks)).not.toContain(cronBox);
+  const custom = await waitFor(() => modalContaining(a, cronBox), 'the custom expression box');
+  // Slack sends the submission to replica B, which never saw this form: everything it needs is in the
+  // submission (sealed metadata, the state) and the shared store.
+  const toB = new SlackUser({ fake: a.fake, botUrl: b.botUrl, signingSecret: SIGNING_SECRET, userId: 'U01ALICE' });
+  const state = {
+    ...stateOf(custom.view.blocks as KnownBlock[], { field_deployment: { value: 'replica-b' } }),
+    [BLOCKS.cron]: { [ACTIONS.cronInput]: { type: 'plain_text_input', value: '5 6 * * 1' } },
+  };
+  const answer = await toB.submit(custom.id, state as Record<string, Record<string, Record<string, unknown>>>);
+  expect(answer.status).toBe(200);
+  expect(answer.body).not.toContain('errors');
+  const saved = await waitFor(
+    () =>
+      [...a.emulator.state.schedules.byId.values()].map((r) => r.schedule).find((s) => s.params.includes('replica-b')),
+    'the schedule saved by B',
+  );
+  expect(saved.schedule).toBe('5 6 * * 1');
+  expect(JSON.parse(saved.params)).toEqual({
+    namespace: 'default',
+    deployment: 'replica-b',
+    replicas: 3,
+    context: 'staging',
+  });
+  // B tells the person (in its Slack) that it was saved; its owner is recorded in the shared store.
+  await waitFor(() => ephemeralContaining(b.fake, 'Scheduled'), 'the confirmation from B');
+  expect((await a.runtime.store.scheduleOwners.get(saved.id))?.userId).toBe('U01ALICE');
 });
 
 it('Run now under a confirmation runs once, clicked twice and on both replicas', { timeout: 30_000 }, async () => {

@@ -3,7 +3,7 @@
 // Each works once per approver (src/runs/once.ts; a quorum still needs the others): a repeat is told it
 // was already done, and a click that decided nothing (refused, or decided by someone else) is given back.
 import type { ButtonAction } from '@slack/bolt';
-import { approveRequest, findApproval, rejectRequest } from '../../runs/approvals.ts';
+import { approveRequest, findApproval, leftNoMark, rejectRequest } from '../../runs/approvals.ts';
 import { clickTaken } from '../../runs/once.ts';
 import { buildRejectModal } from '../kit/approval.ts';
 import { refreshApprovalMessages } from '../kit/approval-request.ts';
@@ -27,6 +27,7 @@ export async function approveClicked({ ack, body }: ActionArgs, ctx: HandlerCont
   try {
     if (!(await approve(ctx, approvalId))) await claim.release();
   } catch (err) {
+    if (await leftNoMark(ctx.deps, approvalId, ctx.userId)) await claim.release();
     await reportFailure(ctx, err, 'Approving the run');
   }
   // Approved from App Home: the request leaves "Waiting for your approval".
@@ -83,6 +84,7 @@ export async function rejectSubmitted({ ack, view }: ViewArgs, request: HandlerC
   try {
     if (!(await reject(ctx, meta.a, reason))) await claim.release();
   } catch (err) {
+    if (await leftNoMark(ctx.deps, meta.a, ctx.userId)) await claim.release();
     await reportFailure(ctx, err, 'Rejecting the run');
   }
 }

@@ -2,6 +2,7 @@
 // ONCE says, who and when told to a repeat, a claim an earlier release took under its own key counted, and
 // a click that changed nothing given back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftNoMark } from '../../../src/runs/approvals.ts';
 import type { RunsDeps } from '../../../src/runs/deps.ts';
 import { claimClick, clickTaken, ONCE } from '../../../src/runs/once.ts';
 import { openStore } from '../../../src/store/open-store.ts';
@@ -75,5 +76,30 @@ describe('claimClick', () => {
     await first.release();
     expect(await store.notifications.has('old:key')).toBe(false);
     expect((await claimClick(deps, click)).kind).toBe('first');
+  });
+
+  it('an approver whose click failed half-way may try again only if it left no mark on the request', async () => {
+    const approval = await store.approvals.create(
+      {
+        runbookId: 'rb',
+        runbookName: 'Drain',
+        proxyId: 'p',
+        params: '{}',
+        paramsMasked: '{}',
+        requesterId: 'U01ALICE',
+        requesterTeam: null,
+        channel: 'C1',
+        expiresAt: now + 60_000,
+      },
+      now,
+    );
+    const asDeps = deps as RunsDeps;
+    expect(await leftNoMark(asDeps, approval.id, 'U02BOB')).toBe(true);
+    await store.approvals.vote(approval.id, 'U02BOB', [], now);
+    expect(await leftNoMark(asDeps, approval.id, 'U02BOB')).toBe(false);
+    expect(await leftNoMark(asDeps, approval.id, 'U03CAROL')).toBe(true);
+    await store.approvals.decide(approval.id, 'rejected', 'U03CAROL', 'no', now);
+    expect(await leftNoMark(asDeps, approval.id, 'U03CAROL')).toBe(false);
+    expect(await leftNoMark(asDeps, 'no-such-request', 'U03CAROL')).toBe(false);
   });
 });

@@ -155,6 +155,29 @@ describe('buildScheduleList', () => {
     expect(del.confirm?.text.text).toContain('(0 5 * * *)');
   });
 
+  it('a schedule a change freeze paused names the freeze (escaped), not a person', () => {
+    const pause = {
+      scheduleId: 'sch-1',
+      state: 'paused' as const,
+      cron: '0 5 * * *',
+      runbookId: 'rb-1',
+      runbookName: 'Restart Pods',
+      pausedBy: 'U01ALICE',
+      teamId: null,
+      resumeAt: null,
+      freeze: 'Year <end> *freeze*',
+      pausedAt: Date.parse('2026-01-04T10:00:00Z'),
+      updatedAt: Date.parse('2026-01-04T10:00:00Z'),
+    };
+    const text = allText(
+      build({ schedules: [schedule({ schedule: '0 0 30 2 *' })], pauses: new Map([['sch-1', pause]]) }).blocks,
+    );
+    expect(text).toContain('by the change freeze *Year &lt;end&gt;');
+    expect(text).toContain('resumes by itself when it ends');
+    expect(text).not.toContain('<@U01ALICE>');
+    expect(text).toContain('`0 5 * * *`');
+  });
+
   it('asks for confirmation before Delete, naming the runbook and the expression', () => {
     const { blocks } = build();
     const del = (actionRows(blocks)[0]!.elements as Button[]).find((b) => b.action_id === ACTIONS.scheduleDelete)!;
