@@ -343,3 +343,58 @@ it('the same typed values make the same run from every entry point, and the same
     ['alias', 'approval', 'form', 'one-line', 'rerun', 'schedule-run-now', 'workflow-step'].sort(),
   );
 });
+
+it('with a default result channel, every path that names none posts the card there', { timeout: 60_000 }, async () => {
+  await h.user().command('defaults --proxy proxy-prod --to C02DEPLOYS', 'C01OPS');
+  await waitFor(() => ephemeralContaining(h.fake, 'results to'), 'defaults saved');
+  const runs: Record<string, ExecutionRecord> = {};
+
+  const form = await formOpened(h, () => h.user().command(`run "${SCALE_RUNBOOK}"`, 'C01OPS'));
+  runs.form = await runOf(h, () => submitAsShown(h, form.id, { field_deployment: { value: 'to-deploys' } }));
+  runs['one-line'] = (await confirmAndRun(`run "${SCALE_RUNBOOK}" deployment=to-deploys --now`)).run;
+  await h.user().command(`alias add to-deploys "${SCALE_RUNBOOK}" deployment=to-deploys`, 'C01OPS');
+  await waitFor(() => ephemeralContaining(h.fake, 'Alias `to-deploys`'), 'alias saved');
+  runs.alias = (await confirmAndRun('to-deploys --now')).run;
+
+  const runbook = (await h.runtime.deps.catalog.all()).find((r) => r.name === SCALE_RUNBOOK)!;
+  const schedule = await h.runtime.api.schedules.create({
+    proxyId: 'proxy-prod',
+    runbookId: runbook.id,
+    runbookName: runbook.name,
+    inputSchema: runbook.inputSchema,
+    params: runs.form.received.params ?? '',
+    schedule: '0 3 * * *',
+  });
+  let before = h.fake.state.ephemerals.length;
+  await h.user().command(`schedules "${SCALE_RUNBOOK}"`, 'C01OPS');
+  const list = await waitFor(() => newEphemeral(h, before, schedule.id), 'the schedules list');
+  before = h.fake.state.ephemerals.length;
+  await h
+    .user()
+    .act(
+      { kind: 'ephemeral', ephemeral: list },
+      (el) => el.action_id === ACTIONS.scheduleRunNow && String(el.value).includes(schedule.id),
+    );
+  const confirmation = await waitFor(
+    () => newEphemeral(h, before, ACTIONS.scheduleRunNowConfirmed),
+    'the Run now confirmation',
+  );
+  // The confirmation says where the result goes, as the --now one does.
+  expect(JSON.stringify(confirmation.blocks)).toContain('*Result to*\\n<#C02DEPLOYS>');
+  runs['schedule-run-now'] = await runOf(h, () =>
+    h.user().act({ kind: 'ephemeral', ephemeral: confirmation }, ACTIONS.scheduleRunNowConfirmed),
+  );
+
+  const facts = Object.fromEntries(
+    await Promise.all(Object.entries(runs).map(async ([via, run]) => [via, await runFacts(h, run)] as const)),
+  );
+  expect(facts.form?.card.channel).toBe('C02DEPLOYS');
+  for (const [via, f] of Object.entries(facts)) expect({ via, ...f }).toEqual({ via, ...facts.form });
+  const audits = Object.fromEntries(
+    await Promise.all(Object.entries(runs).map(async ([via, run]) => [via, await auditOf(h, run)] as const)),
+  );
+  for (const [via, a] of Object.entries(audits)) {
+    expect(a.via).toBe(via);
+    expect({ via, ...a.rest }).toEqual({ via, ...audits.form?.rest, channel: 'C02DEPLOYS' });
+  }
+});
