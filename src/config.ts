@@ -58,6 +58,8 @@ const SlackModel = z.object({
   SLACK_API_URL: urlString.optional(),
   PORT: intIn(0, 65_535, 3001),
   SANDBOX_PORT: intIn(0, 65_535, 3000),
+  /** Sandbox: several workspaces and a Grid org, each added with "Add to Slack" (the bot in many-workspace mode). */
+  SANDBOX_MANY_WORKSPACES: boolFlag(false),
 });
 
 /** Many workspaces: OAuth install through Bolt's installer (Bolt's names). */
@@ -181,7 +183,7 @@ export interface Config {
   };
   /** Keys that seal secrets at rest; null when SECRETS_ENCRYPTION_KEY is unset (required with oauth). */
   secrets: { key: Buffer; previousKey: Buffer | null } | null;
-  sandbox: { port: number } | null;
+  sandbox: { port: number; manyWorkspaces: boolean } | null;
   store: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string };
   watch: {
     requestsPerSecond: number;
@@ -379,7 +381,7 @@ export function loadConfig(rawEnv: Env): Config {
         : null,
     },
     secrets: secretKeys,
-    sandbox: mode === 'sandbox' ? { port: slack.SANDBOX_PORT } : null,
+    sandbox: mode === 'sandbox' ? { port: slack.SANDBOX_PORT, manyWorkspaces: slack.SANDBOX_MANY_WORKSPACES } : null,
     store: store.DATABASE_URL
       ? {
           kind: 'postgres',

@@ -6,8 +6,10 @@ import { describeStartupError } from './ops/startup-error.ts';
 import type { Tracing } from './ops/tracing.ts';
 import { type Runtime, startRuntime } from './runtime.ts';
 import { type FakeSlack, startFakeSlack } from './sandbox/fake-slack-api.ts';
+import { installThroughSlack } from './sandbox/install-flow.ts';
 import { SANDBOX_APPROVALS_CHANNEL, sandboxPolicy } from './sandbox/sandbox-defaults.ts';
 import { type Sandbox, startSandbox } from './sandbox/sandbox-server.ts';
+import { addWorkspacePeople, manyWorkspaceSandboxConfig, registerSandboxApp } from './sandbox/sandbox-workspaces.ts';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -46,9 +48,13 @@ async function main(): Promise<void> {
     }
     if (config.sandbox) {
       fakeSlack = await startFakeSlack({ port: 0 });
+      if (config.sandbox.manyWorkspaces) addWorkspacePeople(fakeSlack);
       logger.info({ slackApiUrl: fakeSlack.url }, 'sandbox mode: no Slack credentials, using the local fake Slack');
     }
-    runtime = await startRuntime(config, {
+    // SANDBOX_MANY_WORKSPACES: the bot in many-workspace mode against the fake Slack's "Add to Slack".
+    const runConfig =
+      fakeSlack && config.sandbox?.manyWorkspaces ? manyWorkspaceSandboxConfig(config, fakeSlack) : config;
+    runtime = await startRuntime(runConfig, {
       logger,
       tracing,
       ...(fakeSlack
@@ -62,7 +68,16 @@ async function main(): Promise<void> {
 
     // The sandbox signs what it sends to the bot with the secret the runtime generated for it.
     if (fakeSlack && config.sandbox && runtime.signingSecret) {
+      const botOrigin = `http://127.0.0.1:${runtime.slackPort}`;
+      if (runConfig.slack.oauth) {
+        registerSandboxApp(fakeSlack, botOrigin, runConfig.slack.oauth.clientSecret);
+        // The first workspace is added at once, so the sandbox answers as before; the others wait for a click.
+        const first = await installThroughSlack(botOrigin, fakeSlack.state.teamId);
+        if (first.status !== 200)
+          throw new Error(`the sandbox could not add the bot to its first workspace (${first.status})`);
+      }
       sandbox = await startSandbox({
+        ...(runConfig.slack.oauth ? { installUrl: `${botOrigin}/slack/install` } : {}),
         port: config.sandbox.port,
         fake: fakeSlack,
         botUrl: `http://127.0.0.1:${runtime.slackPort}/slack/events`,

@@ -35,7 +35,7 @@ import { reconcilePauses, resumeDueSkips } from './runs/schedule-pauses.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
 import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle, type SlackAppSettings } from './slack/app.ts';
-import { expireApprovals } from './slack/approvals/expiry.ts';
+import { announceExpiredApprovals } from './slack/approvals/expiry.ts';
 import { announceFreeze } from './slack/freezes/freeze-notice.ts';
 import type { RunTracker, SlackDeps } from './slack/kit/deps.ts';
 import { Identity } from './slack/kit/identity.ts';
@@ -455,7 +455,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const backgroundClient = oauth ? guardClient(slackClient({ slackApiUrl })) : slack.app.client;
     // Approval requests past their time are marked expired and their messages updated.
     const sweeper = setInterval(() => {
-      expireApprovals(deps, backgroundClient, inTenant).catch((err: unknown) =>
+      announceExpiredApprovals(deps, backgroundClient, inTenant).catch((err: unknown) =>
         logger.warn({ err }, 'approval expiry failed'),
       );
     }, 30_000);

@@ -5,7 +5,6 @@
 // system fonts. Pure: per-day numbers in, PNG bytes out; the numbers the chart is drawn from come from
 // `healthChartData`, which tests check on their own.
 import { createRequire } from 'node:module';
-import { createCanvas, GlobalFonts } from '@napi-rs/canvas';
 import {
   BarController,
   BarElement,
@@ -42,7 +41,7 @@ export interface HealthChartInput {
 }
 
 /** The PNG is always this size (the canvas is drawn at twice the layout size for sharp text). */
-export const CHART_LAYOUT = { width: 900, height: 450, scale: 2 } as const;
+export const CHART_LAYOUT = { width: 800, height: 400, scale: 2 } as const;
 export const CHART_PIXELS = {
   width: CHART_LAYOUT.width * CHART_LAYOUT.scale,
   height: CHART_LAYOUT.height * CHART_LAYOUT.scale,
@@ -118,24 +117,31 @@ export function healthChartData(input: HealthChartInput): HealthChartData {
 
 let registered = false;
 
-function registerOnce(): void {
-  if (registered) return;
-  Chart.register(
-    BarController,
-    BarElement,
-    CategoryScale,
-    LinearScale,
-    LineController,
-    LineElement,
-    PointElement,
-    Legend,
-    Title,
-  );
-  const require = createRequire(import.meta.url);
-  for (const weight of ['400Regular/Inter_400Regular.ttf', '600SemiBold/Inter_600SemiBold.ttf']) {
-    GlobalFonts.registerFromPath(require.resolve(`@expo-google-fonts/inter/${weight}`), FONT_FAMILY);
+/**
+ * Skia, loaded with the first chart: on a platform without its prebuilt binary the bot still starts and
+ * answers with the numbers; only the chart fails (and the caller says so).
+ */
+async function skia(): Promise<typeof import('@napi-rs/canvas')> {
+  const canvas = await import('@napi-rs/canvas');
+  if (!registered) {
+    Chart.register(
+      BarController,
+      BarElement,
+      CategoryScale,
+      LinearScale,
+      LineController,
+      LineElement,
+      PointElement,
+      Legend,
+      Title,
+    );
+    const require = createRequire(import.meta.url);
+    for (const weight of ['400Regular/Inter_400Regular.ttf', '600SemiBold/Inter_600SemiBold.ttf']) {
+      canvas.GlobalFonts.registerFromPath(require.resolve(`@expo-google-fonts/inter/${weight}`), FONT_FAMILY);
+    }
+    registered = true;
   }
-  registered = true;
+  return canvas;
 }
 
 /** Slack shows a transparent PNG on its own background (dark in dark mode): paint it white. */
@@ -173,7 +179,7 @@ function uncoveredShade(uncovered: boolean[]): Plugin {
       const { ctx, chartArea } = chart;
       const half = uncovered.length > 1 ? (x.getPixelForValue(1) - x.getPixelForValue(0)) / 2 : chartArea.width / 2;
       ctx.save();
-      ctx.font = `12px ${FONT_FAMILY}`;
+      ctx.font = `14px ${FONT_FAMILY}`;
       ctx.textAlign = 'center';
       for (const [first, last] of stretches) {
         const from = Math.max(chartArea.left, x.getPixelForValue(first) - half);
@@ -202,7 +208,7 @@ const emptyNote: Plugin = {
     const { ctx, chartArea } = chart;
     ctx.save();
     ctx.fillStyle = '#616061';
-    ctx.font = `15px ${FONT_FAMILY}`;
+    ctx.font = `17px ${FONT_FAMILY}`;
     ctx.textAlign = 'center';
     ctx.fillText(
       'No runs in this period',
@@ -249,21 +255,21 @@ function configFor(data: HealthChartData): ChartConfiguration<'bar' | 'line', Ar
       responsive: false,
       animation: false,
       devicePixelRatio: CHART_LAYOUT.scale,
-      layout: { padding: 12 },
-      font: { family: FONT_FAMILY, size: 12 },
+      layout: { padding: 10 },
+      font: { family: FONT_FAMILY, size: 14 },
       color: '#1d1c1d',
       plugins: {
         title: {
           display: true,
           text: data.title,
           color: '#1d1c1d',
-          font: { family: FONT_FAMILY, size: 16, weight: 600 },
+          font: { family: FONT_FAMILY, size: 17, weight: 600 },
         },
         legend: {
           position: 'bottom',
           labels: {
-            boxWidth: 14,
-            font: { family: FONT_FAMILY, size: 12 },
+            boxWidth: 16,
+            font: { family: FONT_FAMILY, size: 14 },
             sort: (a, b) => (a.datasetIndex ?? 0) - (b.datasetIndex ?? 0),
           },
         },
@@ -272,7 +278,7 @@ function configFor(data: HealthChartData): ChartConfiguration<'bar' | 'line', Ar
         x: {
           stacked: true,
           grid: { display: false },
-          ticks: { maxRotation: 0, autoSkip: true, autoSkipPadding: 12, font: { family: FONT_FAMILY, size: 11 } },
+          ticks: { maxRotation: 0, autoSkip: true, autoSkipPadding: 12, font: { family: FONT_FAMILY, size: 13 } },
         },
         runs: {
           type: 'linear',
@@ -280,19 +286,19 @@ function configFor(data: HealthChartData): ChartConfiguration<'bar' | 'line', Ar
           stacked: true,
           beginAtZero: true,
           suggestedMax: 4,
-          ticks: { precision: 0, font: { family: FONT_FAMILY, size: 11 } },
-          title: { display: true, text: 'runs', font: { family: FONT_FAMILY, size: 12 } },
+          ticks: { precision: 0, font: { family: FONT_FAMILY, size: 13 } },
+          title: { display: true, text: 'runs', font: { family: FONT_FAMILY, size: 14 } },
         },
         duration: {
           type: 'linear',
           position: 'right',
           beginAtZero: true,
           grid: { drawOnChartArea: false },
-          ticks: { font: { family: FONT_FAMILY, size: 11 } },
+          ticks: { font: { family: FONT_FAMILY, size: 13 } },
           title: {
             display: true,
             text: `median duration (${UNIT_WORD[data.durationUnit]})`,
-            font: { family: FONT_FAMILY, size: 12 },
+            font: { family: FONT_FAMILY, size: 14 },
           },
         },
       },
@@ -303,7 +309,7 @@ function configFor(data: HealthChartData): ChartConfiguration<'bar' | 'line', Ar
 
 /** The chart as PNG bytes, CHART_PIXELS in size. */
 export async function renderHealthChart(input: HealthChartInput): Promise<Buffer> {
-  registerOnce();
+  const { createCanvas } = await skia();
   const canvas = createCanvas(CHART_LAYOUT.width, CHART_LAYOUT.height);
   // Chart.js takes any 2D context; Skia's is one, typed apart from the DOM's.
   const chart = new Chart(canvas.getContext('2d') as never, configFor(healthChartData(input)));

@@ -149,12 +149,41 @@ async function readRunbook(deps: RunsDeps, runbookName: string, maxPages: number
 
 /**
  * The health of a runbook the person may view: the cached report while it is fresh (HEALTH_FRESH_MS),
- * else read again (at most HEALTH_PAGES requests).
+ * else read again (at most HEALTH_PAGES requests). With `waitMs`, null when the reading takes longer (it
+ * goes on and fills the cache for the next ask).
  */
-export async function runbookHealth(deps: RunsDeps, runbookName: string): Promise<CachedHealth> {
+export async function runbookHealth(deps: RunsDeps, runbookName: string): Promise<CachedHealth>;
+export async function runbookHealth(
+  deps: RunsDeps,
+  runbookName: string,
+  options: { waitMs: number },
+): Promise<CachedHealth | null>;
+export async function runbookHealth(
+  deps: RunsDeps,
+  runbookName: string,
+  options?: { waitMs: number },
+): Promise<CachedHealth | null> {
   const cached = healthCacheFor(deps.api.executions).get(runbookName, deps.now());
   if (cached && isFresh(cached, deps.now())) return cached;
-  return readHealth(deps, runbookName, HEALTH_PAGES);
+  const reading = readHealth(deps, runbookName, HEALTH_PAGES);
+  if (!options) return reading;
+  // Whoever stops waiting leaves the reading to finish (or fail) on its own.
+  reading.catch((err: unknown) => deps.logger.debug({ err }, 'health reading failed after its wait'));
+  return within(reading, options.waitMs);
+}
+
+/** The answer, or null once `ms` have passed without one (a failure before that is thrown). */
+async function within<T>(answer: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** What the cache holds for a runbook, however old (within HEALTH_KEEP_MS); never reads the API. */
@@ -174,16 +203,7 @@ export async function healthForRun(deps: RunsDeps, runbookName: string): Promise
     deps.logger.debug({ err }, 'no health for the running card');
     return null;
   });
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), ETA_WAIT_MS);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([reading, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return within(reading, ETA_WAIT_MS);
 }
 
 export interface FailingRunbooks {

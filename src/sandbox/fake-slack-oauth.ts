@@ -89,6 +89,18 @@ export const SANDBOX_WORKSPACES: readonly FakeWorkspace[] = [
   { id: 'T0GRIDB', name: 'Acme US', enterpriseId: 'E0ACMEGRID' },
 ];
 export const SANDBOX_ORGS: readonly FakeOrg[] = [{ id: 'E0ACMEGRID', name: 'Acme (Enterprise Grid)' }];
+/** A person in each of the other sandbox workspaces: id, name, real name, workspace, org. */
+export const SANDBOX_WORKSPACE_PEOPLE: ReadonlyArray<{
+  id: string;
+  name: string;
+  realName: string;
+  teamId: string;
+  enterpriseId: string | null;
+}> = [
+  { id: 'U11SAM', name: 'sam', realName: 'Sam Second', teamId: 'T0SECOND', enterpriseId: null },
+  { id: 'U21EVA', name: 'eva', realName: 'Eva Acme-EU', teamId: 'T0GRIDA', enterpriseId: 'E0ACMEGRID' },
+  { id: 'U22UMA', name: 'uma', realName: 'Uma Acme-US', teamId: 'T0GRIDB', enterpriseId: 'E0ACMEGRID' },
+];
 
 /** Codes are good for 10 minutes, once (as Slack's). */
 const CODE_TTL_MS = 10 * 60_000;

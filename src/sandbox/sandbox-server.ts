@@ -29,6 +29,8 @@ export interface SandboxOptions {
   botUrl: string;
   signingSecret: string;
   logger: Logger;
+  /** Many workspaces (SANDBOX_MANY_WORKSPACES): the bot's "Add to Slack" page, linked from the sidebar. */
+  installUrl?: string;
 }
 
 export interface Sandbox {
@@ -99,13 +101,23 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   fake.on('view', notify);
 
   const userFor = (id: unknown): SlackUser => {
-    if (typeof id !== 'string' || !fake.state.users.some((u) => u.id === id && !u.is_bot)) {
-      throw new HttpError(400, `unknown user ${String(id)}`);
-    }
-    let user = users.get(id);
+    const person = typeof id === 'string' ? fake.state.users.find((u) => u.id === id && !u.is_bot) : undefined;
+    if (!person) throw new HttpError(400, `unknown user ${String(id)}`);
+    // A person of a Grid org speaks through the org-wide installation once there is one (as Slack sends it).
+    const enterpriseId = person.enterprise_id ?? null;
+    const orgWide = enterpriseId !== null && installedHere(fake, enterpriseId);
+    const key = `${person.id}:${orgWide}`;
+    let user = users.get(key);
     if (!user) {
-      user = new SlackUser({ fake, botUrl: options.botUrl, signingSecret: options.signingSecret, userId: id });
-      users.set(id, user);
+      user = new SlackUser({
+        fake,
+        botUrl: options.botUrl,
+        signingSecret: options.signingSecret,
+        userId: person.id,
+        ...(person.team_id ? { teamId: person.team_id } : {}),
+        ...(enterpriseId ? { enterpriseId, isEnterpriseInstall: orgWide } : {}),
+      });
+      users.set(key, user);
     }
     return user;
   };
@@ -258,7 +270,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       return;
     }
     if (req.method === 'GET' && url.pathname === '/api/state') {
-      sendJson(res, 200, snapshot(fake.state, String(userFor(url.searchParams.get('user')).id), viewErrors));
+      const install = options.installUrl ? { url: options.installUrl, fake } : undefined;
+      sendJson(res, 200, snapshot(fake.state, String(userFor(url.searchParams.get('user')).id), viewErrors, install));
       return;
     }
     if (req.method === 'GET' && url.pathname === '/api/events') {
@@ -321,10 +334,28 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 }
 
 /** Everything one user can see, JSON-ready for the UI. */
+/** Whether the bot holds a live token for an installation (a workspace, or an org installed org-wide). */
+function installedHere(fake: FakeSlack, installationId: string): boolean {
+  for (const grant of fake.oauth.grants.values())
+    if (grant.installationId === installationId && !grant.revoked) return true;
+  return false;
+}
+
+/** The sandbox's workspaces for the sidebar: installed on their own or through their org. */
+function workspacesOf(fake: FakeSlack) {
+  return fake.oauth.workspaces.map((w) => ({
+    id: w.id,
+    name: w.name,
+    enterpriseId: w.enterpriseId,
+    installed: installedHere(fake, w.id) || (w.enterpriseId !== null && installedHere(fake, w.enterpriseId)),
+  }));
+}
+
 export function snapshot(
   state: FakeSlackState,
   userId: string,
   viewErrors: ReadonlyMap<string, Record<string, string>>,
+  install?: { url: string; fake: FakeSlack },
 ) {
   const stack = (state.modalStacks[userId] ?? []).map((id) => state.views[id]).filter((v) => v && !v.closed);
   const homeId = state.homeViews[userId];
@@ -344,7 +375,10 @@ export function snapshot(
       title: u.title ?? '',
       tz: u.tz,
       is_bot: !!u.is_bot,
+      team_id: u.team_id ?? state.teamId,
     })),
+    // Many workspaces: each workspace, whether the bot is in it (its own install or its org's), and where to add it.
+    ...(install ? { installUrl: install.url, workspaces: workspacesOf(install.fake) } : {}),
     channels: state.channels.map((c) => ({
       id: c.id,
       name: c.name,

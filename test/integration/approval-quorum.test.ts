@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
-import { expireApprovals } from '../../src/slack/approvals/expiry.ts';
+import { announceExpiredApprovals } from '../../src/slack/approvals/expiry.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import { requestDrain as requestDrainIn, runsOf as runsOfIn } from '../support/approval-requests.ts';
 import { mrkdwnTexts } from '../support/block-texts.ts';
@@ -102,7 +102,7 @@ it('expiry is said on the request and told to the requester', async () => {
   await h.user('U02BOB').act({ kind: 'message', message }, ACTIONS.approvalApprove);
   await waitFor(() => textOf(latest('C03APPROVALS', message.ts)).includes('*Approved so far:* <@U02BOB>'), 'vote');
   const later = { ...h.runtime.deps, now: () => Date.now() + 2 * 60 * 60_000 };
-  expect(await expireApprovals(later, h.runtime.slack.app.client)).toBeGreaterThanOrEqual(1);
+  expect(await announceExpiredApprovals(later, h.runtime.slack.app.client)).toBeGreaterThanOrEqual(1);
   const thread = h.fake.state.messages.C03APPROVALS!.filter((m) => m.thread_ts === message.ts && m.ts !== message.ts);
   expect(thread.map((m) => m.text)).toEqual(['Request expired']);
   expect(textOf(latest('C03APPROVALS', message.ts))).toContain('without enough approvals');

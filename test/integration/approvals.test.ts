@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
-import { expireApprovals } from '../../src/slack/approvals/expiry.ts';
+import { announceExpiredApprovals } from '../../src/slack/approvals/expiry.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import {
   API_KEY,
@@ -207,7 +207,7 @@ describe('approvals', () => {
     // What the approver's client still shows if it has not refreshed yet.
     const stale = structuredClone(message);
     const later = { ...h.runtime.deps, now: () => Date.now() + 2 * 60 * 60_000 };
-    expect(await expireApprovals(later, h.runtime.slack.app.client)).toBeGreaterThanOrEqual(1);
+    expect(await announceExpiredApprovals(later, h.runtime.slack.app.client)).toBeGreaterThanOrEqual(1);
     await waitFor(() => JSON.stringify(latest('C03APPROVALS', message.ts).blocks).includes('Expired'), 'expired');
     await h.user('U02BOB').act({ kind: 'message', message: stale }, ACTIONS.approvalApprove);
     await waitFor(() => ephemeralContaining(h.fake, 'already expired', 'U02BOB'), 'expired answer');

@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actor } from '../../src/runs/actor.ts';
-import { NEVER_FIRES, pauseSchedule, resumeSchedule } from '../../src/runs/schedule-pauses.ts';
+import {
+  NEVER_FIRES,
+  pauseSchedule,
+  resumeSchedule,
+  SKIP_MARGIN_MS,
+  skipNextRun,
+} from '../../src/runs/schedule-pauses.ts';
 import { type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 import { SCALE_RUNBOOK, scaleFormValues } from '../support/run-form.ts';
 
@@ -88,8 +94,12 @@ describe('change freezes', () => {
     const covered = await newSchedule(VACUUM, '0 5 * * *', 'frozen-db');
     const byHand = await newSchedule(VACUUM, '30 6 * * *', 'by-hand-db');
     const other = await newSchedule('Find Crashlooping Pods', '0 4 * * *', 'other-db');
+    const takenOver = await newSchedule(VACUUM, '45 5 * * *', 'taken-over-db');
+    const skipping = await newSchedule(VACUUM, '15 7 * * *', 'skipping-db');
     const alice = actor({ userId: 'U01ALICE', teamId: null, groups: [], channelId: 'C01OPS' });
     expect((await pauseSchedule(h.runtime.deps, alice, byHand.id)).kind).toBe('paused');
+    // A skip whose timer comes due inside the window (its run at 07:15 the first day).
+    expect((await skipNextRun(h.runtime.deps, alice, skipping.id)).kind).toBe('paused');
 
     // Before the window: nothing happens.
     await h.runtime.tick();
@@ -110,9 +120,25 @@ describe('change freezes', () => {
       'the pause said in #ops',
     );
     expect(paused.text).toContain(FREEZE);
-    // A second pass (another minute, another replica) changes nothing.
+    // Pause on a schedule the freeze paused makes it the person's: it stays paused after the freeze.
+    expect(await h.runtime.store.schedulePauses.get(takenOver.id)).toMatchObject({ freeze: FREEZE });
+    expect((await pauseSchedule(h.runtime.deps, alice, takenOver.id)).kind).toBe('paused');
+    expect(await h.runtime.store.schedulePauses.get(takenOver.id)).toMatchObject({
+      freeze: null,
+      pausedBy: 'U01ALICE',
+    });
+    // The skip comes due inside the window: the freeze holds it instead of resuming it.
+    h.clock.set(Date.parse('2026-11-21T07:15:00Z') + 24 * 3_600_000 + SKIP_MARGIN_MS + 1);
     await h.runtime.tick();
-    expect(h.fake.state.messages.C01OPS!.filter((m) => m.text.includes('Paused the schedule of')).length).toBe(1);
+    expect(cronOf(skipping.id)).toBe(NEVER_FIRES);
+    expect(await h.runtime.store.schedulePauses.get(skipping.id)).toMatchObject({ freeze: FREEZE, resumeAt: null });
+    h.clock.set(INSIDE);
+    // Said once per schedule the freeze paused (the covered one and the one taken over since); a second
+    // pass (another minute, another replica) changes nothing and says nothing.
+    const saidPaused = () => h.fake.state.messages.C01OPS!.filter((m) => m.text.includes('Paused the schedule of'));
+    expect(saidPaused()).toHaveLength(2);
+    await h.runtime.tick();
+    expect(saidPaused()).toHaveLength(2);
 
     // Inside the window it does not run, and resuming it by hand is refused with the window's end.
     const before = runsWith('frozen-db');
@@ -130,8 +156,10 @@ describe('change freezes', () => {
       () => h.fake.state.messages.C01OPS?.find((m) => m.text.includes('Resumed the schedule of Postgres Vacuum')),
       'the resume said in #ops',
     );
-    // The one paused by hand stays paused.
+    // The one paused by hand stays paused, so does the one taken over; the held skip is resumed.
     expect(cronOf(byHand.id)).toBe(NEVER_FIRES);
+    expect(cronOf(takenOver.id)).toBe(NEVER_FIRES);
+    expect(cronOf(skipping.id)).toBe('15 7 * * *');
     expect(await h.runtime.store.schedulePauses.get(byHand.id)).toMatchObject({ state: 'paused', freeze: null });
     // And the resumed one runs again: once on the next 05:00.
     h.clock.set(Date.parse('2026-11-24T06:00:00Z'));

@@ -1,26 +1,16 @@
 // Runbook health through the real Bolt pipeline against the emulator's month of history:
 // `/runbook health <runbook>` (numbers checked against what the emulator holds), `/runbook health` (the
 // failing most, only runbooks the person may view), `show`, and the list's badge read from the cache only.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../src/health/runbook-health.ts';
 import { HEALTH_PAGES, SCAN_PAGES } from '../../src/runs/health.ts';
 import { checkBlocks } from '../../src/slack/kit/limits.ts';
-import { TABLE_POLICY } from '../support/authorization-cases.ts';
-import { type Harness, startHarness, waitFor } from '../support/bot-harness.ts';
+import { type Harness, waitFor } from '../support/bot-harness.ts';
+import { startHealthHarness } from '../support/health-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'health-'));
-  writeFileSync(path.join(dir, 'policy.yaml'), TABLE_POLICY);
-  // The emulator's month of runs ends at the bot's now (health counts 30 days by the bot's clock).
-  h = await startHarness({
-    env: { POLICY_FILE: path.join(dir, 'policy.yaml') },
-    emulator: { recentHistory: true },
-    clockStart: Date.now(),
-  });
+  h = await startHealthHarness();
 });
 afterAll(async () => {
   await h.stop();

@@ -10,9 +10,11 @@ import { type Emulator, ManualClock, startEmulator } from '../../src/emulator/se
 import { createLogger } from '../../src/logger.ts';
 import { type Runtime, startRuntime } from '../../src/runtime.ts';
 import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
+import { installThroughSlack } from '../../src/sandbox/install-flow.ts';
+import { addWorkspacePeople } from '../../src/sandbox/sandbox-workspaces.ts';
 import { jsonRequest, sendToBot } from '../../src/sandbox/slack-requests.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
-import { collectLogs, person, QUICK_WATCH_ENV, START } from './bot-harness.ts';
+import { collectLogs, QUICK_WATCH_ENV, START } from './bot-harness.ts';
 
 export const CLIENT_ID = '1111.2222';
 export const CLIENT_SECRET = 'client-secret-0123456789abcdef';
@@ -39,13 +41,6 @@ export interface OAuthHarness {
   stop(): Promise<void>;
 }
 
-/** People of the other workspaces: id, name, workspace, Grid org. */
-export const PEOPLE: ReadonlyArray<readonly [string, string, string, string | null]> = [
-  ['U11SAM', 'sam', 'T0SECOND', null],
-  ['U21EVA', 'eva', 'T0GRIDA', 'E0ACMEGRID'],
-  ['U22UMA', 'uma', 'T0GRIDB', 'E0ACMEGRID'],
-];
-
 /** Polls an async probe until it gives a value (store reads, work Bolt does after its answer). */
 export async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string): Promise<T> {
   for (let i = 0; i < 1_000; i++) {
@@ -56,19 +51,13 @@ export async function until<T>(probe: () => Promise<T | null | undefined | false
   throw new Error(`timed out waiting for ${what}`);
 }
 
-const cookieOf = (setCookie: string | null) => setCookie?.split(';')[0] ?? '';
-
 export async function startOAuthHarness(
   options: { env?: Record<string, string>; tokenRotation?: boolean } = {},
 ): Promise<OAuthHarness> {
   const clock = new ManualClock(START);
   const emulator = await startEmulator({ port: 0, apiKey: API_KEY, clock });
   const fake = await startFakeSlack({ port: 0 });
-  // A person in each of the other workspaces (the fake's own people are the first workspace's).
-  for (const [id, name, team, enterprise] of PEOPLE) {
-    fake.state.users.push(person(id, name, { team_id: team, ...(enterprise ? { enterprise_id: enterprise } : {}) }));
-    fake.state.channels.find((c) => c.id === 'C01OPS')!.members!.push(id);
-  }
+  addWorkspacePeople(fake);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'runbook-bot-oauth-'));
   const { logs, destination } = collectLogs();
   const config = loadConfig({
@@ -104,21 +93,7 @@ export async function startOAuthHarness(
     origin,
     dataDir,
     logs,
-    async install(target, how = {}) {
-      const landing = await fetch(`${origin}/slack/install`);
-      const cookie = cookieOf(landing.headers.get('set-cookie'));
-      const html = await landing.text();
-      const href = html.match(/id="add-to-slack" href="([^"]+)"/)?.[1];
-      if (!href) throw new Error(`no Add to Slack link on the install page: ${html}`);
-      const authorize = new URL(href.replaceAll('&amp;', '&'));
-      authorize.searchParams.set('install_to', target);
-      if (how.deny) authorize.searchParams.set('deny', '1');
-      const consent = await fetch(authorize, { redirect: 'manual' });
-      const location = consent.headers.get('location');
-      if (consent.status !== 302 || !location) throw new Error(`consent answered ${consent.status}`);
-      const back = await fetch(location, { headers: { cookie } });
-      return { status: back.status, html: await back.text() };
-    },
+    install: (target, how = {}) => installThroughSlack(origin, target, how),
     user(userId, teamId, grid) {
       return new SlackUser({
         fake,

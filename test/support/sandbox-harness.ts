@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { createLogger } from '../../src/logger.ts';
 import { SANDBOX_APPROVALS_CHANNEL, sandboxPolicy } from '../../src/sandbox/sandbox-defaults.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { type Harness, SIGNING_SECRET, startHarness } from './bot-harness.ts';
+import { type Harness, type HarnessOptions, SIGNING_SECRET, startHarness } from './bot-harness.ts';
 import { launchChromium } from './browser.ts';
 
 export interface SandboxHarness {
@@ -21,9 +21,13 @@ export interface SandboxHarness {
   stop(): Promise<void>;
 }
 
-export async function startSandboxHarness(): Promise<SandboxHarness> {
+/** The emulator's month of history ending at the harness clock's start, as `npm start` has it. */
+export async function startSandboxHarness(
+  options: Pick<HarnessOptions, 'emulator' | 'clockStart'> = {},
+): Promise<SandboxHarness> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sandbox-e2e-'));
   const bot = await startHarness({
+    ...options,
     env: {
       DATA_DIR: dataDir,
       // Quick watcher ticks so a finished run shows up soon after the clock is advanced.

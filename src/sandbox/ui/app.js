@@ -141,17 +141,49 @@ function navItem(label, key, prefix) {
   return li;
 }
 
+/**
+ * Many workspaces (SANDBOX_MANY_WORKSPACES): which workspace you are in, and each workspace with the bot
+ * added or an "Add to Slack" link (the bot's install page, in a new tab; on Slack's page pick the
+ * workspace, or the Grid org to add it to all of the org's workspaces at once).
+ */
+function renderWorkspaces(state) {
+  const spaces = state.workspaces;
+  $('workspaces-title').hidden = !spaces;
+  $('workspace-list').hidden = !spaces;
+  if (!spaces) return;
+  const me = state.users.find((u) => u.id === app.user);
+  const mine = spaces.find((w) => w.id === me?.team_id);
+  $('workspace-name').textContent = mine ? mine.name : 'Sandbox workspace';
+  $('workspace-list').replaceChildren(
+    ...spaces.map((w) => {
+      const li = h('li', 'workspace-item', w.id === mine?.id ? `${w.name} (you)` : w.name);
+      li.dataset.workspace = w.id;
+      if (w.installed) li.append(h('span', 'workspace-added', ' ✓ added'));
+      else {
+        const add = h('a', 'add-to-slack', 'Add to Slack');
+        add.href = state.installUrl;
+        add.target = '_blank';
+        add.rel = 'noopener';
+        li.append(' ', add);
+      }
+      return li;
+    }),
+  );
+}
+
 function renderSidebar() {
   const { state } = app;
   const switcher = $('user-switcher');
   if (switcher.options.length === 0) {
     for (const u of state.users.filter((x) => !x.is_bot)) {
-      const o = h('option', '', `${u.real_name}${u.title ? ` — ${u.title}` : ''}`);
+      const where = state.workspaces?.find((w) => w.id === u.team_id);
+      const o = h('option', '', `${u.real_name}${u.title ? ` — ${u.title}` : ''}${where ? ` (${where.name})` : ''}`);
       o.value = u.id;
       switcher.append(o);
     }
   }
   switcher.value = app.user;
+  renderWorkspaces(state);
   $('channel-list').replaceChildren(...state.channels.map((c) => navItem(c.name, c.id, c.is_private ? '🔒' : '#')));
   $('dm-list').replaceChildren(navItem('Runbook Bot', state.dm, '●'));
   $('app-list').replaceChildren(navItem('Runbook Bot — Home', HOME, '⌂'), navItem('Workflows', WORKFLOWS, '⚡'));

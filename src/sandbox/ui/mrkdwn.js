@@ -46,6 +46,7 @@ const EMOJI = {
   large_red_square: '🟥',
   large_yellow_square: '🟨',
   white_large_square: '⬜',
+  bar_chart: '📊',
   stethoscope: '🩺',
 };
 

@@ -1,7 +1,7 @@
 // Expiry of approval requests (run periodically by src/runtime.ts): the use case marks them expired;
 // both copies are brought in step (../kit/approval-request.ts) and both sides are told.
 import type { WebClient } from '@slack/web-api';
-import { expireApprovals as expire, needsSeveralApprovals } from '../../runs/approvals.ts';
+import { expireApprovals, needsSeveralApprovals } from '../../runs/approvals.ts';
 import type { Approval } from '../../store/store.ts';
 import { refreshApprovalMessages } from '../kit/approval-request.ts';
 import { noticeMessage } from '../kit/common.ts';
@@ -13,13 +13,13 @@ import { postToConversation, slackErrorCode } from '../kit/post-to-conversation.
  * Marks overdue requests expired, updates both copies, says so in the request's thread (so the approvers
  * see it went nowhere) and tells the requester in a new DM (an edit alone notifies nobody); run periodically.
  */
-export async function expireApprovals(
+export async function announceExpiredApprovals(
   deps: SlackDeps,
   client: WebClient,
   /** Runs one request's notices in its workspace's scope (many-workspace mode); default: as is. */
   inTenant: <T>(teamId: string | null, work: () => Promise<T>) => Promise<T> = (_teamId, work) => work(),
 ): Promise<number> {
-  const expired = await expire(deps);
+  const expired = await expireApprovals(deps);
   for (const approval of expired) await inTenant(approval.requesterTeam, () => tellExpired(deps, client, approval));
   return expired.length;
 }

@@ -11,6 +11,9 @@ import { loadRunbook } from '../kit/run-start.ts';
 import { buildRunbookList, LIST_PAGE_SIZE, type ListState } from '../kit/runbook-list.ts';
 import { buildRunbookDetails, type DetailsHealth } from './runbook-details.ts';
 
+/** How long `show` waits for a runbook's health before answering without it. */
+const SHOW_HEALTH_WAIT_MS = 4_000;
+
 export async function showHelp(ctx: HandlerContext, topic: SubcommandName | null): Promise<void> {
   await ctx.respond(buildHelp(topic));
 }
@@ -51,9 +54,13 @@ export async function showRunbook(ctx: HandlerContext, query: { text?: string; i
     await ctx.respond(errorMessage(decision.allowed ? 'That runbook could not be loaded.' : decision.message));
     return;
   }
-  // Health is read within its bound (or from the cache); when the API cannot say, the details still show.
-  const health: DetailsHealth = await runbookHealth(ctx.deps, runbook.name).then(
-    (h) => ({ health: h, nowMs: ctx.deps.now() }),
+  // Health is read within its bound (or from the cache) and waited for a few seconds; when the API cannot
+  // say in time, the details still show, saying so.
+  const health: DetailsHealth = await runbookHealth(ctx.deps, runbook.name, { waitMs: SHOW_HEALTH_WAIT_MS }).then(
+    (h) =>
+      h
+        ? { health: h, nowMs: ctx.deps.now() }
+        : { unavailable: `Its health is still being read: \`/runbook health\` shows it in a moment.` },
     (err: unknown) => ({ unavailable: `Its health could not be read. ${describeFailure(err)}` }),
   );
   await ctx.respond(buildRunbookDetails(runbook, parseInputSchema(runbook.inputSchema), health));

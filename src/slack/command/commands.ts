@@ -35,7 +35,7 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
     case 'show':
       return showRunbook(ctx, { text: command.runbook });
     case 'health':
-      return showHealth(ctx, { text: command.runbook });
+      return showHealth(ctx, { text: command.runbook, here: command.here });
     case 'run':
       if (command.values || command.now) {
         return startLineRun(ctx, { query: command.runbook, values: command.values ?? {}, now: command.now ?? false });

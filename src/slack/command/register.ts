@@ -1,6 +1,6 @@
 // The /runbook line's listeners: the slash command, @mentions and their "Open the form", pick lists.
 import { ACTIONS, COMMAND } from '../kit/ids.ts';
-import { action, button, command, event, type Registration } from '../kit/listen.ts';
+import { action, button, command, event, type Registration, suffixed } from '../kit/listen.ts';
 import { runbookCommand } from './commands.ts';
 import { mentionReceived, openFormClicked } from './mentions.ts';
 import { pickClicked } from './pick-actions.ts';
@@ -9,5 +9,5 @@ export const commandListeners: readonly Registration[] = [
   command(COMMAND, runbookCommand),
   event('app_mention', mentionReceived),
   action({ action_id: ACTIONS.mentionOpenForm }, 'navigating', openFormClicked),
-  button(new RegExp(`^${ACTIONS.pickRunbook}_`), 'Opening the runbook', 'navigating', pickClicked),
+  button(suffixed(ACTIONS.pickRunbook), 'Opening the runbook', 'navigating', pickClicked),
 ];

@@ -1,6 +1,6 @@
 // The executions feature's listeners.
 import { ACTIONS, VIEWS } from '../kit/ids.ts';
-import { button, type Registration, view } from '../kit/listen.ts';
+import { button, type Registration, suffixed, view } from '../kit/listen.ts';
 import {
   executionDetailsClicked,
   executionRefreshClicked,
@@ -12,12 +12,12 @@ import { findClicked, findSubmitted, outputPageClicked } from './output-actions.
 
 export const executionsListeners: readonly Registration[] = [
   // Previous/Next carry `_prev`/`_next` so their action_ids are unique within the block.
-  button(new RegExp(`^${ACTIONS.executionsPage}_`), 'Paging the executions', 'navigating', executionsPageClicked),
+  button(suffixed(ACTIONS.executionsPage), 'Paging the executions', 'navigating', executionsPageClicked),
   button(ACTIONS.executionStatus, 'Showing the execution', 'navigating', executionDetailsClicked),
   button(ACTIONS.executionRefresh, 'Showing the execution', 'navigating', executionRefreshClicked),
   button(ACTIONS.executionOutput, 'Showing the output', 'navigating', fullOutputClicked),
   button(ACTIONS.executionRerun, 'Opening the re-run form', 'navigating', rerunClicked),
   button(ACTIONS.executionFind, 'Opening Find in output', 'navigating', findClicked),
-  button(new RegExp(`^${ACTIONS.outputPage}_`), 'Paging the output', 'navigating', outputPageClicked),
+  button(suffixed(ACTIONS.outputPage), 'Paging the output', 'navigating', outputPageClicked),
   view(VIEWS.outputFind, findSubmitted),
 ];

@@ -131,3 +131,14 @@ export function buildFailingRunbooks(
     blocks,
   };
 }
+
+/** Said under the private numbers: where the chart goes. */
+export const CHART_TO_DM = ':bar_chart: A chart of these days is on its way to your direct messages with me.';
+
+/** The message with one more line of context at the end (before its buttons). */
+export function withNote(message: SlackMessage, note: string): SlackMessage {
+  const blocks = [...message.blocks];
+  const actionsAt = blocks.findIndex((b) => b.type === 'actions');
+  blocks.splice(actionsAt < 0 ? blocks.length : actionsAt, 0, { type: 'context', elements: [mrkdwnText(note)] });
+  return { ...message, blocks };
+}

@@ -9,7 +9,7 @@ import { type ApprovalViewOptions, buildApprovalNotice, buildApprovalRequest } f
 import type { SlackMessage } from './common.ts';
 import type { SlackDeps } from './deps.ts';
 import { permalinkOf, postToConversation, slackErrorCode } from './post-to-conversation.ts';
-import { buildScheduleApprovalNotice, buildScheduleApprovalRequest } from './schedule-approval.ts';
+import { buildScheduleApprovalMessages } from './schedule-approval.ts';
 
 function englishCron(cron: string): string {
   try {
@@ -27,15 +27,9 @@ function messagesOf(
 ): { request: SlackMessage; notice: SlackMessage } {
   const ask = askOf(approval);
   if (ask.kind === 'schedule') {
-    const text = {
-      cron: ask.schedule.cron,
-      english: englishCron(ask.schedule.cron),
-      edit: ask.schedule.scheduleId !== null,
-    };
-    return {
-      request: buildScheduleApprovalRequest(approval, approvers, text, options),
-      notice: buildScheduleApprovalNotice(approval, approvers, text, options),
-    };
+    const { cron, scheduleId } = ask.schedule;
+    const text = { cron, english: englishCron(cron), edit: scheduleId !== null };
+    return buildScheduleApprovalMessages(approval, approvers, text, options);
   }
   return {
     request: buildApprovalRequest(approval, approvers, options),

@@ -102,6 +102,23 @@ export interface ApprovalViewOptions {
   cardLink?: string | null;
 }
 
+/** The blocks both copies share: the heading, the request's details, where the quorum stands, the outcome. */
+function requestBlocks(
+  approval: Approval,
+  approvers: string,
+  options: ApprovalViewOptions,
+  heading: string,
+  cardLink?: string | null,
+): KnownBlock[] {
+  const progress = progressLine(approval, options.progress);
+  return [
+    { type: 'section', text: mrkdwnText(heading) },
+    ...details(approval, approvers, options.proxyName),
+    ...(progress ? [{ type: 'section', text: mrkdwnText(progress) } as KnownBlock] : []),
+    { type: 'context', elements: [mrkdwnText(outcomeLine(approval, options.progress, cardLink))] },
+  ];
+}
+
 /**
  * The message in the approvers' channel. `approvers` is already-safe mrkdwn (from describeApprovers).
  * With a quorum it says who approved so far and what is still needed; Approve / Reject stay until decided.
@@ -112,13 +129,7 @@ export function buildApprovalRequest(
   options: ApprovalViewOptions = {},
 ): SlackMessage {
   const name = escapeMrkdwn(truncate(approval.runbookName, 200));
-  const progress = progressLine(approval, options.progress);
-  const blocks: KnownBlock[] = [
-    { type: 'section', text: mrkdwnText(`:lock: *Approval requested* to run *${name}*`) },
-    ...details(approval, approvers, options.proxyName),
-    ...(progress ? [{ type: 'section', text: mrkdwnText(progress) } as KnownBlock] : []),
-    { type: 'context', elements: [mrkdwnText(outcomeLine(approval, options.progress))] },
-  ];
+  const blocks = requestBlocks(approval, approvers, options, `:lock: *Approval requested* to run *${name}*`);
   if (approval.state === 'pending') {
     blocks.push({
       type: 'actions',
@@ -139,15 +150,9 @@ export function buildApprovalNotice(
   options: ApprovalViewOptions = {},
 ): SlackMessage {
   const name = escapeMrkdwn(truncate(approval.runbookName, 200));
-  const progress = progressLine(approval, options.progress);
   return {
     text: `Your request to run ${truncate(approval.runbookName, 200)}: ${approval.state}`,
-    blocks: [
-      { type: 'section', text: mrkdwnText(`Your request to run *${name}*`) },
-      ...details(approval, approvers, options.proxyName),
-      ...(progress ? [{ type: 'section', text: mrkdwnText(progress) } as KnownBlock] : []),
-      { type: 'context', elements: [mrkdwnText(outcomeLine(approval, options.progress, options.cardLink))] },
-    ],
+    blocks: requestBlocks(approval, approvers, options, `Your request to run *${name}*`, options.cardLink),
   };
 }
 

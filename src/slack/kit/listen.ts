@@ -57,6 +57,14 @@ export type Registration =
   | { kind: 'event'; event: string; listener: Listener<EventArgs<string>> }
   | { kind: 'function'; callbackId: string; listener: Listener<FunctionArgs> };
 
+/**
+ * The action ids `<actionId>_<suffix>` of a family of buttons (ids must be unique within a block: Previous /
+ * Next, one per row of a pick list); `suffix`, when given, is a pattern the whole suffix must match.
+ */
+export function suffixed(actionId: string, suffix?: string): RegExp {
+  return new RegExp(`^${actionId}_${suffix === undefined ? '' : `(?:${suffix})$`}`);
+}
+
 /** A button or select: acked first; a failure becomes "<what> failed. …". */
 export function button(
   actionId: string | RegExp,

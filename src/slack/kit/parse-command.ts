@@ -15,7 +15,7 @@ export type ParsedCommand =
   | { kind: 'help'; topic: SubcommandName | null }
   | { kind: 'list'; query: string; scope: ListScope; category: string | null }
   | { kind: 'show'; runbook: string }
-  | { kind: 'health'; runbook: string | null }
+  | { kind: 'health'; runbook: string | null; here: boolean }
   /** `values` and `now` only when typed: a one-line run. */
   | { kind: 'run'; runbook: string | null; values?: Record<string, string>; now?: boolean }
   | { kind: 'schedules'; runbook: string | null; next: ForecastWindow | null }
@@ -162,11 +162,18 @@ export const SUBCOMMANDS = {
     positionalName: 'runbook',
   },
   health: {
-    usage: 'health [runbook]',
+    usage: 'health [runbook] [--here]',
     description:
-      "A runbook's last 30 days: runs, success rate, median and p95 duration, the last 10 outcomes and the most common failure reasons; without a runbook, the ones failing most.",
-    examples: ['health', 'health "Restart Kubernetes Deployment"'],
-    flags: [],
+      "A runbook's last 30 days: runs, success rate, median and p95 duration, the last 10 outcomes and the most common failure reasons, and a chart of runs per day by outcome with their median duration, sent to your DM with the bot (--here: posted in this channel for everyone); without a runbook, the ones failing most.",
+    examples: ['health', 'health "Restart Kubernetes Deployment"', 'health "Rotate IAM Access Keys" --here'],
+    flags: [
+      {
+        name: 'here',
+        values: null,
+        description:
+          'post the numbers and the chart in this channel (default: only you see them, the chart in your DM)',
+      },
+    ],
     positional: 'optional',
     positionalName: 'runbook',
   },
@@ -521,7 +528,16 @@ function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, strin
     case 'show':
       return { ok: true, command: { kind: 'show', runbook: arg } };
     case 'health':
-      return { ok: true, command: { kind: 'health', runbook: orNull(arg) } };
+      if (flags.has('here') && !orNull(arg)) {
+        return {
+          ok: false,
+          error:
+            '`--here` posts one runbook\'s health and chart in this channel: name the runbook, e.g. `/runbook health "Rotate IAM Access Keys" --here`.',
+          topic: 'health',
+          suggestion: null,
+        };
+      }
+      return { ok: true, command: { kind: 'health', runbook: orNull(arg), here: flags.has('here') } };
     case 'run':
     case 'alias':
     case 'defaults':

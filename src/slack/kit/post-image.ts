@@ -38,6 +38,8 @@ export interface ImagePostOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Waits before each new try while Slack has not processed the image yet. */
   notReadyWaitsMs?: readonly number[];
+  /** Post in this thread of the channel. */
+  threadTs?: string | null;
 }
 
 const NOT_READY_WAITS_MS = [500, 1000, 2000, 4000];
@@ -97,11 +99,12 @@ export async function postWithImage(
   options: ImagePostOptions = {},
 ): Promise<ImagePostResult> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const thread = options.threadTs ? { threadTs: options.threadTs } : {};
   if (fileId) {
     const blocks = [...message.blocks, imageBlock(fileId, message.title, message.altText)];
     const waits = options.notReadyWaitsMs ?? NOT_READY_WAITS_MS;
     for (let attempt = 0; ; attempt++) {
-      const outcome = await postOnce(client, channel, { text: message.text, blocks });
+      const outcome = await postOnce(client, channel, { text: message.text, blocks, ...thread });
       if (!refusedTheImage(outcome)) return resultOf(outcome, fileId);
       const wait = waits[attempt];
       if (wait === undefined) break;
@@ -110,6 +113,6 @@ export async function postWithImage(
     logger.warn({ fileId, channel }, 'Slack never accepted the uploaded image; the message goes without it');
   }
   const note: KnownBlock = { type: 'context', elements: [{ type: 'mrkdwn', text: message.withoutImage }] };
-  const outcome = await postOnce(client, channel, { text: message.text, blocks: [...message.blocks, note] });
+  const outcome = await postOnce(client, channel, { text: message.text, blocks: [...message.blocks, note], ...thread });
   return resultOf(outcome, null);
 }

@@ -32,39 +32,32 @@ function retitle(message: SlackMessage, approval: Approval, title: string, text:
   return { text, blocks };
 }
 
-function what(ask: ScheduleAskText, name: string): string {
+function what(ask: ScheduleAskText, approval: Approval): string {
   const verb = ask.edit ? 'change the schedule of' : 'schedule';
+  const name = escapeMrkdwn(truncate(approval.runbookName, 200));
   return `${verb} *${name}*: ${inlineCode(ask.cron, 120)} ${escapeMrkdwn(truncate(ask.english, 300))}`;
 }
 
-/** The approvers' copy of a schedule request. */
-export function buildScheduleApprovalRequest(
+/** The approvers' message and the requester's copy of a schedule request: a run request's, retitled. */
+export function buildScheduleApprovalMessages(
   approval: Approval,
   approvers: string,
   ask: ScheduleAskText,
   options: ApprovalViewOptions = {},
-): SlackMessage {
-  const name = escapeMrkdwn(truncate(approval.runbookName, 200));
-  return retitle(
-    buildApprovalRequest(approval, approvers, options),
-    approval,
-    `:lock: *Approval requested* to ${what(ask, name)}`,
-    `Approval requested to schedule ${truncate(approval.runbookName, 200)}: ${truncate(ask.english, 300)}`,
-  );
-}
-
-/** The requester's copy of a schedule request. */
-export function buildScheduleApprovalNotice(
-  approval: Approval,
-  approvers: string,
-  ask: ScheduleAskText,
-  options: ApprovalViewOptions = {},
-): SlackMessage {
-  const name = escapeMrkdwn(truncate(approval.runbookName, 200));
-  return retitle(
-    buildApprovalNotice(approval, approvers, options),
-    approval,
-    `Your request to ${what(ask, name)}`,
-    `Your request to schedule ${truncate(approval.runbookName, 200)}: ${approval.state}`,
-  );
+): { request: SlackMessage; notice: SlackMessage } {
+  const name = truncate(approval.runbookName, 200);
+  return {
+    request: retitle(
+      buildApprovalRequest(approval, approvers, options),
+      approval,
+      `:lock: *Approval requested* to ${what(ask, approval)}`,
+      `Approval requested to schedule ${name}: ${truncate(ask.english, 300)}`,
+    ),
+    notice: retitle(
+      buildApprovalNotice(approval, approvers, options),
+      approval,
+      `Your request to ${what(ask, approval)}`,
+      `Your request to schedule ${name}: ${approval.state}`,
+    ),
+  };
 }

@@ -1,6 +1,6 @@
 // The schedules feature's listeners. The form's picker is matched by Bolt on the form's callback_id.
 import { ACTIONS, VIEWS } from '../kit/ids.ts';
-import { action, button, type Registration, view } from '../kit/listen.ts';
+import { action, button, type Registration, suffixed, view } from '../kit/listen.ts';
 import {
   BUILDER_ACTIONS,
   builderInputChanged,
@@ -34,7 +34,7 @@ export const schedulesListeners: readonly Registration[] = [
   button(ACTIONS.scheduleRunNow, 'Preparing Run now', 'navigating', runNowClicked),
   button(ACTIONS.scheduleRunNowConfirmed, 'Running the schedule now', 'acting', runNowConfirmed),
   button(ACTIONS.scheduleRunNowCancel, 'Cancelling Run now', 'acting', runNowCancelled),
-  button(new RegExp(`^${ACTIONS.schedulesPage}_`), 'Paging the schedules', 'navigating', schedulesPageClicked),
+  button(suffixed(ACTIONS.schedulesPage), 'Paging the schedules', 'navigating', schedulesPageClicked),
   button(ACTIONS.scheduleRetry, 'Reopening the schedule form', 'navigating', scheduleTryAgainClicked),
   action({ action_id: ACTIONS.runbookPicker, callback_id: VIEWS.schedule }, 'navigating', schedulePickerChosen),
   ...BUILDER_ACTIONS.map((actionId) => action({ action_id: actionId }, 'navigating', builderInputChanged)),

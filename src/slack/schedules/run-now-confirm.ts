@@ -1,12 +1,12 @@
 // "Run now" asks first: a schedule's Run now runs its runbook at once, perhaps on someone else's
 // production schedule, so the click shows what would run — the runbook, its inputs (secrets masked),
-// the proxy and the schedule's owner — with Run now / Cancel. Pure.
+// the proxy, the schedule's owner and where the result goes — with Run now / Cancel. Pure.
 import type { KnownBlock } from '@slack/types';
 import { button, type SlackMessage } from '../kit/common.ts';
 import { compactInputs } from '../kit/execution-card.ts';
 import { ACTIONS } from '../kit/ids.ts';
 import type { LabelledInput } from '../kit/input-summary.ts';
-import { escapeMrkdwn, inlineCode, mrkdwnText, truncate } from '../kit/mrkdwn.ts';
+import { channelMention, escapeMrkdwn, inlineCode, mrkdwnText, truncate } from '../kit/mrkdwn.ts';
 import { type PersonRef, type ProxyRef, personText, proxyText } from '../kit/people.ts';
 
 export interface RunNowConfirmation {
@@ -22,6 +22,8 @@ export interface RunNowConfirmation {
   cronEnglish: string;
   /** The person asking is not the owner: said plainly. */
   someoneElses: boolean;
+  /** Where the result goes when not here (the channel's default result channel). */
+  destination?: string | null;
 }
 
 /** Inputs shown in the confirmation (all that fit; the rest counted). */
@@ -42,6 +44,7 @@ export function buildRunNowConfirmation(c: RunNowConfirmation): SlackMessage {
         mrkdwnText(`*Runbook*\n${name}`, 2000),
         mrkdwnText(`*Proxy*\n${proxyText(c.proxy)}`, 2000),
         mrkdwnText(`*Schedule owner*\n${personText(c.owner, 'unknown')}`, 2000),
+        mrkdwnText(`*Result to*\n${c.destination ? channelMention(c.destination) : 'here'}`, 2000),
       ],
     },
     { type: 'section', text: mrkdwnText(`*Inputs*\n${compactInputs([...c.inputs], CONFIRM_INPUTS_SHOWN)}`) },

@@ -3,11 +3,13 @@
 import { NotFoundError } from '../../api/errors.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { labelInputs } from '../../forms/labelled-inputs.ts';
+import type { Actor } from '../../runs/actor.ts';
 import { checkRunForm, loadRunbook } from '../../runs/run.ts';
 import { describeCron } from '../../schedules/cron.ts';
-import { actorOf } from '../kit/access.ts';
+import { actorFor } from '../kit/actor.ts';
 import { errorMessage, noticeMessage } from '../kit/common.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
+import { channelRunChoice } from '../kit/run-start.ts';
 import { buildRunNowConfirmation } from './run-now-confirm.ts';
 
 function englishCron(cron: string): string {
@@ -27,6 +29,23 @@ function paramsOf(text: string): Record<string, unknown> {
   }
 }
 
+/**
+ * The person running a schedule now, and where its result goes: like every run started in a channel, the
+ * channel's default result channel (judged against who saved it), else the channel itself or the thread.
+ * The proxy is the schedule's own.
+ */
+export async function runNowActor(ctx: HandlerContext, options: { email?: boolean } = {}): Promise<Actor> {
+  const choice = await channelRunChoice(ctx.deps, ctx.channelId, { threadTs: ctx.threadTs ?? null });
+  const where = {
+    userId: ctx.userId,
+    teamId: ctx.teamId,
+    channelId: ctx.channelId,
+    destinationChannel: choice.destination ?? ctx.channelId,
+    savedBy: choice.savedBy,
+  };
+  return actorFor(ctx.deps, ctx.client, where, options);
+}
+
 /** Shows the confirmation for a schedule's Run now (nothing runs yet); refusals as the gate words them. */
 export async function confirmRunNow(ctx: HandlerContext, scheduleId: string): Promise<void> {
   const { deps } = ctx;
@@ -40,7 +59,8 @@ export async function confirmRunNow(ctx: HandlerContext, scheduleId: string): Pr
   }
   const runbook = await loadRunbook(deps, schedule.runbookId);
   // The same gate as opening the run form: a runbook the person may not view or run is not shown.
-  const check = await checkRunForm(deps, await actorOf(ctx), runbook, 'schedule.run_now');
+  const actor = await runNowActor(ctx);
+  const check = await checkRunForm(deps, actor, runbook, 'schedule.run_now');
   if (check.kind === 'refused') {
     await ctx.respond(errorMessage(check.sentence));
     return;
@@ -57,6 +77,7 @@ export async function confirmRunNow(ctx: HandlerContext, scheduleId: string): Pr
       cron: schedule.schedule,
       cronEnglish: englishCron(schedule.schedule),
       someoneElses: owner !== null && owner.userId !== ctx.userId,
+      destination: actor.destinationChannel !== ctx.channelId ? actor.destinationChannel : null,
     }),
   );
 }

@@ -38,6 +38,7 @@ import { escapeMrkdwn, inlineCode, mrkdwnText, slackDate, truncate } from '../ki
 import { postToConversation } from '../kit/post-to-conversation.ts';
 import { loadRunbook, postRunningCard, renderRunResult, runStartedNotice } from '../kit/run-start.ts';
 import { buildChoiceBlocks, buildRunbookChoice } from '../kit/runbook-choice.ts';
+import { runNowActor } from './run-now.ts';
 import { buildScheduleList, nextRunOf, type ScheduleRef } from './schedule-list.ts';
 import {
   builderFromCron,
@@ -535,7 +536,7 @@ export async function deleteSchedule(ctx: HandlerContext, ref: ScheduleRef): Pro
 
 /** Runs a schedule's runbook now, with the schedule's proxy and params; the live message goes to this channel. */
 export async function runScheduleNow(ctx: HandlerContext, scheduleId: string): Promise<void> {
-  const actor = await actorOf(ctx, { email: true });
+  const actor = await runNowActor(ctx, { email: true });
   const result = await runScheduleNowCase(ctx.deps, actor, scheduleId);
   if (result.kind === 'started') {
     // The used confirmation is replaced by what started (and where), so it cannot be clicked again.

@@ -82,4 +82,16 @@ describe('reading health', () => {
       env.emulator.setFaults({ latencyMs: 0 });
     }
   });
+
+  it('show waits for a slow reading only as long as it says; the reading goes on', async () => {
+    now += HEALTH_FRESH_MS + 1;
+    env.emulator.setFaults({ latencyMs: 1_000, latencyJitterMs: 0 });
+    try {
+      expect(await runbookHealth(deps, 'Find Crashlooping Pods', { waitMs: 100 })).toBeNull();
+      const fresh = await runbookHealth(deps, 'Find Crashlooping Pods', { waitMs: 30_000 });
+      expect(fresh?.fetchedAt).toBe(now);
+    } finally {
+      env.emulator.setFaults({ latencyMs: 0 });
+    }
+  });
 });

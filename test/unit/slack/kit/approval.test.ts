@@ -6,6 +6,7 @@ import {
   buildWaitingForApproval,
 } from '../../../../src/slack/kit/approval.ts';
 import { assertWithinLimits } from '../../../../src/slack/kit/limits.ts';
+import { buildScheduleApprovalMessages } from '../../../../src/slack/kit/schedule-approval.ts';
 import type { Approval } from '../../../../src/store/store.ts';
 import { mrkdwnTexts } from '../../../support/block-texts.ts';
 
@@ -113,6 +114,43 @@ describe('approval request at each quorum state', () => {
       'needs approval: your run is waiting for it; it needs approval from both <@U02BOB> and <@U03CAROL>. You will get a DM',
     );
     assertWithinLimits(waiting, 'message');
+  });
+});
+
+describe('schedule request', () => {
+  const ask = { cron: '0 9 * * 1-5', english: 'At 09:00, Monday through Friday (GMT)', edit: false };
+
+  it('both copies are the run request headed as a schedule, with the cron in English', () => {
+    const { request, notice } = buildScheduleApprovalMessages(approval({ quorum: null }), '<@U02BOB>', ask);
+    expect(request.text).toBe('Approval requested to schedule Drop caches: At 09:00, Monday through Friday (GMT)');
+    expect(text(request).split('\n')[0]).toBe(
+      ':lock: *Approval requested* to schedule *Drop caches*: `0 9 * * 1-5` At 09:00, Monday through Friday (GMT)',
+    );
+    expect(hasButtons(request)).toBe(true);
+    expect(text(request)).toContain('DB password');
+    expect(text(request)).not.toContain('hunter2');
+    expect(notice.text).toBe('Your request to schedule Drop caches: pending');
+    expect(text(notice).split('\n')[0]).toMatch(/^Your request to schedule \*Drop caches\*: `0 9 \* \* 1-5`/);
+    expect(hasButtons(notice)).toBe(false);
+    assertWithinLimits(request, 'message');
+    assertWithinLimits(notice, 'message');
+  });
+
+  it('an edit says so; once approved both copies say whether the schedule was saved', () => {
+    const saved = buildScheduleApprovalMessages(approval({ state: 'approved', decidedBy: 'U02BOB' }), 'x', {
+      ...ask,
+      edit: true,
+    });
+    expect(text(saved.request)).toContain('to change the schedule of *Drop caches*');
+    for (const copy of [saved.request, saved.notice]) {
+      expect(text(copy)).toContain('Approved by <@U02BOB> — the schedule is saved');
+    }
+    const failed = buildScheduleApprovalMessages(
+      approval({ state: 'approved', decidedBy: 'U02BOB', error: 'quota *exceeded*' }),
+      'x',
+      ask,
+    );
+    expect(text(failed.notice)).toContain('but the schedule was not saved: quota ∗exceeded*');
   });
 });
 

@@ -129,6 +129,19 @@ describe('subscriptions and watch', () => {
       failuresOnly: false,
     });
     expect(ok('subscribe all --failures')).toEqual({ kind: 'subscribe', runbook: 'all', failuresOnly: true });
+    expect(ok('health "Rotate IAM Access Keys"')).toEqual({
+      kind: 'health',
+      runbook: 'Rotate IAM Access Keys',
+      here: false,
+    });
+    expect(ok('health "Rotate IAM Access Keys" --here')).toEqual({
+      kind: 'health',
+      runbook: 'Rotate IAM Access Keys',
+      here: true,
+    });
+    expect(ok('health')).toEqual({ kind: 'health', runbook: null, here: false });
+    expect(fail('health --here')).toMatchObject({ topic: 'health' });
+    expect(fail('health --here').error).toContain('name the runbook');
     expect(ok('subscribe --failures drain node')).toEqual({
       kind: 'subscribe',
       runbook: 'drain node',

@@ -1,0 +1,56 @@
+// The sandbox with several workspaces (SANDBOX_MANY_WORKSPACES): its people in the other workspaces, the
+// OAuth app the fake Slack knows the bot as, and the bot's settings for it — many-workspace mode against
+// the fake's consent page, with a fixed key (the fake's tokens are worthless anywhere else).
+import { createHash, randomBytes } from 'node:crypto';
+import type { Config } from '../config.ts';
+import type { FakeSlack } from './fake-slack-api.ts';
+import { SANDBOX_WORKSPACE_PEOPLE } from './fake-slack-oauth.ts';
+
+export const SANDBOX_CLIENT_ID = '1000000000.2000000000';
+
+/** The other workspaces' people join the fake Slack and its channels (the default people are the first workspace's). */
+export function addWorkspacePeople(fake: FakeSlack): void {
+  for (const p of SANDBOX_WORKSPACE_PEOPLE) {
+    if (fake.state.users.some((u) => u.id === p.id)) continue;
+    fake.state.users.push({
+      id: p.id,
+      name: p.name,
+      real_name: p.realName,
+      email: `${p.name}@example.com`,
+      tz: 'Europe/London',
+      tz_label: 'Greenwich Mean Time',
+      tz_offset: 0,
+      team_id: p.teamId,
+      ...(p.enterpriseId ? { enterprise_id: p.enterpriseId } : {}),
+    });
+    for (const channel of fake.state.channels) if (!channel.is_private) channel.members?.push(p.id);
+  }
+}
+
+/** The config of the bot in a many-workspace sandbox: OAuth against the fake Slack, a fixed sandbox key. */
+export function manyWorkspaceSandboxConfig(config: Config, fake: FakeSlack): Config {
+  return {
+    ...config,
+    slack: {
+      ...config.slack,
+      oauth: {
+        clientId: SANDBOX_CLIENT_ID,
+        clientSecret: randomBytes(16).toString('hex'),
+        stateSecret: randomBytes(16).toString('hex'),
+        redirectUri: null,
+        authorizationUrl: `${fake.origin}/oauth/v2/authorize`,
+      },
+    },
+    // Fixed, so a restart still opens the installations it stored: the fake's tokens protect nothing.
+    secrets: { key: createHash('sha256').update('runbook-bot sandbox').digest(), previousKey: null },
+  };
+}
+
+/** Tells the fake Slack where the bot's redirect is (its port is known once it listens). */
+export function registerSandboxApp(fake: FakeSlack, botOrigin: string, clientSecret: string): void {
+  fake.oauth.configureApp({
+    clientId: SANDBOX_CLIENT_ID,
+    clientSecret,
+    redirectUrl: `${botOrigin}/slack/oauth_redirect`,
+  });
+}
