@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { KnownBlock } from '@slack/types';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ExecutionRecord } from '../../src/emulator/execution-store.ts';
-import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
+import type { FakeEphemeral, FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
 import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
 import { ACTIONS, BLOCKS, FUNCTIONS } from '../../src/slack/kit/ids.ts';
 import type { AuditEntry } from '../../src/store/store.ts';
@@ -125,6 +125,18 @@ async function confirmAndRun(command: string): Promise<{ listed: string[]; run: 
   const listed = listedInputs(shown.blocks);
   const run = await runOf(h, () => h.user().act({ kind: 'ephemeral', ephemeral: shown }, ACTIONS.confirmRun));
   return { listed, run };
+}
+
+/** A schedule's Run now clicked in `/runbook schedules`: its confirmation (nothing has run yet). */
+async function runNowConfirmation(scheduleId: string): Promise<FakeEphemeral> {
+  let before = h.fake.state.ephemerals.length;
+  await h.user().command(`schedules "${SCALE_RUNBOOK}"`, 'C01OPS');
+  const list = await waitFor(() => newEphemeral(h, before, scheduleId), 'the schedules list');
+  before = h.fake.state.ephemerals.length;
+  const runNow = (el: { action_id?: string; value?: string }) =>
+    el.action_id === ACTIONS.scheduleRunNow && String(el.value).includes(scheduleId);
+  await h.user().act({ kind: 'ephemeral', ephemeral: list }, runNow);
+  return waitFor(() => newEphemeral(h, before, ACTIONS.scheduleRunNowConfirmed), 'the Run now confirmation');
 }
 
 /** Opens a run form with `open` and returns it once filled (the loading view replaced). */
@@ -241,7 +253,7 @@ it('the same typed values make the same run from every entry point, and the same
     proxyId: 'proxy-prod',
     params: formParams,
   });
-  let before = h.fake.state.ephemerals.length;
+  const before = h.fake.state.ephemerals.length;
   await h.user().command(`schedules "${SCALE_RUNBOOK}"`, 'C01OPS');
   const list = await waitFor(() => newEphemeral(h, before, created.id), 'the schedules list');
   const edit = await formOpened(h, () =>
@@ -270,22 +282,7 @@ it('the same typed values make the same run from every entry point, and the same
   });
 
   // That schedule's Run now, from the list: the confirmation, then its Run now.
-  before = h.fake.state.ephemerals.length;
-  await h.user().command(`schedules "${SCALE_RUNBOOK}"`, 'C01OPS');
-  const fresh = await waitFor(() => newEphemeral(h, before, created.id), 'the schedules list');
-  before = h.fake.state.ephemerals.length;
-  await h
-    .user()
-    .act(
-      { kind: 'ephemeral', ephemeral: fresh },
-      (el) => el.action_id === ACTIONS.scheduleRunNow && String(el.value).includes(created.id),
-    );
-  const runNow = await waitFor(
-    () =>
-      newEphemeral(h, before, ACTIONS.scheduleRunNowConfirmed) ??
-      ephemeralContaining(h.fake, ACTIONS.scheduleRunNowConfirmed),
-    'the Run now confirmation',
-  );
+  const runNow = await runNowConfirmation(created.id);
   confirmations['schedule-run-now'] = listedInputs(runNow.blocks);
   runs['schedule-run-now'] = {
     bot: h,
@@ -365,20 +362,7 @@ it('with a default result channel, every path that names none posts the card the
     params: runs.form.received.params ?? '',
     schedule: '0 3 * * *',
   });
-  let before = h.fake.state.ephemerals.length;
-  await h.user().command(`schedules "${SCALE_RUNBOOK}"`, 'C01OPS');
-  const list = await waitFor(() => newEphemeral(h, before, schedule.id), 'the schedules list');
-  before = h.fake.state.ephemerals.length;
-  await h
-    .user()
-    .act(
-      { kind: 'ephemeral', ephemeral: list },
-      (el) => el.action_id === ACTIONS.scheduleRunNow && String(el.value).includes(schedule.id),
-    );
-  const confirmation = await waitFor(
-    () => newEphemeral(h, before, ACTIONS.scheduleRunNowConfirmed),
-    'the Run now confirmation',
-  );
+  const confirmation = await runNowConfirmation(schedule.id);
   // The confirmation says where the result goes, as the --now one does.
   expect(JSON.stringify(confirmation.blocks)).toContain('*Result to*\\n<#C02DEPLOYS>');
   runs['schedule-run-now'] = await runOf(h, () =>

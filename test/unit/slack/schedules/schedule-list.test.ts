@@ -12,6 +12,7 @@ import {
   type ScheduleListInput,
   summarizeParams,
 } from '../../../../src/slack/schedules/schedule-list.ts';
+import type { SchedulePause } from '../../../../src/store/store.ts';
 
 const NOW = new Date('2026-01-05T04:00:00Z');
 
@@ -51,6 +52,24 @@ const actionRows = (blocks: KnownBlock[]) =>
   blocks.filter((b): b is ActionsBlock => b.type === 'actions' && String(b.block_id).startsWith('schedule_'));
 const buttons = (blocks: KnownBlock[]) =>
   blocks.filter((b): b is ActionsBlock => b.type === 'actions').flatMap((b) => b.elements as Button[]);
+
+/** A paused row of schedule sch-1 (Alice paused `0 5 * * *`). */
+function pausedRow(over: Partial<SchedulePause> = {}): SchedulePause {
+  return {
+    scheduleId: 'sch-1',
+    state: 'paused',
+    cron: '0 5 * * *',
+    runbookId: 'rb-1',
+    runbookName: 'Restart Pods',
+    pausedBy: 'U01ALICE',
+    teamId: null,
+    resumeAt: null,
+    freeze: null,
+    pausedAt: Date.parse('2026-01-04T10:00:00Z'),
+    updatedAt: Date.parse('2026-01-04T10:00:00Z'),
+    ...over,
+  };
+}
 
 describe('buildScheduleList', () => {
   it('shows the cron in code with its English, the next run for the given now, proxy, owner and last run', () => {
@@ -123,19 +142,7 @@ describe('buildScheduleList', () => {
   });
 
   it('a paused schedule shows its real expression, who paused it and when, and Resume instead of Edit and Pause', () => {
-    const pause = {
-      scheduleId: 'sch-1',
-      state: 'paused' as const,
-      cron: '0 5 * * *',
-      runbookId: 'rb-1',
-      runbookName: 'Restart Pods',
-      pausedBy: 'U01ALICE',
-      teamId: null,
-      resumeAt: null,
-      freeze: null,
-      pausedAt: Date.parse('2026-01-04T10:00:00Z'),
-      updatedAt: Date.parse('2026-01-04T10:00:00Z'),
-    };
+    const pause = pausedRow();
     const { blocks } = build({
       schedules: [schedule({ schedule: '0 0 30 2 *' })],
       pauses: new Map([['sch-1', pause]]),
@@ -156,19 +163,7 @@ describe('buildScheduleList', () => {
   });
 
   it('a schedule a change freeze paused names the freeze (escaped), not a person', () => {
-    const pause = {
-      scheduleId: 'sch-1',
-      state: 'paused' as const,
-      cron: '0 5 * * *',
-      runbookId: 'rb-1',
-      runbookName: 'Restart Pods',
-      pausedBy: 'U01ALICE',
-      teamId: null,
-      resumeAt: null,
-      freeze: 'Year <end> *freeze*',
-      pausedAt: Date.parse('2026-01-04T10:00:00Z'),
-      updatedAt: Date.parse('2026-01-04T10:00:00Z'),
-    };
+    const pause = pausedRow({ freeze: 'Year <end> *freeze*' });
     const text = allText(
       build({ schedules: [schedule({ schedule: '0 0 30 2 *' })], pauses: new Map([['sch-1', pause]]) }).blocks,
     );
