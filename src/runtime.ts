@@ -551,7 +551,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             owner: skipOwner,
             leaseMs: 50_000,
             groupsOf,
-            announce: (notice) => announceFreeze(deps, slack.app.client, notice),
+            announce: (notice) => inTenant(notice.teamId ?? null, () => announceFreeze(deps, backgroundClient, notice)),
           }),
         )
         .catch((err: unknown) => logger.warn({ err }, 'applying change freezes failed'));
