@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import { InstallationNotFoundError } from '../../src/tenants/installation-store.ts';
-import { type OAuthHarness, startOAuthHarness, until } from '../support/oauth-harness.ts';
+import { type OAuthHarness, resultCardOf, startOAuthHarness, until } from '../support/oauth-harness.ts';
 
 const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
 const SCALE = 'Scale Kubernetes Deployment';
@@ -107,18 +107,7 @@ describe('many workspaces: "Add to Slack" through Bolt\'s installer', () => {
     const second = await runIn('U11SAM', 'T0SECOND', 'second-ws');
     const first = await runIn('U01ALICE', 'T0SANDBOX', 'first-ws');
     h.clock.advance(60 * 60_000);
-    const editOf = (id: string) =>
-      until(
-        async () =>
-          h.fake.state.calls.find(
-            (c) =>
-              c.method === 'chat.update' &&
-              c.ok &&
-              JSON.stringify(c.args).includes(id) &&
-              /Succeeded|Failed/i.test(JSON.stringify(c.args)),
-          ),
-        `the result card of ${id}`,
-      );
+    const editOf = (id: string) => resultCardOf(h, id);
     expect((await editOf(second.id)).installation).toBe('T0SECOND');
     expect((await editOf(first.id)).installation).toBe('T0SANDBOX');
   });
