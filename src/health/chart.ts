@@ -5,7 +5,6 @@
 // system fonts. Pure: per-day numbers in, PNG bytes out; the numbers the chart is drawn from come from
 // `healthChartData`, which tests check on their own.
 import { createRequire } from 'node:module';
-import { createCanvas, GlobalFonts } from '@napi-rs/canvas';
 import {
   BarController,
   BarElement,
@@ -118,24 +117,31 @@ export function healthChartData(input: HealthChartInput): HealthChartData {
 
 let registered = false;
 
-function registerOnce(): void {
-  if (registered) return;
-  Chart.register(
-    BarController,
-    BarElement,
-    CategoryScale,
-    LinearScale,
-    LineController,
-    LineElement,
-    PointElement,
-    Legend,
-    Title,
-  );
-  const require = createRequire(import.meta.url);
-  for (const weight of ['400Regular/Inter_400Regular.ttf', '600SemiBold/Inter_600SemiBold.ttf']) {
-    GlobalFonts.registerFromPath(require.resolve(`@expo-google-fonts/inter/${weight}`), FONT_FAMILY);
+/**
+ * Skia, loaded with the first chart: on a platform without its prebuilt binary the bot still starts and
+ * answers with the numbers; only the chart fails (and the caller says so).
+ */
+async function skia(): Promise<typeof import('@napi-rs/canvas')> {
+  const canvas = await import('@napi-rs/canvas');
+  if (!registered) {
+    Chart.register(
+      BarController,
+      BarElement,
+      CategoryScale,
+      LinearScale,
+      LineController,
+      LineElement,
+      PointElement,
+      Legend,
+      Title,
+    );
+    const require = createRequire(import.meta.url);
+    for (const weight of ['400Regular/Inter_400Regular.ttf', '600SemiBold/Inter_600SemiBold.ttf']) {
+      canvas.GlobalFonts.registerFromPath(require.resolve(`@expo-google-fonts/inter/${weight}`), FONT_FAMILY);
+    }
+    registered = true;
   }
-  registered = true;
+  return canvas;
 }
 
 /** Slack shows a transparent PNG on its own background (dark in dark mode): paint it white. */
@@ -303,7 +309,7 @@ function configFor(data: HealthChartData): ChartConfiguration<'bar' | 'line', Ar
 
 /** The chart as PNG bytes, CHART_PIXELS in size. */
 export async function renderHealthChart(input: HealthChartInput): Promise<Buffer> {
-  registerOnce();
+  const { createCanvas } = await skia();
   const canvas = createCanvas(CHART_LAYOUT.width, CHART_LAYOUT.height);
   // Chart.js takes any 2D context; Skia's is one, typed apart from the DOM's.
   const chart = new Chart(canvas.getContext('2d') as never, configFor(healthChartData(input)));

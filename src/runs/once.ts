@@ -22,6 +22,8 @@ export const ONCE = {
   'schedule-skip': 'in-all',
   'schedule-resume': 'in-all',
   subscribe: 'in-all',
+  /** Saving a schedule form: one submission (view, version and values), once; a replay saves nothing. */
+  'schedule-save': 'in-all',
   unsubscribe: 'in-all',
   approve: 'per-person',
   reject: 'per-person',

@@ -9,12 +9,20 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formRequest, interactivityBody, sendToBot, viewSubmissionPayload } from '../../src/sandbox/slack-requests.ts';
 import { blocksOf, findElement, type Surface } from '../../src/sandbox/slack-user.ts';
 import { FEATURE_LISTENERS } from '../../src/slack/app.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
-import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
+import {
+  ephemeralContaining,
+  type Harness,
+  modalContaining,
+  SIGNING_SECRET,
+  startHarness,
+  waitFor,
+} from '../support/bot-harness.ts';
 import { pgAdmin } from '../support/process-harness.ts';
-import { createScaleSchedule, SCALE_RUNBOOK } from '../support/run-form.ts';
+import { createScaleSchedule, SCALE_RUNBOOK, scaleFormValues } from '../support/run-form.ts';
 import { TEST_DATABASE_URL } from '../support/test-database.ts';
 
 const SCHEMA = `test_${randomBytes(6).toString('hex')}`;
@@ -372,4 +380,34 @@ describe('acting buttons, taken from the registrations', () => {
       expect(await scenario.effects()).toBe(1);
     },
   );
+
+  it('a schedule form submitted again, here or on the other replica, saves one schedule and says so', async () => {
+    const deployment = tag();
+    await a.user().command(`schedule "${SCALE_RUNBOOK}"`, 'C01OPS');
+    const modal = await waitFor(() => modalContaining(a, BLOCKS.cron), 'the schedule form');
+    const payload = viewSubmissionPayload({
+      userId: 'U01ALICE',
+      teamId: a.fake.state.teamId,
+      triggerId: 'replayed.trigger',
+      view: a.fake.viewOutput(modal.id) as { id: string },
+      values: {
+        ...scaleFormValues('once', 'C01OPS', deployment),
+        [BLOCKS.preset]: { [ACTIONS.presetSelect]: { type: 'static_select', selected_option: { value: 'custom' } } },
+        [BLOCKS.cron]: { [ACTIONS.cronInput]: { type: 'plain_text_input', value: '23 4 * * *' } },
+      },
+    });
+    const request = formRequest(interactivityBody(payload));
+    const saved = () =>
+      [...a.emulator.state.schedules.byId.values()].filter((s) => s.schedule.params.includes(deployment)).length;
+    await sendToBot(a.botUrl, SIGNING_SECRET, request);
+    await waitFor(() => saved() === 1, 'the schedule');
+    for (const h of [b, a]) {
+      const mark = h.fake.state.ephemerals.length;
+      await sendToBot(h.botUrl, SIGNING_SECRET, request);
+      const told = await waitFor(() => alreadyDoneSince(h, mark, 'U01ALICE'), 'already done');
+      expect(told.channel).toBe('C01OPS');
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(saved()).toBe(1);
+  });
 });

@@ -30,7 +30,7 @@ export function chartFileName(runbookName: string): string {
 }
 
 export const CHART_MISSING =
-  'The chart could not be shown this time (Slack did not take the picture); the numbers above are complete.';
+  'The chart could not be drawn or shown this time; the numbers above are complete. Ask again in a minute for the chart.';
 
 export async function postHealthChart(
   ctx: HandlerContext,
@@ -49,9 +49,15 @@ export async function postHealthChart(
     channel = null;
   }
   if (!channel) return { kind: 'failed', sentence: 'I could not open a direct message with you for the chart.' };
-  const png = await renderHealthChart({ runbookName: runbook.name, days: report.daily });
   const title = `${truncate(runbook.name, 100)}, last ${report.windowDays} days`;
-  const fileId = await uploadImage(client, logger, { png, filename: chartFileName(runbook.name), title });
+  let fileId: string | null = null;
+  try {
+    const png = await renderHealthChart({ runbookName: runbook.name, days: report.daily });
+    fileId = await uploadImage(client, logger, { png, filename: chartFileName(runbook.name), title });
+  } catch (err) {
+    // Drawing failed (no Skia binary for this platform, say): the numbers go without the picture.
+    logger.error({ err }, 'could not draw the health chart');
+  }
   const result: ImagePostResult = await postWithImage(
     client,
     logger,
@@ -80,13 +86,15 @@ export async function postHealthChart(
 }
 
 /** The picture in words, for screen readers and where images are off. */
-export function altTextOf(runbookName: string, report: RunbookHealth): string {
-  const busiest = [...report.daily].sort(
-    (a, b) => b.succeeded + b.failed + b.other - (a.succeeded + a.failed + a.other),
-  )[0];
-  const peak =
-    busiest && busiest.succeeded + busiest.failed + busiest.other > 0
-      ? `; busiest day ${busiest.day} with ${busiest.succeeded + busiest.failed + busiest.other} runs`
-      : '';
+export function altTextOf(
+  runbookName: string,
+  report: Pick<RunbookHealth, 'daily' | 'windowDays' | 'succeeded' | 'failed'>,
+): string {
+  const runsOf = (d: RunbookHealth['daily'][number]) => d.succeeded + d.failed + d.other;
+  const busiest = report.daily.reduce<RunbookHealth['daily'][number] | null>(
+    (top, d) => (runsOf(d) > (top ? runsOf(top) : 0) ? d : top),
+    null,
+  );
+  const peak = busiest ? `; busiest day ${busiest.day} with ${runsOf(busiest)} runs` : '';
   return `Bar chart of ${truncate(runbookName, 100)} runs per day over the last ${report.windowDays} days by outcome (${report.succeeded} succeeded, ${report.failed} failed), with the median duration per day as a line${peak}.`;
 }

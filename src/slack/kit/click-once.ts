@@ -1,6 +1,7 @@
 // An acting button's click, claimed once (the rule is src/runs/once.ts): the first goes on, a repeat (a
 // second click, a replayed payload, the same click on another replica) is answered privately that it
 // was already done, by whom and when where the claim knows.
+import { createHash } from 'node:crypto';
 import { ALREADY_DONE, type Click, type ClickClaim, claimClick } from '../../runs/once.ts';
 import { noticeMessage, type SlackMessage } from './common.ts';
 import type { HandlerContext } from './handler-context.ts';
@@ -31,4 +32,10 @@ export async function claimOrSayDone(
 /** The posted message a click came from (the confirmation, the list): its ts, '' when Slack sent none. */
 export function messageOf(body: { container?: { message_ts?: string }; message?: { ts?: string } }): string {
   return body.container?.message_ts ?? body.message?.ts ?? '';
+}
+
+/** One submission of a form: the view, its version, and what was entered (a replay carries all three unchanged). */
+export function submissionOf(view: { id: string; hash: string; state: { values: unknown } }): string {
+  const entered = createHash('sha256').update(JSON.stringify(view.state.values)).digest('base64url');
+  return `${view.id}:${view.hash}:${entered.slice(0, 22)}`;
 }

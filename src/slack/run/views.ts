@@ -1,7 +1,6 @@
 // Run modal submission: validate everything against the runbook's own schema and answer with
 // errors on the exact fields (nothing runs until the input is valid); then close the modal and
 // start the run, posting the live message where the person asked.
-import { createHash } from 'node:crypto';
 import type { ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Workflow } from '../../api/schemas.ts';
@@ -12,6 +11,7 @@ import type { Actor } from '../../runs/actor.ts';
 import { loadRunbook, type RunResult, runFromForm } from '../../runs/run.ts';
 import { isOfferedProxy } from '../../runs/run-choice.ts';
 import { actorFor } from '../kit/actor.ts';
+import { submissionOf } from '../kit/click-once.ts';
 import { errorMessage, errorModal, infoModal, type SlackMessage } from '../kit/common.ts';
 import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline.ts';
 import type { SlackDeps } from '../kit/deps.ts';
@@ -90,12 +90,6 @@ async function readSubmission(deps: SlackDeps, body: ViewSubmitAction, client: W
   return { kind: 'ready', runbook, proxyId, params: form.params, channel: readChannel(values) };
 }
 
-/** One submission: the view, its version, and what was entered (a replay carries all three unchanged). */
-function submissionKey(body: ViewSubmitAction): string {
-  const entered = createHash('sha256').update(JSON.stringify(body.view.state.values)).digest('base64url');
-  return `${body.view.id}:${body.view.hash}:${entered.slice(0, 22)}`;
-}
-
 /** A refusal shown in the form itself (the form is still open). */
 function refusalView(result: Extract<RunResult, { kind: 'refused' }>) {
   if (result.reason === 'disabled') return infoModal('Run a runbook', `:no_entry: ${escapeMrkdwn(result.sentence)}`);
@@ -139,7 +133,7 @@ export async function runFormSubmitted({ ack, body, client }: ViewArgs, ctx: Han
       actor,
       { runbook, proxyId, params, origin, via: meta.v === 'rerun' ? 'rerun' : 'form' },
       // The same delivery twice (Slack's retry, a replay within the signature window) runs once.
-      { admitted: closeForm, submissionKey: submissionKey(body) },
+      { admitted: closeForm, submissionKey: submissionOf(body.view) },
     );
   })();
   let result: RunResult | null;

@@ -4,7 +4,7 @@ import type { BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { isOfferedProxy } from '../../runs/run-choice.ts';
-import { claimOrSayDone, messageOf } from '../kit/click-once.ts';
+import { claimOrSayDone, messageOf, submissionOf } from '../kit/click-once.ts';
 import { errorMessage, errorModal } from '../kit/common.ts';
 import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline.ts';
 import type { SlackDeps } from '../kit/deps.ts';
@@ -29,13 +29,13 @@ import {
   shownPresetKind,
 } from './schedule-modal.ts';
 import {
-  deleteSchedule,
+  deleteFromList,
   newScheduleView,
   openScheduleModal,
   readProxy,
   readScheduleSubmission,
-  runScheduleNow,
-  saveSchedule,
+  runScheduleNowHere,
+  saveSubmittedSchedule,
   scheduleRunbook,
   showSchedules,
   takeScheduleDraft,
@@ -91,7 +91,7 @@ export async function scheduleDeleteClicked({ body }: ActionArgs, ctx: HandlerCo
   const claim = await claimOrSayDone(ctx, { action: 'schedule-delete', target: ref.id, where: messageOf(body) });
   if (!claim) return;
   // Refused or failed: nothing is known to have changed, and deleting again is harmless, so it may be retried.
-  const deleted = await deleteSchedule(ctx, ref).catch(async (err: unknown) => {
+  const deleted = await deleteFromList(ctx, ref).catch(async (err: unknown) => {
     await claim.release();
     throw err;
   });
@@ -132,7 +132,7 @@ function claimRunNow(body: BlockAction, ctx: HandlerContext, scheduleId: string)
 export async function runNowConfirmed({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const scheduleId = buttonValue(body);
   if (!scheduleId || !(await claimRunNow(body, ctx, scheduleId))) return;
-  await runScheduleNow({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);
+  await runScheduleNowHere({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);
 }
 
 export async function runNowCancelled({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
@@ -232,10 +232,19 @@ export async function scheduleFormSubmitted({ ack, body, view, client }: ViewArg
     return;
   }
   await ack();
+  // A replayed submission (here or on another replica) saves nothing more and says so where the form came from.
+  const claim = await claimOrSayDone(inChannel(ctx, meta.c), {
+    action: 'schedule-save',
+    // A view is one person's; their id keeps two people's forms apart even where view ids repeat (tests).
+    target: `${body.user.id}:${submissionOf(view)}`,
+    where: '',
+  });
+  if (!claim) return;
   try {
-    const saved = await saveSchedule(deps, client, body.user.id, meta, submission);
+    const saved = await saveSubmittedSchedule(deps, client, body.user.id, meta, submission);
     if (saved && meta.l) await redrawList(ctx, meta.c, meta.l);
   } catch (err) {
+    await claim.release();
     deps.logger.error({ err }, 'schedule submission failed after the form closed');
     const sentence = `Saving the schedule failed after the form closed. ${describeFailure(err)} Check /runbook schedules before trying again.`;
     await postToConversation(client, deps.logger, meta.c, body.user.id, {
