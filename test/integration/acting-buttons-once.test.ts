@@ -307,6 +307,7 @@ const SCENARIOS: Scenario[] = [
     // Reject opens the reason form; its submission decides. A repeat finds it done and opens no form.
     async press(h, on, extra) {
       const user = h.user(on.user);
+      for (let top = user.topModal(); top; top = user.topModal()) await user.close(top.id);
       const mark = h.fake.state.ephemerals.length;
       await user.act(on.surface, on.match, extra);
       const next = await waitFor(
@@ -381,33 +382,60 @@ describe('acting buttons, taken from the registrations', () => {
     },
   );
 
+  /**
+   * Submits the form `viewId` (on A's Slack) as `user`, then replays the very same request on B and on A:
+   * `effects` is 1 after the first and still 1 after the replays, each told in `channel` it was already done.
+   */
+  async function submitThenReplay(
+    viewId: string,
+    user: string,
+    channel: string,
+    values: Record<string, Record<string, unknown>>,
+    effects: () => Promise<number>,
+  ): Promise<void> {
+    const payload = viewSubmissionPayload({
+      userId: user,
+      teamId: a.fake.state.teamId,
+      triggerId: 'replayed.trigger',
+      view: a.fake.viewOutput(viewId) as { id: string },
+      values: values as never,
+    });
+    const request = formRequest(interactivityBody(payload));
+    await sendToBot(a.botUrl, SIGNING_SECRET, request);
+    await until(async () => (await effects()) === 1, 'the effect');
+    for (const h of [b, a]) {
+      const mark = h.fake.state.ephemerals.length;
+      await sendToBot(h.botUrl, SIGNING_SECRET, request);
+      const told = await waitFor(() => alreadyDoneSince(h, mark, user), 'already done');
+      expect(told.channel).toBe(channel);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await effects()).toBe(1);
+  }
+
   it('a schedule form submitted again, here or on the other replica, saves one schedule and says so', async () => {
     const deployment = tag();
     await a.user().command(`schedule "${SCALE_RUNBOOK}"`, 'C01OPS');
     const modal = await waitFor(() => modalContaining(a, BLOCKS.cron), 'the schedule form');
-    const payload = viewSubmissionPayload({
-      userId: 'U01ALICE',
-      teamId: a.fake.state.teamId,
-      triggerId: 'replayed.trigger',
-      view: a.fake.viewOutput(modal.id) as { id: string },
-      values: {
-        ...scaleFormValues('once', 'C01OPS', deployment),
-        [BLOCKS.preset]: { [ACTIONS.presetSelect]: { type: 'static_select', selected_option: { value: 'custom' } } },
-        [BLOCKS.cron]: { [ACTIONS.cronInput]: { type: 'plain_text_input', value: '23 4 * * *' } },
-      },
+    const values = {
+      ...scaleFormValues('once', 'C01OPS', deployment),
+      [BLOCKS.preset]: { [ACTIONS.presetSelect]: { type: 'static_select', selected_option: { value: 'custom' } } },
+      [BLOCKS.cron]: { [ACTIONS.cronInput]: { type: 'plain_text_input', value: '23 4 * * *' } },
+    };
+    await submitThenReplay(modal.id, 'U01ALICE', 'C01OPS', values, async () => {
+      return [...a.emulator.state.schedules.byId.values()].filter((s) => s.schedule.params.includes(deployment)).length;
     });
-    const request = formRequest(interactivityBody(payload));
-    const saved = () =>
-      [...a.emulator.state.schedules.byId.values()].filter((s) => s.schedule.params.includes(deployment)).length;
-    await sendToBot(a.botUrl, SIGNING_SECRET, request);
-    await waitFor(() => saved() === 1, 'the schedule');
-    for (const h of [b, a]) {
-      const mark = h.fake.state.ephemerals.length;
-      await sendToBot(h.botUrl, SIGNING_SECRET, request);
-      const told = await waitFor(() => alreadyDoneSince(h, mark, 'U01ALICE'), 'already done');
-      expect(told.channel).toBe('C01OPS');
-    }
-    await new Promise((r) => setTimeout(r, 300));
-    expect(saved()).toBe(1);
+  });
+
+  it('a reject reason form submitted again, on either replica, rejects once', async () => {
+    const scenario = approvalButton(ACTIONS.approvalReject, (approvalId) => audited('approval.reject', approvalId));
+    const on = await scenario.setup();
+    const bob = a.user('U02BOB');
+    // Forms left open by the earlier scenarios first: the reason form looked for is this request's.
+    for (let top = bob.topModal(); top; top = bob.topModal()) await bob.close(top.id);
+    await bob.act(on.surface, on.match);
+    const modal = await waitFor(() => modalContaining(a, BLOCKS.rejectReason, 'U02BOB'), 'the reason form');
+    const reason = { [BLOCKS.rejectReason]: { [ACTIONS.rejectReason]: { type: 'plain_text_input', value: 'no' } } };
+    await submitThenReplay(modal.id, 'U02BOB', 'C03APPROVALS', reason, scenario.effects);
   });
 });
