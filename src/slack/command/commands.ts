@@ -23,7 +23,12 @@ import {
 import { startLineRun } from '../run/one-line.ts';
 import { showForecast } from '../schedules/forecast.ts';
 import { openScheduleModal, showSchedules } from '../schedules/schedules.ts';
-import { showSubscriptions, subscribe, unsubscribe, watchExecution } from '../subscriptions/subscriptions.ts';
+import {
+  showSubscriptions,
+  subscribeHere,
+  unsubscribeHere,
+  watchExecutionHere,
+} from '../subscriptions/subscriptions.ts';
 import { buildOpenFormPrompt, openFormValue } from './mention-prompt.ts';
 
 export async function dispatchCommand(ctx: HandlerContext, command: ParsedCommand): Promise<void> {
@@ -65,14 +70,14 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
     case 'audit':
       return showAudit(ctx, command.count);
     case 'subscribe':
-      await subscribe(ctx, { runbook: command.runbook, failuresOnly: command.failuresOnly });
+      await subscribeHere(ctx, { runbook: command.runbook, failuresOnly: command.failuresOnly });
       return;
     case 'unsubscribe':
-      return unsubscribe(ctx, command.runbook);
+      return unsubscribeHere(ctx, command.runbook);
     case 'subscriptions':
       return showSubscriptions(ctx);
     case 'watch':
-      return watchExecution(ctx, command.executionId);
+      return watchExecutionHere(ctx, command.executionId);
     case 'freezes':
       return showFreezes(ctx);
     case 'freeze-break':

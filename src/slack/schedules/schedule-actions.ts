@@ -27,13 +27,13 @@ import {
   shownPresetKind,
 } from './schedule-modal.ts';
 import {
-  deleteSchedule,
+  deleteFromList,
   newScheduleView,
   openScheduleModal,
   readProxy,
   readScheduleSubmission,
-  runScheduleNow,
-  saveSchedule,
+  runScheduleNowHere,
+  saveSubmittedSchedule,
   scheduleRunbook,
   showSchedules,
   takeScheduleDraft,
@@ -89,7 +89,7 @@ export async function scheduleDeleteClicked({ body }: ActionArgs, ctx: HandlerCo
   const claim = await claimOrSayDone(ctx, { action: 'schedule-delete', target: ref.id, where: messageOf(body) });
   if (!claim) return;
   // Refused or failed: nothing is known to have changed, and deleting again is harmless, so it may be retried.
-  const deleted = await deleteSchedule(ctx, ref).catch(async (err: unknown) => {
+  const deleted = await deleteFromList(ctx, ref).catch(async (err: unknown) => {
     await claim.release();
     throw err;
   });
@@ -130,7 +130,7 @@ function claimRunNow(body: BlockAction, ctx: HandlerContext, scheduleId: string)
 export async function runNowConfirmed({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const scheduleId = buttonValue(body);
   if (!scheduleId || !(await claimRunNow(body, ctx, scheduleId))) return;
-  await runScheduleNow({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);
+  await runScheduleNowHere({ ...ctx, respond: (r) => ctx.respond({ ...r, replaceOriginal: true }) }, scheduleId);
 }
 
 export async function runNowCancelled({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
@@ -237,7 +237,7 @@ export async function scheduleFormSubmitted({ ack, body, view, client }: ViewArg
   });
   if (!claim) return;
   try {
-    const saved = await saveSchedule(deps, client, body.user.id, meta, submission);
+    const saved = await saveSubmittedSchedule(deps, client, body.user.id, meta, submission);
     if (saved && meta.l) await redrawList(ctx, meta.c, meta.l);
   } catch (err) {
     await claim.release();

@@ -7,15 +7,10 @@ import { type Schedule, Workflow } from '../../api/schemas.ts';
 import { type FormSpec, isRecord, parseInputSchema } from '../../forms/input-schema.ts';
 import { readFormValues } from '../../forms/read-form-values.ts';
 import { stripSecrets } from '../../forms/secrets.ts';
-import { runScheduleNow as runScheduleNowCase } from '../../runs/run.ts';
+import { runScheduleNow } from '../../runs/run.ts';
 import { chooseRun } from '../../runs/run-choice.ts';
 import { isRunnable } from '../../runs/runnable.ts';
-import {
-  checkScheduleChange,
-  checkScheduleForm,
-  deleteSchedule as deleteScheduleCase,
-  saveSchedule as saveScheduleCase,
-} from '../../runs/schedules.ts';
+import { checkScheduleChange, checkScheduleForm, deleteSchedule, saveSchedule } from '../../runs/schedules.ts';
 import { describeCron, resolveTimeZone } from '../../schedules/cron.ts';
 import type { SchedulePause } from '../../store/store.ts';
 import { actorOf, visibleTo } from '../kit/access.ts';
@@ -422,7 +417,7 @@ export function readScheduleSubmission(runbook: Workflow, values: StateValues): 
  * the channel the modal came from: a confirmation with the English description and next run, the approval
  * request, the refusal, or one sentence and "Try again".
  */
-export async function saveSchedule(
+export async function saveSubmittedSchedule(
   deps: SlackDeps,
   client: WebClient,
   userId: string,
@@ -433,7 +428,7 @@ export async function saveSchedule(
   const actor = await actorFor(deps, client, { userId, teamId: null, channelId: metadata.c });
   const tell = (message: SlackMessage) =>
     postToConversation(client, deps.logger, metadata.c, userId, { ...message, ephemeralTo: userId });
-  const result = await saveScheduleCase(deps, actor, {
+  const result = await saveSchedule(deps, actor, {
     runbook,
     proxyId: submission.proxyId,
     params: submission.params,
@@ -520,8 +515,8 @@ async function pausesOf(deps: SlackDeps): Promise<Map<string, SchedulePause>> {
 
 /** Deletes a schedule and redraws the list it was deleted from (a 404 means someone else was faster). */
 /** Deletes and redraws the list; false when refused (nothing changed). */
-export async function deleteSchedule(ctx: HandlerContext, ref: ScheduleRef): Promise<boolean> {
-  const result = await deleteScheduleCase(ctx.deps, await actorOf(ctx), ref.id);
+export async function deleteFromList(ctx: HandlerContext, ref: ScheduleRef): Promise<boolean> {
+  const result = await deleteSchedule(ctx.deps, await actorOf(ctx), ref.id);
   if (result.kind === 'refused' && result.reason !== 'not-found') {
     await ctx.respond(errorMessage(result.sentence));
     return false;
@@ -535,9 +530,9 @@ export async function deleteSchedule(ctx: HandlerContext, ref: ScheduleRef): Pro
 }
 
 /** Runs a schedule's runbook now, with the schedule's proxy and params; the live message goes to this channel. */
-export async function runScheduleNow(ctx: HandlerContext, scheduleId: string): Promise<void> {
+export async function runScheduleNowHere(ctx: HandlerContext, scheduleId: string): Promise<void> {
   const actor = await runNowActor(ctx, { email: true });
-  const result = await runScheduleNowCase(ctx.deps, actor, scheduleId);
+  const result = await runScheduleNow(ctx.deps, actor, scheduleId);
   if (result.kind === 'started') {
     // The used confirmation is replaced by what started (and where), so it cannot be clicked again.
     const posted = await postRunningCard(ctx.deps, ctx.client, result.run);

@@ -6,7 +6,7 @@ import type { HandlerContext } from '../kit/handler-context.ts';
 import type { ActionArgs } from '../kit/listen.ts';
 import { buttonValue } from '../kit/on-action.ts';
 import { decodeSubscriptionPick } from './subscription-list.ts';
-import { removeSubscription, subscribe } from './subscriptions.ts';
+import { removeSubscriptionHere, subscribeHere } from './subscriptions.ts';
 
 // Each button works once (src/runs/once.ts): a repeat is told it was already done; a refusal changed
 // nothing, so its claim is given back.
@@ -15,7 +15,7 @@ export async function unsubscribeClicked({ body }: ActionArgs, ctx: HandlerConte
   if (!runbookId) return;
   const target = `${ctx.channelId ?? ''}:${runbookId}`;
   const claim = await claimOrSayDone(ctx, { action: 'unsubscribe', target, where: messageOf(body) });
-  if (claim && !(await removeSubscription(ctx, runbookId, true))) await claim.release();
+  if (claim && !(await removeSubscriptionHere(ctx, runbookId, true))) await claim.release();
 }
 
 export async function subscriptionPickClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
@@ -23,5 +23,5 @@ export async function subscriptionPickClicked({ body }: ActionArgs, ctx: Handler
   if (!pick) return;
   const target = `${ctx.channelId ?? ''}:${pick.id}:${pick.f ? 'failures' : 'all'}`;
   const claim = await claimOrSayDone(ctx, { action: 'subscribe', target, where: messageOf(body) });
-  if (claim && !(await subscribe(ctx, { runbookId: pick.id, failuresOnly: pick.f }, true))) await claim.release();
+  if (claim && !(await subscribeHere(ctx, { runbookId: pick.id, failuresOnly: pick.f }, true))) await claim.release();
 }

@@ -6,11 +6,11 @@ import { healthForRun } from '../../runs/health.ts';
 import {
   isAll,
   listSubscriptions,
-  removeSubscription as removeSubscriptionCase,
-  subscribe as subscribeCase,
+  removeSubscription,
+  subscribe,
   type UnsubscribeResult,
-  unsubscribe as unsubscribeCase,
-  watchExecution as watchExecutionCase,
+  unsubscribe,
+  watchExecution,
 } from '../../runs/subscriptions.ts';
 import { actorOf } from '../kit/access.ts';
 import { errorMessage, noticeMessage } from '../kit/common.ts';
@@ -34,7 +34,7 @@ export interface SubscribeRequest {
 }
 
 /** Subscribes and says so; false when refused or a choice is asked for (nothing changed). */
-export async function subscribe(
+export async function subscribeHere(
   ctx: HandlerContext,
   request: SubscribeRequest,
   replaceOriginal = false,
@@ -44,7 +44,7 @@ export async function subscribe(
     : isAll(request.runbook ?? '')
       ? { all: true as const }
       : { query: request.runbook ?? '' };
-  const result = await subscribeCase(ctx.deps, await actorOf(ctx), target, request.failuresOnly);
+  const result = await subscribe(ctx.deps, await actorOf(ctx), target, request.failuresOnly);
   if (result.kind === 'refused') {
     await ctx.respond({ ...errorMessage(result.sentence), replaceOriginal });
     return false;
@@ -111,17 +111,17 @@ async function showRemoval(
   return true;
 }
 
-export async function unsubscribe(ctx: HandlerContext, text: string): Promise<void> {
-  await showRemoval(ctx, text, await unsubscribeCase(ctx.deps, await actorOf(ctx), text), false);
+export async function unsubscribeHere(ctx: HandlerContext, text: string): Promise<void> {
+  await showRemoval(ctx, text, await unsubscribe(ctx.deps, await actorOf(ctx), text), false);
 }
 
 /** Removes the channel's subscription to `runbookId` ('*' = all) and shows what is left; false when refused. */
-export async function removeSubscription(
+export async function removeSubscriptionHere(
   ctx: HandlerContext,
   runbookId: string,
   replaceOriginal: boolean,
 ): Promise<boolean> {
-  const result = await removeSubscriptionCase(ctx.deps, await actorOf(ctx), runbookId);
+  const result = await removeSubscription(ctx.deps, await actorOf(ctx), runbookId);
   return showRemoval(ctx, runbookId === ALL_RUNBOOKS ? null : runbookId, result, replaceOriginal);
 }
 
@@ -139,11 +139,11 @@ export async function showSubscriptions(ctx: HandlerContext, replaceOriginal = f
 // ---- watch ---------------------------------------------------------------------------------------
 
 /** Adopts an execution; a running one gets its running card here now, a finished one its result from the watcher. */
-export async function watchExecution(ctx: HandlerContext, executionId: string): Promise<void> {
+export async function watchExecutionHere(ctx: HandlerContext, executionId: string): Promise<void> {
   const { deps } = ctx;
   const id0 = looksLikeFullId(executionId) ? executionId.trim() : await executionIdFor(ctx, executionId, 'watch');
   if (id0 === null) return;
-  const result = await watchExecutionCase(deps, await actorOf(ctx), id0, async (email) => {
+  const result = await watchExecution(deps, await actorOf(ctx), id0, async (email) => {
     const found = await ctx.client.users.lookupByEmail({ email }).catch(() => null);
     return found?.user?.id ?? null;
   });

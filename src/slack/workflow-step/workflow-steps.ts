@@ -10,7 +10,7 @@
 // when the run ends (./workflow-step-finish.ts), exactly once, across restarts and replicas.
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { describeFieldErrors } from '../../forms/typed-values.ts';
-import { actor as actorOf } from '../../runs/actor.ts';
+import { actor } from '../../runs/actor.ts';
 import { externalRefusal, recordDenial, unattendedWorkflows } from '../../runs/gate.ts';
 import { loadRunbook } from '../../runs/run.ts';
 import { chooseRun, proxyRefusal } from '../../runs/run-choice.ts';
@@ -146,18 +146,18 @@ export async function runStepExecuted(
     if (standing.kind === 'external' && external !== null) {
       const sentence = external;
       const who = { userId: chosen.userId, teamId: standing.teamId, groups: [], channelId: input.channel };
-      await recordDenial(deps, actorOf(who), { action: 'workflow.run', target: input.runbook, sentence });
+      await recordDenial(deps, actor(who), { action: 'workflow.run', target: input.runbook, sentence });
       return await refuse(sentence);
     }
-    const actor = await actorFor(
+    const runner = await actorFor(
       deps,
       client,
       { userId: chosen.userId, teamId, channelId: input.channel, destinationChannel: input.channel },
-      // The step's channel is chosen by the workflow: judged like any destination, against the actor.
+      // The step's channel is chosen by the workflow: judged like any destination, against the person it runs as.
       { email: true, checkDestination: true },
     );
     // A runbook hidden from this person reads as unknown, but the refusal is still audited.
-    const resolution = await (await visibilityFor(deps, actor)).resolve(input.runbook, 'workflow.run');
+    const resolution = await (await visibilityFor(deps, runner)).resolve(input.runbook, 'workflow.run');
     if (resolution.kind !== 'match') {
       return await refuse(
         resolution.kind === 'several'
@@ -181,7 +181,7 @@ export async function runStepExecuted(
         functionExecutionId,
         runbookId: runbook.id,
         runbookName: runbook.name,
-        actorId: actor.userId,
+        actorId: runner.userId,
         channel: input.channel,
         waitForCompletion: input.wait,
       },
@@ -190,7 +190,7 @@ export async function runStepExecuted(
     if (!first) return;
     begun = true;
     const request = { runbook, proxyId, params: checked.params, via: 'workflow-step' as const };
-    const result = await runWithoutApproval(deps, actor, request, 'workflow.run', 'from a workflow');
+    const result = await runWithoutApproval(deps, runner, request, 'workflow.run', 'from a workflow');
     const end = (e: StepEnd) => endStep(store, client, deps.logger, functionExecutionId, e, deps.now);
     if (result.kind !== 'started') {
       await end({ kind: 'failed', error: notStartedSentence(runbook.name, result) });

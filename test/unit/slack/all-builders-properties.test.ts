@@ -5,8 +5,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Execution, Schedule, Workflow } from '../../../src/api/schemas.ts';
 import { parseInputSchema } from '../../../src/forms/input-schema.ts';
+import { computeHealth } from '../../../src/health/runbook-health.ts';
 import { buildAuditList } from '../../../src/slack/audit/audit-list.ts';
 import { buildExecutionList } from '../../../src/slack/executions/execution-list.ts';
+import { buildFailingRunbooks, buildRunbookHealth } from '../../../src/slack/health/health-view.ts';
 import { buildAppHome } from '../../../src/slack/home/app-home.ts';
 import { buildApprovalNotice, buildApprovalRequest, buildRejectModal } from '../../../src/slack/kit/approval.ts';
 import {
@@ -83,7 +85,20 @@ describe('every builder over random API text', () => {
           requesterTs: null,
           quorum: { count: 2, eachOf: [short] },
         };
+        const healthNow = Date.parse('2026-11-22T00:00:00Z');
+        const health = computeHealth(t, [exec, { ...exec, id: 'e2', executionStatus: 'EXECUTION_STATUS_SUCCEEDED' }], {
+          nowMs: healthNow,
+        });
+        const failing = {
+          reports: [health],
+          seen: 1,
+          fetchedAt: healthNow,
+          rowsRead: 2,
+          coverage: { coveredFrom: healthNow - 86_400_000, limitedBy: 'pages' as const },
+        };
         const messages = [
+          buildRunbookHealth({ id: 'r1', name: t }, health, healthNow, healthNow),
+          buildFailingRunbooks(failing, new Map([[t.trim().toLowerCase(), 'r1']]), healthNow),
           buildExecutionList({
             page: { items: [exec, exec], nextPageToken: short, pageCount: 2, statusTable: { [t]: 1 } },
             query: { runbookQuery: t, status: null, last: null, tokens: [short] },
@@ -133,6 +148,18 @@ describe('every builder over random API text', () => {
           buildOutputModal(exec),
           buildRejectModal('{}', t),
           buildAppHome({ executions: [exec], schedules: [schedule], now: 0 }),
+          buildAppHome({
+            executions: [],
+            schedules: [],
+            now: healthNow,
+            failing,
+            forecast: {
+              runs: [{ scheduleId: 's1', runbookId: 'r1', runbookName: t, at: healthNow + 60_000, overlaps: true }],
+              truncated: true,
+              pausedCount: 1,
+              unreadableCount: 0,
+            },
+          }),
           buildScheduleModal({
             runbook,
             spec: parseInputSchema(''),
