@@ -36,6 +36,17 @@ const ObserveModel = z.object({
 
 const ApiModel = z.object({
   RUNBOOK_API_URL: urlString.optional(),
+  /** Many workspaces: the Runbook API addresses a workspace may connect to (comma-separated). */
+  RUNBOOK_API_URLS: z
+    .string()
+    .optional()
+    .transform((text) =>
+      (text ?? '')
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(urlString)),
   RUNBOOK_API_KEY: optionalString,
   RUNBOOK_API_TIMEOUT_MS: intIn(100, 600_000, 10_000),
   RUNBOOK_API_MAX_RETRIES: intIn(0, 10, 3),
@@ -149,6 +160,11 @@ export interface Config {
   api: {
     /** null → start the built-in emulator in-process. */
     url: string | null;
+    /**
+     * Many workspaces: the addresses a workspace may connect its API key to (RUNBOOK_API_URLS); empty →
+     * only `url` (or the built-in emulator). With more than one, the Connect form asks which.
+     */
+    allowedUrls: string[];
     apiKey: string;
     timeoutMs: number;
     maxRetries: number;
@@ -354,6 +370,7 @@ export function loadConfig(rawEnv: Env): Config {
     },
     api: {
       url: api.RUNBOOK_API_URL ?? null,
+      allowedUrls: api.RUNBOOK_API_URLS,
       apiKey: api.RUNBOOK_API_KEY ?? EMULATOR_DEFAULT_API_KEY,
       timeoutMs: api.RUNBOOK_API_TIMEOUT_MS,
       maxRetries: api.RUNBOOK_API_MAX_RETRIES,

@@ -75,6 +75,14 @@ async function main(): Promise<void> {
         const first = await installThroughSlack(botOrigin, fakeSlack.state.teamId);
         if (first.status !== 200)
           throw new Error(`the sandbox could not add the bot to its first workspace (${first.status})`);
+        // …and connected to the built-in emulator, as its admin would in App Home; the others connect there.
+        const connected = await runtime.tenants?.connections.connect(
+          fakeSlack.state.teamId,
+          { apiKey: runConfig.api.apiKey },
+          'U02BOB',
+        );
+        if (connected && !connected.ok)
+          throw new Error(`the sandbox could not connect its first workspace: ${connected.sentence}`);
       }
       sandbox = await startSandbox({
         ...(runConfig.slack.oauth ? { installUrl: `${botOrigin}/slack/install` } : {}),

@@ -44,9 +44,11 @@ import { guardClient } from './slack/kit/outgoing-guard.ts';
 import { Places } from './slack/kit/places.ts';
 import { RunDrafts } from './slack/kit/run-drafts.ts';
 import { postRunningCard } from './slack/kit/run-start.ts';
+import { createTenantDeps, type TenantApi, type TenantDeps } from './slack/tenant-deps.ts';
 import { finishWaitingSteps } from './slack/workflow-step/workflow-step-finish.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
+import { ApiConnections } from './tenants/api-connections.ts';
 import { createInstallationStore, type SealedInstallationStore } from './tenants/installation-store.ts';
 import { createStoredStateStore } from './tenants/oauth-state-store.ts';
 import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
@@ -116,12 +118,68 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
+/** The Runbook API client's settings from the configuration (every client: the one API, each installation's). */
+function apiClientOptions(config: Config, logger: Logger) {
+  return {
+    timeoutMs: config.api.timeoutMs,
+    maxRetries: config.api.maxRetries,
+    outputEncoding: config.api.outputEncoding,
+    sendInputsField: config.api.sendInputsField,
+    maxBodyBytes: config.api.maxBodyBytes,
+    logger: logger.child({ component: 'api' }),
+  };
+}
+
+/**
+ * Many workspaces: the deps of each installation, from its own Runbook API connection (sealed with
+ * SECRETS_ENCRYPTION_KEY) at one of the addresses the operator allows (RUNBOOK_API_URLS, else the one API).
+ */
+function connectTenants(config: Config, base: SlackDeps, store: Store, apiUrl: string, logger: Logger): TenantDeps {
+  const box = createSecretBox(config.secrets!);
+  const installations = createInstallationStore({ records: store.installations, box });
+  const clientOptions = apiClientOptions(config, logger);
+  const configured = config.proxies.list.length ? config.proxies.list : config.api.url ? [] : EMULATOR_PROXIES;
+  const defaultId = config.proxies.defaultId ?? (config.api.url ? null : EMULATOR_PROXIES[0]!.id);
+  const tenantApi = (rawApi: RunbookApi): TenantApi => {
+    const catalog = new RunbookCatalog({ api: rawApi });
+    const api = withMaskedExecutions(rawApi, (name) => catalog.named(name));
+    return { api, catalog, proxies: new ProxyDirectory({ api, configured, defaultId }), close: () => rawApi.close() };
+  };
+  const connections = new ApiConnections({
+    records: store.apiConnections,
+    box,
+    baseUrls: config.api.allowedUrls.length ? config.api.allowedUrls : [apiUrl],
+    // One list call with the key, answered within the interactive budget.
+    verify: async (baseUrl, apiKey) => {
+      const probe = createRunbookApi({ ...clientOptions, baseUrl, apiKey, maxRetries: 0 });
+      try {
+        await probe.workflows.list({ pageSize: 1 }, { timeoutMs: base.interactiveTimeoutMs });
+      } finally {
+        await probe.close();
+      }
+    },
+  });
+  return createTenantDeps({
+    base,
+    connections,
+    connect: (opened) =>
+      tenantApi(createRunbookApi({ ...clientOptions, baseUrl: opened.status.baseUrl, apiKey: opened.apiKey })),
+    unconnected: tenantApi,
+    newIdentity: () =>
+      new Identity({ groups: policyGroups(base.access.policy), logger: logger.child({ component: 'identity' }) }),
+    newPlaces: () => new Places({ logger: logger.child({ component: 'places' }) }),
+    installerOf: async (id) => (await installations.load(id))?.installation.user?.id ?? null,
+  });
+}
+
 export interface Tenants {
   installations: SealedInstallationStore;
   /** clientFor(installationId): the installation's current bot token, refreshed through Bolt's authorize. */
   clients: TenantClients;
   /** Registers work to stop when an installation's tokens are deleted (app_uninstalled / tokens_revoked). */
   onRevoked(stop: (installationId: string) => void | Promise<void>): void;
+  /** Each installation's Runbook API connection (App Home's Connect). */
+  connections: ApiConnections;
 }
 
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
@@ -165,15 +223,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     });
     cleanups.push(async () => interactive.close());
     const rawApi = createRunbookApi({
+      ...apiClientOptions(config, logger),
       onAttempt: interactive.apiAttempt,
       baseUrl,
       apiKey: config.api.apiKey,
-      timeoutMs: config.api.timeoutMs,
-      maxRetries: config.api.maxRetries,
-      outputEncoding: config.api.outputEncoding,
-      sendInputsField: config.api.sendInputsField,
-      maxBodyBytes: config.api.maxBodyBytes,
-      logger: logger.child({ component: 'api' }),
     });
     cleanups.push(() => rawApi.close());
     const catalog = new RunbookCatalog({ api: rawApi });
@@ -295,6 +348,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       now,
       interactiveTimeoutMs: Math.min(config.api.timeoutMs, 10_000),
     };
+
+    // Many workspaces: each installation connects its own Runbook API (tenant-deps.ts).
+    const tenantDeps =
+      config.slack.oauth && config.secrets ? connectTenants(config, deps, store, baseUrl, logger) : null;
+    if (tenantDeps) cleanups.push(() => tenantDeps.close());
 
     const groupsClient = slackClient({ slackApiUrl });
     // Subscription discovery: after the watcher (cleanups run in reverse, so it stops first and
@@ -425,6 +483,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       // The sandbox's bot answers only this machine (like the sandbox UI): /metrics stays local.
       ...(sandbox ? { host: '127.0.0.1' } : {}),
       routes: opsRoutes({ readiness, registry, metricsOnPublicPort: config.observe.metricsPort === null }),
+      ...(tenantDeps ? { depsFor: tenantDeps.depsFor } : {}),
     });
     // Global middleware runs before every listener: one span and one count per request from Slack.
     if (options.tracing) slack.app.use(options.tracing.middleware);
@@ -446,7 +505,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             }),
           ),
       });
-      tenants = { installations, clients: tenantClients, onRevoked: (stop) => revokedListeners.push(stop) };
+      tenants = {
+        installations,
+        clients: tenantClients,
+        onRevoked: (stop) => revokedListeners.push(stop),
+        connections: tenantDeps!.connections,
+      };
     }
     const { port } = await slack.start();
     cleanups.push(() => slack.stop());
@@ -487,7 +551,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             owner: skipOwner,
             leaseMs: 50_000,
             groupsOf,
-            announce: (notice) => announceFreeze(deps, slack.app.client, notice),
+            announce: (notice) => inTenant(notice.teamId ?? null, () => announceFreeze(deps, backgroundClient, notice)),
           }),
         )
         .catch((err: unknown) => logger.warn({ err }, 'applying change freezes failed'));

@@ -108,6 +108,8 @@ export interface FreezeNotice {
   runbookName: string;
   cron: string;
   channel: string;
+  /** The workspace the schedule was made in (many-workspace mode posts with its installation's token). */
+  teamId?: string | null;
 }
 
 export interface ApplyFreezeOptions extends FreezeOptions {
@@ -173,7 +175,15 @@ export async function applyFreezes(deps: RunsDeps, options: ApplyFreezeOptions):
     if (result.kind === 'resumed') {
       report.resumed.push(row.scheduleId);
       const { scheduleId, runbookName, cron } = row;
-      await tell(channel, { kind: 'resumed', freeze: row.freeze ?? '', until: null, scheduleId, runbookName, cron });
+      await tell(channel, {
+        kind: 'resumed',
+        freeze: row.freeze ?? '',
+        until: null,
+        scheduleId,
+        runbookName,
+        cron,
+        teamId: who.teamId,
+      });
     } else if (result.kind === 'failed') {
       report.failed.push(row.scheduleId);
       deps.logger.warn({ err: result.error, scheduleId: row.scheduleId }, 'could not resume a schedule after a freeze');
@@ -197,7 +207,15 @@ export async function applyFreezes(deps: RunsDeps, options: ApplyFreezeOptions):
     if (result.kind === 'paused') {
       report.paused.push(schedule.id);
       const { id: scheduleId, runbookName, schedule: cron } = schedule;
-      await tell(channel, { kind: 'paused', freeze: freeze.name, until: freeze.end, scheduleId, runbookName, cron });
+      await tell(channel, {
+        kind: 'paused',
+        freeze: freeze.name,
+        until: freeze.end,
+        scheduleId,
+        runbookName,
+        cron,
+        teamId: who.teamId,
+      });
     } else if (result.kind === 'failed') {
       report.failed.push(schedule.id);
       deps.logger.warn({ err: result.error, scheduleId: schedule.id }, 'could not pause a schedule for a freeze');

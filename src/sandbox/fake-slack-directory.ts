@@ -63,7 +63,7 @@ function toApiUser(state: FakeSlackState, u: FakeUser): Record<string, unknown> 
       team: state.teamId,
     },
     is_admin: u.is_admin ?? false,
-    is_owner: false,
+    is_owner: u.is_owner ?? false,
     is_primary_owner: false,
     is_restricted: false,
     is_ultra_restricted: false,

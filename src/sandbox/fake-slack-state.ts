@@ -11,6 +11,8 @@ export interface FakeUser {
   tz_offset: number;
   title?: string;
   is_admin?: boolean;
+  /** A workspace owner (users.info is_owner). */
+  is_owner?: boolean;
   is_bot?: boolean;
   deleted?: boolean;
   /** The person's own workspace when it is not the fake's (Slack Connect, or a sibling Grid workspace). */

@@ -11,6 +11,7 @@ import type { RevocationEvent } from '../tenants/revocation.ts';
 import { approvalsListeners } from './approvals/register.ts';
 import { browseListeners } from './browse/register.ts';
 import { commandListeners } from './command/register.ts';
+import { connectListeners } from './connect/register.ts';
 import { installRequestContext } from './context.ts';
 import { executionsListeners } from './executions/register.ts';
 import { healthListeners } from './health/register.ts';
@@ -22,6 +23,7 @@ import { registerOutgoingGuard } from './kit/guard-outgoing.ts';
 import { guardSlackRequests } from './kit/guard-request.ts';
 import { registerHandleOnce } from './kit/handle-once.ts';
 import { type Registration, registerListeners } from './kit/listen.ts';
+import { registerNotConnectedGate } from './kit/not-connected.ts';
 import { registerMetadataSeal } from './kit/seal-metadata.ts';
 import { registerWhoActs } from './kit/who-acts.ts';
 import { runListeners } from './run/register.ts';
@@ -41,6 +43,7 @@ export const FEATURE_LISTENERS: Readonly<Record<string, readonly Registration[]>
   'workflow-step': workflowStepListeners,
   home: homeListeners,
   health: healthListeners,
+  connect: connectListeners,
 };
 
 export interface SlackAppSettings {
@@ -65,6 +68,11 @@ export interface SlackAppSettings {
   host?: string;
   /** Extra HTTP routes (metrics, health details). */
   routes?: CustomRoute[];
+  /**
+   * Many workspaces: each request's deps for its installation (tenant-deps.ts), and the installation in
+   * every request's context. Unset: every request gets `deps`.
+   */
+  depsFor?: (installation: TenantInstallation | undefined) => Promise<SlackDeps>;
 }
 
 export interface SlackAppHandle {
@@ -188,11 +196,13 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerMetadataSeal(app, deps.access.seal, deps.logger);
   // The request context last, so it holds the guarded, sealing client and the opened metadata.
   installRequestContext(app, {
-    manyWorkspaces: Boolean(settings.install),
+    manyWorkspaces: Boolean(settings.install) || Boolean(settings.depsFor),
     ...(settings.install?.onInstallation ? { onInstallation: settings.install.onInstallation } : {}),
-    depsFor: () => deps,
+    depsFor: settings.depsFor ?? (() => deps),
     publishHome,
   });
+  // Many workspaces: nothing but App Home and Connect until the installation has connected its Runbook API.
+  if (settings.depsFor) registerNotConnectedGate(app);
   for (const listeners of Object.values(FEATURE_LISTENERS)) registerListeners(app, listeners);
   const drain = trackInFlight(app);
 

@@ -124,7 +124,8 @@ export function installRequestContext(app: App, settings: RequestContextSettings
     attachContext(request.context, {
       ...ctx,
       installation,
-      refreshHome: () => settings.publishHome(ctx.deps, ctx.client, ctx.userId),
+      // Resolved again: what the request changed (a Runbook API connected) shows at once.
+      refreshHome: async () => settings.publishHome(await settings.depsFor(installation, args), ctx.client, ctx.userId),
     });
     if (!installation) return request.next();
     await settings.onInstallation?.(installation);

@@ -364,6 +364,19 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 16,
+    name: 'each installation connects its own Runbook API',
+    up: () => `
+      CREATE TABLE api_connections (
+        installation_id TEXT PRIMARY KEY,
+        base_url        TEXT NOT NULL,
+        sealed_key      TEXT NOT NULL,
+        connected_by    TEXT NOT NULL,
+        connected_at    BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 export interface MigrateOptions {

@@ -13,6 +13,7 @@ import {
   toSubscription,
   toWatch,
 } from './row-mappers.ts';
+import { apiConnectionStore } from './sql-api-connections.ts';
 import type { SqlDialect, SqlDriver, SqlRow } from './sql-driver.ts';
 import { installationRecordStore, oauthStateStore } from './sql-installations.ts';
 import { aliasStore, channelDefaultsStore, workflowStepStore } from './sql-saved-runs.ts';
@@ -737,5 +738,6 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     coordination: coordinationStore(db),
     installations: installationRecordStore(db),
     oauthStates: oauthStateStore(db),
+    apiConnections: apiConnectionStore(db),
   };
 }

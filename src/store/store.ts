@@ -3,6 +3,7 @@
 // Times are epoch milliseconds and every method that compares or stamps a time takes `now` from
 // the caller, so tests (and replicas) control the clock.
 
+import type { ApiConnectionStore } from './api-connections.ts';
 import type { InstallationRecordStore, OAuthStateStore } from './installations.ts';
 import type { AliasStore, ChannelDefaultsStore, WorkflowStepStore } from './saved-runs.ts';
 
@@ -565,6 +566,8 @@ export interface Store {
   installations: InstallationRecordStore;
   /** The OAuth install flow's one-time states. */
   oauthStates: OAuthStateStore;
+  /** Many-workspace mode: each installation's Runbook API (URL and sealed key; api-connections.ts). */
+  apiConnections: ApiConnectionStore;
 }
 
 export type StoreConfig =

@@ -113,7 +113,24 @@ describe('/runbook health <runbook>: the chart', () => {
     expect(text).toContain('Success rate');
     expect(text).toContain('Median duration');
     expect(message.text).toBe(answer.text);
+    // What the chart is drawn from is what the emulator holds: its totals and its busiest day.
+    const from = h.clock.now() - 30 * 24 * 60 * 60_000;
+    const runs = [...h.emulator.state.executions.byId.values()].filter(
+      (e) => e.workflowName === IAM && e.startMs >= from,
+    );
+    const succeeded = runs.filter((e) => e.status === 'EXECUTION_STATUS_SUCCEEDED').length;
+    const failed = runs.filter((e) => e.status === 'EXECUTION_STATUS_FAILED').length;
+    const perDay = new Map<string, number>();
+    for (const e of runs) {
+      const d = new Date(e.startMs).toISOString().slice(0, 10);
+      perDay.set(d, (perDay.get(d) ?? 0) + 1);
+    }
+    const busiest = Math.max(...perDay.values());
     expect(image?.alt_text).toMatch(/^Bar chart of Rotate IAM Access Keys runs per day/);
+    expect(image?.alt_text).toContain(`(${succeeded} succeeded, ${failed} failed)`);
+    expect(image?.alt_text).toMatch(new RegExp(`busiest day (\\d{4}-\\d{2}-\\d{2}) with ${busiest} runs`));
+    const named = /busiest day (\d{4}-\d{2}-\d{2})/.exec(image?.alt_text ?? '')?.[1];
+    expect(perDay.get(named!)).toBe(busiest);
     expect(image?.title?.text).toBe('Rotate IAM Access Keys, last 30 days');
     expect(checkBlocks(message.blocks ?? [], 'message')).toEqual([]);
     // Private stays private: nothing was posted in the channel.

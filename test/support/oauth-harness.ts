@@ -32,8 +32,12 @@ export interface OAuthHarness {
   origin: string;
   dataDir: string;
   logs: string[];
-  /** Installs into a workspace or (an enterprise id) a whole Grid org; the page the person ends on. */
-  install(target: string, options?: { deny?: boolean }): Promise<{ status: number; html: string }>;
+  /**
+   * Installs into a workspace or (an enterprise id) a whole Grid org; the page the person ends on. The
+   * installation is then connected to the emulator's key, as its admin would in App Home (`connect: false`
+   * leaves it unconnected).
+   */
+  install(target: string, options?: { deny?: boolean; connect?: boolean }): Promise<{ status: number; html: string }>;
   /** A person in a workspace (of an org, installed org-wide or not). */
   user(userId: string, teamId: string, grid?: { enterpriseId: string; isEnterpriseInstall: boolean }): SlackUser;
   /** Delivers an Events API body, signed, as Slack does. */
@@ -93,7 +97,14 @@ export async function startOAuthHarness(
     origin,
     dataDir,
     logs,
-    install: (target, how = {}) => installThroughSlack(origin, target, how),
+    async install(target, how = {}) {
+      const page = await installThroughSlack(origin, target, how);
+      if (!how.deny && how.connect !== false && page.status === 200) {
+        const connected = await runtime.tenants!.connections.connect(target, { apiKey: API_KEY }, 'U0HARNESS');
+        if (!connected.ok) throw new Error(`could not connect ${target}: ${connected.sentence}`);
+      }
+      return page;
+    },
     user(userId, teamId, grid) {
       return new SlackUser({
         fake,

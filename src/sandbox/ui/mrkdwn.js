@@ -48,6 +48,7 @@ const EMOJI = {
   white_large_square: '⬜',
   bar_chart: '📊',
   stethoscope: '🩺',
+  electric_plug: '🔌',
 };
 
 /** Whether the sandbox shows this :shortcode: as an emoji (a test checks every one the bot sends). */

@@ -39,6 +39,8 @@ export interface AppHomeInput {
   people?: PeopleByEmail;
   /** Paused schedules by id: shown with their real expression, who paused them and when. */
   pauses?: ReadonlyMap<string, SchedulePause>;
+  /** Many-workspace mode: the Runbook API connection's section (connection-section.ts), shown first. */
+  connection?: KnownBlock[];
   /** Runs due in the next 24 hours (or why they could not be read); omitted: the section is not shown. */
   forecast?: VisibleForecast | unknown;
   /** The runbooks failing most (or why that could not be read); omitted: the section is not shown. */
@@ -286,6 +288,7 @@ function scheduleLines(schedules: Schedule[], pauses?: ReadonlyMap<string, Sched
 
 export function buildAppHome(input: AppHomeInput): HomeView {
   const blocks: KnownBlock[] = [
+    ...(input.connection ?? []),
     { type: 'header', text: plainText('Runbooks', 150) },
     {
       type: 'actions',

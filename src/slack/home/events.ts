@@ -1,8 +1,10 @@
 // App Home: recent executions, schedules, the next 24 hours, the failing runbooks and quick buttons, published when the tab is opened and
 // when the person presses Refresh (its Run and New schedule buttons belong to run/ and schedules/).
+import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Execution, Schedule } from '../../api/schemas.ts';
 import type { Actor } from '../../runs/actor.ts';
+import { mayConnect } from '../../runs/api-connection.ts';
 import { awaitingApprovalBy } from '../../runs/approvals.ts';
 import { forecastFor } from '../../runs/forecast.ts';
 import { failingRunbooks } from '../../runs/health.ts';
@@ -11,9 +13,28 @@ import { actorFor } from '../kit/actor.ts';
 import type { SlackDeps } from '../kit/deps.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
 import type { ActionArgs, EventArgs } from '../kit/listen.ts';
+import { connectFactsOf } from '../kit/tenancy.ts';
 import { buildAppHome, HOME_PERSONAL_ROWS } from './app-home.ts';
+import { connectionSection } from './connection-section.ts';
+
+/** Many-workspace mode: the connection's section for this person, or null outside it. */
+async function connectionBlocks(deps: SlackDeps, client: WebClient, userId: string): Promise<KnownBlock[] | null> {
+  const { tenancy } = deps;
+  if (!tenancy) return null;
+  // Whether they may manage it is read now (users.info); unreadable: shown without the buttons.
+  const canManage = await connectFactsOf(tenancy, client, userId)
+    .then((facts) => mayConnect(userId, facts))
+    .catch(() => false);
+  return connectionSection({ status: tenancy.status, installerId: tenancy.installerId, canManage });
+}
 
 export async function publishHome(deps: SlackDeps, client: WebClient, userId: string): Promise<void> {
+  const connection = await connectionBlocks(deps, client, userId);
+  // Not connected yet: there is nothing else to show.
+  if (connection && !deps.tenancy?.status) {
+    await client.views.publish({ user_id: userId, view: { type: 'home', blocks: connection } });
+    return;
+  }
   // Each half degrades on its own: a failing list shows a note instead of blanking the tab.
   const [executions, schedules] = await Promise.all([
     deps.api.executions
@@ -36,7 +57,14 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
   } catch (err) {
     await client.views.publish({
       user_id: userId,
-      view: buildAppHome({ executions: err, schedules: err, now: deps.now(), awaitingApproval: err, myRuns: err }),
+      view: buildAppHome({
+        executions: err,
+        schedules: err,
+        now: deps.now(),
+        awaitingApproval: err,
+        myRuns: err,
+        ...(connection ? { connection } : {}),
+      }),
     });
     return;
   }
@@ -69,6 +97,7 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
       forecast,
       failing,
       myRuns: Array.isArray(myRuns) ? myRuns.filter((e: Execution) => visible.ref({ name: e.workflowName })) : myRuns,
+      ...(connection ? { connection } : {}),
     }),
   });
 }

@@ -6,6 +6,7 @@ import type { Identity } from './identity.ts';
 import type { MetadataSeal } from './metadata-seal.ts';
 import type { Places } from './places.ts';
 import type { RunDrafts } from './run-drafts.ts';
+import type { TenancyDeps } from './tenancy.ts';
 
 // The run-tracking contract lives with the use cases (src/runs/), below both Slack and the watcher.
 export type { AdoptedRun, RunTracker, StartedRun } from '../../runs/run-tracker.ts';
@@ -24,4 +25,6 @@ export interface AccessDeps extends RunsAccess {
 export interface SlackDeps extends RunsDeps {
   drafts: RunDrafts;
   access: AccessDeps;
+  /** Many-workspace mode: the installation these deps serve and its Runbook API connection; else absent. */
+  tenancy?: TenancyDeps;
 }

@@ -61,6 +61,11 @@ export const ACTIONS = {
   confirmRun: 'confirm_run', // value: JSON {d: draft id, t?: thread ts}
   confirmEdit: 'confirm_edit', // same value: opens the form filled in
   confirmCancel: 'confirm_cancel',
+  // many workspaces: the installation's Runbook API (App Home)
+  connectOpen: 'connect_open', // opens the Connect form (connect, or replace the key)
+  connectRemove: 'connect_remove', // removes the connection (button with a confirm dialog)
+  connectKey: 'connect_key',
+  connectUrl: 'connect_url',
 } as const;
 
 export const VIEWS = {
@@ -71,6 +76,7 @@ export const VIEWS = {
   info: 'info_modal',
   reject: 'reject_modal',
   outputFind: 'output_find_modal',
+  connect: 'connect_modal',
 } as const;
 
 export const BLOCKS = {
@@ -90,6 +96,8 @@ export const BLOCKS = {
   scheduleSummary: 'meta_schedule_summary',
   scheduleHeader: 'meta_schedule_header',
   rejectReason: 'meta_reject_reason',
+  connectKey: 'meta_connect_key',
+  connectUrl: 'meta_connect_url',
 } as const;
 
 export const SHORTCUTS = {

@@ -46,7 +46,7 @@ function orgInstall(enterprise: string, token: string): Installation {
 }
 
 /** Every way a secret could sit in a row: in clear, base64 (either alphabet) or hex. */
-function leakedForms(secret: string): string[] {
+export function leakedForms(secret: string): string[] {
   const bytes = Buffer.from(secret);
   return [secret, bytes.toString('base64'), bytes.toString('base64url'), bytes.toString('hex')].flatMap((form) => [
     form,

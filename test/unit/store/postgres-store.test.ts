@@ -10,6 +10,7 @@ import { openPostgresDriver } from '../../../src/store/postgres-driver.ts';
 import { createSqlStore } from '../../../src/store/sql-store.ts';
 import type { Store } from '../../../src/store/store.ts';
 import { TEST_DATABASE_URL } from '../../support/test-database.ts';
+import { runApiConnectionsContract } from './api-connections-contract.ts';
 import { runInstallationsContract } from './installations-contract.ts';
 import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
@@ -49,6 +50,7 @@ async function createPostgresHarness(): Promise<StoreHarness> {
 runStoreContract('postgres', createPostgresHarness);
 runSavedRunsContract('postgres', createPostgresHarness);
 runInstallationsContract('postgres', createPostgresHarness);
+runApiConnectionsContract('postgres', createPostgresHarness);
 
 describe('postgres store', () => {
   const cleanup: Array<() => Promise<unknown>> = [];
@@ -73,6 +75,7 @@ describe('postgres store', () => {
       ),
     );
     expect(tables.rows.map((r) => r.table_name)).toEqual([
+      'api_connections',
       'approval_votes',
       'approvals',
       'audit',

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
+import { runApiConnectionsContract } from './api-connections-contract.ts';
 import { runInstallationsContract } from './installations-contract.ts';
 import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
@@ -40,6 +41,7 @@ async function createSqliteHarness(): Promise<StoreHarness> {
 runStoreContract('sqlite', createSqliteHarness);
 runSavedRunsContract('sqlite', createSqliteHarness);
 runInstallationsContract('sqlite', createSqliteHarness);
+runApiConnectionsContract('sqlite', createSqliteHarness);
 
 describe('sqlite store', () => {
   const cleanup: Array<() => Promise<void> | void> = [];

@@ -1,0 +1,102 @@
+// Connect, Replace key and Disconnect (App Home, many-workspace mode): each reads what Slack says about
+// the person (users.info), calls one use case of src/runs/api-connection.ts and shows its result.
+import { connectRunbookApi, disconnectRunbookApi, openConnect } from '../../runs/api-connection.ts';
+import { errorMessage, errorModal, noticeMessage } from '../kit/common.ts';
+import { describeFailure } from '../kit/describe-failure.ts';
+import type { HandlerContext } from '../kit/handler-context.ts';
+import { ACTIONS, BLOCKS } from '../kit/ids.ts';
+import type { ActionArgs, ViewArgs } from '../kit/listen.ts';
+import { connectFactsOf, type TenancyDeps } from '../kit/tenancy.ts';
+import { buildConnectModal, checkingModal, connectedModal } from './connect-modal.ts';
+
+const NOT_MANY = 'This deployment serves one workspace: its Runbook API is set by the operator.';
+
+function tenancyOf(ctx: HandlerContext): TenancyDeps {
+  const { tenancy } = ctx.deps;
+  if (!tenancy) throw new Error(NOT_MANY);
+  return tenancy;
+}
+
+async function refreshHome(ctx: HandlerContext): Promise<void> {
+  await ctx.refreshHome?.().catch((err: unknown) => ctx.deps.logger.warn({ err }, 'could not refresh App Home'));
+}
+
+/** Connect / Replace key: opens the form for those who may (the refusal is said privately and audited). */
+export async function connectOpenClicked({ ack, body, client }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  await ack();
+  if (!ctx.deps.tenancy) {
+    await client.views.open({ trigger_id: body.trigger_id, view: errorModal('Connect Runbook API', NOT_MANY) });
+    return;
+  }
+  const tenancy = ctx.deps.tenancy;
+  // Opened at once (the trigger lasts 3 s); the check of who may happens next.
+  const opened = await client.views.open({ trigger_id: body.trigger_id, view: checkingModal() });
+  const viewId = (opened as { view?: { id?: string } }).view?.id ?? '';
+  let view: Parameters<typeof client.views.update>[0]['view'];
+  try {
+    const facts = await connectFactsOf(tenancy, client, ctx.userId);
+    const verdict = await openConnect(ctx.deps, await ctx.actor(), facts);
+    const current = await tenancy.connections.status(tenancy.installationId);
+    view =
+      verdict.kind === 'ok'
+        ? buildConnectModal({ current, baseUrls: tenancy.connections.baseUrls })
+        : errorModal('Connect Runbook API', verdict.sentence);
+  } catch (err) {
+    view = errorModal('Connect Runbook API', describeFailure(err));
+  }
+  await client.views.update({ view_id: viewId, view });
+}
+
+export async function connectSubmitted({ ack, view, client }: ViewArgs, ctx: HandlerContext): Promise<void> {
+  const values = view.state.values;
+  const apiKey = values[BLOCKS.connectKey]?.[ACTIONS.connectKey]?.value ?? '';
+  const baseUrl = values[BLOCKS.connectUrl]?.[ACTIONS.connectUrl]?.selected_option?.value ?? null;
+  if (apiKey.trim() === '') {
+    await ack({ response_action: 'errors', errors: { [BLOCKS.connectKey]: 'Paste the Runbook API key.' } });
+    return;
+  }
+  const tenancy = ctx.deps.tenancy;
+  if (!tenancy) {
+    await ack({ response_action: 'update', view: errorModal('Connect Runbook API', NOT_MANY) });
+    return;
+  }
+  // The key is checked with the Runbook API, which may take longer than Slack waits for an answer.
+  await ack({ response_action: 'update', view: checkingModal() });
+  let next: Parameters<typeof client.views.update>[0]['view'];
+  try {
+    const facts = await connectFactsOf(tenancy, client, ctx.userId);
+    const result = await connectRunbookApi(ctx.deps, tenancy.connections, await ctx.actor(), facts, {
+      apiKey,
+      baseUrl,
+    });
+    if (result.kind === 'connected') next = connectedModal(result.status);
+    else if (result.kind === 'invalid') {
+      const current = await tenancy.connections.status(tenancy.installationId);
+      next = buildConnectModal({ current, baseUrls: tenancy.connections.baseUrls, problem: result.sentence });
+    } else next = errorModal('Connect Runbook API', result.sentence);
+  } catch (err) {
+    next = errorModal('Connect Runbook API', `Nothing was saved. ${describeFailure(err)}`);
+  }
+  await client.views.update({ view_id: view.id, view: next });
+  await refreshHome(ctx);
+}
+
+/** Disconnect (behind a confirm dialog): acked by its registration; failures become one sentence there. */
+export async function connectRemoveClicked({ client }: ActionArgs, ctx: HandlerContext): Promise<void> {
+  const tenancy = tenancyOf(ctx);
+  const facts = await connectFactsOf(tenancy, client, ctx.userId);
+  const result = await disconnectRunbookApi(ctx.deps, tenancy.connections, await ctx.actor(), facts);
+  if (result.kind === 'refused') {
+    await ctx.respond(errorMessage(result.sentence));
+    return;
+  }
+  await ctx.respond(
+    noticeMessage(
+      result.kind === 'disconnected'
+        ? ':electric_plug: The Runbook API is disconnected: its key is deleted. Connect again from the Home tab.'
+        : 'The Runbook API was not connected.',
+      result.kind === 'disconnected' ? 'The Runbook API is disconnected.' : 'The Runbook API was not connected.',
+    ),
+  );
+  await refreshHome(ctx);
+}

@@ -1,0 +1,57 @@
+// Many-workspace mode: the top of App Home says which Runbook API this workspace uses (never the key),
+// or that it is not connected yet and who can connect it; those who may manage it get Connect, or
+// Replace key and Disconnect.
+import type { KnownBlock } from '@slack/types';
+import type { ConnectionStatus } from '../../tenants/api-connections.ts';
+import { button, confirmDialog, when } from '../kit/common.ts';
+import { ACTIONS } from '../kit/ids.ts';
+import { escapeMrkdwn, mrkdwnText, plainText, userMention } from '../kit/mrkdwn.ts';
+import { notConnectedSentence } from '../kit/tenancy.ts';
+
+export interface ConnectionSectionInput {
+  status: ConnectionStatus | null;
+  installerId: string | null;
+  /** Whether this person may connect, replace or remove it. */
+  canManage: boolean;
+}
+
+export function connectionSection(input: ConnectionSectionInput): KnownBlock[] {
+  const blocks: KnownBlock[] = [{ type: 'header', text: plainText('Runbook API', 150) }];
+  if (!input.status) {
+    blocks.push({ type: 'section', text: mrkdwnText(`:electric_plug: ${notConnectedSentence(input.installerId)}`) });
+    if (input.canManage) {
+      blocks.push({
+        type: 'actions',
+        block_id: 'home_connect',
+        elements: [button('Connect', ACTIONS.connectOpen, 'connect', { style: 'primary' })],
+      });
+    }
+  } else {
+    const { baseUrl, connectedBy, connectedAt } = input.status;
+    blocks.push({
+      type: 'section',
+      text: mrkdwnText(
+        `:white_check_mark: Connected to \`${escapeMrkdwn(baseUrl)}\` by ${userMention(connectedBy)} ${when(new Date(connectedAt).toISOString())}. The key is stored encrypted and is never shown.`,
+      ),
+    });
+    if (input.canManage) {
+      blocks.push({
+        type: 'actions',
+        block_id: 'home_connect',
+        elements: [
+          button('Replace key', ACTIONS.connectOpen, 'replace'),
+          button('Disconnect', ACTIONS.connectRemove, 'remove', {
+            style: 'danger',
+            confirm: confirmDialog(
+              'Disconnect the Runbook API?',
+              'Nobody in this workspace can run, schedule or see runbooks until someone connects a key again.',
+              'Disconnect',
+            ),
+          }),
+        ],
+      });
+    }
+  }
+  blocks.push({ type: 'divider' });
+  return blocks;
+}

@@ -1,0 +1,38 @@
+// Many-workspace mode: the installation a request's deps belong to and its Runbook API connection, the
+// sentence every surface shows until the workspace is connected, and what Slack says about the person
+// (users.info is_owner / is_admin, read fresh: it decides who may connect).
+import type { WebClient } from '@slack/web-api';
+import type { ConnectFacts } from '../../runs/api-connection.ts';
+import type { ApiConnections, ConnectionStatus } from '../../tenants/api-connections.ts';
+import { userMention } from './mrkdwn.ts';
+
+export interface TenancyDeps {
+  installationId: string;
+  connections: ApiConnections;
+  /** The connection when this request's deps were resolved; null: not connected yet. */
+  status: ConnectionStatus | null;
+  /** Who installed the app (null when unknown). */
+  installerId: string | null;
+}
+
+/** Who may connect the workspace, as mrkdwn. */
+export function whoMayConnect(installerId: string | null): string {
+  return installerId
+    ? `a workspace admin or owner, or ${userMention(installerId)} (who installed the app)`
+    : 'a workspace admin or owner';
+}
+
+/** What every command and action answers until the workspace is connected. */
+export function notConnectedSentence(installerId: string | null): string {
+  return `This workspace is not connected to a Runbook API yet: ${whoMayConnect(installerId)} can connect it with Connect in the app's Home tab.`;
+}
+
+/** The facts the connect use cases decide on: the person's role in the workspace and the installer. */
+export async function connectFactsOf(tenancy: TenancyDeps, client: WebClient, userId: string): Promise<ConnectFacts> {
+  const answer = (await client.users.info({ user: userId })) as {
+    user?: { is_owner?: boolean; is_primary_owner?: boolean; is_admin?: boolean };
+  };
+  const user = answer.user ?? {};
+  const role = user.is_owner || user.is_primary_owner ? 'owner' : user.is_admin ? 'admin' : 'member';
+  return { installationId: tenancy.installationId, role, installerId: tenancy.installerId };
+}

@@ -1,0 +1,142 @@
+// Many-workspace mode: the dependencies of one request, for its installation (the request context's
+// `depsFor`). Each connected installation has its own Runbook API client, runbook catalog, proxy list,
+// identity cache and places cache, built from its connection and kept until the connection changes (any
+// replica: the row is read on every request, so a replaced or removed key takes effect at once). Until
+// it is connected, every API call answers the one sentence saying so and who can connect it.
+import { LRUCache } from 'lru-cache';
+import type { RunbookApi } from '../api/runbook-api.ts';
+import type { ProxyDirectory } from '../catalog/proxy-directory.ts';
+import type { RunbookCatalog } from '../catalog/runbook-catalog.ts';
+import type { ApiConnections, OpenConnection } from '../tenants/api-connections.ts';
+import type { TenantInstallation } from '../tenants/installation.ts';
+import type { SlackDeps } from './kit/deps.ts';
+import type { Identity } from './kit/identity.ts';
+import type { Places } from './kit/places.ts';
+import { notConnectedSentence } from './kit/tenancy.ts';
+import { UserFacingError } from './kit/user-facing-error.ts';
+
+/** One installation's Runbook API side, built from its opened connection (or from the not-connected API). */
+export interface TenantApi {
+  api: RunbookApi;
+  catalog: RunbookCatalog;
+  proxies: ProxyDirectory;
+  /** Closes what the client holds open. */
+  close(): Promise<void>;
+}
+
+export interface TenantDepsOptions {
+  /** What every installation shares: the store, the policy, the audit trail, the watcher, the logger. */
+  base: SlackDeps;
+  connections: ApiConnections;
+  /** The installation's client, catalog and proxies for its connection. */
+  connect(connection: OpenConnection): TenantApi;
+  /** The same over an API that only says the workspace is not connected. */
+  unconnected(api: RunbookApi): TenantApi;
+  /** Fresh per-installation caches of people and of places. */
+  newIdentity(): Identity;
+  newPlaces(): Places;
+  /** Who installed the app in this installation (null when unknown). */
+  installerOf(installationId: string): Promise<string | null>;
+  /** Installations kept built at once (default 500); the least recently used are closed beyond it. */
+  maxCached?: number;
+  /** How long a replaced client stays open for requests still using it (default 60 s). */
+  closeGraceMs?: number;
+}
+
+interface Entry {
+  version: string;
+  deps: SlackDeps;
+  tenant: TenantApi;
+}
+
+/** A Runbook API whose every call fails with `sentence`, as the person's answer. */
+export function unavailableApi(sentence: string): RunbookApi {
+  const fail = async (): Promise<never> => {
+    throw new UserFacingError(sentence);
+  };
+  // biome-ignore lint/correctness/useYield: it fails before the first item, like a failing first page
+  const failEach = async function* (): AsyncGenerator<never> {
+    throw new UserFacingError(sentence);
+  };
+  return {
+    workflows: { list: fail, iterate: failEach, get: fail, run: fail },
+    schedules: { list: fail, iterate: failEach, create: fail, get: fail, update: fail, delete: fail },
+    executions: { list: fail, iterate: failEach, get: fail },
+    close: async () => {},
+  };
+}
+
+export interface TenantDeps {
+  connections: ApiConnections;
+  depsFor(installation: TenantInstallation | undefined): Promise<SlackDeps>;
+  /** Closes every installation's client. */
+  close(): Promise<void>;
+}
+
+const NO_INSTALLATION =
+  'This request names no workspace the app is installed in, so it cannot reach a Runbook API; install the app there first.';
+
+export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
+  const grace = options.closeGraceMs ?? 60_000;
+  const timers = new Set<NodeJS.Timeout>();
+  const closeLater = (tenant: TenantApi) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      void tenant.close().catch(() => {});
+    }, grace);
+    timer.unref();
+    timers.add(timer);
+  };
+  const cache = new LRUCache<string, Entry>({
+    max: options.maxCached ?? 500,
+    dispose: (entry) => closeLater(entry.tenant),
+  });
+  const unscoped = (() => {
+    const tenant = options.unconnected(unavailableApi(NO_INSTALLATION));
+    return { ...options.base, api: tenant.api, catalog: tenant.catalog, proxies: tenant.proxies };
+  })();
+
+  const build = async (installationId: string, opened: OpenConnection | null, version: string): Promise<Entry> => {
+    const installerId = await options.installerOf(installationId).catch(() => null);
+    const tenant = opened
+      ? options.connect(opened)
+      : options.unconnected(unavailableApi(notConnectedSentence(installerId)));
+    const { base } = options;
+    const deps: SlackDeps = {
+      ...base,
+      api: tenant.api,
+      catalog: tenant.catalog,
+      proxies: tenant.proxies,
+      access: { ...base.access, identity: options.newIdentity(), places: options.newPlaces() },
+      tenancy: { installationId, connections: options.connections, status: opened?.status ?? null, installerId },
+    };
+    return { version, deps, tenant };
+  };
+
+  return {
+    connections: options.connections,
+    async depsFor(installation) {
+      if (!installation) return unscoped;
+      let opened: OpenConnection | null = null;
+      try {
+        opened = await options.connections.open(installation.id);
+      } catch (err) {
+        // A key sealed with a key we no longer hold: the workspace has to connect again.
+        options.base.logger.error({ err, installation: installation.id }, 'could not open a Runbook API connection');
+      }
+      const version = opened?.version ?? 'not-connected';
+      const cached = cache.get(installation.id);
+      if (cached && cached.version === version) return cached.deps;
+      const entry = await build(installation.id, opened, version);
+      cache.set(installation.id, entry);
+      return entry.deps;
+    },
+    async close() {
+      const tenants = [...cache.values()].map((entry) => entry.tenant);
+      cache.clear();
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await Promise.all(tenants.map((tenant) => tenant.close().catch(() => {})));
+    },
+  };
+}

@@ -1,0 +1,122 @@
+// Each installation's own Runbook API connection (many-workspace mode). A key is checked with one list
+// call before it is saved, stored sealed (secret-box.ts), opened only in memory to build that
+// installation's client, and never shown again: what anyone can read is the URL, who connected it and when.
+import { describeApiError, ForbiddenError, UnauthorizedError } from '../api/errors.ts';
+import type { ApiConnectionStore } from '../store/api-connections.ts';
+import type { SecretBox } from './secret-box.ts';
+
+/** What may be shown about a connection: never the key. */
+export interface ConnectionStatus {
+  baseUrl: string;
+  connectedBy: string;
+  connectedAt: number;
+}
+
+/** An opened connection, for building the installation's client; `version` changes with every save. */
+export interface OpenConnection {
+  status: ConnectionStatus;
+  apiKey: string;
+  version: string;
+}
+
+export type ConnectInput = { apiKey: string; baseUrl?: string | null };
+
+export type ConnectOutcome =
+  | { ok: true; status: ConnectionStatus }
+  | { ok: false; field: 'apiKey' | 'baseUrl'; sentence: string };
+
+/** One list call with the key against the URL; throws the client's error when it fails. */
+export type VerifyKey = (baseUrl: string, apiKey: string) => Promise<void>;
+
+const MAX_KEY_LENGTH = 512;
+
+/** A base URL compared without its trailing slashes. */
+export function normalizeBaseUrl(url: string): string {
+  return url.trim().replace(/\/+$/, '');
+}
+
+export class ApiConnections {
+  readonly baseUrls: readonly string[];
+  readonly #records: ApiConnectionStore;
+  readonly #box: SecretBox;
+  readonly #verify: VerifyKey;
+  readonly #now: () => number;
+
+  constructor(options: {
+    records: ApiConnectionStore;
+    box: SecretBox;
+    /** The URLs the operator allows (at least one); with one, nobody is asked for a URL. */
+    baseUrls: readonly string[];
+    verify: VerifyKey;
+    now?: () => number;
+  }) {
+    if (options.baseUrls.length === 0) throw new Error('ApiConnections needs at least one allowed base URL');
+    this.baseUrls = options.baseUrls.map(normalizeBaseUrl);
+    this.#records = options.records;
+    this.#box = options.box;
+    this.#verify = options.verify;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Whether people choose among several URLs (else the one allowed is used). */
+  get asksForUrl(): boolean {
+    return this.baseUrls.length > 1;
+  }
+
+  async status(installationId: string): Promise<ConnectionStatus | null> {
+    const record = await this.#records.get(installationId);
+    return record
+      ? { baseUrl: record.baseUrl, connectedBy: record.connectedBy, connectedAt: record.connectedAt }
+      : null;
+  }
+
+  async open(installationId: string): Promise<OpenConnection | null> {
+    const record = await this.#records.get(installationId);
+    if (!record) return null;
+    return {
+      status: { baseUrl: record.baseUrl, connectedBy: record.connectedBy, connectedAt: record.connectedAt },
+      apiKey: this.#box.open(record.sealedKey),
+      version: record.sealedKey,
+    };
+  }
+
+  /** Checks the key with one list call, then saves it sealed (replacing any earlier connection). */
+  async connect(installationId: string, input: ConnectInput, connectedBy: string): Promise<ConnectOutcome> {
+    const apiKey = input.apiKey.trim();
+    if (!apiKey) return { ok: false, field: 'apiKey', sentence: 'Paste the Runbook API key.' };
+    if (apiKey.length > MAX_KEY_LENGTH || /[\s\p{Cc}]/u.test(apiKey)) {
+      return {
+        ok: false,
+        field: 'apiKey',
+        sentence: `That is not an API key: a key is one word of at most ${MAX_KEY_LENGTH} characters.`,
+      };
+    }
+    const baseUrl = input.baseUrl ? normalizeBaseUrl(input.baseUrl) : this.asksForUrl ? '' : this.baseUrls[0]!;
+    if (!this.baseUrls.includes(baseUrl)) {
+      return { ok: false, field: 'baseUrl', sentence: 'Choose one of the Runbook API addresses offered.' };
+    }
+    try {
+      await this.#verify(baseUrl, apiKey);
+    } catch (err) {
+      return { ok: false, field: 'apiKey', sentence: verifySentence(baseUrl, err) };
+    }
+    const record = await this.#records.put(
+      { installationId, baseUrl, sealedKey: this.#box.seal(apiKey), connectedBy },
+      this.#now(),
+    );
+    return { ok: true, status: { baseUrl, connectedBy: record.connectedBy, connectedAt: record.connectedAt } };
+  }
+
+  /** Forgets the connection; true when there was one. */
+  remove(installationId: string): Promise<boolean> {
+    return this.#records.remove(installationId);
+  }
+}
+
+/** Why a key was not saved, in one sentence that names no part of it. */
+function verifySentence(baseUrl: string, err: unknown): string {
+  if (err instanceof UnauthorizedError || err instanceof ForbiddenError) {
+    return `The Runbook API at ${baseUrl} refused this key (HTTP ${err.status}): check it and paste it again. Nothing was saved.`;
+  }
+  return `The key could not be checked, so nothing was saved. ${describeApiError(err)}.`;
+}

@@ -1,0 +1,96 @@
+// Many-workspace deps for unit tests: an emulator serving tenants A and B (by key), ApiConnections over the
+// env's SQLite store checking keys against it, and createTenantDeps wired as the runtime wires it.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
+import { createRunbookApi } from '../../../src/api/client.ts';
+import type { RunbookApi } from '../../../src/api/runbook-api.ts';
+import { ProxyDirectory } from '../../../src/catalog/proxy-directory.ts';
+import { RunbookCatalog } from '../../../src/catalog/runbook-catalog.ts';
+import { type Emulator, startEmulator } from '../../../src/emulator/server.ts';
+import { createLogger } from '../../../src/logger.ts';
+import type { SlackDeps } from '../../../src/slack/kit/deps.ts';
+import { Identity } from '../../../src/slack/kit/identity.ts';
+import { Places } from '../../../src/slack/kit/places.ts';
+import { createTenantDeps, type TenantApi, type TenantDeps } from '../../../src/slack/tenant-deps.ts';
+import type { Store } from '../../../src/store/store.ts';
+import { ApiConnections } from '../../../src/tenants/api-connections.ts';
+import { createSecretBox } from '../../../src/tenants/secret-box.ts';
+import { type ListenerEnv, startListenerEnv } from './listener-env.ts';
+
+export const KEY_A = 'tenant-a-key-0123456789';
+export const KEY_B = 'tenant-b-key-9876543210';
+/** Tenant B's catalog: two runbooks only. */
+export const B_RUNBOOKS = ['Restart Kubernetes Deployment', 'Postgres Vacuum Analyze'];
+export const INSTALLER = 'U0INSTALLER';
+
+export interface TenancyEnv {
+  emulator: Emulator;
+  connections: ApiConnections;
+  tenants: TenantDeps;
+  installation(id: string): { id: string; teamId: string; enterpriseId: null; isEnterpriseInstall: false };
+  close(): Promise<void>;
+}
+
+/** A listener env and a tenancy env over it, started before the file's tests and closed after. */
+export function useTenancyEnvs(policyYaml: string): { listener: () => ListenerEnv; tenancy: () => TenancyEnv } {
+  let listener: ListenerEnv;
+  let tenancy: TenancyEnv;
+  beforeAll(async () => {
+    listener = await startListenerEnv(policyYaml);
+    tenancy = await startTenancyEnv(listener.slackDeps, listener.store);
+  });
+  afterAll(async () => {
+    await tenancy?.close();
+    await listener?.close();
+  });
+  return { listener: () => listener, tenancy: () => tenancy };
+}
+
+export async function startTenancyEnv(base: SlackDeps, store: Store): Promise<TenancyEnv> {
+  const emulator = await startEmulator({
+    port: 0,
+    apiKey: KEY_A,
+    tenants: { [KEY_B]: { name: 'beta', runbooks: B_RUNBOOKS } },
+  });
+  const logger = createLogger({ level: 'silent' });
+  const connections = new ApiConnections({
+    records: store.apiConnections,
+    box: createSecretBox({ key: randomBytes(32) }),
+    baseUrls: [emulator.url],
+    verify: async (baseUrl, apiKey) => {
+      const probe = createRunbookApi({ baseUrl, apiKey, maxRetries: 0 });
+      try {
+        await probe.workflows.list({ pageSize: 1 });
+      } finally {
+        await probe.close();
+      }
+    },
+  });
+  const tenantApi = (api: RunbookApi): TenantApi => ({
+    api,
+    catalog: new RunbookCatalog({ api }),
+    proxies: new ProxyDirectory({ api, configured: [{ id: 'proxy-dev', name: 'Dev proxy' }], defaultId: 'proxy-dev' }),
+    close: () => api.close(),
+  });
+  const tenants = createTenantDeps({
+    base,
+    connections,
+    connect: (opened) =>
+      tenantApi(createRunbookApi({ baseUrl: opened.status.baseUrl, apiKey: opened.apiKey, maxRetries: 0 })),
+    unconnected: tenantApi,
+    newIdentity: () => new Identity({ groups: [], logger }),
+    newPlaces: () => new Places({ logger }),
+    installerOf: async (id) => (id.startsWith('T') ? INSTALLER : null),
+    closeGraceMs: 0,
+  });
+  return {
+    emulator,
+    connections,
+    tenants,
+    installation: (id) => ({ id, teamId: id, enterpriseId: null, isEnterpriseInstall: false }),
+    async close() {
+      await tenants.close();
+      await emulator.close();
+    },
+  };
+}
