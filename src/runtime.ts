@@ -54,10 +54,16 @@ import { createStoredStateStore } from './tenants/oauth-state-store.ts';
 import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
 import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
-import { TenantClients } from './tenants/tenant-clients.ts';
+import { TenantClients, type TenantClientsOptions } from './tenants/tenant-clients.ts';
 import { currentInstallation, inInstallation, RoutedWebClient } from './tenants/tenant-scope.ts';
 import { createWatchMetrics } from './watch/metrics.ts';
-import { catalogLookup, type InTenant, SubscriptionScanner, slackPostTransport } from './watch/subscriptions.ts';
+import {
+  catalogLookup,
+  type InTenant,
+  SubscriptionScanner,
+  slackPostTransport,
+  TenantGoneError,
+} from './watch/subscriptions.ts';
 import { newOwnerId, Watcher } from './watch/watcher.ts';
 
 /** Proxies the embedded emulator knows, offered when nothing is configured. */
@@ -252,17 +258,45 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const slackApiUrl = options.slackApiUrl ?? config.slack.apiUrl;
     // The clients of background work. One workspace: its bot token. Many: no token of their own; each
     // call sends the token of the installation in scope (inTenant), fresh from clientFor.
-    let tenantClients: TenantClients | null = null;
+    // Bolt's installer authorize, once the app is built (before that, a token lookup fails and is retried).
+    let installerAuthorize: TenantClientsOptions['authorize'] | null = null;
+    const tenantClients = oauth
+      ? new TenantClients({
+          records: store.installations,
+          authorize: (query) => {
+            if (!installerAuthorize) throw new Error('the OAuth installer is not ready yet');
+            return installerAuthorize(query);
+          },
+          makeClient: (token) =>
+            guardClient(
+              new WebClient(token, {
+                slackApiUrl,
+                rejectRateLimitedCalls: true,
+                retryConfig: { retries: 0 },
+                timeout: 10_000,
+              }),
+            ),
+        })
+      : null;
     const slackClient = (options: WebClientOptions): WebClient =>
-      oauth
-        ? new RoutedWebClient((id) => {
-            if (!tenantClients) throw new Error('installations are not ready yet');
-            return tenantClients.tokenFor(id);
-          }, options)
+      tenantClients
+        ? new RoutedWebClient((id) => tenantClients.tokenFor(id), options)
         : new WebClient(botToken, options);
-    const inTenant: InTenant = oauth
-      ? async (teamId, work) => inInstallation((await tenantClients?.installationForTeam(teamId)) ?? null, work)
+    // A record's work runs in its workspace's installation; a workspace no installation serves any more
+    // (uninstalled) gets none: its watches and notices stop.
+    const inTenant: InTenant = tenantClients
+      ? async (teamId, work) => {
+          const installationId = await tenantClients.installationForTeam(teamId);
+          if (!installationId) throw new TenantGoneError(teamId);
+          return inInstallation(installationId, work);
+        }
       : (_teamId, work) => work();
+    /** The same for one-off notices (expiry, recovered runs, freezes): an uninstalled workspace is skipped. */
+    const inTenantOrSkip: InTenant = (teamId, work) =>
+      inTenant(teamId, work).catch((err: unknown) => {
+        if (err instanceof TenantGoneError) return undefined as never;
+        throw err;
+      });
     const identity = new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) });
     // Result cards of runs started outside Slack name the executor as a mention when Slack knows their
     // email (users.lookupByEmail, cached in Identity). A rate-limited or slow lookup fails fast: the card shows the email.
@@ -507,21 +541,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     slack.app.use(interactive.middleware);
     if (config.slack.mode === 'socket') slackConnected = socketModeConnection(slack.app);
     let tenants: Tenants | null = null;
-    if (installations && slack.installer) {
-      // Background work's clients: through Bolt's authorize (fresh, refreshed tokens), guarded like the watcher's.
-      tenantClients = new TenantClients({
-        records: store.installations,
-        authorize: slack.installer.authorize,
-        makeClient: (token) =>
-          guardClient(
-            new WebClient(token, {
-              slackApiUrl,
-              rejectRateLimitedCalls: true,
-              retryConfig: { retries: 0 },
-              timeout: 10_000,
-            }),
-          ),
-      });
+    if (installations && tenantClients && slack.installer) {
+      // Background work's tokens come through Bolt's authorize (fresh, rotated tokens refreshed and saved).
+      installerAuthorize = slack.installer.authorize;
       tenants = {
         installations,
         clients: tenantClients,
@@ -552,7 +574,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         graceMs: intentGraceMs,
         ...(watcher ? { budget: watcher.budget } : {}),
         announce: async (run) => {
-          await inTenant(run.teamId, () => postRunningCard(deps, backgroundClient, run));
+          await inTenantOrSkip(run.teamId, () => postRunningCard(deps, backgroundClient, run));
         },
       })
         .catch((err: unknown) => logger.warn({ err }, 'run intent reconciliation failed'))

@@ -1,15 +1,22 @@
 // The runs due in a window across the schedules a person may view (`/runbook schedules --next`, App Home).
-// A paused schedule does not run; a skipped one runs again after its timer. Real expressions come from the
+// A paused schedule does not run; a skipped one runs again after its timer; a run due inside a change freeze
+// covering its schedule is marked held. Real expressions come from the
 // store for paused ones (the API holds a never-firing placeholder). The times are src/schedules/forecast.ts's.
 import { FORECAST_WINDOWS, type ForecastRun, type ForecastWindow, forecastRuns } from '../schedules/forecast.ts';
 import type { RunsDeps } from './deps.ts';
+import { type ScheduleFreezeScope, scheduleFreezeScope } from './gate.ts';
 import type { Visibility } from './visibility.ts';
 
 /** Schedules read at most (the forecast says when it was cut). */
 const MAX_SCHEDULES = 1_000;
 
+/** A forecast run, and the change freeze that will hold it (its schedule paused then), if any. */
+export interface HeldRun extends ForecastRun {
+  frozenBy?: string | null;
+}
+
 export interface VisibleForecast {
-  runs: ForecastRun[];
+  runs: HeldRun[];
   /** More runs were due than listed. */
   truncated: boolean;
   /** Schedules left out while paused. */
@@ -44,5 +51,21 @@ export async function forecastFor(
     const resumeAt = pauses.get(r.scheduleId)?.resumeAt;
     return resumeAt === null || resumeAt === undefined || r.at > resumeAt;
   });
-  return { runs, truncated: forecast.truncated, pausedCount, unreadableCount: forecast.unreadable.length };
+  // A run due inside a change freeze that covers its schedule will not happen (the freeze pauses it): said.
+  const { policy } = deps.access;
+  const scopes = new Map<string, ScheduleFreezeScope>();
+  const held: HeldRun[] = [];
+  for (const run of runs) {
+    let frozenBy: string | null = null;
+    if (policy.freezes.length > 0) {
+      let judged = scopes.get(run.scheduleId);
+      if (!judged) {
+        judged = await scheduleFreezeScope(deps, { id: run.scheduleId, ...run });
+        scopes.set(run.scheduleId, judged);
+      }
+      frozenBy = policy.freezeAt(judged.scope, judged.runbook, run.at)?.name ?? null;
+    }
+    held.push({ ...run, frozenBy });
+  }
+  return { runs: held, truncated: forecast.truncated, pausedCount, unreadableCount: forecast.unreadable.length };
 }

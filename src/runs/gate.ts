@@ -294,24 +294,38 @@ export interface FreezeOptions {
   groupsOf?: (userId: string) => Promise<string[]>;
 }
 
-/**
- * The window covering a schedule now (null: none), judged on its runbook, its owner and the channel it
- * was made in (both from our store; unknown for schedules made outside Slack).
- */
+/** What a change freeze judges a schedule by: its runbook, its Slack creator and the channel it was made in. */
+export interface ScheduleFreezeScope {
+  scope: FreezeScope;
+  runbook: RunbookFacts;
+  /** The channel it was made in (where a freeze's pause and resume are said); null: unknown. */
+  channel: string | null;
+}
+
+/** A schedule's freeze scope (owner and channel from our store; unknown for schedules made outside Slack). */
+export async function scheduleFreezeScope(
+  deps: RunsDeps,
+  schedule: Pick<Schedule, 'id' | 'runbookId' | 'runbookName'>,
+  options: FreezeOptions = {},
+): Promise<ScheduleFreezeScope> {
+  const owner = await deps.access.store.scheduleOwners.get(schedule.id);
+  const runbook = await deps.catalog.get(schedule.runbookId).catch(() => null);
+  const facts = runbook ? runbookFacts(deps, runbook) : bareFacts(schedule.runbookId, schedule.runbookName);
+  let groups: readonly string[] | null = [];
+  if (owner && options.groupsOf && deps.access.policy.freezes.some((w) => w.groups)) {
+    groups = await options.groupsOf(owner.userId).catch(() => null);
+  }
+  const channel = owner?.channel ?? null;
+  return { scope: { userId: owner?.userId ?? null, groups, channels: [channel] }, runbook: facts, channel };
+}
+
+/** The window covering a schedule now (null: none), and the channel it was made in. */
 export async function scheduleFreeze(
   deps: RunsDeps,
   schedule: Pick<Schedule, 'id' | 'runbookId' | 'runbookName'>,
   options: FreezeOptions = {},
 ): Promise<{ freeze: ActiveFreeze | null; channel: string | null }> {
-  const { policy } = deps.access;
-  if (policy.freezes.length === 0) return { freeze: null, channel: null };
-  const owner = await deps.access.store.scheduleOwners.get(schedule.id);
-  const runbook = await deps.catalog.get(schedule.runbookId).catch(() => null);
-  const facts = runbook ? runbookFacts(deps, runbook) : bareFacts(schedule.runbookId, schedule.runbookName);
-  let groups: readonly string[] | null = [];
-  if (owner && options.groupsOf && policy.freezes.some((w) => w.groups)) {
-    groups = await options.groupsOf(owner.userId).catch(() => null);
-  }
-  const scope: FreezeScope = { userId: owner?.userId ?? null, groups, channels: [owner?.channel ?? null] };
-  return { freeze: policy.freezeAt(scope, facts, deps.now()), channel: owner?.channel ?? null };
+  if (deps.access.policy.freezes.length === 0) return { freeze: null, channel: null };
+  const judged = await scheduleFreezeScope(deps, schedule, options);
+  return { freeze: deps.access.policy.freezeAt(judged.scope, judged.runbook, deps.now()), channel: judged.channel };
 }

@@ -97,6 +97,14 @@ export function catalogLookup(catalog: Pick<RunbookCatalog, 'get' | 'resolve'>):
  */
 export type InTenant = <T>(teamId: string | null, work: () => Promise<T>) => Promise<T>;
 
+/** Thrown by an InTenant whose workspace has no installation any more (uninstalled): its work stops. */
+export class TenantGoneError extends Error {
+  constructor(teamId: string | null) {
+    super(`The app is no longer installed for workspace ${teamId ?? '(none)'}: its work stops.`);
+    this.name = 'TenantGoneError';
+  }
+}
+
 export function slackPostTransport(client: WebClient): PacerTransport {
   return {
     post: async (channel, message, threadTs) => {

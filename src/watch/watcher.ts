@@ -40,7 +40,7 @@ import { uploadOutputOnce } from './output-upload.ts';
 import { digestLine, replyText } from './result-notice.ts';
 import { createApiBudget } from './shared-budget.ts';
 import { type OutgoingMessage, type ReplyOutcome, SlackPacer } from './slack-pacer.ts';
-import { type InTenant, slackPostTransport } from './subscriptions.ts';
+import { type InTenant, slackPostTransport, TenantGoneError } from './subscriptions.ts';
 import { type RequestBudget, realSleep } from './token-bucket.ts';
 
 /** Most watches brought forward at once when the plan leaves list mode (single mode means few are open). */
@@ -575,7 +575,12 @@ export class Watcher implements RunTracker {
 
   /** One watch, in its workspace's scope (many-workspace mode: the installation's token is used). */
   #handle(watch: Watch): Promise<void> {
-    return this.#inTenant(watch.teamId, () => this.#handleWatch(watch));
+    return this.#inTenant(watch.teamId, () => this.#handleWatch(watch)).catch(async (err: unknown) => {
+      if (!(err instanceof TenantGoneError)) throw err;
+      // Uninstalled: nothing can be posted there any more, and its runs cost no more requests.
+      this.#log.info({ executionId: watch.executionId, teamId: watch.teamId }, 'workspace uninstalled; watch dropped');
+      await this.#store.watches.complete(watch.executionId, this.owner, 'stale', null, this.#now());
+    });
   }
 
   async #handleWatch(watch: Watch): Promise<void> {

@@ -101,9 +101,14 @@ describe('change freezes', () => {
     // A skip whose timer comes due inside the window (its run at 07:15 the first day).
     expect((await skipNextRun(h.runtime.deps, alice, skipping.id)).kind).toBe('paused');
 
-    // Before the window: nothing happens.
+    // Before the window: nothing happens, but the forecast says its next run falls inside the freeze.
     await h.runtime.tick();
     expect(cronOf(covered.id)).toBe('0 5 * * *');
+    const at = mark();
+    await h.user().command('schedules --next 24h', 'C01OPS');
+    const forecast = await waitFor(() => toldPrivately('Runs due in', at), 'the forecast');
+    expect(forecast).toContain(`the change freeze *${FREEZE}* pauses it`);
+    expect(forecast).toContain('Find Crashlooping Pods');
 
     h.clock.set(INSIDE);
     await h.runtime.tick();

@@ -7,12 +7,10 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackUser } from '../../src/sandbox/slack-user.ts';
-import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import { InstallationNotFoundError } from '../../src/tenants/installation-store.ts';
 import { type OAuthHarness, resultCardOf, startOAuthHarness, until } from '../support/oauth-harness.ts';
 
 const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
-const SCALE = 'Scale Kubernetes Deployment';
 
 /** Runs `/runbook run` (the runbook picker opens with views.open) and returns the installation whose token opened it. */
 async function pickerOpenedBy(h: OAuthHarness, user: SlackUser): Promise<string | null | undefined> {
@@ -84,28 +82,8 @@ describe('many workspaces: "Add to Slack" through Bolt\'s installer', () => {
   });
 
   it("the watcher edits each run's card into its result with that workspace's own token", async () => {
-    const runIn = async (userId: string, team: string, deployment: string) => {
-      await h
-        .user(userId, team)
-        .command(`run "${SCALE}" namespace=prod deployment=${deployment} replicas=2 --now`, 'C01OPS');
-      const confirm = await until(
-        async () =>
-          [...h.fake.state.ephemerals]
-            .reverse()
-            .find((e) => e.user === userId && JSON.stringify(e.blocks ?? []).includes(ACTIONS.confirmRun)),
-        'the confirmation',
-      );
-      await h.user(userId, team).act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmRun);
-      return until(
-        async () =>
-          [...h.emulator.state.executions.byId.values()].find((e) =>
-            String(e.received.params ?? '').includes(deployment),
-          ),
-        'the run',
-      );
-    };
-    const second = await runIn('U11SAM', 'T0SECOND', 'second-ws');
-    const first = await runIn('U01ALICE', 'T0SANDBOX', 'first-ws');
+    const second = await h.runNow('U11SAM', 'T0SECOND', 'second-ws');
+    const first = await h.runNow('U01ALICE', 'T0SANDBOX', 'first-ws');
     h.clock.advance(60 * 60_000);
     const editOf = (id: string) => resultCardOf(h, id);
     expect((await editOf(second.id)).installation).toBe('T0SECOND');

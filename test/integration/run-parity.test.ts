@@ -42,7 +42,8 @@ let h: Harness;
 let approving: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({ env: QUICK_WATCH_ENV });
+  // One person starts more runs here than the default limit of 10 a minute allows.
+  h = await startHarness({ env: { ...QUICK_WATCH_ENV, RUN_RATE_LIMIT_PER_MINUTE: '100' } });
   const dir = mkdtempSync(path.join(tmpdir(), 'parity-policy-'));
   writeFileSync(path.join(dir, 'policy.yaml'), POLICY);
   approving = await startHarness({
@@ -60,19 +61,19 @@ afterAll(async () => {
 });
 
 /** Runs started by a person through the bot (not the emulator's own scheduled firings). */
-const started = (bot: Harness) =>
+const started = (bot: Harness, runbook = SCALE_RUNBOOK) =>
   [...bot.emulator.state.executions.byId.values()].filter(
-    (e) => e.workflowName === SCALE_RUNBOOK && e.received.userId && !e.received.scheduleId,
+    (e) => e.workflowName === runbook && e.received.userId && !e.received.scheduleId,
   );
 
 /** The emulator's schedules as the API holds them. */
 const schedules = () => [...h.emulator.state.schedules.byId.values()].map((r) => r.schedule);
 
 /** Does `act`, then returns the one run it started. */
-async function runOf(bot: Harness, act: () => Promise<unknown>): Promise<ExecutionRecord> {
-  const before = new Set(started(bot).map((e) => e.id));
+async function runOf(bot: Harness, act: () => Promise<unknown>, runbook = SCALE_RUNBOOK): Promise<ExecutionRecord> {
+  const before = new Set(started(bot, runbook).map((e) => e.id));
   await act();
-  return waitFor(() => started(bot).find((e) => !before.has(e.id)), 'the run');
+  return waitFor(() => started(bot, runbook).find((e) => !before.has(e.id)), 'the run');
 }
 
 /** "Title=value" for every input a message lists ("• *Title*: `value`"). */
@@ -140,14 +141,14 @@ async function runNowConfirmation(scheduleId: string): Promise<FakeEphemeral> {
 }
 
 /** Opens a run form with `open` and returns it once filled (the loading view replaced). */
-async function formOpened(bot: Harness, open: () => Promise<unknown>, user?: string) {
-  const closeAll = async () => {
-    for (let top = bot.user(user).topModal(); top; top = bot.user(user).topModal()) await bot.user(user).close(top.id);
-  };
-  await closeAll();
+async function formOpened(bot: Harness, open: () => Promise<unknown>, user?: string, field = 'field_replicas') {
+  for (let top = bot.user(user).topModal(); top; top = bot.user(user).topModal()) await bot.user(user).close(top.id);
   await open();
-  return waitFor(() => modalContaining(bot, 'field_replicas', user), 'the form');
+  return waitFor(() => modalContaining(bot, field, user), 'the form');
 }
+
+/** The same for a form of another runbook, known by one of its fields. */
+const waitForForm = (open: () => Promise<unknown>, field: string) => formOpened(h, open, undefined, field);
 
 /** A finished run's result card in C01OPS, with its Re-run button. */
 const resultCard = (executionId: string) =>
@@ -381,4 +382,35 @@ it('with a default result channel, every path that names none posts the card the
     expect(a.via).toBe(via);
     expect({ via, ...a.rest }).toEqual({ via, ...audits.form?.rest, channel: 'C02DEPLOYS' });
   }
+});
+
+it('the schedule form writes the same params as the run form, a picked date-time and the channel default proxy included', {
+  timeout: 60_000,
+}, async () => {
+  const LOGS = 'Collect Kubernetes Pod Logs';
+  await h.user().command('defaults --proxy proxy-prod', 'C01OPS');
+  await waitFor(() => ephemeralContaining(h.fake, 'proxy Prod proxy'), 'defaults saved');
+  // 2026-11-21 09:30 UTC, picked in Alice's Slack time zone.
+  const since = { field_since: { type: 'datetimepicker', selected_date_time: 1_795_253_400 } };
+  const opened = await waitForForm(() => h.user().command(`run "${LOGS}"`, 'C01OPS'), 'field_since');
+  const run = await runOf(h, () => submitAsShown(h, opened.id, since), LOGS);
+
+  const form = await waitForForm(() => h.user().command(`schedule "${LOGS}"`, 'C01OPS'), 'field_since');
+  const text = JSON.stringify(form.view.blocks);
+  expect(proxyShown(form.view.blocks)).toBe('proxy-prod');
+  expect(text).toContain("This channel's run defaults: proxy Prod proxy");
+  // The picker names the zone it is read in, as the run form's does.
+  const zoneHint = (blocks: unknown) =>
+    JSON.stringify(blocks).match(/"block_id":"field_since".*?"hint":\{[^}]*"text":"([^"]*)"/)?.[1];
+  expect(zoneHint(form.view.blocks)).toBeTruthy();
+  expect(zoneHint(form.view.blocks)).toBe(zoneHint(opened.view.blocks));
+  const existing = new Set(schedules().map((s) => s.id));
+  await submitAsShown(h, form.id, since);
+  const created = await waitFor(
+    () => schedules().find((s) => !existing.has(s.id) && s.runbookName === LOGS),
+    'the schedule',
+  );
+  expect(created.proxyId).toBe(run.received.proxyId);
+  expect(created.params).toBe(run.received.params);
+  expect(JSON.parse(created.params).since).toMatch(/^2026-11-21T\d\d:30:00[+-]\d\d:\d\d$/);
 });

@@ -64,6 +64,23 @@ describe('uninstall and revocation', () => {
     expect(h.fake.state.calls.slice(before).filter((c) => c.method === 'views.open')).toEqual([]);
   });
 
+  it('a run in flight when its workspace uninstalls: its watch is dropped, nothing is posted there', async () => {
+    const run = await h.runNow('U11SAM', 'T0SECOND', 'gone-ws');
+    await until(async () => (await h.runtime.store.watches.get(run.id))?.messageTs, 'the running card');
+    const events = h.fake.oauth.uninstall('T0SECOND');
+    await h.deliver(events.appUninstalled);
+    await revoked('T0SECOND');
+    const before = h.fake.state.calls.length;
+    h.clock.advance(60 * 60_000);
+    const watch = await until(async () => {
+      const w = await h.runtime.store.watches.get(run.id);
+      return w?.state !== 'active' ? w : null;
+    }, 'the watch to end');
+    expect(watch?.state).toBe('stale');
+    expect(watch?.resultPostedAt).toBeNull();
+    expect(h.fake.state.calls.slice(before).filter((c) => c.method.startsWith('chat.'))).toEqual([]);
+  });
+
   it('events that arrive after a reinstall leave its fresh tokens alone', async () => {
     const events = h.fake.oauth.uninstall('T0SECOND');
     expect((await h.install('T0SECOND')).status).toBe(200);

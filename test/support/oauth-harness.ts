@@ -14,6 +14,7 @@ import { installThroughSlack } from '../../src/sandbox/install-flow.ts';
 import { addWorkspacePeople } from '../../src/sandbox/sandbox-workspaces.ts';
 import { jsonRequest, sendToBot } from '../../src/sandbox/slack-requests.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
+import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import { collectLogs, QUICK_WATCH_ENV, START } from './bot-harness.ts';
 
 export const CLIENT_ID = '1111.2222';
@@ -40,6 +41,8 @@ export interface OAuthHarness {
   install(target: string, options?: { deny?: boolean; connect?: boolean }): Promise<{ status: number; html: string }>;
   /** A person in a workspace (of an org, installed org-wide or not). */
   user(userId: string, teamId: string, grid?: { enterpriseId: string; isEnterpriseInstall: boolean }): SlackUser;
+  /** `/runbook run "Scale Kubernetes Deployment" … --now` and Run, as `userId` of `team`: the execution. */
+  runNow(userId: string, team: string, deployment: string): Promise<{ id: string }>;
   /** Delivers an Events API body, signed, as Slack does. */
   deliver(body: Record<string, unknown>): Promise<number>;
   stop(): Promise<void>;
@@ -134,6 +137,28 @@ export async function startOAuthHarness(
         teamId,
         ...(grid ? { enterpriseId: grid.enterpriseId, isEnterpriseInstall: grid.isEnterpriseInstall } : {}),
       });
+    },
+    async runNow(userId, team, deployment) {
+      const user = harness.user(userId, team);
+      await user.command(
+        `run "Scale Kubernetes Deployment" namespace=prod deployment=${deployment} replicas=2 --now`,
+        'C01OPS',
+      );
+      const confirm = await until(
+        async () =>
+          [...fake.state.ephemerals]
+            .reverse()
+            .find((e) => e.user === userId && JSON.stringify(e.blocks ?? []).includes(ACTIONS.confirmRun)),
+        'the confirmation',
+      );
+      await user.act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmRun);
+      return until(
+        async () =>
+          [...emulator.state.executions.byId.values()].find((e) =>
+            String(e.received.params ?? '').includes(deployment),
+          ),
+        'the run',
+      );
     },
     async deliver(body) {
       const res = await sendToBot(`${origin}/slack/events`, SIGNING_SECRET, jsonRequest(body));

@@ -6,6 +6,7 @@ import type { Execution, Schedule } from '../../api/schemas.ts';
 import type { VisibleForecast } from '../../runs/forecast.ts';
 import type { FailingRunbooks } from '../../runs/health.ts';
 import { describeCron } from '../../schedules/cron.ts';
+import type { ForecastRun } from '../../schedules/forecast.ts';
 import type { RunAlias } from '../../store/saved-runs.ts';
 import type { Approval, SchedulePause } from '../../store/store.ts';
 import { button, when } from '../kit/common.ts';
@@ -46,7 +47,7 @@ export interface AppHomeInput {
   failing?: FailingRunbooks | unknown;
 }
 
-/** Rows of the next 24 hours and of the failing runbooks. */
+/** Schedules listed under the next 24 hours, and failing runbooks listed. */
 export const HOME_FORECAST_ROWS = 10;
 export const HOME_FAILING_ROWS = 5;
 
@@ -58,23 +59,45 @@ function isFailing(value: unknown): value is FailingRunbooks {
   return typeof value === 'object' && value !== null && Array.isArray((value as FailingRunbooks).reports);
 }
 
+/** Each schedule's next run in the window (in order), how many more it has there, and whether any overlaps. */
+function bySchedule(runs: readonly ForecastRun[]): Array<{ first: ForecastRun; count: number; overlaps: boolean }> {
+  const groups = new Map<string, { first: ForecastRun; count: number; overlaps: boolean }>();
+  for (const run of runs) {
+    const group = groups.get(run.scheduleId);
+    if (group) {
+      group.count++;
+      group.overlaps ||= run.overlaps;
+    } else {
+      groups.set(run.scheduleId, { first: run, count: 1, overlaps: run.overlaps });
+    }
+  }
+  return [...groups.values()];
+}
+
 function forecastLines(forecast: VisibleForecast): KnownBlock[] {
   const { runs } = forecast;
-  const notes = [
-    `${runs.length}${forecast.truncated ? '+' : ''} ${runs.length === 1 ? 'run' : 'runs'} due`,
-    runs.some((r) => r.overlaps) ? `${runs.filter((r) => r.overlaps).length} overlapping` : '',
-    forecast.pausedCount ? `${forecast.pausedCount} paused left out` : '',
-    'times in your time zone',
-    '`/runbook schedules --next 24h` lists them all',
-  ].filter(Boolean);
   if (runs.length === 0) {
     return [{ type: 'context', elements: [mrkdwnText('Nothing is scheduled to run in the next 24 hours.')] }];
   }
-  const lines = runs.slice(0, HOME_FORECAST_ROWS).map((r) => {
-    const overlap = r.overlaps ? '  :warning: _overlaps another run of it_' : '';
-    return `${when(new Date(r.at).toISOString())} · *${escapeMrkdwn(truncate(r.runbookName || r.runbookId, 120))}*${overlap}`;
+  // One line per schedule (its next run, then how many more), so a frequent one does not hide the rest.
+  const schedules = bySchedule(runs);
+  const overlapping = runs.filter((r) => r.overlaps).length;
+  const notes = [
+    `${runs.length}${forecast.truncated ? '+' : ''} ${runs.length === 1 ? 'run' : 'runs'} due from ${schedules.length} ${schedules.length === 1 ? 'schedule' : 'schedules'}`,
+    overlapping ? `${overlapping} overlapping` : '',
+    forecast.pausedCount ? `${forecast.pausedCount} paused left out` : '',
+    forecast.truncated ? 'only the earliest runs were computed' : '',
+    'times in your time zone',
+    '`/runbook schedules --next 24h` lists every run',
+  ].filter(Boolean);
+  const lines = schedules.slice(0, HOME_FORECAST_ROWS).map(({ first, count, overlaps }) => {
+    const more = count > 1 ? `, then ${count - 1} more` : '';
+    const overlap = overlaps ? '  :warning: _overlapping runs_' : '';
+    return `${when(new Date(first.at).toISOString())} · *${escapeMrkdwn(truncate(first.runbookName || first.runbookId, 120))}*${more}${overlap}`;
   });
-  if (runs.length > HOME_FORECAST_ROWS) lines.push(`_…and ${runs.length - HOME_FORECAST_ROWS} more_`);
+  if (schedules.length > HOME_FORECAST_ROWS) {
+    lines.push(`_…and ${schedules.length - HOME_FORECAST_ROWS} more schedules_`);
+  }
   return [
     { type: 'section', block_id: 'home_forecast', text: mrkdwnText(lines.join('\n')) },
     { type: 'context', elements: [mrkdwnText(notes.join(' · '))] },

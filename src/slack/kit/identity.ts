@@ -3,8 +3,10 @@
 // and org the bot is installed in. All come from the Web API and are cached, so a busy channel does
 // not turn into a users.info call per click. Emails sit in an LRU cache (lru-cache) with a TTL: the least recently
 // used fall out one by one at the bound, and concurrent lookups of one user share one users.info call.
+
 import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
+import type { FormSpec } from '../../forms/input-schema.ts';
 import type { Logger } from '../../logger.ts';
 import { UserFacingError } from './user-facing-error.ts';
 
@@ -221,4 +223,18 @@ export class Identity {
     this.#members = { value: members, at: this.#now() };
     return this.#members;
   }
+}
+
+/**
+ * The person's Slack time zone when a form has date-time pickers (they pick in it, the form names it, and
+ * the value is written with its offset: the same on the run and the schedule form); null otherwise.
+ */
+export async function formTimeZone(
+  identity: Pick<Identity, 'timeZoneOf'>,
+  client: WebClient,
+  userId: string,
+  spec: FormSpec,
+): Promise<PersonTimeZone | null> {
+  const datetime = spec.kind === 'fields' && spec.fields.some((f) => f.kind === 'datetime');
+  return datetime ? identity.timeZoneOf(client, userId) : null;
 }

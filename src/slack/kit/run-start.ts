@@ -21,6 +21,7 @@ import type { SlackDeps } from './deps.ts';
 import { describeFailure } from './describe-failure.ts';
 import { buildRunningCard } from './execution-card.ts';
 import type { HandlerContext } from './handler-context.ts';
+import { formTimeZone } from './identity.ts';
 import { ACTIONS } from './ids.ts';
 import { channelMention, escapeMrkdwn, mrkdwnText } from './mrkdwn.ts';
 import { proxyText } from './people.ts';
@@ -246,11 +247,10 @@ export async function runModalView(
   // Secret values are never carried over into a new form.
   const merged = typed ? { ...target.prefill, ...typed.params } : target.prefill;
   const prefill = merged ? stripSecrets(spec, merged) : undefined;
-  const datetime = spec.kind === 'fields' && spec.fields.some((f) => f.kind === 'datetime');
   return buildRunModal({
     runbook,
     spec,
-    ...(datetime ? { timeZone: await deps.access.identity.timeZoneOf(viewer.client, viewer.userId) } : {}),
+    timeZone: await formTimeZone(deps.access.identity, viewer.client, viewer.userId, spec),
     proxies: await deps.proxies.choicesFor(runbook),
     metadata: { r: runbook.id, c: channel, ...originMetadata(target), ...savedMetadata(choice) },
     withPicker,

@@ -17,6 +17,7 @@ import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline
 import type { SlackDeps } from '../kit/deps.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
+import { formTimeZone } from '../kit/identity.ts';
 import { ACTIONS, BLOCKS } from '../kit/ids.ts';
 import type { ViewArgs } from '../kit/listen.ts';
 import { escapeMrkdwn } from '../kit/mrkdwn.ts';
@@ -76,10 +77,7 @@ async function readSubmission(deps: SlackDeps, body: ViewSubmitAction, client: W
   if (tooLong) return { kind: 'errors', errors: tooLong };
   const spec = parseInputSchema(runbook.inputSchema);
   // A picked date-time is in the person's Slack time zone: written with its offset.
-  const timeZone =
-    spec.kind === 'fields' && spec.fields.some((f) => f.kind === 'datetime')
-      ? ((await deps.access.identity.timeZoneOf(client, body.user.id))?.id ?? null)
-      : null;
+  const timeZone = (await formTimeZone(deps.access.identity, client, body.user.id, spec))?.id ?? null;
   const form = spec.kind === 'empty' ? { ok: true as const, params: {} } : readFormValues(spec, values, timeZone);
   const proxyId = readProxy(values);
   const errors: Record<string, string> = form.ok ? {} : { ...form.errors };

@@ -2,8 +2,9 @@
 // the person's time zone, overlapping runs of one runbook flagged. Times are computed in GMT by
 // src/schedules/forecast.ts; here they are only shown.
 import type { KnownBlock } from '@slack/types';
+import type { HeldRun } from '../../runs/forecast.ts';
 import { formatRunTime } from '../../schedules/cron.ts';
-import type { ForecastRun, ForecastWindow } from '../../schedules/forecast.ts';
+import type { ForecastWindow } from '../../schedules/forecast.ts';
 import type { SlackMessage } from '../kit/common.ts';
 import { escapeMrkdwn, mrkdwnText, plainText, truncate } from '../kit/mrkdwn.ts';
 
@@ -14,7 +15,7 @@ const MAX_SECTIONS = 40;
 
 export interface ForecastInput {
   window: ForecastWindow;
-  runs: readonly ForecastRun[];
+  runs: readonly HeldRun[];
   truncated: boolean;
   /** The person's IANA zone (UTC when unknown). */
   timeZone: string;
@@ -23,20 +24,25 @@ export interface ForecastInput {
   unreadableCount: number;
 }
 
-function runLine(run: ForecastRun, timeZone: string): string {
+function runLine(run: HeldRun, timeZone: string): string {
   const name = escapeMrkdwn(truncate(run.runbookName || run.runbookId, 120));
   const when = escapeMrkdwn(formatRunTime(new Date(run.at), timeZone));
   const overlap = run.overlaps ? '  :warning: _overlaps another run of this runbook_' : '';
-  return `${when} · *${name}*${overlap}`;
+  const held = run.frozenBy
+    ? `  :snowflake: _held: the change freeze *${escapeMrkdwn(truncate(run.frozenBy, 80))}* pauses it_`
+    : '';
+  return `${when} · *${name}*${overlap}${held}`;
 }
 
 export function buildForecast(input: ForecastInput): SlackMessage {
   const span = input.window === '24h' ? 'the next 24 hours' : 'the next 7 days';
   const overlapping = input.runs.filter((r) => r.overlaps).length;
+  const frozen = input.runs.filter((r) => r.frozenBy).length;
   const count = `${input.runs.length}${input.truncated ? '+' : ''} run${input.runs.length === 1 ? '' : 's'} due in ${span}`;
   const notes = [
     count,
     overlapping > 0 ? `${overlapping} overlapping` : null,
+    frozen > 0 ? `${frozen} held by a change freeze` : null,
     input.pausedCount > 0 ? `${input.pausedCount} paused schedule${input.pausedCount === 1 ? '' : 's'} left out` : null,
     input.unreadableCount > 0
       ? `${input.unreadableCount} unreadable expression${input.unreadableCount === 1 ? '' : 's'} left out`

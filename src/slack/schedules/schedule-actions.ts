@@ -2,6 +2,7 @@
 // (runbook picker, preset, details, cron text → preview) and its submission.
 import type { BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { parseInputSchema } from '../../forms/input-schema.ts';
 import { isOfferedProxy } from '../../runs/run-choice.ts';
 import { claimOrSayDone, messageOf, submissionOf } from '../kit/click-once.ts';
 import { errorMessage, errorModal } from '../kit/common.ts';
@@ -9,6 +10,7 @@ import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline
 import type { SlackDeps } from '../kit/deps.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
 import { type HandlerContext, respondAt } from '../kit/handler-context.ts';
+import { formTimeZone } from '../kit/identity.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../kit/ids.ts';
 import { inChannel } from '../kit/interaction-context.ts';
 import type { ActionArgs, ViewArgs } from '../kit/listen.ts';
@@ -216,7 +218,9 @@ export async function scheduleFormSubmitted({ ack, body, view, client }: ViewArg
     await ack({ response_action: 'update', view: errorModal(title, sentence) });
     return;
   }
-  const submission = readScheduleSubmission(runbook, view.state.values);
+  const spec = parseInputSchema(runbook.inputSchema);
+  const timeZone = (await formTimeZone(deps.access.identity, client, body.user.id, spec))?.id ?? null;
+  const submission = readScheduleSubmission(runbook, view.state.values, timeZone);
   if (!submission.ok) {
     await ack({ response_action: 'errors', errors: submission.errors });
     return;

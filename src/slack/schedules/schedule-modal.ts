@@ -483,6 +483,8 @@ export interface ScheduleModalInput {
   now: Date;
   /** The person's IANA zone, for the preview; unknown → UTC. */
   timeZone: string;
+  /** The person's Slack time zone, named under date-time pickers (as on the run form). */
+  fieldTimeZone?: { id: string; label: string } | null;
   /** Extra lines above the form, already escaped mrkdwn. */
   notes?: string[];
 }
@@ -527,7 +529,7 @@ export function buildScheduleModal(input: ScheduleModalInput): ModalView {
     blocks.push({ type: 'section', block_id: BLOCKS.scheduleSummary, text: mrkdwnText(lines.join('\n')) });
   }
   blocks.push(proxyBlock(input.proxies, input.proxyId ?? null), { type: 'divider' });
-  blocks.push(...buildFormBlocks(spec, input.prefill));
+  blocks.push(...buildFormBlocks(spec, input.prefill, input.fieldTimeZone ?? null));
   if (spec.kind !== 'empty') blocks.push({ type: 'divider' });
   blocks.push(...buildScheduleBuilderBlocks(input.builder, input.now, input.timeZone));
   return shell(metadata, blocks);

@@ -28,8 +28,10 @@ import {
 import type { SlackDeps } from '../kit/deps.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
+import { formTimeZone } from '../kit/identity.ts';
 import { ACTIONS, BLOCKS } from '../kit/ids.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, slackDate, truncate } from '../kit/mrkdwn.ts';
+import { proxyText } from '../kit/people.ts';
 import { postToConversation } from '../kit/post-to-conversation.ts';
 import { loadRunbook, postRunningCard, renderRunResult, runStartedNotice } from '../kit/run-start.ts';
 import { buildChoiceBlocks, buildRunbookChoice } from '../kit/runbook-choice.ts';
@@ -297,23 +299,27 @@ export async function scheduleModalView(ctx: HandlerContext, target: ScheduleMod
     const spec = parseInputSchema(runbook.inputSchema);
     const storedParams = schedule ? parseParams(schedule.params) : draft!.params;
     if (storedParams === null) notes.push(':warning: The saved parameters could not be read; enter them again.');
+    const channel = draft?.channel ?? ctx.channelId;
+    // A schedule keeps its proxy; one saved without any gets what a run started here would.
+    const proxy = await scheduleProxy(ctx, runbook, channel, schedule ? schedule.proxyId || null : draft!.proxyId);
     return buildScheduleModal({
       runbook,
       spec,
       proxies: await deps.proxies.choicesFor(runbook),
-      proxyId: schedule ? schedule.proxyId || null : draft!.proxyId,
+      proxyId: proxy.proxyId,
+      fieldTimeZone: await formTimeZone(deps.access.identity, ctx.client, ctx.userId, spec),
       // Secret values are never shown again: they stay empty and must be re-entered on save.
       prefill: stripSecrets(spec, storedParams ?? {}),
       builder: schedule ? builderFromCron(schedule.schedule) : draft!.builder,
       metadata: {
         r: runbook.id,
         s: schedule?.id ?? draft!.scheduleId,
-        c: draft?.channel ?? ctx.channelId,
+        c: channel,
         ...(target.list ? { l: target.list } : {}),
       },
       now,
       timeZone,
-      notes,
+      notes: [...notes, ...proxy.notes],
     });
   }
 
@@ -356,19 +362,39 @@ export async function newScheduleView(
   const notes = isRunnable(runbook)
     ? []
     : [':no_entry: Running this runbook is disabled, so scheduled runs will not start until it is enabled.'];
-  // The proxy a run started in this channel would get: what was chosen, else the channel's default, else the bot's.
-  const choice = await chooseRun(ctx.deps, runbook, metadata.c ?? ctx.channelId, { proxyId });
+  const proxy = await scheduleProxy(ctx, runbook, metadata.c ?? ctx.channelId, proxyId);
+  const spec = parseInputSchema(runbook.inputSchema);
   return buildScheduleModal({
     runbook,
-    spec: parseInputSchema(runbook.inputSchema),
+    spec,
     proxies: await ctx.deps.proxies.choicesFor(runbook),
-    proxyId: choice.proxyId,
+    proxyId: proxy.proxyId,
+    fieldTimeZone: await formTimeZone(ctx.deps.access.identity, ctx.client, ctx.userId, spec),
     builder,
     metadata: { ...metadata, r: runbook.id },
     now,
     timeZone,
-    notes,
+    notes: [...notes, ...proxy.notes],
   });
+}
+
+/**
+ * The proxy a run started in this channel would get — what was chosen, else the channel's default, else the
+ * bot's — and, when the channel's default chose it, the note that says so (as on the run form).
+ */
+async function scheduleProxy(
+  ctx: HandlerContext,
+  runbook: Workflow,
+  channelId: string | null,
+  chosen: string | null,
+): Promise<{ proxyId: string | null; notes: string[] }> {
+  const choice = await chooseRun(ctx.deps, runbook, channelId, { proxyId: chosen });
+  const fromDefault = choice.fromDefaults.proxyId;
+  const name = fromDefault ? proxyText({ id: fromDefault, name: ctx.deps.proxies.nameOf(fromDefault) }) : null;
+  return {
+    proxyId: choice.proxyId,
+    notes: name ? [`:pushpin: This channel's run defaults: proxy ${name}.`] : [],
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -398,13 +424,18 @@ export function readProxy(values: StateValues): string | null {
 }
 
 /** Reads and validates a submitted schedule form; every problem is reported at once, keyed by block id. */
-export function readScheduleSubmission(runbook: Workflow, values: StateValues): ScheduleSubmission {
+export function readScheduleSubmission(
+  runbook: Workflow,
+  values: StateValues,
+  /** The person's IANA zone: a picked date-time is written with its offset, as the run form writes it. */
+  timeZone: string | null = null,
+): ScheduleSubmission {
   const errors: Record<string, string> = {};
   const builder = readScheduleBuilder(values);
   const cron = cronFromBuilder(builder);
   if (!cron.ok) errors[cron.blockId] = cron.error;
   const spec = parseInputSchema(runbook.inputSchema);
-  const form = readFormValues(spec, values);
+  const form = readFormValues(spec, values, timeZone);
   if (!form.ok) Object.assign(errors, form.errors);
   const proxyId = readProxy(values);
   if (!proxyId) errors[BLOCKS.proxy] = 'Choose the proxy that runs this schedule.';

@@ -8,8 +8,8 @@ import { checkBlocks } from '../../../../src/slack/kit/limits.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const base = { executions: [], schedules: [], now: NOW };
-const run = (at: number, overlaps = false, runbookName = 'Postgres Vacuum Analyze') => ({
-  scheduleId: 's1',
+const run = (at: number, overlaps = false, runbookName = 'Postgres Vacuum Analyze', scheduleId = 's1') => ({
+  scheduleId,
   runbookId: 'r1',
   runbookName,
   at,
@@ -31,7 +31,12 @@ describe('App Home outlook', () => {
     const home = buildAppHome({
       ...base,
       forecast: {
-        runs: [run(NOW + 3600_000, true), run(NOW + 3900_000, true, 'Check <disk>')],
+        runs: [
+          run(NOW + 3600_000, true),
+          run(NOW + 3700_000, true),
+          run(NOW + 3900_000, false, 'Check <disk>', 's2'),
+          run(NOW + 7200_000, false),
+        ],
         truncated: false,
         pausedCount: 1,
         unreadableCount: 0,
@@ -46,8 +51,11 @@ describe('App Home outlook', () => {
     });
     const all = text(home);
     expect(all).toContain('Next 24 hours');
-    expect(all).toContain('*Check &lt;disk&gt;*  :warning: _overlaps another run of it_');
-    expect(all).toContain('2 runs due · 2 overlapping · 1 paused left out');
+    // One line per schedule, in the order of their next runs: Vacuum (then 2 more), then Check.
+    expect(all).toMatch(
+      /\*Postgres Vacuum Analyze\*, then 2 more {2}:warning: _overlapping runs_\\n[^"]*\*Check &lt;disk&gt;\*"/,
+    );
+    expect(all).toContain('4 runs due from 2 schedules · 2 overlapping · 1 paused left out');
     expect(all).toContain('*Rotate &lt;keys&gt;*: 2 of 2 failed (0% ok) :large_red_square::large_red_square:');
     expect(all).toContain('as of 2 min ago');
     expect(checkBlocks(home.blocks, 'home')).toEqual([]);

@@ -29,6 +29,21 @@ describe('buildForecast', () => {
     assertWithinLimits(message, 'message');
   });
 
+  it('marks a run a change freeze will hold, escaping its name', () => {
+    const message = buildForecast({
+      window: '24h',
+      runs: [{ ...run('2026-01-05T05:00:00Z'), frozenBy: 'Year <end>' }, run('2026-01-05T06:00:00Z')],
+      truncated: false,
+      timeZone: 'UTC',
+      pausedCount: 0,
+      unreadableCount: 0,
+    });
+    const text = JSON.stringify(message.blocks);
+    expect(text).toContain(':snowflake: _held: the change freeze *Year &lt;end&gt;* pauses it_');
+    expect(text.split(':snowflake:')).toHaveLength(2);
+    expect(text).toContain('1 held by a change freeze');
+  });
+
   it('stays within Slack limits for a long week and says when it was cut', () => {
     const runs = Array.from({ length: 500 }, (_, i) => run(new Date(Date.UTC(2026, 0, 5) + i * 60_000).toISOString()));
     const message = buildForecast({
