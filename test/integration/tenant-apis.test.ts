@@ -85,4 +85,22 @@ describe('each workspace on its own Runbook API tenant', () => {
     expect(JSON.stringify(answer.blocks)).not.toContain('in-alpha');
     expect(API_KEY).not.toBe(KEY_B);
   });
+
+  it('/runbook audit shows each workspace its own trail only', async () => {
+    const auditOf = async (userId: string, team: string) => {
+      const since = h.fake.state.ephemerals.length;
+      await h.user(userId, team).command('audit', 'C01OPS');
+      const answer = await until(async () => ephemeralSince(since, userId, 'udit'), `${team}'s audit trail`);
+      return `${answer.text}${JSON.stringify(answer.blocks)}`;
+    };
+    const second = await auditOf('U11SAM', 'T0SECOND');
+    const first = await auditOf('U01ALICE', 'T0SANDBOX');
+    expect(second).toContain('U11SAM');
+    expect(second).not.toContain('U01ALICE');
+    expect(first).toContain('U01ALICE');
+    expect(first).not.toContain('U11SAM');
+    const rows = await h.runtime.store.audit.recent(100);
+    expect(rows.filter((e) => e.userId === 'U11SAM').every((e) => e.installationId === 'T0SECOND')).toBe(true);
+    expect(rows.filter((e) => e.userId === 'U01ALICE').every((e) => e.installationId === 'T0SANDBOX')).toBe(true);
+  });
 });
