@@ -24,6 +24,8 @@ export const ONCE = {
   subscribe: 'in-all',
   /** Saving a schedule form: one submission (view, version and values), once; a replay saves nothing. */
   'schedule-save': 'in-all',
+  /** Disconnect in App Home (many workspaces): one drawing of Home, once; a stale one never removes a newer key. */
+  'api-disconnect': 'in-all',
   unsubscribe: 'in-all',
   approve: 'per-person',
   reject: 'per-person',

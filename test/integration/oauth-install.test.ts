@@ -8,7 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { InstallationNotFoundError } from '../../src/tenants/installation-store.ts';
-import { type OAuthHarness, startOAuthHarness, until } from '../support/oauth-harness.ts';
+import { type OAuthHarness, resultCardOf, startOAuthHarness, until } from '../support/oauth-harness.ts';
 
 const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
 
@@ -85,18 +85,7 @@ describe('many workspaces: "Add to Slack" through Bolt\'s installer', () => {
     const second = await h.runNow('U11SAM', 'T0SECOND', 'second-ws');
     const first = await h.runNow('U01ALICE', 'T0SANDBOX', 'first-ws');
     h.clock.advance(60 * 60_000);
-    const editOf = (id: string) =>
-      until(
-        async () =>
-          h.fake.state.calls.find(
-            (c) =>
-              c.method === 'chat.update' &&
-              c.ok &&
-              JSON.stringify(c.args).includes(id) &&
-              /Succeeded|Failed/i.test(JSON.stringify(c.args)),
-          ),
-        `the result card of ${id}`,
-      );
+    const editOf = (id: string) => resultCardOf(h, id);
     expect((await editOf(second.id)).installation).toBe('T0SECOND');
     expect((await editOf(first.id)).installation).toBe('T0SANDBOX');
   });

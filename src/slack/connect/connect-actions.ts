@@ -1,6 +1,7 @@
 // Connect, Replace key and Disconnect (App Home, many-workspace mode): each reads what Slack says about
 // the person (users.info), calls one use case of src/runs/api-connection.ts and shows its result.
 import { connectRunbookApi, disconnectRunbookApi, openConnect } from '../../runs/api-connection.ts';
+import { claimOrSayDone, drawingOf } from '../kit/click-once.ts';
 import { errorMessage, errorModal, noticeMessage } from '../kit/common.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
@@ -81,12 +82,27 @@ export async function connectSubmitted({ ack, view, client }: ViewArgs, ctx: Han
   await refreshHome(ctx);
 }
 
-/** Disconnect (behind a confirm dialog): acked by its registration; failures become one sentence there. */
-export async function connectRemoveClicked({ client }: ActionArgs, ctx: HandlerContext): Promise<void> {
+/**
+ * Disconnect (behind a confirm dialog): acked by its registration; failures become one sentence there. Once
+ * per drawing of Home (src/runs/once.ts): a repeat, a replay or another replica is told it was already done.
+ */
+export async function connectRemoveClicked({ body, client }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const tenancy = tenancyOf(ctx);
+  const claim = await claimOrSayDone(ctx, {
+    action: 'api-disconnect',
+    target: tenancy.installationId,
+    where: drawingOf(body),
+  });
+  if (!claim) return;
   const facts = await connectFactsOf(tenancy, client, ctx.userId);
-  const result = await disconnectRunbookApi(ctx.deps, tenancy.connections, await ctx.actor(), facts);
+  const result = await disconnectRunbookApi(ctx.deps, tenancy.connections, await ctx.actor(), facts).catch(
+    async (err: unknown) => {
+      await claim.release();
+      throw err;
+    },
+  );
   if (result.kind === 'refused') {
+    await claim.release();
     await ctx.respond(errorMessage(result.sentence));
     return;
   }

@@ -2,6 +2,7 @@
 // second click, a replayed payload, the same click on another replica) is answered privately that it
 // was already done, by whom and when where the claim knows.
 import { createHash } from 'node:crypto';
+import type { BlockAction } from '@slack/bolt';
 import { ALREADY_DONE, type Click, type ClickClaim, claimClick } from '../../runs/once.ts';
 import { noticeMessage, type SlackMessage } from './common.ts';
 import type { HandlerContext } from './handler-context.ts';
@@ -32,6 +33,15 @@ export async function claimOrSayDone(
 /** The posted message a click came from (the confirmation, the list): its ts, '' when Slack sent none. */
 export function messageOf(body: { container?: { message_ts?: string }; message?: { ts?: string } }): string {
   return body.container?.message_ts ?? body.message?.ts ?? '';
+}
+
+/**
+ * The drawing a click came from: a view (App Home, a modal) by its id and hash, which change when it is
+ * published again; else the message; else the click itself (its action_ts, which a replay keeps).
+ */
+export function drawingOf(body: BlockAction): string {
+  if (body.view?.id) return `${body.view.id}:${body.view.hash}`;
+  return messageOf(body) || ((body.actions[0] as { action_ts?: string } | undefined)?.action_ts ?? '');
 }
 
 /** One submission of a form: the view, its version, and what was entered (a replay carries all three unchanged). */
