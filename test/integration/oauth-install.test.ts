@@ -8,7 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { InstallationNotFoundError } from '../../src/tenants/installation-store.ts';
-import { type OAuthHarness, resultCardOf, startOAuthHarness, until } from '../support/oauth-harness.ts';
+import { type OAuthHarness, resultCardOf, startOAuthHarness } from '../support/oauth-harness.ts';
 
 const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
 
