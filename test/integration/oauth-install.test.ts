@@ -64,6 +64,12 @@ describe('many workspaces: "Add to Slack" through Bolt\'s installer', () => {
     // Both workspaces of the org are served by the one org-wide installation.
     expect(await pickerOpenedBy(h, h.user('U21EVA', 'T0GRIDA', GRID))).toBe('E0ACMEGRID');
     expect(await pickerOpenedBy(h, h.user('U22UMA', 'T0GRIDB', GRID))).toBe('E0ACMEGRID');
+    const audit = (await h.runtime.store.audit.recent(50)).filter((e) => e.action === 'app.install');
+    expect(audit.map((e) => [e.target, e.detail]).sort()).toEqual([
+      ['E0ACMEGRID', 'org-wide'],
+      ['T0SANDBOX', null],
+      ['T0SECOND', null],
+    ]);
     const rows = await Promise.all(
       ['T0SANDBOX', 'T0SECOND', 'E0ACMEGRID'].map((id) => h.runtime.store.installations.get(id)),
     );
