@@ -508,6 +508,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             outcome: 'ok',
             detail: installation.isEnterpriseInstall ? 'org-wide' : null,
             tid: null,
+            installationId: installation.id,
           });
         },
         // A workspace of an org-wide install is remembered, so its records' background work finds the org.
@@ -544,6 +545,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
               outcome: 'ok',
               detail: event.kind,
               tid: null,
+              installationId: installation.id,
             });
           }
         },

@@ -95,12 +95,30 @@ describe('each workspace on its own Runbook API tenant', () => {
     };
     const second = await auditOf('U11SAM', 'T0SECOND');
     const first = await auditOf('U01ALICE', 'T0SANDBOX');
-    expect(second).toContain('U11SAM');
-    expect(second).not.toContain('U01ALICE');
-    expect(first).toContain('U01ALICE');
+    // Lines read "<who> in <where> *<action>* · <target>"; the harness installs both workspaces as Alice.
+    expect(second).toMatch(/<@U11SAM>[^\n"]*run\.start/);
+    expect(second).not.toMatch(/<@U01ALICE>[^\n"]*run\.start/);
+    expect(second).not.toContain('T0SANDBOX');
+    expect(first).toMatch(/<@U01ALICE>[^\n"]*run\.start/);
     expect(first).not.toContain('U11SAM');
+    expect(first).not.toContain('T0SECOND');
     const rows = await h.runtime.store.audit.recent(100);
-    expect(rows.filter((e) => e.userId === 'U11SAM').every((e) => e.installationId === 'T0SECOND')).toBe(true);
-    expect(rows.filter((e) => e.userId === 'U01ALICE').every((e) => e.installationId === 'T0SANDBOX')).toBe(true);
+    // Every entry names its installation: runs by who ran them, installs by where they were made.
+    expect(
+      rows
+        .filter((e) => e.action === 'run.start')
+        .map((e) => [e.userId, e.installationId])
+        .sort(),
+    ).toEqual([
+      ['U01ALICE', 'T0SANDBOX'],
+      ['U11SAM', 'T0SECOND'],
+    ]);
+    expect(
+      rows
+        .filter((e) => e.action === 'app.install')
+        .map((e) => e.installationId)
+        .sort(),
+    ).toEqual(['T0SANDBOX', 'T0SECOND']);
+    expect(rows.every((e) => e.installationId)).toBe(true);
   });
 });
