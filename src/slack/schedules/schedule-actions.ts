@@ -125,7 +125,7 @@ export async function runNowClicked({ body }: ActionArgs, ctx: HandlerContext): 
 function claimRunNow(body: BlockAction, ctx: HandlerContext, scheduleId: string) {
   const where = messageOf(body);
   // Before this release the claim was per person (`click:run-now:<id>:<where>:<who>`): an old replica's counts.
-  const legacy = [`click:run-now:${scheduleId}:${where}:${ctx.userId}`];
+  const legacy = [['click', 'run-now', scheduleId, where, ctx.userId].join(':')];
   return claimOrSayDone(ctx, { action: 'run-now', target: scheduleId, where, legacy });
 }
 
