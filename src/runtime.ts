@@ -52,9 +52,10 @@ import { ApiConnections } from './tenants/api-connections.ts';
 import { createInstallationStore, type SealedInstallationStore } from './tenants/installation-store.ts';
 import { createStoredStateStore } from './tenants/oauth-state-store.ts';
 import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
+import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
 import { TenantClients, type TenantClientsOptions } from './tenants/tenant-clients.ts';
-import { inInstallation, RoutedWebClient } from './tenants/tenant-scope.ts';
+import { currentInstallation, inInstallation, RoutedWebClient } from './tenants/tenant-scope.ts';
 import { createWatchMetrics } from './watch/metrics.ts';
 import {
   catalogLookup,
@@ -306,6 +307,15 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       timeout: 5_000,
     });
     const userIdByEmail = (email: string) => identity.userIdByEmail(peopleClient, email);
+    // Many workspaces: background work (the watcher, subscriptions, recovery) reaches the Runbook API of the
+    // installation in scope, with that installation's own key (tenant-deps.ts, set once deps exist).
+    let tenantDeps: TenantDeps | null = null;
+    const scopedDeps = async (): Promise<SlackDeps> => {
+      const installationId = currentInstallation();
+      if (!installationId || !tenantDeps) throw new NoApiInScopeError();
+      return tenantDeps.depsForId(installationId);
+    };
+    const backgroundApi = oauth ? routedRunbookApi(async () => (await scopedDeps()).api) : api;
     let watcher: Watcher | null = null;
     if (!options.runs) {
       const w = config.watch;
@@ -324,7 +334,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       );
       watcher = new Watcher({
         store,
-        api,
+        api: backgroundApi,
         slack: watcherSlack,
         // Workflow Builder steps waiting for a run end when its result is delivered.
         onFinished: finishWaitingSteps({ store, logger, now: Date.now }, watcherSlack),
@@ -354,10 +364,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 
     const configured = config.proxies.list.length ? config.proxies.list : emulator ? EMULATOR_PROXIES : [];
     const deps: SlackDeps = {
-      api,
+      api: backgroundApi,
       catalog,
       proxies: new ProxyDirectory({
-        api,
+        api: backgroundApi,
         configured,
         defaultId: config.proxies.defaultId ?? (emulator ? EMULATOR_PROXIES[0]!.id : null),
       }),
@@ -384,16 +394,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     };
 
     // Many workspaces: each installation connects its own Runbook API (tenant-deps.ts).
-    const tenantDeps =
-      config.slack.oauth && config.secrets ? connectTenants(config, deps, store, baseUrl, logger) : null;
-    if (tenantDeps) cleanups.push(() => tenantDeps.close());
+    if (oauth && config.secrets) {
+      const built = connectTenants(config, deps, store, baseUrl, logger);
+      tenantDeps = built;
+      cleanups.push(() => built.close());
+    }
 
     const groupsClient = slackClient({ slackApiUrl });
     // Subscription discovery: after the watcher (cleanups run in reverse, so it stops first and
     // before the store closes). Its own client for the same reasons as the watcher's.
     const scanner = new SubscriptionScanner({
       store,
-      api,
+      api: backgroundApi,
       inTenant,
       transport: slackPostTransport(
         guardClient(
@@ -407,13 +419,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         ),
       ),
       logger,
-      runbooks: catalogLookup(deps.catalog),
+      runbooks: oauth
+        ? catalogLookup({
+            get: async (id) => (await scopedDeps()).catalog.get(id),
+            resolve: async (text, visible) => (await scopedDeps()).catalog.resolve(text, visible),
+          })
+        : catalogLookup(deps.catalog),
       userIdByEmail,
       // A run is posted only where its subscriber may view its runbook (their groups read with the bot's client).
       mayNotify: subscriberMayView(
         deps,
         (userId) => deps.access.identity.groupsOf(groupsClient, userId),
-        (execution) => runbookNamed(deps, execution.workflowName),
+        async (execution) => runbookNamed(oauth ? await scopedDeps() : deps, execution.workflowName),
       ),
       // On the watcher's budget and check interval (one budget for everything, one bound), and
       // scanned by one replica at a time (a lease in the store).
@@ -474,11 +491,22 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         ...oauth,
         installationStore: sealed,
         stateStore: createStoredStateStore({ states: store.oauthStates, secret: oauth.stateSecret }),
-        onInstalled: (installation, installer) =>
+        onInstalled: (installation, installer) => {
           tenantLog.info(
             { installation: installation.id, isEnterpriseInstall: installation.isEnterpriseInstall, installer },
             'app installed',
-          ),
+          );
+          void deps.access.audit.record({
+            userId: installer,
+            teamId: installation.teamId ?? installation.enterpriseId,
+            channel: null,
+            action: 'app.install',
+            target: installation.id,
+            outcome: 'ok',
+            detail: installation.isEnterpriseInstall ? 'org-wide' : null,
+            tid: null,
+          });
+        },
         // A workspace of an org-wide install is remembered, so its records' background work finds the org.
         onInstallation: (installation) =>
           tenantClients
@@ -503,6 +531,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             event,
           );
           tenantLog.info({ installation: installation.id, event: event.kind, outcome }, 'installation tokens revoked');
+          if (outcome === 'revoked' || outcome === 'user-token-removed') {
+            await deps.access.audit.record({
+              userId: null,
+              teamId: installation.teamId ?? installation.enterpriseId,
+              channel: null,
+              action: outcome === 'revoked' ? 'app.uninstall' : 'app.user_token_revoked',
+              target: installation.id,
+              outcome: 'ok',
+              detail: event.kind,
+              tid: null,
+            });
+          }
         },
       };
     }
@@ -517,7 +557,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       // The sandbox's bot answers only this machine (like the sandbox UI): /metrics stays local.
       ...(sandbox ? { host: '127.0.0.1' } : {}),
       routes: opsRoutes({ readiness, registry, metricsOnPublicPort: config.observe.metricsPort === null }),
-      ...(tenantDeps ? { depsFor: tenantDeps.depsFor } : {}),
+      ...(tenantDeps ? { depsFor: (tenantDeps as TenantDeps).depsFor } : {}),
     });
     // Global middleware runs before every listener: one span and one count per request from Slack.
     if (options.tracing) slack.app.use(options.tracing.middleware);

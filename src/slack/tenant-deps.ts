@@ -69,6 +69,8 @@ export function unavailableApi(sentence: string): RunbookApi {
 export interface TenantDeps {
   connections: ApiConnections;
   depsFor(installation: TenantInstallation | undefined): Promise<SlackDeps>;
+  /** The same by installation id (background work, in an installation's scope). */
+  depsForId(installationId: string): Promise<SlackDeps>;
   /** Closes every installation's client. */
   close(): Promise<void>;
 }
@@ -113,8 +115,10 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
     return { version, deps, tenant };
   };
 
-  return {
+  const tenantDeps: TenantDeps = {
     connections: options.connections,
+    depsForId: (installationId) =>
+      tenantDeps.depsFor({ id: installationId, teamId: null, enterpriseId: null, isEnterpriseInstall: false }),
     async depsFor(installation) {
       if (!installation) return unscoped;
       let opened: OpenConnection | null = null;
@@ -139,4 +143,5 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
       await Promise.all(tenants.map((tenant) => tenant.close().catch(() => {})));
     },
   };
+  return tenantDeps;
 }

@@ -29,9 +29,17 @@ export class NoInstallationInScopeError extends Error {
 export class RoutedWebClient extends WebClient {
   readonly #tokenFor: (installationId: string) => Promise<string>;
 
+  readonly #options: WebClientOptions;
+
   constructor(tokenFor: (installationId: string) => Promise<string>, options: WebClientOptions) {
     super(undefined, options);
     this.#tokenFor = tokenFor;
+    this.#options = options;
+  }
+
+  /** The same routing with other client options (a copy without retries, say). */
+  derive(options: WebClientOptions): RoutedWebClient {
+    return new RoutedWebClient(this.#tokenFor, { ...this.#options, ...options });
   }
 
   override async apiCall(method: string, options: Record<string, unknown> = {}): Promise<WebAPICallResult> {

@@ -265,7 +265,15 @@ describe('schedules paused and resumed across SIGKILLs and two replicas', () => 
             store.schedulePauses.get(id),
           ),
         );
-        return rows[0]?.state === 'paused' && rows[1]?.state === 'paused' && !rows[2] && !rows[3] && !rows[4];
+        const settled = rows[0]?.state === 'paused' && rows[1]?.state === 'paused' && !rows[2] && !rows[3] && !rows[4];
+        // Each settlement is audited just after it.
+        const pauses = await Promise.all(
+          [pausedAfterApply, pausedBeforeSend].map((id) => auditOf(id, 'schedule.pause')),
+        );
+        const resumes = await Promise.all(
+          [resumedAfterApply, resumedBeforeSend, skipped].map((id) => auditOf(id, 'schedule.resume')),
+        );
+        return settled && [...pauses, ...resumes].every((a) => a.length > 0);
       },
       'every crash finished',
       40_000,
@@ -298,8 +306,10 @@ describe('schedules paused and resumed across SIGKILLs and two replicas', () => 
     );
     await until(
       async () => {
+        // The row goes once the API holds the real expression; its audit entry follows.
         const rows = await Promise.all(raced.map((id) => store.schedulePauses.get(id)));
-        return rows.every((r) => r === null);
+        const audits = await Promise.all(raced.map((id) => auditOf(id, 'schedule.resume')));
+        return rows.every((r) => r === null) && audits.every((a) => a.length > 0);
       },
       'the raced resumes',
       20_000,

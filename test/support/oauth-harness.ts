@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.ts';
-import { type Emulator, ManualClock, startEmulator } from '../../src/emulator/server.ts';
+import { type Emulator, type EmulatorOptions, ManualClock, startEmulator } from '../../src/emulator/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type Runtime, startRuntime } from '../../src/runtime.ts';
 import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
@@ -58,11 +58,31 @@ export async function until<T>(probe: () => Promise<T | null | undefined | false
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** The chat.update that turned execution `id`'s card into its result (with the installation it was sent for). */
+export function resultCardOf(h: OAuthHarness, id: string) {
+  return until(
+    async () =>
+      h.fake.state.calls.find(
+        (c) =>
+          c.method === 'chat.update' &&
+          c.ok &&
+          JSON.stringify(c.args).includes(id) &&
+          /Succeeded|Failed/i.test(JSON.stringify(c.args)),
+      ),
+    `the result card of ${id}`,
+  );
+}
+
 export async function startOAuthHarness(
-  options: { env?: Record<string, string>; tokenRotation?: boolean } = {},
+  options: { env?: Record<string, string>; tokenRotation?: boolean; tenants?: EmulatorOptions['tenants'] } = {},
 ): Promise<OAuthHarness> {
   const clock = new ManualClock(START);
-  const emulator = await startEmulator({ port: 0, apiKey: API_KEY, clock });
+  const emulator = await startEmulator({
+    port: 0,
+    apiKey: API_KEY,
+    clock,
+    ...(options.tenants ? { tenants: options.tenants } : {}),
+  });
   const fake = await startFakeSlack({ port: 0 });
   addWorkspacePeople(fake);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'runbook-bot-oauth-'));

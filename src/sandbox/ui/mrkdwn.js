@@ -49,6 +49,9 @@ const EMOJI = {
   bar_chart: '📊',
   stethoscope: '🩺',
   electric_plug: '🔌',
+  snowflake: '❄️',
+  white_small_square: '▫️',
+  rotating_light: '🚨',
 };
 
 /** Whether the sandbox shows this :shortcode: as an emoji (a test checks every one the bot sends). */

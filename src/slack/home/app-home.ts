@@ -3,10 +3,10 @@
 // whole tab.
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { Execution, Schedule } from '../../api/schemas.ts';
-import type { VisibleForecast } from '../../runs/forecast.ts';
+import type { HeldRun, VisibleForecast } from '../../runs/forecast.ts';
+import type { FreezeListing } from '../../runs/freezes.ts';
 import type { FailingRunbooks } from '../../runs/health.ts';
 import { describeCron } from '../../schedules/cron.ts';
-import type { ForecastRun } from '../../schedules/forecast.ts';
 import type { RunAlias } from '../../store/saved-runs.ts';
 import type { Approval, SchedulePause } from '../../store/store.ts';
 import { button, when } from '../kit/common.ts';
@@ -45,6 +45,19 @@ export interface AppHomeInput {
   forecast?: VisibleForecast | unknown;
   /** The runbooks failing most (or why that could not be read); omitted: the section is not shown. */
   failing?: FailingRunbooks | unknown;
+  /** The policy's change freezes: those on now are said at the top. */
+  freezes?: readonly FreezeListing[];
+}
+
+/** Change freezes on now, one line each (at most three), or nothing. */
+function freezeLines(freezes: readonly FreezeListing[] | undefined): KnownBlock[] {
+  const on = (freezes ?? []).filter((f) => f.activeUntil !== null).slice(0, 3);
+  if (on.length === 0) return [];
+  const lines = on.map(
+    (f) =>
+      `:snowflake: Change freeze *${escapeMrkdwn(truncate(f.name, 80))}* is on until ${when(new Date(f.activeUntil!).toISOString())}: runs it covers are refused and the schedules it covers paused.`,
+  );
+  return [{ type: 'section', block_id: 'home_freezes', text: mrkdwnText(lines.join('\n')) }];
 }
 
 /** Schedules listed under the next 24 hours, and failing runbooks listed. */
@@ -60,8 +73,8 @@ function isFailing(value: unknown): value is FailingRunbooks {
 }
 
 /** Each schedule's next run in the window (in order), how many more it has there, and whether any overlaps. */
-function bySchedule(runs: readonly ForecastRun[]): Array<{ first: ForecastRun; count: number; overlaps: boolean }> {
-  const groups = new Map<string, { first: ForecastRun; count: number; overlaps: boolean }>();
+function bySchedule(runs: readonly HeldRun[]): Array<{ first: HeldRun; count: number; overlaps: boolean }> {
+  const groups = new Map<string, { first: HeldRun; count: number; overlaps: boolean }>();
   for (const run of runs) {
     const group = groups.get(run.scheduleId);
     if (group) {
@@ -93,7 +106,10 @@ function forecastLines(forecast: VisibleForecast): KnownBlock[] {
   const lines = schedules.slice(0, HOME_FORECAST_ROWS).map(({ first, count, overlaps }) => {
     const more = count > 1 ? `, then ${count - 1} more` : '';
     const overlap = overlaps ? '  :warning: _overlapping runs_' : '';
-    return `${when(new Date(first.at).toISOString())} · *${escapeMrkdwn(truncate(first.runbookName || first.runbookId, 120))}*${more}${overlap}`;
+    const held = first.frozenBy
+      ? `  :snowflake: _held by the change freeze ${escapeMrkdwn(truncate(first.frozenBy, 80))}_`
+      : '';
+    return `${when(new Date(first.at).toISOString())} · *${escapeMrkdwn(truncate(first.runbookName || first.runbookId, 120))}*${more}${overlap}${held}`;
   });
   if (schedules.length > HOME_FORECAST_ROWS) {
     lines.push(`_…and ${schedules.length - HOME_FORECAST_ROWS} more schedules_`);
@@ -300,6 +316,7 @@ export function buildAppHome(input: AppHomeInput): HomeView {
       ],
     },
     { type: 'divider' },
+    ...freezeLines(input.freezes),
     ...(input.aliases?.length ? aliasLines(input.aliases) : []),
     ...personalSections(input),
     ...outlookSections(input),

@@ -1,5 +1,6 @@
 // App Home: recent executions, schedules, the next 24 hours, the failing runbooks and quick buttons, published when the tab is opened and
 // when the person presses Refresh (its Run and New schedule buttons belong to run/ and schedules/).
+
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Execution, Schedule } from '../../api/schemas.ts';
@@ -7,6 +8,7 @@ import type { Actor } from '../../runs/actor.ts';
 import { mayConnect } from '../../runs/api-connection.ts';
 import { awaitingApprovalBy } from '../../runs/approvals.ts';
 import { forecastFor } from '../../runs/forecast.ts';
+import { listFreezes } from '../../runs/freezes.ts';
 import { failingRunbooks } from '../../runs/health.ts';
 import { type Visibility, visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from '../kit/actor.ts';
@@ -96,6 +98,7 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
       awaitingApproval,
       forecast,
       failing,
+      freezes: listFreezes(deps),
       myRuns: Array.isArray(myRuns) ? myRuns.filter((e: Execution) => visible.ref({ name: e.workflowName })) : myRuns,
       ...(connection ? { connection } : {}),
     }),

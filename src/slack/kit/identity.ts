@@ -8,6 +8,7 @@ import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { FormSpec } from '../../forms/input-schema.ts';
 import type { Logger } from '../../logger.ts';
+import { currentInstallation } from '../../tenants/tenant-scope.ts';
 import { UserFacingError } from './user-facing-error.ts';
 
 export interface IdentityOptions {
@@ -84,7 +85,8 @@ export class Identity {
       ttl: this.#ttlMs,
       perf: { now: this.#now },
       ttlResolution: 0,
-      fetchMethod: (email, _stale, { context }) => this.#fetchUserId(context, email),
+      // Keyed `<installation>\n<email>` in many-workspace mode: one email is a different person per workspace.
+      fetchMethod: (key, _stale, { context }) => this.#fetchUserId(context, key.slice(key.indexOf('\n') + 1)),
     });
   }
 
@@ -123,7 +125,9 @@ export class Identity {
    * (auth.test, asked once per token); null when Slack does not say (not cached, asked again next time).
    */
   async installationOf(client: WebClient): Promise<Installation | null> {
-    const key = client.token ?? '';
+    // A client without a token of its own (many workspaces) speaks for the installation in scope.
+    const scoped = currentInstallation();
+    const key = client.token ?? (scoped ? `installation:${scoped}` : '');
     let known = this.#installations.get(key);
     if (!known) {
       known = client.auth.test().then(
@@ -165,8 +169,9 @@ export class Identity {
 
   /** Slack user id for an email (needs users:read.email), so people are mentioned, not emailed; null when Slack does not know it. Never throws. */
   async userIdByEmail(client: WebClient, email: string): Promise<string | null> {
-    const key = email.trim().toLowerCase();
-    if (!key.includes('@')) return null;
+    const address = email.trim().toLowerCase();
+    if (!address.includes('@')) return null;
+    const key = `${currentInstallation() ?? ''}\n${address}`;
     try {
       return (await this.#userIds.fetch(key, { context: client }))?.userId ?? null;
     } catch {

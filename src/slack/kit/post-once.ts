@@ -7,6 +7,7 @@
 // after Retry-After.
 import type { KnownBlock } from '@slack/types';
 import { ErrorCode, WebClient } from '@slack/web-api';
+import { RoutedWebClient } from '../../tenants/tenant-scope.ts';
 import { guardClient } from './outgoing-guard.ts';
 import { readBackMessages, type SentCheck } from './read-back.ts';
 
@@ -41,13 +42,9 @@ const once = new WeakMap<WebClient, WebClient>();
 export function noRetryClient(client: WebClient): WebClient {
   let c = once.get(client);
   if (!c) {
-    c = guardClient(
-      new WebClient(client.token, {
-        slackApiUrl: client.slackApiUrl,
-        retryConfig: { retries: 0 },
-        rejectRateLimitedCalls: true,
-      }),
-    );
+    const options = { slackApiUrl: client.slackApiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true };
+    // A client without a token of its own (many workspaces) keeps sending the scoped installation's.
+    c = guardClient(client instanceof RoutedWebClient ? client.derive(options) : new WebClient(client.token, options));
     once.set(client, c);
   }
   return c;

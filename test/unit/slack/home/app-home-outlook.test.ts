@@ -84,3 +84,28 @@ describe('App Home outlook', () => {
     expect(text(buildAppHome(base))).not.toContain('Next 24 hours');
   });
 });
+
+describe('App Home and change freezes', () => {
+  it('says a freeze on now at the top and marks the runs it will hold', () => {
+    const home = buildAppHome({
+      ...base,
+      freezes: [
+        { name: 'Year <end>', activeUntil: NOW + DAY_MS, nextStart: null },
+        { name: 'Weekend', activeUntil: null, nextStart: NOW + 2 * DAY_MS },
+      ],
+      forecast: {
+        runs: [{ ...run(NOW + 3600_000), frozenBy: 'Year <end>' }, run(NOW + 3900_000, false, 'Check disk', 's2')],
+        truncated: false,
+        pausedCount: 0,
+        unreadableCount: 0,
+      },
+    });
+    const all = text(home);
+    expect(all).toContain(':snowflake: Change freeze *Year &lt;end&gt;* is on until <!date^');
+    expect(all).not.toContain('Change freeze *Weekend*');
+    expect(all).toContain('*Postgres Vacuum Analyze*  :snowflake: _held by the change freeze Year &lt;end&gt;_');
+    expect(all.split('held by the change freeze')).toHaveLength(2);
+    expect(checkBlocks(home.blocks, 'home')).toEqual([]);
+    expect(text(buildAppHome(base))).not.toContain(':snowflake:');
+  });
+});

@@ -212,6 +212,16 @@ describe('buildScheduleModal', () => {
     expect(raw.length).toBeLessThan(3000);
     expect(decodeScheduleMetadata('garbage')).toEqual({ r: null, s: null, c: null });
   });
+
+  it('carries the schedules list an edit came from, and only an http(s) response_url', () => {
+    const list = { u: 'https://hooks.slack.com/actions/T1/123/abc', r: 'rb-1' };
+    const raw = encodeScheduleMetadata({ r: 'rb-1', s: 'sch-1', c: 'C1', l: list });
+    expect(raw.length).toBeLessThan(3000);
+    expect(decodeScheduleMetadata(raw)).toEqual({ r: 'rb-1', s: 'sch-1', c: 'C1', l: list });
+    const odd = JSON.stringify({ r: 'rb-1', s: 'sch-1', c: 'C1', l: { u: 'javascript:alert(1)', r: 'rb-1' } });
+    expect(decodeScheduleMetadata(odd)).toEqual({ r: 'rb-1', s: 'sch-1', c: 'C1' });
+    expect(decodeScheduleMetadata(encodeScheduleMetadata({ r: 'rb-1', s: null, c: null }))).not.toHaveProperty('l');
+  });
 });
 
 describe('preview', () => {

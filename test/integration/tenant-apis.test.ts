@@ -1,0 +1,88 @@
+// Many workspaces, each on its own Runbook API tenant, end to end through the real runtime (Bolt's OAuth
+// installer, the fake Slack, the emulator serving two tenants by key): a workspace connected to tenant B
+// lists B's catalog, its run starts in B and the watcher turns its card into the result with B's key;
+// the other workspace stays on tenant A; an execution id of one is "not found" in the other.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTIONS } from '../../src/slack/kit/ids.ts';
+import { API_KEY, type OAuthHarness, resultCardOf, startOAuthHarness, until } from '../support/oauth-harness.ts';
+
+const KEY_B = 'tenant-b-key-0123456789';
+const SCALE = 'Scale Kubernetes Deployment';
+const B_RUNBOOKS = [SCALE, 'Postgres Vacuum Analyze'];
+
+let h: OAuthHarness;
+beforeAll(async () => {
+  h = await startOAuthHarness({ tenants: { [KEY_B]: { name: 'beta', runbooks: B_RUNBOOKS } } });
+  expect((await h.install('T0SANDBOX')).status).toBe(200);
+  expect((await h.install('T0SECOND', { connect: false })).status).toBe(200);
+});
+afterAll(() => h?.stop());
+
+const tenantB = () => h.emulator.tenant(KEY_B)!;
+const ephemeralSince = (since: number, userId: string, needle: string) =>
+  h.fake.state.ephemerals
+    .slice(since)
+    .find((e) => e.user === userId && `${e.text}${JSON.stringify(e.blocks ?? [])}`.includes(needle));
+
+async function runIn(userId: string, team: string, deployment: string) {
+  const since = h.fake.state.ephemerals.length;
+  await h
+    .user(userId, team)
+    .command(`run "${SCALE}" namespace=prod deployment=${deployment} replicas=2 --now`, 'C01OPS');
+  const confirm = await until(async () => ephemeralSince(since, userId, ACTIONS.confirmRun), 'the confirmation');
+  await h.user(userId, team).act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmRun);
+}
+
+describe('each workspace on its own Runbook API tenant', () => {
+  it('a workspace not connected yet says so; once connected it lists its own tenant’s catalog', async () => {
+    let since = h.fake.state.ephemerals.length;
+    await h.user('U11SAM', 'T0SECOND').command('list', 'C01OPS');
+    await until(async () => ephemeralSince(since, 'U11SAM', 'not connected to a Runbook API yet'), 'not connected');
+    expect(tenantB().requests.snapshot().total).toBe(0);
+
+    const connected = await h.runtime.tenants!.connections.connect('T0SECOND', { apiKey: KEY_B }, 'U11SAM');
+    expect(connected.ok).toBe(true);
+    since = h.fake.state.ephemerals.length;
+    await h.user('U11SAM', 'T0SECOND').command('list', 'C01OPS');
+    const list = await until(async () => ephemeralSince(since, 'U11SAM', SCALE), 'tenant B list');
+    expect(JSON.stringify(list.blocks)).toContain('Postgres Vacuum Analyze');
+    expect(JSON.stringify(list.blocks)).not.toContain('Find Unattached EBS Volumes');
+  });
+
+  it('runs start in each workspace’s tenant and the watcher finishes each card with that tenant’s key', async () => {
+    await runIn('U11SAM', 'T0SECOND', 'in-beta');
+    await runIn('U01ALICE', 'T0SANDBOX', 'in-alpha');
+    const inB = await until(
+      async () => [...tenantB().executions.byId.values()].find((e) => String(e.received.params).includes('in-beta')),
+      'the run in tenant B',
+    );
+    const inA = await until(
+      async () =>
+        [...h.emulator.state.executions.byId.values()].find((e) => String(e.received.params).includes('in-alpha')),
+      'the run in tenant A',
+    );
+    // Nothing crossed: each run exists in its own tenant only.
+    expect(
+      [...h.emulator.state.executions.byId.values()].some((e) => String(e.received.params).includes('in-beta')),
+    ).toBe(false);
+    expect([...tenantB().executions.byId.values()].some((e) => String(e.received.params).includes('in-alpha'))).toBe(
+      false,
+    );
+    h.clock.advance(60 * 60_000);
+    const resultOf = (id: string) => resultCardOf(h, id);
+    expect((await resultOf(inB.id)).installation).toBe('T0SECOND');
+    expect((await resultOf(inA.id)).installation).toBe('T0SANDBOX');
+  });
+
+  it('an execution id of one tenant is not found in the other workspace', async () => {
+    const ofA = [...h.emulator.state.executions.byId.values()].find((e) =>
+      String(e.received.params).includes('in-alpha'),
+    )!;
+    const since = h.fake.state.ephemerals.length;
+    await h.user('U11SAM', 'T0SECOND').command(`status ${ofA.id}`, 'C01OPS');
+    const answer = await until(async () => ephemeralSince(since, 'U11SAM', ofA.id), 'the status answer');
+    expect(answer.text).toMatch(/No execution has the id/);
+    expect(JSON.stringify(answer.blocks)).not.toContain('in-alpha');
+    expect(API_KEY).not.toBe(KEY_B);
+  });
+});

@@ -1,0 +1,67 @@
+// A client without a token of its own sends the token of the installation in scope, on every call and
+// in every copy made of it (the no-retry copy that posts once); outside any scope it refuses to call.
+// Caches keyed by who is asking keep installations apart (one email is a different person per workspace).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/logger.ts';
+import { Identity } from '../../../src/slack/kit/identity.ts';
+import { noRetryClient } from '../../../src/slack/kit/post-once.ts';
+import {
+  currentInstallation,
+  inInstallation,
+  NoInstallationInScopeError,
+  RoutedWebClient,
+} from '../../../src/tenants/tenant-scope.ts';
+
+const TOKENS: Record<string, string> = { T1: 'xoxb-one', E1: 'xoxb-org' };
+let server: Server;
+let url = '';
+const seen: string[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const token = (req.headers.authorization ?? '').replace('Bearer ', '');
+    seen.push(token);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    // Each workspace knows the same email as a different person.
+    res.end(JSON.stringify({ ok: true, user: { id: token === 'xoxb-one' ? 'U_IN_T1' : 'U_IN_E1' }, team_id: token }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`;
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const routed = () => new RoutedWebClient(async (id) => TOKENS[id]!, { slackApiUrl: url, retryConfig: { retries: 0 } });
+
+describe('the installation in scope', () => {
+  it('carries through awaits and timers, and is absent outside', async () => {
+    expect(currentInstallation()).toBeUndefined();
+    const inside = await inInstallation('T1', async () => {
+      await new Promise((r) => setTimeout(r, 1));
+      return currentInstallation();
+    });
+    expect(inside).toBe('T1');
+    expect(inInstallation(null, () => currentInstallation())).toBeUndefined();
+  });
+
+  it("a routed client sends each scope's token, its no-retry copy too, and refuses outside any scope", async () => {
+    const client = routed();
+    seen.length = 0;
+    await inInstallation('T1', () => client.auth.test());
+    await inInstallation('E1', () => noRetryClient(client).auth.test());
+    expect(seen).toEqual(['xoxb-one', 'xoxb-org']);
+    await expect(client.auth.test()).rejects.toThrow(NoInstallationInScopeError);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('people looked up by email are kept per installation', async () => {
+    const identity = new Identity({ groups: [], logger: createLogger({ level: 'silent' }) });
+    const client = routed();
+    const inT1 = await inInstallation('T1', () => identity.userIdByEmail(client, 'Ops@Example.com'));
+    const inE1 = await inInstallation('E1', () => identity.userIdByEmail(client, 'ops@example.com'));
+    expect([inT1, inE1]).toEqual(['U_IN_T1', 'U_IN_E1']);
+  });
+});
