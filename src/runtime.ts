@@ -491,11 +491,22 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         ...oauth,
         installationStore: sealed,
         stateStore: createStoredStateStore({ states: store.oauthStates, secret: oauth.stateSecret }),
-        onInstalled: (installation, installer) =>
+        onInstalled: (installation, installer) => {
           tenantLog.info(
             { installation: installation.id, isEnterpriseInstall: installation.isEnterpriseInstall, installer },
             'app installed',
-          ),
+          );
+          void deps.access.audit.record({
+            userId: installer,
+            teamId: installation.teamId ?? installation.enterpriseId,
+            channel: null,
+            action: 'app.install',
+            target: installation.id,
+            outcome: 'ok',
+            detail: installation.isEnterpriseInstall ? 'org-wide' : null,
+            tid: null,
+          });
+        },
         // A workspace of an org-wide install is remembered, so its records' background work finds the org.
         onInstallation: (installation) =>
           tenantClients
@@ -520,6 +531,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             event,
           );
           tenantLog.info({ installation: installation.id, event: event.kind, outcome }, 'installation tokens revoked');
+          if (outcome === 'revoked' || outcome === 'user-token-removed') {
+            await deps.access.audit.record({
+              userId: null,
+              teamId: installation.teamId ?? installation.enterpriseId,
+              channel: null,
+              action: outcome === 'revoked' ? 'app.uninstall' : 'app.user_token_revoked',
+              target: installation.id,
+              outcome: 'ok',
+              detail: event.kind,
+              tid: null,
+            });
+          }
         },
       };
     }
