@@ -3,8 +3,9 @@
 // clicked on replica A, clicked again there (a double click), and its first payload replayed on replica B
 // (the same click delivered to another replica, both on one Postgres schema). One effect (one run, one
 // audit record, one opened form, one replaced confirmation), and each repeat is told privately that it was
-// already done; Approve under a two-approver quorum still counts the other approver. An acting button with no scenario below fails the coverage test (a button only a
-// many-workspace deployment shows is clicked the same way in its listener's unit test, named below).
+// already done; Approve under a two-approver quorum still counts the other approver. An acting button with
+// no scenario below fails the coverage test (a button only a many-workspace deployment shows is clicked the
+// same way in its listener's unit test, named below).
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -106,7 +107,7 @@ interface Scenario {
   /** Clicks it (and finishes what the click opens: Reject's reason form). */
   press?(h: Harness, on: OnScreen, extra: { action_ts?: string }): Promise<void>;
   /** What must still work after the repeats (another approver's vote). */
-  then?(on: OnScreen): Promise<void>;
+  afterwards?(on: OnScreen): Promise<void>;
 }
 
 const tag = () => `once-${randomBytes(3).toString('hex')}`;
@@ -334,7 +335,7 @@ const SCENARIOS: Scenario[] = [
     return {
       ...scenario,
       // Bob's vote counted once and ran nothing; Carol's, on the other replica, completes the quorum: one run.
-      async then(on: OnScreen) {
+      async afterwards(on: OnScreen) {
         expect(runs()).toBe(0);
         await b.user('U03CAROL').act(on.surface, on.match);
         await waitFor(() => runs() === 1, 'the run once the quorum is met');
@@ -424,7 +425,7 @@ describe('acting buttons, taken from the registrations', () => {
       }
       await new Promise((r) => setTimeout(r, 300));
       expect(await scenario.effects()).toBe(1);
-      await scenario.then?.(on);
+      await scenario.afterwards?.(on);
     },
   );
 
