@@ -395,6 +395,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 
     // Many workspaces: each installation connects its own Runbook API (tenant-deps.ts).
     if (oauth && config.secrets) {
+      // Entries a single-workspace run of the bot wrote belong to that workspace's installation.
+      const adopted = await store.audit.assignInstallations();
+      if (adopted > 0) logger.info({ adopted }, 'audit entries assigned to their workspace’s installation');
       const built = connectTenants(config, deps, store, baseUrl, logger);
       tenantDeps = built;
       cleanups.push(() => built.close());
@@ -505,6 +508,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             outcome: 'ok',
             detail: installation.isEnterpriseInstall ? 'org-wide' : null,
             tid: null,
+            installationId: installation.id,
           });
         },
         // A workspace of an org-wide install is remembered, so its records' background work finds the org.
@@ -541,6 +545,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
               outcome: 'ok',
               detail: event.kind,
               tid: null,
+              installationId: installation.id,
             });
           }
         },
