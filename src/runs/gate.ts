@@ -217,7 +217,8 @@ export async function recordAction(
   detail: string | null,
 ): Promise<void> {
   await deps.access.audit.record({
-    userId: actor.userId,
+    // '' is the bot acting on its own (a change freeze): stored as no user.
+    userId: actor.userId || null,
     teamId: actor.teamId,
     channel: actor.channelId,
     action,

@@ -377,7 +377,25 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 17,
+    name: 'the audit trail scoped by installation (existing rows: their workspace’s)',
+    up: () => `
+      ALTER TABLE audit ADD COLUMN installation_id TEXT;
+      ${ASSIGN_AUDIT_INSTALLATIONS};
+      CREATE INDEX audit_installation_at ON audit (installation_id, at);
+    `,
+  },
 ];
+
+/**
+ * Audit rows without an installation (written before migration 17, or in single-workspace mode) get their
+ * workspace's: the org's installation where the workspace is known to be part of an org-wide install
+ * (installation_teams), else the workspace itself (an installation's id is its team id).
+ */
+export const ASSIGN_AUDIT_INSTALLATIONS = `UPDATE audit SET installation_id = COALESCE(
+        (SELECT it.installation_id FROM installation_teams it WHERE it.team_id = audit.team_id), audit.team_id)
+      WHERE installation_id IS NULL AND team_id IS NOT NULL`;
 
 export interface MigrateOptions {
   /** Postgres schema to create (if missing) before migrating; it is already the search_path. */

@@ -136,6 +136,10 @@ export function toAuditEntry(row: SqlRow): AuditEntry {
     outcome: text(row.outcome) as AuditOutcome,
     detail: textOrNull(row.detail),
     tid: textOrNull(row.tid),
+    // Only where there is one (many-workspace mode), so single-workspace entries keep their shape.
+    ...(row.installation_id === null || row.installation_id === undefined
+      ? {}
+      : { installationId: text(row.installation_id) }),
   };
 }
 

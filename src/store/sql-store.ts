@@ -3,7 +3,7 @@
 // watches), an UPDATE ... WHERE <still in the expected state> (replies, approvals, leases). Both
 // databases serialise conflicting writes on the same row, so only one caller sees rowCount = 1.
 import { randomUUID } from 'node:crypto';
-import { runMigrations } from './migrations.ts';
+import { ASSIGN_AUDIT_INSTALLATIONS, runMigrations } from './migrations.ts';
 import {
   parseStarts,
   toApproval,
@@ -602,16 +602,24 @@ function auditStore(db: SqlDriver): AuditStore {
   return {
     async append(e) {
       await db.query(
-        `INSERT INTO audit (at, user_id, team_id, channel, action, target, outcome, detail, tid)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [e.at, e.userId, e.teamId, e.channel, e.action, e.target, e.outcome, e.detail, e.tid],
+        `INSERT INTO audit (at, user_id, team_id, channel, action, target, outcome, detail, tid, installation_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [e.at, e.userId, e.teamId, e.channel, e.action, e.target, e.outcome, e.detail, e.tid, e.installationId ?? null],
       );
     },
-    async recent(limit) {
-      const { rows } = await db.query('SELECT * FROM audit ORDER BY at DESC, id DESC LIMIT $1', [
-        Math.max(0, Math.trunc(limit)),
-      ]);
+    async recent(limit, installationId) {
+      const count = Math.max(0, Math.trunc(limit));
+      const { rows } =
+        installationId === undefined
+          ? await db.query('SELECT * FROM audit ORDER BY at DESC, id DESC LIMIT $1', [count])
+          : await db.query('SELECT * FROM audit WHERE installation_id = $2 ORDER BY at DESC, id DESC LIMIT $1', [
+              count,
+              installationId,
+            ]);
       return rows.map(toAuditEntry);
+    },
+    async assignInstallations() {
+      return (await db.query(ASSIGN_AUDIT_INSTALLATIONS)).rowCount ?? 0;
     },
   };
 }

@@ -176,6 +176,8 @@ export interface AuditEntry {
   detail: string | null;
   /** Runbook API transaction id, for support. */
   tid: string | null;
+  /** Many workspaces: the installation it happened in (absent in single-workspace mode). */
+  installationId?: string | null;
 }
 
 /** A run form's values kept so "Try again" can reopen it filled in (on any replica). */
@@ -487,8 +489,10 @@ export interface OutputUploadStore {
 
 export interface AuditStore {
   append(e: AuditEntry): Promise<void>;
-  /** Newest first. */
-  recent(limit: number): Promise<AuditEntry[]>;
+  /** Newest first; with `installationId`, only that installation's entries. */
+  recent(limit: number, installationId?: string): Promise<AuditEntry[]>;
+  /** Gives entries without an installation their workspace's (many-workspace mode, at start); how many. */
+  assignInstallations(): Promise<number>;
 }
 
 export interface RunDraftStore {

@@ -8,7 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { InstallationNotFoundError } from '../../src/tenants/installation-store.ts';
-import { type OAuthHarness, resultCardOf, startOAuthHarness, until } from '../support/oauth-harness.ts';
+import { type OAuthHarness, resultCardOf, startOAuthHarness } from '../support/oauth-harness.ts';
 
 const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
 
@@ -64,6 +64,12 @@ describe('many workspaces: "Add to Slack" through Bolt\'s installer', () => {
     // Both workspaces of the org are served by the one org-wide installation.
     expect(await pickerOpenedBy(h, h.user('U21EVA', 'T0GRIDA', GRID))).toBe('E0ACMEGRID');
     expect(await pickerOpenedBy(h, h.user('U22UMA', 'T0GRIDB', GRID))).toBe('E0ACMEGRID');
+    const audit = (await h.runtime.store.audit.recent(50)).filter((e) => e.action === 'app.install');
+    expect(audit.map((e) => [e.target, e.detail]).sort()).toEqual([
+      ['E0ACMEGRID', 'org-wide'],
+      ['T0SANDBOX', null],
+      ['T0SECOND', null],
+    ]);
     const rows = await Promise.all(
       ['T0SANDBOX', 'T0SECOND', 'E0ACMEGRID'].map((id) => h.runtime.store.installations.get(id)),
     );

@@ -37,6 +37,8 @@ describe('uninstall and revocation', () => {
     await until(async () => h.logs.join('').match(/"outcome":"absent"/), 'the second event to be handled');
     await expect(h.runtime.tenants!.clients.clientFor('T0SECOND')).rejects.toThrow(InstallationNotFoundError);
     expect((await h.runtime.store.installations.get('T0SECOND'))?.uninstalledAt).not.toBeNull();
+    const audit = (await h.runtime.store.audit.recent(50)).filter((e) => e.action === 'app.uninstall');
+    expect(audit.map((e) => [e.target, e.detail])).toEqual([['T0SECOND', 'app_uninstalled']]);
     // The others still work.
     expect((await (await h.runtime.tenants!.clients.clientFor('T0SANDBOX')).auth.test()).team_id).toBe('T0SANDBOX');
     expect((await h.runtime.store.installations.get('E0ACMEGRID'))?.sealed).not.toBeNull();
