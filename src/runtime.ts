@@ -488,9 +488,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       // A key that opens none of the stored installations is almost always the wrong key: say so at once
       // rather than let every workspace's requests fail one by one.
       const [sample] = await records.listActive('', 1);
-      if (sample && !(await sealed.load(sample.id).then(() => true, () => false))) {
+      const opens = sample ? await sealed.load(sample.id).then(Boolean, () => false) : true;
+      if (!opens) {
         tenantLog.error(
-          { installation: sample.id },
+          { installation: sample?.id },
           'SECRETS_ENCRYPTION_KEY does not open the stored installations: set it back, or put the key they were sealed with in SECRETS_ENCRYPTION_KEY_PREVIOUS; until then their requests are refused',
         );
       }
