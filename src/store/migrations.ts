@@ -386,6 +386,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_installation_at ON audit (installation_id, at);
     `,
   },
+  {
+    version: 18,
+    // Nullable: an intent recorded by an older release (or before this) is recovered without it.
+    name: 'a run intent keeps its entry point',
+    up: () => `
+      ALTER TABLE run_intents ADD COLUMN via TEXT;
+    `,
+  },
 ];
 
 /**
