@@ -110,6 +110,9 @@ export function toApproval(row: SqlRow): Approval {
     requesterChannel: textOrNull(row.requester_channel),
     requesterTs: textOrNull(row.requester_ts),
     quorum: parseStoredQuorum(row.quorum),
+    ...(row.installation_id === null || row.installation_id === undefined
+      ? {}
+      : { installationId: text(row.installation_id) }),
   };
 }
 
