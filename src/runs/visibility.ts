@@ -8,6 +8,7 @@ import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { sameRunbookName } from './execution-facts.ts';
 import { bareFacts, decideFor, recordDenial, runbookFacts } from './gate.ts';
+import type { RunEntry } from './run-entry.ts';
 
 export interface Visibility {
   /** May the actor view this runbook (the API's copy)? */
@@ -25,9 +26,10 @@ export interface Visibility {
   check(ref: { id?: string | null; name?: string | null }, auditAction: string): Promise<Decision>;
   /**
    * `<runbook>` typed by the person, among the runbooks they may view. With `auditAction`, a name that
-   * only a hidden runbook matches reads as unknown to the person and is audited as a `view` refusal.
+   * only a hidden runbook matches reads as unknown to the person and is audited as a `view` refusal
+   * (for a run, naming its entry point: `via`).
    */
-  resolve(text: string, auditAction?: string): Promise<Resolution>;
+  resolve(text: string, auditAction?: string, via?: RunEntry): Promise<Resolution>;
   /** Typeahead among the runbooks they may view. */
   search(text: string, limit?: number): Promise<Workflow[]>;
 }
@@ -58,8 +60,13 @@ export async function visibilityFor(deps: RunsDeps, actor: Actor): Promise<Visib
     return decideFor(deps, actor, 'view', bareFacts(ref.id ?? '', ref.name ?? ''), actor.channelId);
   };
   const runbook = (r: Workflow) => judge(r).allowed;
-  const refuse = (action: string, id: string | null, name: string | null, sentence: string) =>
-    recordDenial(deps, actor, { action, target: name && id ? `${name} (${id})` : (id ?? name ?? '?'), sentence });
+  const refuse = (action: string, id: string | null, name: string | null, sentence: string, via?: RunEntry) =>
+    recordDenial(deps, actor, {
+      action,
+      target: name && id ? `${name} (${id})` : (id ?? name ?? '?'),
+      sentence,
+      ...(via ? { via } : {}),
+    });
   return {
     runbook,
     judge,
@@ -70,13 +77,13 @@ export async function visibilityFor(deps: RunsDeps, actor: Actor): Promise<Visib
       if (!decision.allowed) await refuse(auditAction, ref.id ?? null, ref.name ?? null, decision.message);
       return decision;
     },
-    async resolve(text, auditAction) {
+    async resolve(text, auditAction, via) {
       const resolution = await deps.catalog.resolve(text, runbook);
       if (!auditAction || resolution.kind === 'match') return resolution;
       const any = await deps.catalog.resolve(text).catch(() => null);
       if (any?.kind === 'match') {
         const decision = judge(any.runbook);
-        if (!decision.allowed) await refuse(auditAction, any.runbook.id, any.runbook.name, decision.message);
+        if (!decision.allowed) await refuse(auditAction, any.runbook.id, any.runbook.name, decision.message, via);
       }
       return resolution;
     },

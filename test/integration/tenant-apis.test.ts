@@ -85,4 +85,40 @@ describe('each workspace on its own Runbook API tenant', () => {
     expect(JSON.stringify(answer.blocks)).not.toContain('in-alpha');
     expect(API_KEY).not.toBe(KEY_B);
   });
+
+  it('/runbook audit shows each workspace its own trail only', async () => {
+    const auditOf = async (userId: string, team: string) => {
+      const since = h.fake.state.ephemerals.length;
+      await h.user(userId, team).command('audit', 'C01OPS');
+      const answer = await until(async () => ephemeralSince(since, userId, 'udit'), `${team}'s audit trail`);
+      return `${answer.text}${JSON.stringify(answer.blocks)}`;
+    };
+    const second = await auditOf('U11SAM', 'T0SECOND');
+    const first = await auditOf('U01ALICE', 'T0SANDBOX');
+    // Lines read "<who> in <where> *<action>* · <target>"; the harness installs both workspaces as Alice.
+    expect(second).toMatch(/<@U11SAM>[^\n"]*run\.start/);
+    expect(second).not.toMatch(/<@U01ALICE>[^\n"]*run\.start/);
+    expect(second).not.toContain('T0SANDBOX');
+    expect(first).toMatch(/<@U01ALICE>[^\n"]*run\.start/);
+    expect(first).not.toContain('U11SAM');
+    expect(first).not.toContain('T0SECOND');
+    const rows = await h.runtime.store.audit.recent(100);
+    // Every entry names its installation: runs by who ran them, installs by where they were made.
+    expect(
+      rows
+        .filter((e) => e.action === 'run.start')
+        .map((e) => [e.userId, e.installationId])
+        .sort(),
+    ).toEqual([
+      ['U01ALICE', 'T0SANDBOX'],
+      ['U11SAM', 'T0SECOND'],
+    ]);
+    expect(
+      rows
+        .filter((e) => e.action === 'app.install')
+        .map((e) => e.installationId)
+        .sort(),
+    ).toEqual(['T0SANDBOX', 'T0SECOND']);
+    expect(rows.every((e) => e.installationId)).toBe(true);
+  });
 });
