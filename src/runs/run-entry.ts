@@ -19,8 +19,12 @@ export function isRunEntry(value: unknown): value is RunEntry {
   return typeof value === 'string' && (RUN_ENTRIES as readonly string[]).includes(value);
 }
 
+/** The entry point as a record names it: `alias`, `approval (approved by U1, U2)`. */
+export function viaText(via: RunEntry, approvedBy?: string | readonly string[]): string {
+  return approvedBy === undefined ? via : `${via} (approved by ${[approvedBy].flat().join(', ')})`;
+}
+
 /** `detail` with the entry point as its last part: `…; via alias`, `…; via approval (approved by U1, U2)`. */
 export function withVia(detail: string, via: RunEntry, approvedBy?: string | readonly string[]): string {
-  const by = approvedBy === undefined ? '' : ` (approved by ${[approvedBy].flat().join(', ')})`;
-  return `${detail}; via ${via}${by}`;
+  return `${detail}; via ${viaText(via, approvedBy)}`;
 }

@@ -12,7 +12,7 @@ import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { maskErrorSecrets } from './execution-secrets.ts';
 import { approvalNeedFor, gate, type RunApprovalNeed, runbookFacts } from './gate.ts';
-import { type RunEntry, withVia } from './run-entry.ts';
+import { type RunEntry, viaText, withVia } from './run-entry.ts';
 import { intentParamsHash } from './run-intents.ts';
 import { inSchemaOrder } from './run-params.ts';
 import type { StartedRun } from './run-tracker.ts';
@@ -252,6 +252,8 @@ export async function startRun(
         paramsHash: intentParamsHash(parseInputSchema(runbook.inputSchema), params),
         channel: actor.destinationChannel,
         inputsSummary: JSON.stringify(masked),
+        // A run found after a crash is recorded naming its entry point, as this one would be.
+        via: viaText(request.via, approval?.approvedBy),
       },
       deps.now(),
     );

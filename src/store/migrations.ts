@@ -394,6 +394,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ${ASSIGN_APPROVAL_INSTALLATIONS};
     `,
   },
+  {
+    version: 19,
+    // Nullable: an intent recorded by an older release (or before this) is recovered without it.
+    name: 'a run intent keeps its entry point',
+    up: () => `
+      ALTER TABLE run_intents ADD COLUMN via TEXT;
+    `,
+  },
 ];
 
 /**

@@ -384,6 +384,7 @@ function toRunIntent(r: SqlRow): RunIntent {
     paramsHash: String(r.params_hash),
     channel: r.channel === null || r.channel === undefined ? null : String(r.channel),
     inputsSummary: String(r.inputs_summary),
+    via: r.via === null || r.via === undefined ? null : String(r.via),
     state: String(r.state) as RunIntentState,
     executionIds: ids === '' ? [] : ids.split(','),
     createdAt: Number(r.created_at),
@@ -396,8 +397,8 @@ function intentStore(db: SqlDriver): RunIntentStore {
     async record(i, now) {
       await db.query(
         `INSERT INTO run_intents (id, user_id, user_email, team_id, runbook_id, runbook_name, proxy_id, params_hash,
-           channel, inputs_summary, state, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'open', $11)`,
+           channel, inputs_summary, state, created_at, via)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'open', $11, $12)`,
         [
           i.id,
           i.userId,
@@ -410,6 +411,7 @@ function intentStore(db: SqlDriver): RunIntentStore {
           i.channel,
           i.inputsSummary,
           now,
+          i.via,
         ],
       );
     },

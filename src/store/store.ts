@@ -279,6 +279,11 @@ export interface NewRunIntent {
   channel: string | null;
   /** Inputs with secrets masked, as JSON. */
   inputsSummary: string;
+  /**
+   * The entry point as the run's audit record names it (`form`, `approval (approved by U1)`), so a run
+   * found after a crash is recorded like one whose answer came; null: recorded before it was kept.
+   */
+  via: string | null;
 }
 
 /**
