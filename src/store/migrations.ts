@@ -386,6 +386,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_installation_at ON audit (installation_id, at);
     `,
   },
+  {
+    version: 18,
+    // Nullable: watches stored before it are timed from when they were stored, with the cache's ETA.
+    name: 'a watched run’s own start and the usual duration its card showed',
+    up: () => `
+      ALTER TABLE watches ADD COLUMN started_at BIGINT;
+      ALTER TABLE watches ADD COLUMN eta_median_ms BIGINT;
+      ALTER TABLE watches ADD COLUMN eta_p95_ms BIGINT;
+      ALTER TABLE watches ADD COLUMN eta_runs INTEGER;
+    `,
+  },
 ];
 
 /**
