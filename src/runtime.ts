@@ -396,8 +396,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // Many workspaces: each installation connects its own Runbook API (tenant-deps.ts).
     if (oauth && config.secrets) {
       // Entries a single-workspace run of the bot wrote belong to that workspace's installation.
-      const adopted = await store.audit.assignInstallations();
-      if (adopted > 0) logger.info({ adopted }, 'audit entries assigned to their workspace’s installation');
+      const adopted = (await store.audit.assignInstallations()) + (await store.approvals.assignInstallations());
+      if (adopted > 0) logger.info({ adopted }, 'audit entries and approval requests assigned to their installation');
       const built = connectTenants(config, deps, store, baseUrl, logger);
       tenantDeps = built;
       cleanups.push(() => built.close());
@@ -410,6 +410,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       store,
       api: backgroundApi,
       inTenant,
+      // Many workspaces: each workspace's runs come from its own Runbook API, scanned in its scope.
+      perWorkspace: Boolean(oauth),
       transport: slackPostTransport(
         guardClient(
           slackClient({
@@ -485,6 +487,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       });
       installations = sealed;
       const tenantLog = logger.child({ component: 'tenants' });
+      // A key that opens none of the stored installations is almost always the wrong key: say so at once
+      // rather than let every workspace's requests fail one by one.
+      const [sample] = await records.listActive('', 1);
+      const opens = sample ? await sealed.load(sample.id).then(Boolean, () => false) : true;
+      if (!opens) {
+        tenantLog.error(
+          { installation: sample?.id },
+          'SECRETS_ENCRYPTION_KEY does not open the stored installations: set it back, or put the key they were sealed with in SECRETS_ENCRYPTION_KEY_PREVIOUS; until then their requests are refused',
+        );
+      }
       const tokenState = (token: string) =>
         new WebClient(token, { slackApiUrl, retryConfig: { retries: 1 }, timeout: 5_000 }).auth.test().then(
           () => tokenStateOf({ ok: true }),

@@ -388,6 +388,22 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 18,
+    name: 'approval requests scoped by installation (existing ones: their requester’s workspace’s)',
+    up: () => `
+      ALTER TABLE approvals ADD COLUMN installation_id TEXT;
+      ${ASSIGN_APPROVAL_INSTALLATIONS};
+    `,
+  },
+  {
+    version: 19,
+    // Nullable: an intent recorded by an older release (or before this) is recovered without it.
+    name: 'a run intent keeps its entry point',
+    up: () => `
+      ALTER TABLE run_intents ADD COLUMN via TEXT;
+    `,
+  },
+  {
+    version: 20,
     // Nullable: watches stored before it are timed from when they were stored, with the cache's ETA.
     name: 'a watched run’s own start and the usual duration its card showed',
     up: () => `
@@ -404,9 +420,16 @@ export const MIGRATIONS: readonly Migration[] = [
  * workspace's: the org's installation where the workspace is known to be part of an org-wide install
  * (installation_teams), else the workspace itself (an installation's id is its team id).
  */
-export const ASSIGN_AUDIT_INSTALLATIONS = `UPDATE audit SET installation_id = COALESCE(
-        (SELECT it.installation_id FROM installation_teams it WHERE it.team_id = audit.team_id), audit.team_id)
-      WHERE installation_id IS NULL AND team_id IS NOT NULL`;
+function assignInstallationsSql(table: string, teamColumn: string): string {
+  return `UPDATE ${table} SET installation_id = COALESCE(
+        (SELECT it.installation_id FROM installation_teams it WHERE it.team_id = ${table}.${teamColumn}),
+        ${table}.${teamColumn})
+      WHERE installation_id IS NULL AND ${teamColumn} IS NOT NULL`;
+}
+
+export const ASSIGN_AUDIT_INSTALLATIONS = assignInstallationsSql('audit', 'team_id');
+/** The same for approval requests, by the requester's workspace. */
+export const ASSIGN_APPROVAL_INSTALLATIONS = assignInstallationsSql('approvals', 'requester_team');
 
 export interface MigrateOptions {
   /** Postgres schema to create (if missing) before migrating; it is already the search_path. */

@@ -63,7 +63,7 @@ export function toWatch(row: SqlRow): Watch {
   };
 }
 
-/** The usual duration a watch's card showed (migration 18); null when it showed none. */
+/** The usual duration a watch's card showed (migration 20); null when it showed none. */
 function toWatchEta(row: SqlRow): WatchEta | null {
   const medianMs = numOrNull(row.eta_median_ms);
   const runs = numOrNull(row.eta_runs);
@@ -121,6 +121,9 @@ export function toApproval(row: SqlRow): Approval {
     requesterChannel: textOrNull(row.requester_channel),
     requesterTs: textOrNull(row.requester_ts),
     quorum: parseStoredQuorum(row.quorum),
+    ...(row.installation_id === null || row.installation_id === undefined
+      ? {}
+      : { installationId: text(row.installation_id) }),
   };
 }
 

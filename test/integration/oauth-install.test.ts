@@ -3,6 +3,7 @@
 // authorized with that installation's own token; the tokens are in no store row and no log line, in
 // clear, base64 or hex; background work gets fresh (rotated) tokens through the same authorize path.
 
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -177,5 +178,30 @@ describe("token rotation: background work refreshes through Bolt's authorize, as
     expect(after.generation).toBeGreaterThan(before);
     expect(after.sealed).not.toContain(token);
     expect(await pickerOpenedBy(h, h.user('U11SAM', 'T0SECOND'))).toBe('T0SECOND');
+  });
+});
+
+describe('a key that does not open the stored installations', () => {
+  it('is named at start-up, with what to do; the previous key beside the new one opens them', async () => {
+    const oldKey = randomBytes(32).toString('base64');
+    const first = await startOAuthHarness({ env: { SECRETS_ENCRYPTION_KEY: oldKey } });
+    const dataDir = first.dataDir;
+    try {
+      expect((await first.install('T0SECOND', { connect: false })).status).toBe(200);
+    } finally {
+      await first.stop();
+    }
+    const wrong = await startOAuthHarness({ env: { DATA_DIR: dataDir } });
+    await wrong.stop();
+    expect(wrong.logs.join('')).toContain('SECRETS_ENCRYPTION_KEY does not open the stored installations');
+    const rotated = await startOAuthHarness({
+      env: { DATA_DIR: dataDir, SECRETS_ENCRYPTION_KEY_PREVIOUS: oldKey },
+    });
+    try {
+      expect(rotated.logs.join('')).not.toContain('does not open the stored installations');
+      expect((await (await rotated.runtime.tenants!.clients.clientFor('T0SECOND')).auth.test()).ok).toBe(true);
+    } finally {
+      await rotated.stop();
+    }
   });
 });

@@ -1,4 +1,4 @@
-// The audit trail scoped by installation, the behaviour both databases must have: entries kept with their
+// The audit trail and approval requests scoped by installation, the behaviour both databases must have: entries kept with their
 // installation and read back per installation; entries without one (single-workspace mode, or written
 // before the upgrade) given their workspace's installation — an org-wide install's where the workspace is
 // known to be in it.
@@ -58,6 +58,37 @@ export function runAuditScopeContract(name: string, createHarness: () => Promise
       expect((await store.audit.recent(10, 'E1')).map((e) => e.at)).toEqual([T0 + 2]);
       expect((await store.audit.recent(10, 'T2')).map((e) => e.at)).toEqual([T0 + 4]);
       expect(await store.audit.assignInstallations()).toBe(0);
+    });
+
+    it('keeps approval requests with their installation: listed per installation, unscoped ones assigned', async () => {
+      const request = (team: string, installationId?: string) =>
+        store.approvals.create(
+          {
+            runbookId: 'r',
+            runbookName: 'R',
+            proxyId: 'p',
+            params: '{}',
+            paramsMasked: '{}',
+            requesterId: 'U1',
+            requesterTeam: team,
+            channel: 'C1',
+            expiresAt: T0 + 60_000,
+            ...(installationId ? { installationId } : {}),
+          },
+          T0,
+        );
+      const own = await request('T1', 'T1');
+      const org = await request('T3A', 'E1');
+      const old = await request('T2');
+      expect(own.installationId).toBe('T1');
+      expect(old.installationId).toBeUndefined();
+      expect((await store.approvals.listPending(T0, 10, 'T1')).map((a) => a.id)).toEqual([own.id]);
+      expect((await store.approvals.listPending(T0, 10, 'E1')).map((a) => a.id)).toEqual([org.id]);
+      expect((await store.approvals.listPending(T0, 10)).map((a) => a.id).sort()).toEqual(
+        [own.id, org.id, old.id].sort(),
+      );
+      expect(await store.approvals.assignInstallations()).toBe(1);
+      expect((await store.approvals.get(old.id))?.installationId).toBe('T2');
     });
   });
 }

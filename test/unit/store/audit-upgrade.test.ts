@@ -8,8 +8,8 @@ import { MIGRATIONS, runMigrations } from '../../../src/store/migrations.ts';
 import { createSqlStore } from '../../../src/store/sql-store.ts';
 import { openSqliteDriver } from '../../../src/store/sqlite-driver.ts';
 
-describe('audit upgrade (migration 17)', () => {
-  it("assigns today's rows to their workspace's installation", async () => {
+describe('upgrade to installation scoping (migrations 17 and 18)', () => {
+  it("assigns today's audit rows and approval requests to their workspace's installation", async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'audit-upgrade-')), 'db.sqlite');
     const before = openSqliteDriver(file);
     await runMigrations(before, { migrations: MIGRATIONS.filter((m) => m.version <= 16) });
@@ -26,6 +26,11 @@ describe('audit upgrade (migration 17)', () => {
       );
     }
     await before.query(
+      `INSERT INTO approvals (id, runbook_id, runbook_name, proxy_id, params, params_masked, requester_id,
+         requester_team, channel, state, created_at, expires_at, execution_ids)
+       VALUES ('a-1', 'r', 'R', 'p', '{}', '{}', 'U1', 'T0GRIDA', 'C1', 'pending', 0, 9999999999999, '[]')`,
+    );
+    await before.query(
       `INSERT INTO installation_teams (team_id, installation_id, seen_at) VALUES ('T0GRIDA', 'E0GRID', 0)`,
     );
     await before.close();
@@ -35,6 +40,7 @@ describe('audit upgrade (migration 17)', () => {
       expect((await store.migrate()).version).toBeGreaterThanOrEqual(17);
       expect((await store.audit.recent(10, 'T0SINGLE')).map((e) => e.at)).toEqual([2, 1]);
       expect((await store.audit.recent(10, 'E0GRID')).map((e) => e.at)).toEqual([3]);
+      expect((await store.approvals.get('a-1'))?.installationId).toBe('E0GRID');
       // A row that names no workspace stays unscoped: no installation reads it.
       expect((await store.audit.recent(10)).find((e) => e.at === 4)?.installationId).toBeUndefined();
     } finally {
