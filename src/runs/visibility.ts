@@ -34,19 +34,31 @@ export interface Visibility {
   search(text: string, limit?: number): Promise<Workflow[]>;
 }
 
+function nameKey(name: string): string {
+  return name.trim().toLowerCase();
+}
+
 /** The actor's view of the catalog, judged where they act. One catalog read, then answers from memory. */
 export async function visibilityFor(deps: RunsDeps, actor: Actor): Promise<Visibility> {
   const all = await deps.catalog.all().catch(() => [] as Workflow[]);
   const byId = new Map(all.map((r) => [r.id, r]));
-  const byName = new Map(all.map((r) => [r.name.toLowerCase(), r]));
-  const decide = (ref: { id?: string | null; name?: string | null }): Decision => {
-    const known =
-      (ref.id ? byId.get(ref.id) : undefined) ?? (ref.name ? byName.get(ref.name.toLowerCase()) : undefined);
-    // A runbook the catalog no longer has is judged by what we know of it: its id and name.
-    const facts = known ? runbookFacts(deps, known) : bareFacts(ref.id ?? '', ref.name ?? '');
-    return decideFor(deps, actor, 'view', facts, actor.channelId);
-  };
+  // Names as executions and schedules carry them: case and edge spaces aside (sameRunbookName), and not
+  // unique, so a name stands for every runbook that has it.
+  const byName = new Map<string, Workflow[]>();
+  for (const r of all) {
+    const key = nameKey(r.name);
+    byName.set(key, [...(byName.get(key) ?? []), r]);
+  }
   const judge = (r: Workflow) => decideFor(deps, actor, 'view', runbookFacts(deps, r), actor.channelId);
+  const decide = (ref: { id?: string | null; name?: string | null }): Decision => {
+    const known = ref.id ? byId.get(ref.id) : undefined;
+    if (known) return judge(known);
+    const named = ref.name ? (byName.get(nameKey(ref.name)) ?? []) : [];
+    // Only a name: viewable only if every runbook of that name is (one hidden namesake keeps it hidden).
+    if (named.length > 0) return named.map(judge).find((d) => !d.allowed) ?? judge(named[0]!);
+    // A runbook the catalog no longer has is judged by what we know of it: its id and name.
+    return decideFor(deps, actor, 'view', bareFacts(ref.id ?? '', ref.name ?? ''), actor.channelId);
+  };
   const runbook = (r: Workflow) => judge(r).allowed;
   const refuse = (action: string, id: string | null, name: string | null, sentence: string, via?: RunEntry) =>
     recordDenial(deps, actor, {
