@@ -410,6 +410,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       store,
       api: backgroundApi,
       inTenant,
+      // Many workspaces: each workspace's runs come from its own Runbook API, scanned in its scope.
+      perWorkspace: Boolean(oauth),
       transport: slackPostTransport(
         guardClient(
           slackClient({

@@ -12,7 +12,10 @@ const B_RUNBOOKS = [SCALE, 'Postgres Vacuum Analyze'];
 
 let h: OAuthHarness;
 beforeAll(async () => {
-  h = await startOAuthHarness({ tenants: { [KEY_B]: { name: 'beta', runbooks: B_RUNBOOKS } } });
+  h = await startOAuthHarness({
+    tenants: { [KEY_B]: { name: 'beta', runbooks: B_RUNBOOKS } },
+    env: { SUBSCRIPTIONS_POLL_SECONDS: '0.05' },
+  });
   expect((await h.install('T0SANDBOX')).status).toBe(200);
   expect((await h.install('T0SECOND', { connect: false })).status).toBe(200);
 });
@@ -120,5 +123,30 @@ describe('each workspace on its own Runbook API tenant', () => {
         .sort(),
     ).toEqual(['T0SANDBOX', 'T0SECOND']);
     expect(rows.every((e) => e.installationId)).toBe(true);
+  });
+
+  it("a channel's subscription gets its own workspace's runs only, read from its own tenant", async () => {
+    const VACUUM = 'Postgres Vacuum Analyze';
+    await h.user('U11SAM', 'T0SECOND').command(`subscribe "${VACUUM}"`, 'C01OPS');
+    await until(
+      async () => (await h.runtime.store.subscriptions.listAll()).find((sub) => sub.teamId === 'T0SECOND'),
+      'the subscription',
+    );
+    // The workspace's first scan sets its own baseline (its own cursor).
+    await until(async () => h.runtime.store.cursors.get('subscriptions:T0SECOND'), 'the first scan');
+    const start = (state: typeof h.emulator.state) => {
+      const runbook = [...state.workflows.byId.values()].find((r) => r.workflow.name === VACUUM)!;
+      return state.runWorkflow(runbook.workflow.id, { proxyId: 'proxy-dev', params: '{"database":"app"}' });
+    };
+    const inA = start(h.emulator.state);
+    const inB = start(tenantB());
+    h.clock.advance(60 * 60_000);
+    const posted = () => JSON.stringify(h.fake.state.calls.filter((c) => c.method === 'chat.postMessage' && c.ok));
+    await until(async () => posted().includes(inB.id), 'the notice of the run in tenant B');
+    expect(posted()).not.toContain(inA.id);
+    const notice = h.fake.state.calls.find(
+      (c) => c.method === 'chat.postMessage' && JSON.stringify(c.args).includes(inB.id),
+    );
+    expect(notice?.installation).toBe('T0SECOND');
   });
 });
