@@ -398,6 +398,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 
     // Many workspaces: each installation connects its own Runbook API (tenant-deps.ts).
     if (oauth && config.secrets) {
+      // Entries a single-workspace run of the bot wrote belong to that workspace's installation.
+      const adopted = (await store.audit.assignInstallations()) + (await store.approvals.assignInstallations());
+      if (adopted > 0) logger.info({ adopted }, 'audit entries and approval requests assigned to their installation');
       const built = connectTenants(config, deps, store, baseUrl, logger);
       tenantDeps = built;
       cleanups.push(() => built.close());
@@ -410,6 +413,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       store,
       api: backgroundApi,
       inTenant,
+      // Many workspaces: each workspace's runs come from its own Runbook API, scanned in its scope.
+      perWorkspace: Boolean(oauth),
       transport: slackPostTransport(
         guardClient(
           slackClient({
@@ -485,6 +490,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       });
       installations = sealed;
       const tenantLog = logger.child({ component: 'tenants' });
+      // A key that opens none of the stored installations is almost always the wrong key: say so at once
+      // rather than let every workspace's requests fail one by one.
+      const [sample] = await records.listActive('', 1);
+      const opens = sample ? await sealed.load(sample.id).then(Boolean, () => false) : true;
+      if (!opens) {
+        tenantLog.error(
+          { installation: sample?.id },
+          'SECRETS_ENCRYPTION_KEY does not open the stored installations: set it back, or put the key they were sealed with in SECRETS_ENCRYPTION_KEY_PREVIOUS; until then their requests are refused',
+        );
+      }
       const tokenState = (token: string) =>
         new WebClient(token, { slackApiUrl, retryConfig: { retries: 1 }, timeout: 5_000 }).auth.test().then(
           () => tokenStateOf({ ok: true }),
@@ -494,11 +509,23 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         ...oauth,
         installationStore: sealed,
         stateStore: createStoredStateStore({ states: store.oauthStates, secret: oauth.stateSecret }),
-        onInstalled: (installation, installer) =>
+        onInstalled: (installation, installer) => {
           tenantLog.info(
             { installation: installation.id, isEnterpriseInstall: installation.isEnterpriseInstall, installer },
             'app installed',
-          ),
+          );
+          void deps.access.audit.record({
+            userId: installer,
+            teamId: installation.teamId ?? installation.enterpriseId,
+            channel: null,
+            action: 'app.install',
+            target: installation.id,
+            outcome: 'ok',
+            detail: installation.isEnterpriseInstall ? 'org-wide' : null,
+            tid: null,
+            installationId: installation.id,
+          });
+        },
         // A workspace of an org-wide install is remembered, so its records' background work finds the org.
         onInstallation: (installation) =>
           tenantClients
@@ -523,6 +550,19 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             event,
           );
           tenantLog.info({ installation: installation.id, event: event.kind, outcome }, 'installation tokens revoked');
+          if (outcome === 'revoked' || outcome === 'user-token-removed') {
+            await deps.access.audit.record({
+              userId: null,
+              teamId: installation.teamId ?? installation.enterpriseId,
+              channel: null,
+              action: outcome === 'revoked' ? 'app.uninstall' : 'app.user_token_revoked',
+              target: installation.id,
+              outcome: 'ok',
+              detail: event.kind,
+              tid: null,
+              installationId: installation.id,
+            });
+          }
         },
       };
     }

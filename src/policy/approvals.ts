@@ -6,6 +6,7 @@
 
 import type { CardInputs } from '../forms/labelled-inputs.ts';
 import type { Approval, Store } from '../store/store.ts';
+import { currentInstallation } from '../tenants/tenant-scope.ts';
 import type { AuditLog } from './audit-log.ts';
 import { isQuorum, type Quorum } from './quorum.ts';
 
@@ -94,6 +95,8 @@ export async function createRequest(deps: ApprovalRecords, request: NewRequest, 
       channel: request.channel ?? '',
       expiresAt: now + deps.approvalTtlMs,
       quorum: isQuorum(request.quorum) ? request.quorum : null,
+      // Many workspaces: kept with the installation it is requested in (the request's scope).
+      installationId: currentInstallation() ?? null,
     },
     now,
   );

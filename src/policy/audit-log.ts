@@ -1,9 +1,11 @@
 // Every mutating action (run, schedule create/edit/delete, approve/reject, subscribe, policy
-// denial) is stored and logged as one structured line. Details are masked by the caller.
+// denial) is stored and logged as one structured line. Details are masked by the caller. In
+// many-workspace mode each entry is kept with its installation, and reading returns only that one's.
 
 import type { Logger } from '../logger.ts';
 import { plainMentions } from '../mentions.ts';
 import type { AuditEntry, Store } from '../store/store.ts';
+import { currentInstallation } from '../tenants/tenant-scope.ts';
 
 export type AuditInput = Omit<AuditEntry, 'at'> & { at?: number };
 
@@ -20,9 +22,12 @@ export class AuditLog {
 
   async record(input: AuditInput): Promise<void> {
     // Sealed mentions (src/mentions.ts) are stored and logged as their plain tokens.
+    // Many workspaces: kept with the installation the work is for (requests and background work run in its scope).
+    const installationId = input.installationId ?? currentInstallation();
     const entry: AuditEntry = {
       ...input,
       ...(typeof input.detail === 'string' ? { detail: plainMentions(input.detail) } : {}),
+      ...(installationId ? { installationId } : {}),
       at: input.at ?? this.#now(),
     };
     this.#logger.info({ audit: entry }, `audit ${entry.action} ${entry.outcome}`);
@@ -34,7 +39,9 @@ export class AuditLog {
     }
   }
 
+  /** Newest first: in many-workspace mode only the entries of the installation in scope. */
   recent(limit: number): Promise<AuditEntry[]> {
-    return this.#store.audit.recent(limit);
+    const installationId = currentInstallation();
+    return installationId ? this.#store.audit.recent(limit, installationId) : this.#store.audit.recent(limit);
   }
 }

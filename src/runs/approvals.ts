@@ -6,6 +6,7 @@ import { type ApprovalAsk, decodeAsk, expireRequests } from '../policy/approvals
 import { describeApprovers } from '../policy/policy.ts';
 import { evaluateQuorum, isQuorum, type QuorumState, SINGLE_APPROVER, type Vote } from '../policy/quorum.ts';
 import type { Approval, ApprovalMessages } from '../store/store.ts';
+import { currentInstallation } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { approvalNeedFor, freezeCheck, gate, recordDenial, runbookFacts } from './gate.ts';
@@ -144,8 +145,14 @@ async function currentVotes(
   return { votes: kept };
 }
 
+/** Many workspaces: a request of another installation is, here, one that does not exist. */
+function ofThisInstallation(approval: Approval | null): Approval | null {
+  const current = currentInstallation();
+  return approval && (!current || approval.installationId === current) ? approval : null;
+}
+
 async function load(deps: RunsDeps, actor: Actor, approvalId: string, auditAction: string): Promise<Loaded> {
-  const approval = await deps.access.store.approvals.get(approvalId);
+  const approval = ofThisInstallation(await deps.access.store.approvals.get(approvalId));
   if (!approval) return { done: refused('not-found', 'That approval request no longer exists.') };
   if (approval.state !== 'pending') return { done: { kind: 'already', approval } };
   // Past its expiry the request is over even before the sweeper marks it: nothing is recorded.
@@ -310,7 +317,11 @@ export interface AwaitingRequest {
 export async function awaitingApprovalBy(deps: RunsDeps, actor: Actor, limit = 50): Promise<AwaitingRequest[]> {
   const subject = { userId: actor.userId, groups: actor.groups, channelId: null };
   const out: AwaitingRequest[] = [];
-  for (const approval of await deps.access.store.approvals.listPending(deps.now(), limit)) {
+  const installationId = currentInstallation();
+  const pending = installationId
+    ? await deps.access.store.approvals.listPending(deps.now(), limit, installationId)
+    : await deps.access.store.approvals.listPending(deps.now(), limit);
+  for (const approval of pending) {
     if (approval.requesterId === actor.userId) continue;
     const runbook = await deps.catalog.get(approval.runbookId).catch(() => null);
     if (!runbook) continue;
@@ -329,7 +340,10 @@ export async function awaitingApprovalBy(deps: RunsDeps, actor: Actor, limit = 5
 
 /** One request as stored; null when it does not exist (or the store cannot say). */
 export function findApproval(deps: RunsDeps, approvalId: string): Promise<Approval | null> {
-  return deps.access.store.approvals.get(approvalId).catch(() => null);
+  return deps.access.store.approvals
+    .get(approvalId)
+    .then(ofThisInstallation)
+    .catch(() => null);
 }
 
 /**
@@ -338,7 +352,7 @@ export function findApproval(deps: RunsDeps, approvalId: string): Promise<Approv
  */
 export async function leftNoMark(deps: RunsDeps, approvalId: string, userId: string): Promise<boolean> {
   try {
-    const approval = await deps.access.store.approvals.get(approvalId);
+    const approval = ofThisInstallation(await deps.access.store.approvals.get(approvalId));
     if (approval?.state !== 'pending') return false;
     const votes = await deps.access.store.approvals.votes(approvalId);
     return !votes.some((v) => v.userId === userId);

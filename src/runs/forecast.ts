@@ -29,6 +29,8 @@ export async function forecastFor(
   deps: RunsDeps,
   visible: Pick<Visibility, 'ref'>,
   window: ForecastWindow,
+  /** Only this runbook's schedules (`/runbook schedules <runbook> --next`); all by default. */
+  runbookId: string | null = null,
 ): Promise<VisibleForecast> {
   const pauses = new Map(
     (await deps.access.store.schedulePauses.list(MAX_SCHEDULES)).map((p) => [p.scheduleId, p] as const),
@@ -36,6 +38,7 @@ export async function forecastFor(
   const schedules = [];
   let pausedCount = 0;
   for await (const s of deps.api.schedules.iterate({ pageSize: 100 })) {
+    if (runbookId !== null && s.runbookId !== runbookId) continue;
     if (!visible.ref({ id: s.runbookId, name: s.runbookName })) continue;
     const pause = pauses.get(s.id);
     if (pause && pause.resumeAt === null) {

@@ -115,7 +115,7 @@ export interface FreezeNotice {
 export interface ApplyFreezeOptions extends FreezeOptions {
   owner: string;
   leaseMs: number;
-  /** Says it in the schedule's channel (where it was made); failures are logged, not retried. */
+  /** Says it where the schedule posts (made in, subscribed to its runbook); failures are logged, not retried. */
   announce?: (notice: FreezeNotice) => Promise<void>;
 }
 
@@ -155,11 +155,17 @@ export async function applyFreezes(deps: RunsDeps, options: ApplyFreezeOptions):
   if (!(await deps.access.store.coordination.holdLease(FREEZE_LEASE, options.owner, now + options.leaseMs, now))) {
     return report;
   }
-  const tell = async (channel: string | null, notice: Omit<FreezeNotice, 'channel'>) => {
-    if (!channel || !options.announce) return;
-    await options
-      .announce({ ...notice, channel })
-      .catch((err: unknown) => deps.logger.warn({ err }, 'could not say a freeze change'));
+  // Said where the schedule posts: the channel it was made in, and the channels subscribed to every result
+  // of its runbook (by name, so its subscribers chose to see it there; not `all`, not failures only).
+  const subscribed = options.announce ? await deps.access.store.subscriptions.listAll().catch(() => []) : [];
+  const tell = async (made: string | null, notice: Omit<FreezeNotice, 'channel'>, runbookId: string) => {
+    if (!options.announce) return;
+    const posts = subscribed.filter((s) => s.runbookId === runbookId && !s.failuresOnly).map((s) => s.channel);
+    for (const channel of new Set([made, ...posts].filter((c): c is string => Boolean(c)))) {
+      await options
+        .announce({ ...notice, channel })
+        .catch((err: unknown) => deps.logger.warn({ err }, 'could not say a freeze change'));
+    }
   };
   // Ended: resume (or hand over to a window still covering it). In-flight rows are reconcilePauses' work.
   for (const row of frozen) {
@@ -170,20 +176,25 @@ export async function applyFreezes(deps: RunsDeps, options: ApplyFreezeOptions):
       await store.handOver(row.scheduleId, row.freeze, { freeze: freeze.name }, deps.now());
       continue;
     }
-    const who = { userId: row.pausedBy, teamId: row.teamId, channelId: null };
+    // The freeze acts, not a person: audited as the bot ('' is stored as no user).
+    const who = { userId: '', teamId: row.teamId, channelId: null };
     const result = await restore(deps, who, row, `${row.cron}; the change freeze “${row.freeze}” ended`);
     if (result.kind === 'resumed') {
       report.resumed.push(row.scheduleId);
       const { scheduleId, runbookName, cron } = row;
-      await tell(channel, {
-        kind: 'resumed',
-        freeze: row.freeze ?? '',
-        until: null,
-        scheduleId,
-        runbookName,
-        cron,
-        teamId: who.teamId,
-      });
+      await tell(
+        channel,
+        {
+          kind: 'resumed',
+          freeze: row.freeze ?? '',
+          until: null,
+          scheduleId,
+          runbookName,
+          cron,
+          teamId: who.teamId,
+        },
+        row.runbookId,
+      );
     } else if (result.kind === 'failed') {
       report.failed.push(row.scheduleId);
       deps.logger.warn({ err: result.error, scheduleId: row.scheduleId }, 'could not resume a schedule after a freeze');
@@ -197,7 +208,7 @@ export async function applyFreezes(deps: RunsDeps, options: ApplyFreezeOptions):
     const { freeze, channel } = await scheduleFreeze(deps, schedule, options);
     if (!freeze) continue;
     const owner = await deps.access.store.scheduleOwners.get(schedule.id);
-    const who = { userId: owner?.userId ?? '', teamId: owner?.teamId ?? null, channelId: null };
+    const who = { userId: '', teamId: owner?.teamId ?? null, channelId: null };
     const result = await applyPause(deps, who, schedule, {
       resumeAt: null,
       freeze: freeze.name,
@@ -207,15 +218,19 @@ export async function applyFreezes(deps: RunsDeps, options: ApplyFreezeOptions):
     if (result.kind === 'paused') {
       report.paused.push(schedule.id);
       const { id: scheduleId, runbookName, schedule: cron } = schedule;
-      await tell(channel, {
-        kind: 'paused',
-        freeze: freeze.name,
-        until: freeze.end,
-        scheduleId,
-        runbookName,
-        cron,
-        teamId: who.teamId,
-      });
+      await tell(
+        channel,
+        {
+          kind: 'paused',
+          freeze: freeze.name,
+          until: freeze.end,
+          scheduleId,
+          runbookName,
+          cron,
+          teamId: who.teamId,
+        },
+        schedule.runbookId,
+      );
     } else if (result.kind === 'failed') {
       report.failed.push(schedule.id);
       deps.logger.warn({ err: result.error, scheduleId: schedule.id }, 'could not pause a schedule for a freeze');

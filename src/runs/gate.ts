@@ -26,6 +26,7 @@ import {
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { judgeDestination } from './destinations.ts';
+import { type RunEntry, withVia } from './run-entry.ts';
 
 /** What the person is about to do. */
 export type Intent =
@@ -56,6 +57,8 @@ export interface GateRequest {
   runbook: RunbookFacts;
   /** The audit action of a denial ("run.start", "schedule.create", …). */
   auditAction: string;
+  /** For a run (or its form): the entry point, the last part of a denial's record (`; via …`). */
+  via?: RunEntry;
   /** Audit target; default "<name> (<id>)". */
   auditTarget?: string;
   /** For `approve`: the requester (who may never approve their own request). */
@@ -125,6 +128,7 @@ export function decideFor(
 export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): Promise<GateVerdict> {
   const { policy } = deps.access;
   const target = request.auditTarget ?? `${request.runbook.name} (${request.runbook.id})`;
+  const denial = { action: request.auditAction, target, ...(request.via ? { via: request.via } : {}) };
   for (const channel of channelsOf(actor, request.intent)) {
     for (const action of ACTIONS_OF[request.intent]) {
       const decision =
@@ -133,14 +137,14 @@ export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): 
           : decideFor(deps, actor, action, request.runbook, channel);
       if (decision.allowed) continue;
       const sentence = decision.message;
-      await recordDenial(deps, actor, { action: request.auditAction, target, sentence, channel });
+      await recordDenial(deps, actor, { ...denial, sentence, channel });
       return { allowed: false, reason: action === 'view' ? 'hidden' : 'denied', sentence };
     }
   }
   if (request.intent === 'run' || request.intent === 'open-run') {
     const sentence = destinationSentence(actor, actor.userId);
     if (sentence) {
-      await recordDenial(deps, actor, { action: request.auditAction, target, sentence, channel: actor.channelId });
+      await recordDenial(deps, actor, { ...denial, sentence, channel: actor.channelId });
       return { allowed: false, reason: 'misdirected', sentence };
     }
   }
@@ -150,6 +154,7 @@ export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): 
       take: request.intent === 'run',
       auditAction: request.auditAction,
       target,
+      ...(request.via ? { via: request.via } : {}),
     });
     if (sentence) return { allowed: false, reason: 'frozen', sentence };
   }
@@ -157,7 +162,7 @@ export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): 
     const limit = await deps.access.runLimit.take(actor.userId);
     if (!limit.ok) {
       const sentence = `You have started too many runs this minute; try again in ${Math.ceil(limit.retryInMs / 1000)} s.`;
-      await recordDenial(deps, actor, { action: request.auditAction, target, sentence, channel: actor.channelId });
+      await recordDenial(deps, actor, { ...denial, sentence, channel: actor.channelId });
       return { allowed: false, reason: 'limited', sentence };
     }
   }
@@ -212,7 +217,8 @@ export async function recordAction(
   detail: string | null,
 ): Promise<void> {
   await deps.access.audit.record({
-    userId: actor.userId,
+    // '' is the bot acting on its own (a change freeze): stored as no user.
+    userId: actor.userId || null,
     teamId: actor.teamId,
     channel: actor.channelId,
     action,
@@ -223,11 +229,14 @@ export async function recordAction(
   });
 }
 
-/** The one audit record of a refusal, whatever refused (a rule, ownership, the run limit). */
+/**
+ * The one audit record of a refusal, whatever refused (a rule, ownership, the run limit): the sentence the
+ * person was shown, and for a run (or its form) the entry point as its last part (`; via …`).
+ */
 export async function recordDenial(
   deps: Pick<RunsDeps, 'access'>,
   actor: Actor,
-  denial: { action: string; target: string; sentence: string; channel?: string | null },
+  denial: { action: string; target: string; sentence: string; channel?: string | null; via?: RunEntry },
 ): Promise<void> {
   await deps.access.audit.record({
     userId: actor.userId,
@@ -236,7 +245,7 @@ export async function recordDenial(
     action: denial.action,
     target: denial.target,
     outcome: 'denied',
-    detail: denial.sentence,
+    detail: denial.via ? withVia(denial.sentence, denial.via) : denial.sentence,
     tid: null,
   });
 }
@@ -270,7 +279,7 @@ export async function freezeCheck(
   deps: RunsDeps,
   actor: Actor,
   runbook: RunbookFacts,
-  options: { take: boolean; auditAction: string; target: string; scope?: FreezeScope },
+  options: { take: boolean; auditAction: string; target: string; scope?: FreezeScope; via?: RunEntry },
 ): Promise<string | null> {
   const freeze = deps.access.policy.freezeAt(options.scope ?? runScope(actor), runbook, deps.now());
   if (!freeze) return null;
@@ -285,7 +294,12 @@ export async function freezeCheck(
     return null;
   }
   const sentence = freezeSentence(runbook.name, freeze, actor.timeZone);
-  await recordDenial(deps, actor, { action: options.auditAction, target: options.target, sentence });
+  await recordDenial(deps, actor, {
+    action: options.auditAction,
+    target: options.target,
+    sentence,
+    ...(options.via ? { via: options.via } : {}),
+  });
   return sentence;
 }
 

@@ -1,12 +1,23 @@
 // Runs that start without a person looking at a form: a Workflow Builder step, `--now` (one-line
 // runs and aliases). They go through requestRun — the one gate — like every run. What differs is
 // approval: nobody is there to wait for one, so a run that needs approval is refused (audited like a
-// denial) instead of becoming a request. The person is told to use the form, where a request is made.
+// denial, `run.start` naming the entry point) instead of becoming a request. The person is told to use the
+// form, where a request is made.
 import type { Workflow } from '../api/schemas.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { approvalNeedFor, type RunApprovalNeed, recordDenial } from './gate.ts';
-import { type EnteredRun, type RunResult, requestRun } from './run.ts';
+import {
+  checkRunForm,
+  type EnteredRun,
+  type Refusal,
+  RUN_AUDIT_ACTION,
+  RUN_OPEN_AUDIT_ACTION,
+  type RunResult,
+  refused,
+  requestRun,
+} from './run.ts';
+import type { RunEntry } from './run-entry.ts';
 
 export type DirectRunResult =
   | RunResult
@@ -29,11 +40,10 @@ export async function runWithoutApproval(
   deps: RunsDeps,
   actor: Actor,
   request: EnteredRun,
-  auditAction: string,
   how: string,
 ): Promise<DirectRunResult> {
   let need: RunApprovalNeed | null = null;
-  const result = await requestRun(deps, actor, request, auditAction, {
+  const result = await requestRun(deps, actor, request, {
     admitted: async () => {
       const n = approvalNeeded(deps, request.runbook);
       if (!n.required) return true;
@@ -45,9 +55,35 @@ export async function runWithoutApproval(
   if (!refused) return result;
   const sentence = needsApprovalSentence(request.runbook, refused, how);
   await recordDenial(deps, actor, {
-    action: auditAction,
+    action: RUN_AUDIT_ACTION,
     target: `${request.runbook.name} (${request.runbook.id})`,
     sentence,
+    via: request.via,
   });
   return { kind: 'needs-approval', runbook: request.runbook, need: refused, sentence };
+}
+
+/**
+ * May the actor be shown the confirmation of a run without a form (`--now`, an alias)? The form's gate
+ * (`checkRunForm`), then: a runbook that needs approval is refused here already, audited like every
+ * refusal (`run.open`, naming the entry point).
+ */
+export async function checkRunWithoutApproval(
+  deps: RunsDeps,
+  actor: Actor,
+  runbook: Workflow,
+  via: RunEntry,
+  how: string,
+): Promise<Refusal | { kind: 'ok' }> {
+  const check = await checkRunForm(deps, actor, runbook, via);
+  if (check.kind === 'refused') return check;
+  if (!check.need.required) return { kind: 'ok' };
+  const sentence = needsApprovalSentence(runbook, check.need, how);
+  await recordDenial(deps, actor, {
+    action: RUN_OPEN_AUDIT_ACTION,
+    target: `${runbook.name} (${runbook.id})`,
+    sentence,
+    via,
+  });
+  return refused('denied', sentence);
 }

@@ -152,6 +152,8 @@ export async function reconcileIntents(
       report.pending.push(intent.id);
       continue;
     }
+    // The entry point is the record's last part, as for a run whose answer came (unknown for an intent
+    // an older release recorded).
     const audit = (outcome: 'ok' | 'error', detail: string) =>
       deps.access.audit.record({
         userId: intent.userId,
@@ -160,7 +162,7 @@ export async function reconcileIntents(
         action: 'run.start',
         target: `${intent.runbookName} (${intent.runbookId})`,
         outcome,
-        detail,
+        detail: intent.via ? `${detail}; via ${intent.via}` : detail,
         tid: null,
       });
     if (executions.length > 0) {

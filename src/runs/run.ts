@@ -12,6 +12,7 @@ import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { maskErrorSecrets } from './execution-secrets.ts';
 import { approvalNeedFor, gate, type RunApprovalNeed, runbookFacts } from './gate.ts';
+import { type RunEntry, viaText, withVia } from './run-entry.ts';
 import { intentParamsHash } from './run-intents.ts';
 import { inSchemaOrder } from './run-params.ts';
 import type { StartedRun } from './run-tracker.ts';
@@ -40,26 +41,6 @@ export type RunResult =
   | { kind: 'approval-requested'; runbook: Workflow; approval: Approval; need: RunApprovalNeed }
   | { kind: 'failed'; runbook: Workflow; error: unknown }
   | Refusal;
-
-/**
- * The entry point a run was started from, named in its `run.start` audit record (`via …`). Every entry point
- * makes the same run from the same values, so this is the only thing in which their records differ.
- */
-export type RunEntry = 'form' | 'one-line' | 'alias' | 'rerun' | 'schedule-run-now' | 'approval' | 'workflow-step';
-
-export const RUN_ENTRIES: readonly RunEntry[] = [
-  'form',
-  'one-line',
-  'alias',
-  'rerun',
-  'schedule-run-now',
-  'approval',
-  'workflow-step',
-];
-
-export function isRunEntry(value: unknown): value is RunEntry {
-  return typeof value === 'string' && (RUN_ENTRIES as readonly string[]).includes(value);
-}
 
 export interface RunRequest {
   runbook: Workflow;
@@ -95,21 +76,27 @@ export function maskedParams(runbook: Workflow, params: Record<string, unknown>)
   return maskSecretsAndEchoes(parseInputSchema(runbook.inputSchema), params);
 }
 
+/** The audit action of a run refused (or started) on any path; the entry point is named in its detail. */
+export const RUN_AUDIT_ACTION = 'run.start';
+/** The audit action of a run refused before it could start: at its form, or its `--now` / Run now confirmation. */
+export const RUN_OPEN_AUDIT_ACTION = 'run.open';
+
 /**
- * May the actor open the run form of this runbook (run, re-run, "Try again", the picker)? The same gate
- * as a run, without taking from the run limit; a denial is audited as `run.open` (or `auditAction`:
- * Run now's confirmation is audited as the Run now it would be).
+ * May the actor open the run form of this runbook (run, re-run, "Try again", the picker), or be shown the
+ * confirmation of a run without a form (`--now`, an alias, Run now)? The same gate as a run, without
+ * taking from the run limit; a denial is audited as `run.open`, naming the entry point (`via`).
  */
 export async function checkRunForm(
   deps: RunsDeps,
   actor: Actor,
   runbook: Workflow,
-  auditAction = 'run.open',
+  via: RunEntry,
 ): Promise<Refusal | { kind: 'ok'; need: RunApprovalNeed }> {
   const verdict = await gate(deps, actor, {
     intent: 'open-run',
     runbook: runbookFacts(deps, runbook),
-    auditAction,
+    auditAction: RUN_OPEN_AUDIT_ACTION,
+    via,
   });
   if (!verdict.allowed) return { kind: 'refused', reason: verdict.reason, sentence: verdict.sentence };
   return { kind: 'ok', need: verdict.approval };
@@ -138,28 +125,38 @@ export async function runFromForm(
   request: RunRequest,
   hooks: RunHooks = {},
 ): Promise<RunResult> {
-  return requestRun(deps, actor, { ...request, via: request.via ?? 'form' }, 'run.start', {
-    ...hooks,
-    fresh: async (runbook) => {
-      const fresh = await loadRunbook(deps, runbook.id).catch(() => runbook);
-      return { ...fresh, requiresApproval: fresh.requiresApproval || runbook.requiresApproval };
+  return requestRun(
+    deps,
+    actor,
+    { ...request, via: request.via ?? 'form' },
+    {
+      ...hooks,
+      fresh: async (runbook) => {
+        const fresh = await loadRunbook(deps, runbook.id).catch(() => runbook);
+        return { ...fresh, requiresApproval: fresh.requiresApproval || runbook.requiresApproval };
+      },
     },
-  });
+  );
 }
 
 /**
  * Runs `request` for the actor: the gate (view, run here and where the result goes, the run limit), then
- * approval when the runbook needs it, else the run itself.
+ * approval when the runbook needs it, else the run itself. A refusal is audited as `run.start` denied,
+ * naming the entry point, whichever path it came from.
  */
 export async function requestRun(
   deps: RunsDeps,
   actor: Actor,
   request: EnteredRun,
-  auditAction: string,
   hooks: RunHooks & { fresh?: (runbook: Workflow) => Promise<Workflow> } = {},
 ): Promise<RunResult> {
   const { runbook } = request;
-  const verdict = await gate(deps, actor, { intent: 'run', runbook: runbookFacts(deps, runbook), auditAction });
+  const verdict = await gate(deps, actor, {
+    intent: 'run',
+    runbook: runbookFacts(deps, runbook),
+    auditAction: RUN_AUDIT_ACTION,
+    via: request.via,
+  });
   if (!verdict.allowed) return { kind: 'refused', reason: verdict.reason, sentence: verdict.sentence };
   if (!isRunnable(runbook)) {
     return {
@@ -226,16 +223,15 @@ export async function startRun(
   const params = inSchemaOrder(parseInputSchema(runbook.inputSchema), request.params);
   const masked = maskedParams(runbook, params);
   // The entry point is the last part of the record: the one thing in which two paths' records may differ.
-  const via = `via ${request.via}${approval ? ` (approved by ${[approval.approvedBy].flat().join(', ')})` : ''}`;
   const audit = (outcome: 'ok' | 'error', detail: string, tid: string | null) =>
     deps.access.audit.record({
       userId: actor.userId,
       teamId: actor.teamId,
       channel: actor.destinationChannel,
-      action: 'run.start',
+      action: RUN_AUDIT_ACTION,
       target: `${runbook.name} (${runbook.id})`,
       outcome,
-      detail: `${detail}; ${via}`,
+      detail: withVia(detail, request.via, approval?.approvedBy),
       tid,
     });
   let executionIds: string[];
@@ -256,6 +252,8 @@ export async function startRun(
         paramsHash: intentParamsHash(parseInputSchema(runbook.inputSchema), params),
         channel: actor.destinationChannel,
         inputsSummary: JSON.stringify(masked),
+        // A run found after a crash is recorded naming its entry point, as this one would be.
+        via: viaText(request.via, approval?.approvedBy),
       },
       deps.now(),
     );
@@ -354,12 +352,7 @@ export async function runScheduleNow(deps: RunsDeps, actor: Actor, scheduleId: s
   if (!schedule.proxyId)
     return refused('invalid', 'This schedule has no proxy, so it cannot run; edit it to choose one.');
   const runbook = await loadRunbook(deps, schedule.runbookId);
-  return requestRun(
-    deps,
-    actor,
-    { runbook, proxyId: schedule.proxyId, params, via: 'schedule-run-now' },
-    'schedule.run_now',
-  );
+  return requestRun(deps, actor, { runbook, proxyId: schedule.proxyId, params, via: 'schedule-run-now' });
 }
 
 export function refused(reason: Refusal['reason'], sentence: string): Refusal {

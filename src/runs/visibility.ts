@@ -8,6 +8,7 @@ import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { sameRunbookName } from './execution-facts.ts';
 import { bareFacts, decideFor, recordDenial, runbookFacts } from './gate.ts';
+import type { RunEntry } from './run-entry.ts';
 
 export interface Visibility {
   /** May the actor view this runbook (the API's copy)? */
@@ -25,29 +26,54 @@ export interface Visibility {
   check(ref: { id?: string | null; name?: string | null }, auditAction: string): Promise<Decision>;
   /**
    * `<runbook>` typed by the person, among the runbooks they may view. With `auditAction`, a name that
-   * only a hidden runbook matches reads as unknown to the person and is audited as a `view` refusal.
+   * only a hidden runbook matches reads as unknown to the person and is audited as a `view` refusal
+   * (for a run, naming its entry point: `via`).
    */
-  resolve(text: string, auditAction?: string): Promise<Resolution>;
+  resolve(text: string, auditAction?: string, via?: RunEntry): Promise<Resolution>;
   /** Typeahead among the runbooks they may view. */
   search(text: string, limit?: number): Promise<Workflow[]>;
 }
 
+const CATALOG_UNREADABLE =
+  'I could not read the runbook catalog, so I cannot tell whether you may see that runbook. Try again in a minute.';
+
+function nameKey(name: string): string {
+  return name.trim().toLowerCase();
+}
+
 /** The actor's view of the catalog, judged where they act. One catalog read, then answers from memory. */
 export async function visibilityFor(deps: RunsDeps, actor: Actor): Promise<Visibility> {
-  const all = await deps.catalog.all().catch(() => [] as Workflow[]);
-  const byId = new Map(all.map((r) => [r.id, r]));
-  const byName = new Map(all.map((r) => [r.name.toLowerCase(), r]));
-  const decide = (ref: { id?: string | null; name?: string | null }): Decision => {
-    const known =
-      (ref.id ? byId.get(ref.id) : undefined) ?? (ref.name ? byName.get(ref.name.toLowerCase()) : undefined);
-    // A runbook the catalog no longer has is judged by what we know of it: its id and name.
-    const facts = known ? runbookFacts(deps, known) : bareFacts(ref.id ?? '', ref.name ?? '');
-    return decideFor(deps, actor, 'view', facts, actor.channelId);
-  };
+  const all = await deps.catalog.all().catch(() => null);
+  const byId = new Map((all ?? []).map((r) => [r.id, r]));
+  // Names as executions and schedules carry them: case and edge spaces aside (sameRunbookName), and not
+  // unique, so a name stands for every runbook that has it.
+  const byName = new Map<string, Workflow[]>();
+  for (const r of all ?? []) {
+    const key = nameKey(r.name);
+    byName.set(key, [...(byName.get(key) ?? []), r]);
+  }
   const judge = (r: Workflow) => decideFor(deps, actor, 'view', runbookFacts(deps, r), actor.channelId);
+  const decide = (ref: { id?: string | null; name?: string | null }): Decision => {
+    const known = ref.id ? byId.get(ref.id) : undefined;
+    if (known) return judge(known);
+    const named = ref.name ? (byName.get(nameKey(ref.name)) ?? []) : [];
+    // Only a name: viewable only if every runbook of that name is (one hidden namesake keeps it hidden).
+    if (named.length > 0) return named.map(judge).find((d) => !d.allowed) ?? judge(named[0]!);
+    // Unreadable catalog: a rule by tag, category, kind or id cannot be applied to a bare name: not shown.
+    if (all === null && deps.access.policy.hidesByRunbookFacts) {
+      return { allowed: false, rule: null, message: CATALOG_UNREADABLE };
+    }
+    // A runbook the catalog no longer has is judged by what we know of it: its id and name.
+    return decideFor(deps, actor, 'view', bareFacts(ref.id ?? '', ref.name ?? ''), actor.channelId);
+  };
   const runbook = (r: Workflow) => judge(r).allowed;
-  const refuse = (action: string, id: string | null, name: string | null, sentence: string) =>
-    recordDenial(deps, actor, { action, target: name && id ? `${name} (${id})` : (id ?? name ?? '?'), sentence });
+  const refuse = (action: string, id: string | null, name: string | null, sentence: string, via?: RunEntry) =>
+    recordDenial(deps, actor, {
+      action,
+      target: name && id ? `${name} (${id})` : (id ?? name ?? '?'),
+      sentence,
+      ...(via ? { via } : {}),
+    });
   return {
     runbook,
     judge,
@@ -58,13 +84,13 @@ export async function visibilityFor(deps: RunsDeps, actor: Actor): Promise<Visib
       if (!decision.allowed) await refuse(auditAction, ref.id ?? null, ref.name ?? null, decision.message);
       return decision;
     },
-    async resolve(text, auditAction) {
+    async resolve(text, auditAction, via) {
       const resolution = await deps.catalog.resolve(text, runbook);
       if (!auditAction || resolution.kind === 'match') return resolution;
       const any = await deps.catalog.resolve(text).catch(() => null);
       if (any?.kind === 'match') {
         const decision = judge(any.runbook);
-        if (!decision.allowed) await refuse(auditAction, any.runbook.id, any.runbook.name, decision.message);
+        if (!decision.allowed) await refuse(auditAction, any.runbook.id, any.runbook.name, decision.message, via);
       }
       return resolution;
     },

@@ -377,7 +377,48 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 17,
+    name: 'the audit trail scoped by installation (existing rows: their workspace’s)',
+    up: () => `
+      ALTER TABLE audit ADD COLUMN installation_id TEXT;
+      ${ASSIGN_AUDIT_INSTALLATIONS};
+      CREATE INDEX audit_installation_at ON audit (installation_id, at);
+    `,
+  },
+  {
+    version: 18,
+    name: 'approval requests scoped by installation (existing ones: their requester’s workspace’s)',
+    up: () => `
+      ALTER TABLE approvals ADD COLUMN installation_id TEXT;
+      ${ASSIGN_APPROVAL_INSTALLATIONS};
+    `,
+  },
+  {
+    version: 19,
+    // Nullable: an intent recorded by an older release (or before this) is recovered without it.
+    name: 'a run intent keeps its entry point',
+    up: () => `
+      ALTER TABLE run_intents ADD COLUMN via TEXT;
+    `,
+  },
 ];
+
+/**
+ * Audit rows without an installation (written before migration 17, or in single-workspace mode) get their
+ * workspace's: the org's installation where the workspace is known to be part of an org-wide install
+ * (installation_teams), else the workspace itself (an installation's id is its team id).
+ */
+function assignInstallationsSql(table: string, teamColumn: string): string {
+  return `UPDATE ${table} SET installation_id = COALESCE(
+        (SELECT it.installation_id FROM installation_teams it WHERE it.team_id = ${table}.${teamColumn}),
+        ${table}.${teamColumn})
+      WHERE installation_id IS NULL AND ${teamColumn} IS NOT NULL`;
+}
+
+export const ASSIGN_AUDIT_INSTALLATIONS = assignInstallationsSql('audit', 'team_id');
+/** The same for approval requests, by the requester's workspace. */
+export const ASSIGN_APPROVAL_INSTALLATIONS = assignInstallationsSql('approvals', 'requester_team');
 
 export interface MigrateOptions {
   /** Postgres schema to create (if missing) before migrating; it is already the search_path. */

@@ -110,6 +110,9 @@ export function toApproval(row: SqlRow): Approval {
     requesterChannel: textOrNull(row.requester_channel),
     requesterTs: textOrNull(row.requester_ts),
     quorum: parseStoredQuorum(row.quorum),
+    ...(row.installation_id === null || row.installation_id === undefined
+      ? {}
+      : { installationId: text(row.installation_id) }),
   };
 }
 
@@ -136,6 +139,10 @@ export function toAuditEntry(row: SqlRow): AuditEntry {
     outcome: text(row.outcome) as AuditOutcome,
     detail: textOrNull(row.detail),
     tid: textOrNull(row.tid),
+    // Only where there is one (many-workspace mode), so single-workspace entries keep their shape.
+    ...(row.installation_id === null || row.installation_id === undefined
+      ? {}
+      : { installationId: text(row.installation_id) }),
   };
 }
 

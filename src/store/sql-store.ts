@@ -3,7 +3,7 @@
 // watches), an UPDATE ... WHERE <still in the expected state> (replies, approvals, leases). Both
 // databases serialise conflicting writes on the same row, so only one caller sees rowCount = 1.
 import { randomUUID } from 'node:crypto';
-import { runMigrations } from './migrations.ts';
+import { ASSIGN_APPROVAL_INSTALLATIONS, ASSIGN_AUDIT_INSTALLATIONS, runMigrations } from './migrations.ts';
 import {
   parseStarts,
   toApproval,
@@ -434,6 +434,7 @@ function toRunIntent(r: SqlRow): RunIntent {
     paramsHash: String(r.params_hash),
     channel: r.channel === null || r.channel === undefined ? null : String(r.channel),
     inputsSummary: String(r.inputs_summary),
+    via: r.via === null || r.via === undefined ? null : String(r.via),
     state: String(r.state) as RunIntentState,
     executionIds: ids === '' ? [] : ids.split(','),
     createdAt: Number(r.created_at),
@@ -446,8 +447,8 @@ function intentStore(db: SqlDriver): RunIntentStore {
     async record(i, now) {
       await db.query(
         `INSERT INTO run_intents (id, user_id, user_email, team_id, runbook_id, runbook_name, proxy_id, params_hash,
-           channel, inputs_summary, state, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'open', $11)`,
+           channel, inputs_summary, state, created_at, via)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'open', $11, $12)`,
         [
           i.id,
           i.userId,
@@ -460,6 +461,7 @@ function intentStore(db: SqlDriver): RunIntentStore {
           i.channel,
           i.inputsSummary,
           now,
+          i.via,
         ],
       );
     },
@@ -545,8 +547,8 @@ function approvalStore(db: SqlDriver): ApprovalStore {
     async create(a, now) {
       const { rows } = await db.query(
         `INSERT INTO approvals (id, runbook_id, runbook_name, proxy_id, params, params_masked, requester_id,
-           requester_team, channel, state, created_at, expires_at, execution_ids, quorum)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, '[]', $12)
+           requester_team, channel, state, created_at, expires_at, execution_ids, quorum, installation_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, '[]', $12, $13)
          RETURNING *`,
         [
           randomUUID(),
@@ -561,6 +563,7 @@ function approvalStore(db: SqlDriver): ApprovalStore {
           now,
           a.expiresAt,
           a.quorum ? JSON.stringify({ count: a.quorum.count, eachOf: a.quorum.eachOf }) : null,
+          a.installationId ?? null,
         ],
       );
       return toApproval(rows[0]!);
@@ -631,12 +634,16 @@ function approvalStore(db: SqlDriver): ApprovalStore {
       );
       return result.rowCount === 1;
     },
-    async listPending(now, limit) {
+    async listPending(now, limit, installationId) {
+      const scoped = installationId === undefined ? '' : ' AND installation_id = $3';
       const { rows } = await db.query(
-        `SELECT * FROM approvals WHERE state = 'pending' AND expires_at > $1 ORDER BY created_at, id LIMIT $2`,
-        [now, Math.max(0, Math.trunc(limit))],
+        `SELECT * FROM approvals WHERE state = 'pending' AND expires_at > $1${scoped} ORDER BY created_at, id LIMIT $2`,
+        [now, Math.max(0, Math.trunc(limit)), ...(installationId === undefined ? [] : [installationId])],
       );
       return rows.map(toApproval);
+    },
+    async assignInstallations() {
+      return (await db.query(ASSIGN_APPROVAL_INSTALLATIONS)).rowCount ?? 0;
     },
     async listExpired(now, limit) {
       const { rows } = await db.query(
@@ -652,16 +659,24 @@ function auditStore(db: SqlDriver): AuditStore {
   return {
     async append(e) {
       await db.query(
-        `INSERT INTO audit (at, user_id, team_id, channel, action, target, outcome, detail, tid)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [e.at, e.userId, e.teamId, e.channel, e.action, e.target, e.outcome, e.detail, e.tid],
+        `INSERT INTO audit (at, user_id, team_id, channel, action, target, outcome, detail, tid, installation_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [e.at, e.userId, e.teamId, e.channel, e.action, e.target, e.outcome, e.detail, e.tid, e.installationId ?? null],
       );
     },
-    async recent(limit) {
-      const { rows } = await db.query('SELECT * FROM audit ORDER BY at DESC, id DESC LIMIT $1', [
-        Math.max(0, Math.trunc(limit)),
-      ]);
+    async recent(limit, installationId) {
+      const count = Math.max(0, Math.trunc(limit));
+      const { rows } =
+        installationId === undefined
+          ? await db.query('SELECT * FROM audit ORDER BY at DESC, id DESC LIMIT $1', [count])
+          : await db.query('SELECT * FROM audit WHERE installation_id = $2 ORDER BY at DESC, id DESC LIMIT $1', [
+              count,
+              installationId,
+            ]);
       return rows.map(toAuditEntry);
+    },
+    async assignInstallations() {
+      return (await db.query(ASSIGN_AUDIT_INSTALLATIONS)).rowCount ?? 0;
     },
   };
 }

@@ -140,6 +140,8 @@ export interface Approval {
   requesterTs: string | null;
   /** What it takes to approve; null = one approver (requests made before quorums existed too). */
   quorum: ApprovalQuorum | null;
+  /** Many workspaces: the installation it was requested in (absent in single-workspace mode). */
+  installationId?: string;
 }
 
 export interface NewApproval {
@@ -153,6 +155,8 @@ export interface NewApproval {
   channel: string;
   expiresAt: number;
   quorum?: ApprovalQuorum | null;
+  /** Many workspaces: the installation it is requested in. */
+  installationId?: string | null;
 }
 
 export interface ApprovalMessages {
@@ -176,6 +180,8 @@ export interface AuditEntry {
   detail: string | null;
   /** Runbook API transaction id, for support. */
   tid: string | null;
+  /** Many workspaces: the installation it happened in (absent in single-workspace mode). */
+  installationId?: string | null;
 }
 
 /** A run form's values kept so "Try again" can reopen it filled in (on any replica). */
@@ -286,6 +292,11 @@ export interface NewRunIntent {
   channel: string | null;
   /** Inputs with secrets masked, as JSON. */
   inputsSummary: string;
+  /**
+   * The entry point as the run's audit record names it (`form`, `approval (approved by U1)`), so a run
+   * found after a crash is recorded like one whose answer came; null: recorded before it was kept.
+   */
+  via: string | null;
 }
 
 /**
@@ -476,7 +487,9 @@ export interface ApprovalStore {
    */
   withdrawVote(id: string, userId: string): Promise<boolean>;
   /** Open requests (pending, unexpired at `now`), oldest first: App Home's "Waiting for your approval". */
-  listPending(now: number, limit: number): Promise<Approval[]>;
+  listPending(now: number, limit: number, installationId?: string): Promise<Approval[]>;
+  /** Gives requests without an installation their requester's workspace's (many-workspace start); how many. */
+  assignInstallations(): Promise<number>;
 }
 
 /** An execution's full output uploaded into its card's thread as a file (at most once, ever). */
@@ -500,8 +513,10 @@ export interface OutputUploadStore {
 
 export interface AuditStore {
   append(e: AuditEntry): Promise<void>;
-  /** Newest first. */
-  recent(limit: number): Promise<AuditEntry[]>;
+  /** Newest first; with `installationId`, only that installation's entries. */
+  recent(limit: number, installationId?: string): Promise<AuditEntry[]>;
+  /** Gives entries without an installation their workspace's (many-workspace mode, at start); how many. */
+  assignInstallations(): Promise<number>;
 }
 
 export interface RunDraftStore {

@@ -143,6 +143,11 @@ export interface SubscriptionScannerOptions {
   mayNotify?: (subscription: Subscription, execution: Execution) => Promise<boolean>;
   /** Runs work for one subscription's workspace in its scope (many-workspace mode); default: as is. */
   inTenant?: InTenant;
+  /**
+   * Many workspaces: one scan per workspace with subscriptions, in its scope (so its own Runbook API is
+   * listed) and with its own cursor; a workspace's runs are offered to its own subscriptions only.
+   */
+  perWorkspace?: boolean;
   settings?: Partial<SubscriptionSettings>;
   /** Epoch ms for the store's timestamps. */
   now?: () => number;
@@ -209,6 +214,7 @@ export class SubscriptionScanner {
   readonly #runbooks: RunbookLookup | null;
   readonly #mayNotify: SubscriptionScannerOptions['mayNotify'] | null;
   readonly #inTenant: InTenant;
+  readonly #perWorkspace: boolean;
   readonly #now: () => number;
   readonly #budget: RequestSpender;
   readonly #pacer: SlackPacer;
@@ -237,6 +243,7 @@ export class SubscriptionScanner {
     this.#runbooks = options.runbooks ?? null;
     this.#mayNotify = options.mayNotify ?? null;
     this.#inTenant = options.inTenant ?? ((_teamId, work) => work());
+    this.#perWorkspace = options.perWorkspace ?? false;
     this.#now = options.now ?? Date.now;
     const sleep = options.sleep ?? realSleep;
     this.#budget =
@@ -297,7 +304,8 @@ export class SubscriptionScanner {
   /** One scan now (the loop uses it; tests call it). Concurrent calls in one process share a scan. */
   scanOnce(): Promise<ScanResult> {
     if (!this.#scan) {
-      this.#scan = this.#runScan().finally(() => {
+      const scan = this.#perWorkspace ? this.#runWorkspaceScans() : this.#runScan(SUBSCRIPTIONS_CURSOR, null);
+      this.#scan = scan.finally(() => {
         this.#scan = null;
       });
     }
@@ -325,14 +333,42 @@ export class SubscriptionScanner {
     return this.#store.coordination.holdLease(SUBSCRIPTIONS_LEASE, this.#owner, now + this.#leaseMs, now);
   }
 
-  async #runScan(): Promise<ScanResult> {
+  /** Many workspaces: each workspace's scan in its scope; one failing does not stop the others. */
+  async #runWorkspaceScans(): Promise<ScanResult> {
+    const total: ScanResult = { scanned: false, baseline: false, pages: 0, sent: 0, skipped: 0, failed: 0 };
+    const teams = [...new Set((await this.#store.subscriptions.listAll()).map((s) => s.teamId ?? ''))];
+    for (const team of teams) {
+      try {
+        const one = await this.#inTenant(team || null, () =>
+          this.#runScan(`${SUBSCRIPTIONS_CURSOR}:${team}`, (s) => (s.teamId ?? '') === team),
+        );
+        total.scanned ||= one.scanned;
+        total.baseline ||= one.baseline;
+        total.pages += one.pages;
+        total.sent += one.sent;
+        total.skipped += one.skipped;
+        total.failed += one.failed;
+      } catch (err) {
+        this.#log.warn({ err, team }, "a workspace's subscription scan failed; will retry");
+      }
+    }
+    return total;
+  }
+
+  /** The subscriptions a scan serves: all of them, or (per workspace) one workspace's. */
+  async #subscriptionsOf(only: ((s: Subscription) => boolean) | null): Promise<Subscription[]> {
+    const all = await this.#store.subscriptions.listAll();
+    return only ? all.filter(only) : all;
+  }
+
+  async #runScan(cursorKey: string, only: ((s: Subscription) => boolean) | null): Promise<ScanResult> {
     const result: ScanResult = { scanned: false, baseline: false, pages: 0, sent: 0, skipped: 0, failed: 0 };
-    const subscriptions = await this.#store.subscriptions.listAll();
-    const raw = await this.#store.cursors.get(SUBSCRIPTIONS_CURSOR);
+    const subscriptions = await this.#subscriptionsOf(only);
+    const raw = await this.#store.cursors.get(cursorKey);
     if (subscriptions.length === 0) {
       // Nobody listens: forget the position, so a later first subscription starts from "now"
       // instead of replaying everything that happened in between.
-      if (raw) await this.#store.cursors.set(SUBSCRIPTIONS_CURSOR, '', this.#now());
+      if (raw) await this.#store.cursors.set(cursorKey, '', this.#now());
       return result;
     }
     result.scanned = true;
@@ -387,7 +423,7 @@ export class SubscriptionScanner {
     if (owed.length > 0) {
       // Read again after listing: someone who unsubscribed while the pages were read gets nothing
       // that the listing found (the listing saw those runs after the unsubscribe).
-      const subscriptions = await this.#store.subscriptions.listAll();
+      const subscriptions = await this.#subscriptionsOf(only);
       // A channel is in one workspace: its notices go out in that workspace's scope.
       const teamOf = new Map(subscriptions.map((sub) => [sub.channel, sub.teamId]));
       const names = await this.#currentNames(subscriptions);
@@ -431,11 +467,11 @@ export class SubscriptionScanner {
       );
     }
     // Another replica may have written pending runs since this scan read the cursor: keep them.
-    const latest = decodeCursor(await this.#store.cursors.get(SUBSCRIPTIONS_CURSOR));
+    const latest = decodeCursor(await this.#store.cursors.get(cursorKey));
     if (latest) window.adoptPending(latest.pending);
     const { state, abandoned } = window.finish(complete, resumeToken);
     if (abandoned.length > 0) this.#log.info({ count: abandoned.length }, 'stopped waiting for unfinished executions');
-    await this.#store.cursors.set(SUBSCRIPTIONS_CURSOR, encodeCursor(state), this.#now());
+    await this.#store.cursors.set(cursorKey, encodeCursor(state), this.#now());
     return result;
   }
 

@@ -3,8 +3,9 @@
 // clicked on replica A, clicked again there (a double click), and its first payload replayed on replica B
 // (the same click delivered to another replica, both on one Postgres schema). One effect (one run, one
 // audit record, one opened form, one replaced confirmation), and each repeat is told privately that it was
-// already done. An acting button with no scenario below fails the coverage test (a button only a
-// many-workspace deployment shows is clicked the same way in its listener's unit test, named below).
+// already done; Approve under a two-approver quorum still counts the other approver. An acting button with
+// no scenario below fails the coverage test (a button only a many-workspace deployment shows is clicked the
+// same way in its listener's unit test, named below).
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,8 +28,10 @@ import { createScaleSchedule, SCALE_RUNBOOK, scaleFormValues } from '../support/
 import { TEST_DATABASE_URL } from '../support/test-database.ts';
 
 const SCHEMA = `test_${randomBytes(6).toString('hex')}`;
+// Two approvers must approve: Approve is once per approver, and the other approver still counts.
 const POLICY = `
-approvers: { groups: [S0APPROVERS] }
+approvers: { users: [U02BOB, U03CAROL] }
+quorum: { approvals: 2 }
 rules: []
 `;
 
@@ -103,6 +106,8 @@ interface Scenario {
   effects(): Promise<number>;
   /** Clicks it (and finishes what the click opens: Reject's reason form). */
   press?(h: Harness, on: OnScreen, extra: { action_ts?: string }): Promise<void>;
+  /** What must still work after the repeats (another approver's vote). */
+  afterwards?(on: OnScreen): Promise<void>;
 }
 
 const tag = () => `once-${randomBytes(3).toString('hex')}`;
@@ -319,9 +324,26 @@ const SCENARIOS: Scenario[] = [
       effects: async () => (await audited('subscription.add', runbookId)) - before,
     } satisfies Scenario;
   })(),
-  approvalButton(ACTIONS.approvalApprove, async (approvalId) => {
-    return [...a.emulator.state.executions.byId.values()].filter((e) => e.received.requestId === approvalId).length;
-  }),
+  (() => {
+    let requestId = '';
+    const runs = () =>
+      [...a.emulator.state.executions.byId.values()].filter((e) => e.received.requestId === requestId).length;
+    const scenario = approvalButton(ACTIONS.approvalApprove, async (approvalId) => {
+      requestId = approvalId;
+      return audited('approval.vote', approvalId);
+    });
+    return {
+      ...scenario,
+      // Bob's vote counted once and ran nothing; Carol's, on the other replica, completes the quorum: one run.
+      async afterwards(on: OnScreen) {
+        expect(runs()).toBe(0);
+        await b.user('U03CAROL').act(on.surface, on.match);
+        await waitFor(() => runs() === 1, 'the run once the quorum is met');
+        await new Promise((r) => setTimeout(r, 300));
+        expect(runs()).toBe(1);
+      },
+    } satisfies Scenario;
+  })(),
   {
     ...approvalButton(ACTIONS.approvalReject, (approvalId) => audited('approval.reject', approvalId)),
     // Reject opens the reason form; its submission decides. A repeat finds it done and opens no form.
@@ -403,6 +425,7 @@ describe('acting buttons, taken from the registrations', () => {
       }
       await new Promise((r) => setTimeout(r, 300));
       expect(await scenario.effects()).toBe(1);
+      await scenario.afterwards?.(on);
     },
   );
 

@@ -162,6 +162,8 @@ async function executionOf(runbook: Workflow): Promise<string> {
 interface Row {
   name: string;
   auditAction: string | null;
+  /** For a run: the entry point its refusal's record names last (`; via …`), as a started run's does. */
+  via?: string;
   /** Seeing only: success changes nothing on the Runbook API either. */
   seesOnly?: boolean;
   act(c: Case, runbook: Workflow): Promise<Outcome>;
@@ -179,6 +181,7 @@ const ROWS: Row[] = [
   {
     name: 'run (Run button → form → submit)',
     auditAction: 'run.open|run.start',
+    via: 'form',
     async act(c, runbook) {
       const user = h.user(c.userId);
       const before = { running: running(c, runbook).length, asked: asked(runbook).length };
@@ -266,7 +269,9 @@ const ROWS: Row[] = [
   },
   {
     name: 'Run now (on the schedules list)',
-    auditAction: 'schedule.run_now',
+    // Refused at its confirmation (`run.open`) or when confirmed (`run.start`), like every run.
+    auditAction: 'run.open|run.start',
+    via: 'schedule-run-now',
     async act(c, runbook) {
       const schedule = await h.runtime.api.schedules.create({
         proxyId: 'proxy-dev',
@@ -309,7 +314,8 @@ const ROWS: Row[] = [
   },
   {
     name: 'Workflow Builder step "Run a runbook" (card to the chosen channel)',
-    auditAction: 'workflow.run',
+    auditAction: 'run.start',
+    via: 'workflow-step',
     async act(c, runbook) {
       const res = await h.user(c.userId).runWorkflowStep(FUNCTIONS.runRunbook, stepDefinition(FUNCTIONS.runRunbook), {
         runbook: runbook.name,
@@ -420,6 +426,7 @@ describe.each(ROWS)('$name', (row) => {
       const entries = await h.runtime.deps.access.audit.recent(10);
       const denial = entries.find((e) => e.userId === c.userId && e.outcome === 'denied');
       expect(denial?.action).toMatch(new RegExp(`^(${row.auditAction})$`));
+      if (row.via) expect(denial?.detail).toMatch(new RegExp(`; via ${row.via}$`));
       if (outcome === 'hidden') expect(denial?.detail).not.toContain(runbook.name);
     }
   });

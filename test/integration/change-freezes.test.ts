@@ -91,12 +91,25 @@ async function audited(action: string, outcome: 'ok' | 'denied', userId: string)
 
 describe('change freezes', () => {
   it('pauses covered schedules at the start and resumes them at the end, said where they were made', async () => {
+    const seeded = [...h.emulator.state.schedules.byId.values()].filter(
+      (s) => s.schedule.runbookName === VACUUM,
+    ).length;
     const covered = await newSchedule(VACUUM, '0 5 * * *', 'frozen-db');
     const byHand = await newSchedule(VACUUM, '30 6 * * *', 'by-hand-db');
     const other = await newSchedule('Find Crashlooping Pods', '0 4 * * *', 'other-db');
     const takenOver = await newSchedule(VACUUM, '45 5 * * *', 'taken-over-db');
     const skipping = await newSchedule(VACUUM, '15 7 * * *', 'skipping-db');
     const alice = actor({ userId: 'U01ALICE', teamId: null, groups: [], channelId: 'C01OPS' });
+    // #deploys gets every result of Vacuum, so it is told too; a channel subscribed to failures only is not.
+    const subscription = { runbookId: runbookId(VACUUM), runbookName: VACUUM, createdBy: 'U01ALICE', teamId: null };
+    await h.runtime.store.subscriptions.add(
+      { ...subscription, channel: 'C02DEPLOYS', failuresOnly: false },
+      h.clock.now(),
+    );
+    await h.runtime.store.subscriptions.add(
+      { ...subscription, channel: 'C03APPROVALS', failuresOnly: true },
+      h.clock.now(),
+    );
     expect((await pauseSchedule(h.runtime.deps, alice, byHand.id)).kind).toBe('paused');
     // A skip whose timer comes due inside the window (its run at 07:15 the first day).
     expect((await skipNextRun(h.runtime.deps, alice, skipping.id)).kind).toBe('paused');
@@ -144,6 +157,13 @@ describe('change freezes', () => {
     expect(saidPaused()).toHaveLength(2);
     await h.runtime.tick();
     expect(saidPaused()).toHaveLength(2);
+    // ... and the demo's own Vacuum schedules (made outside Slack: no channel of their own) are said there.
+    expect(h.fake.state.messages.C02DEPLOYS?.filter((m) => m.text.includes('Paused the schedule of'))).toHaveLength(
+      2 + seeded,
+    );
+    expect(h.fake.state.messages.C03APPROVALS?.some((m) => m.text.includes('Paused the schedule of')) ?? false).toBe(
+      false,
+    );
 
     // Inside the window it does not run, and resuming it by hand is refused with the window's end.
     const before = runsWith('frozen-db');
@@ -171,7 +191,10 @@ describe('change freezes', () => {
     expect(runsWith('frozen-db')).toBe(before + 1);
     const trail = (await h.runtime.deps.access.audit.recent(100)).filter((e) => e.target?.includes(covered.id));
     expect(trail.map((e) => e.action)).toEqual(expect.arrayContaining(['schedule.pause', 'schedule.resume']));
-    expect(trail.find((e) => e.action === 'schedule.resume' && e.outcome === 'ok')?.detail).toContain(FREEZE);
+    const resumed = trail.find((e) => e.action === 'schedule.resume' && e.outcome === 'ok');
+    expect(resumed?.detail).toContain(FREEZE);
+    // The freeze acted, not a person: audited as the bot.
+    expect(resumed?.userId).toBeNull();
   });
 
   it('refuses runs inside the window with its name and end in the person’s zone, audited', async () => {

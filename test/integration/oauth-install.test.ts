@@ -3,12 +3,13 @@
 // authorized with that installation's own token; the tokens are in no store row and no log line, in
 // clear, base64 or hex; background work gets fresh (rotated) tokens through the same authorize path.
 
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { InstallationNotFoundError } from '../../src/tenants/installation-store.ts';
-import { type OAuthHarness, resultCardOf, startOAuthHarness, until } from '../support/oauth-harness.ts';
+import { type OAuthHarness, resultCardOf, startOAuthHarness } from '../support/oauth-harness.ts';
 
 const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
 
@@ -64,6 +65,12 @@ describe('many workspaces: "Add to Slack" through Bolt\'s installer', () => {
     // Both workspaces of the org are served by the one org-wide installation.
     expect(await pickerOpenedBy(h, h.user('U21EVA', 'T0GRIDA', GRID))).toBe('E0ACMEGRID');
     expect(await pickerOpenedBy(h, h.user('U22UMA', 'T0GRIDB', GRID))).toBe('E0ACMEGRID');
+    const audit = (await h.runtime.store.audit.recent(50)).filter((e) => e.action === 'app.install');
+    expect(audit.map((e) => [e.target, e.detail]).sort()).toEqual([
+      ['E0ACMEGRID', 'org-wide'],
+      ['T0SANDBOX', null],
+      ['T0SECOND', null],
+    ]);
     const rows = await Promise.all(
       ['T0SANDBOX', 'T0SECOND', 'E0ACMEGRID'].map((id) => h.runtime.store.installations.get(id)),
     );
@@ -171,5 +178,30 @@ describe("token rotation: background work refreshes through Bolt's authorize, as
     expect(after.generation).toBeGreaterThan(before);
     expect(after.sealed).not.toContain(token);
     expect(await pickerOpenedBy(h, h.user('U11SAM', 'T0SECOND'))).toBe('T0SECOND');
+  });
+});
+
+describe('a key that does not open the stored installations', () => {
+  it('is named at start-up, with what to do; the previous key beside the new one opens them', async () => {
+    const oldKey = randomBytes(32).toString('base64');
+    const first = await startOAuthHarness({ env: { SECRETS_ENCRYPTION_KEY: oldKey } });
+    const dataDir = first.dataDir;
+    try {
+      expect((await first.install('T0SECOND', { connect: false })).status).toBe(200);
+    } finally {
+      await first.stop();
+    }
+    const wrong = await startOAuthHarness({ env: { DATA_DIR: dataDir } });
+    await wrong.stop();
+    expect(wrong.logs.join('')).toContain('SECRETS_ENCRYPTION_KEY does not open the stored installations');
+    const rotated = await startOAuthHarness({
+      env: { DATA_DIR: dataDir, SECRETS_ENCRYPTION_KEY_PREVIOUS: oldKey },
+    });
+    try {
+      expect(rotated.logs.join('')).not.toContain('does not open the stored installations');
+      expect((await (await rotated.runtime.tenants!.clients.clientFor('T0SECOND')).auth.test()).ok).toBe(true);
+    } finally {
+      await rotated.stop();
+    }
   });
 });

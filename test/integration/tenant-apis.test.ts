@@ -12,7 +12,10 @@ const B_RUNBOOKS = [SCALE, 'Postgres Vacuum Analyze'];
 
 let h: OAuthHarness;
 beforeAll(async () => {
-  h = await startOAuthHarness({ tenants: { [KEY_B]: { name: 'beta', runbooks: B_RUNBOOKS } } });
+  h = await startOAuthHarness({
+    tenants: { [KEY_B]: { name: 'beta', runbooks: B_RUNBOOKS } },
+    env: { SUBSCRIPTIONS_POLL_SECONDS: '0.05' },
+  });
   expect((await h.install('T0SANDBOX')).status).toBe(200);
   expect((await h.install('T0SECOND', { connect: false })).status).toBe(200);
 });
@@ -84,5 +87,66 @@ describe('each workspace on its own Runbook API tenant', () => {
     expect(answer.text).toMatch(/No execution has the id/);
     expect(JSON.stringify(answer.blocks)).not.toContain('in-alpha');
     expect(API_KEY).not.toBe(KEY_B);
+  });
+
+  it('/runbook audit shows each workspace its own trail only', async () => {
+    const auditOf = async (userId: string, team: string) => {
+      const since = h.fake.state.ephemerals.length;
+      await h.user(userId, team).command('audit', 'C01OPS');
+      const answer = await until(async () => ephemeralSince(since, userId, 'udit'), `${team}'s audit trail`);
+      return `${answer.text}${JSON.stringify(answer.blocks)}`;
+    };
+    const second = await auditOf('U11SAM', 'T0SECOND');
+    const first = await auditOf('U01ALICE', 'T0SANDBOX');
+    // Lines read "<who> in <where> *<action>* · <target>"; the harness installs both workspaces as Alice.
+    expect(second).toMatch(/<@U11SAM>[^\n"]*run\.start/);
+    expect(second).not.toMatch(/<@U01ALICE>[^\n"]*run\.start/);
+    expect(second).not.toContain('T0SANDBOX');
+    expect(first).toMatch(/<@U01ALICE>[^\n"]*run\.start/);
+    expect(first).not.toContain('U11SAM');
+    expect(first).not.toContain('T0SECOND');
+    const rows = await h.runtime.store.audit.recent(100);
+    // Every entry names its installation: runs by who ran them, installs by where they were made.
+    expect(
+      rows
+        .filter((e) => e.action === 'run.start')
+        .map((e) => [e.userId, e.installationId])
+        .sort(),
+    ).toEqual([
+      ['U01ALICE', 'T0SANDBOX'],
+      ['U11SAM', 'T0SECOND'],
+    ]);
+    expect(
+      rows
+        .filter((e) => e.action === 'app.install')
+        .map((e) => e.installationId)
+        .sort(),
+    ).toEqual(['T0SANDBOX', 'T0SECOND']);
+    expect(rows.every((e) => e.installationId)).toBe(true);
+  });
+
+  it("a channel's subscription gets its own workspace's runs only, read from its own tenant", async () => {
+    const VACUUM = 'Postgres Vacuum Analyze';
+    await h.user('U11SAM', 'T0SECOND').command(`subscribe "${VACUUM}"`, 'C01OPS');
+    await until(
+      async () => (await h.runtime.store.subscriptions.listAll()).find((sub) => sub.teamId === 'T0SECOND'),
+      'the subscription',
+    );
+    // The workspace's first scan sets its own baseline (its own cursor).
+    await until(async () => h.runtime.store.cursors.get('subscriptions:T0SECOND'), 'the first scan');
+    const start = (state: typeof h.emulator.state) => {
+      const runbook = [...state.workflows.byId.values()].find((r) => r.workflow.name === VACUUM)!;
+      return state.runWorkflow(runbook.workflow.id, { proxyId: 'proxy-dev', params: '{"database":"app"}' });
+    };
+    const inA = start(h.emulator.state);
+    const inB = start(tenantB());
+    h.clock.advance(60 * 60_000);
+    const posted = () => JSON.stringify(h.fake.state.calls.filter((c) => c.method === 'chat.postMessage' && c.ok));
+    await until(async () => posted().includes(inB.id), 'the notice of the run in tenant B');
+    expect(posted()).not.toContain(inA.id);
+    const notice = h.fake.state.calls.find(
+      (c) => c.method === 'chat.postMessage' && JSON.stringify(c.args).includes(inB.id),
+    );
+    expect(notice?.installation).toBe('T0SECOND');
   });
 });

@@ -37,6 +37,8 @@ describe('uninstall and revocation', () => {
     await until(async () => h.logs.join('').match(/"outcome":"absent"/), 'the second event to be handled');
     await expect(h.runtime.tenants!.clients.clientFor('T0SECOND')).rejects.toThrow(InstallationNotFoundError);
     expect((await h.runtime.store.installations.get('T0SECOND'))?.uninstalledAt).not.toBeNull();
+    const audit = (await h.runtime.store.audit.recent(50)).filter((e) => e.action === 'app.uninstall');
+    expect(audit.map((e) => [e.target, e.detail])).toEqual([['T0SECOND', 'app_uninstalled']]);
     // The others still work.
     expect((await (await h.runtime.tenants!.clients.clientFor('T0SANDBOX')).auth.test()).team_id).toBe('T0SANDBOX');
     expect((await h.runtime.store.installations.get('E0ACMEGRID'))?.sealed).not.toBeNull();
@@ -79,6 +81,33 @@ describe('uninstall and revocation', () => {
     expect(watch?.state).toBe('stale');
     expect(watch?.resultPostedAt).toBeNull();
     expect(h.fake.state.calls.slice(before).filter((c) => c.method.startsWith('chat.'))).toEqual([]);
+  });
+
+  it('uninstalled while the result card is being edited (its answer lost): no second card, nothing after, the watch ends', async () => {
+    const run = await h.runNow('U11SAM', 'T0SECOND', 'mid-post');
+    await until(async () => (await h.runtime.store.watches.get(run.id))?.messageTs, 'the running card');
+    // The edit that turns the card into the result is carried out, but its answer never arrives.
+    h.fake.setFaults({ lostAnswerNext: 1, methods: ['chat.update'] });
+    const edits = () =>
+      h.fake.state.calls.filter((c) => c.method === 'chat.update' && JSON.stringify(c.args).includes(run.id));
+    h.clock.advance(60 * 60_000);
+    await until(async () => edits().length > 0, 'the edit in flight');
+    const events = h.fake.oauth.uninstall('T0SECOND');
+    const revokedAt = Date.now();
+    await h.deliver(events.tokensRevoked);
+    await revoked('T0SECOND');
+    const watch = await until(async () => {
+      const w = await h.runtime.store.watches.get(run.id);
+      return w?.state !== 'active' ? w : null;
+    }, 'the watch to end');
+    expect(watch?.state).not.toBe('active');
+    // One running card, never a second one; nothing reached Slack once the tokens were gone.
+    const cards = h.fake.state.calls.filter(
+      (c) => c.method === 'chat.postMessage' && c.ok && JSON.stringify(c.args).includes('is running'),
+    );
+    expect(cards).toHaveLength(1);
+    expect(h.fake.state.calls.filter((c) => c.at >= revokedAt && c.ok && c.method.startsWith('chat.'))).toEqual([]);
+    expect(edits().filter((c) => c.ok)).toHaveLength(1);
   });
 
   it('events that arrive after a reinstall leave its fresh tokens alone', async () => {

@@ -174,7 +174,13 @@ describe('Workflow Builder step: Run a runbook', () => {
     expect(executionsOf('Find Crashlooping Pods')).toHaveLength(before);
     const audit = await runtime.store.audit.recent(5);
     expect(
-      audit.find((e) => e.action === 'workflow.run' && e.outcome === 'denied' && e.userId === 'U03CAROL'),
+      audit.find(
+        (e) =>
+          e.action === 'run.start' &&
+          e.outcome === 'denied' &&
+          e.userId === 'U03CAROL' &&
+          e.detail?.endsWith('; via workflow-step'),
+      ),
     ).toBeTruthy();
   });
 

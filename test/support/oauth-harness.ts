@@ -45,6 +45,8 @@ export interface OAuthHarness {
   runNow(userId: string, team: string, deployment: string): Promise<{ id: string }>;
   /** Delivers an Events API body, signed, as Slack does. */
   deliver(body: Record<string, unknown>): Promise<number>;
+  /** Another replica on the same config and store (Postgres with DATABASE_URL), stopped with the harness. */
+  replica(): Promise<{ runtime: Runtime; origin: string }>;
   stop(): Promise<void>;
 }
 
@@ -112,6 +114,7 @@ export async function startOAuthHarness(
     redirectUrl: `${origin}/slack/oauth_redirect`,
     ...(options.tokenRotation ? { tokenRotation: true } : {}),
   });
+  const replicas: Runtime[] = [];
   const harness: OAuthHarness = {
     emulator,
     clock,
@@ -164,7 +167,13 @@ export async function startOAuthHarness(
       const res = await sendToBot(`${origin}/slack/events`, SIGNING_SECRET, jsonRequest(body));
       return res.status;
     },
+    async replica() {
+      const other = await startRuntime(config, { logger });
+      replicas.push(other);
+      return { runtime: other, origin: `http://127.0.0.1:${other.slackPort}` };
+    },
     async stop() {
+      for (const other of replicas) await other.stop();
       await runtime.stop();
       await fake.close();
       await emulator.close();

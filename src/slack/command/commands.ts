@@ -55,7 +55,9 @@ export async function dispatchCommand(ctx: HandlerContext, command: ParsedComman
     case 'defaults':
       return channelDefaultsCommand(ctx, command);
     case 'schedules':
-      return command.next ? showForecast(ctx, command.next) : showSchedules(ctx, { query: command.runbook });
+      return command.next
+        ? showForecast(ctx, command.next, command.runbook)
+        : showSchedules(ctx, { query: command.runbook });
     case 'schedule':
       return openScheduleModal(ctx, { query: command.runbook });
     case 'executions':

@@ -3,7 +3,7 @@
 // Pure: the reports come from src/runs/health.ts (src/health/ computes them).
 import type { Outcome, RunbookEta, RunbookHealth } from '../../health/runbook-health.ts';
 import { ETA_RUNS } from '../../health/runbook-health.ts';
-import { escapeMrkdwn, formatDuration, truncate } from './mrkdwn.ts';
+import { escapeMrkdwn, formatDuration, slackDate, truncate } from './mrkdwn.ts';
 
 const STRIP: Record<Outcome, string> = {
   succeeded: ':large_green_square:',
@@ -44,8 +44,9 @@ export function freshness(fetchedAt: number, nowMs: number): string {
   return `as of ${Math.floor(minutes / 60)} h ago`;
 }
 
+/** The day in the reader's own time zone (a date token; the GMT date where tokens are not shown). */
 function dayText(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  return slackDate(Math.floor(ms / 1000), new Date(ms).toISOString().slice(0, 10), '{date_short_pretty}');
 }
 
 /** What the numbers are based on, when that is less than the whole window ('' when it is the whole window). */

@@ -136,7 +136,7 @@ export const SUBCOMMANDS = {
   schedules: {
     usage: 'schedules [runbook] [--next 24h|7d]',
     description:
-      'List schedules, with Edit, Pause (or Resume), Skip next run, Delete and Run now on each; --next: every run due in the next 24 hours or 7 days, in your time zone.',
+      'List schedules, with Edit, Pause (or Resume), Skip next run, Delete and Run now on each; --next: every run due in the next 24 hours or 7 days (of that runbook, when named), in your time zone.',
     examples: ['schedules', 'schedules "Postgres Vacuum Analyze"', 'schedules --next 24h'],
     flags: [{ name: 'next', values: ['24h', '7d'], description: 'every run due in that window (a forecast)' }],
     positional: 'optional',

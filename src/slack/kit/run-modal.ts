@@ -5,7 +5,7 @@ import type { Workflow } from '../../api/schemas.ts';
 import type { ProxyChoices } from '../../catalog/proxy-directory.ts';
 import { buildFormBlocks } from '../../forms/form-blocks.ts';
 import type { FormSpec } from '../../forms/input-schema.ts';
-import { isRunEntry, type RunEntry } from '../../runs/run.ts';
+import { isRunEntry, type RunEntry } from '../../runs/run-entry.ts';
 import { ACTIONS, BLOCKS, VIEWS } from './ids.ts';
 import { escapeMrkdwn, mrkdwnText, plainText, truncate } from './mrkdwn.ts';
 import { isRunnable } from './runbook-list.ts';

@@ -8,8 +8,9 @@ import { typeValues } from '../../forms/typed-values.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { approvalNeedFor } from '../../runs/gate.ts';
 import { healthForRun } from '../../runs/health.ts';
-import { checkRunForm, loadRunbook, type RunEntry, type RunRequest, type RunResult } from '../../runs/run.ts';
+import { checkRunForm, loadRunbook, type RunRequest, type RunResult } from '../../runs/run.ts';
 import { type ChosenByPerson, chooseRun } from '../../runs/run-choice.ts';
+import type { RunEntry } from '../../runs/run-entry.ts';
 import type { StartedRun } from '../../runs/run-tracker.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
@@ -221,7 +222,7 @@ export async function runModalView(
     });
   }
   const runbook = await loadRunbook(deps, runbookId);
-  let check = await checkRunForm(deps, actor, runbook);
+  let check = await checkRunForm(deps, actor, runbook, target.via ?? 'form');
   const dropped: string[] = [];
   if (check.kind === 'refused' && check.reason === 'misdirected') {
     // A preselected destination that does not pass (a saved default or alias gone stale, a carried-over
@@ -229,7 +230,7 @@ export async function runModalView(
     dropped.push(`:warning: ${escapeMrkdwn(check.sentence)}`);
     choice = await channelRunChoice(deps, channelId, { ...target, destination: channelId, destinationSavedBy: null });
     actor = await actorTo(choice);
-    check = await checkRunForm(deps, actor, runbook);
+    check = await checkRunForm(deps, actor, runbook, target.via ?? 'form');
   }
   if (check.kind === 'refused') return infoModal('Not allowed', `:no_entry: ${escapeMrkdwn(check.sentence)}`);
   if (!isRunnable(runbook)) {

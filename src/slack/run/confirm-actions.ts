@@ -78,7 +78,7 @@ export async function confirmRunClicked({ body }: ActionArgs, ctx: HandlerContex
     origin: { threadTs: value.threadTs },
     via: value.via,
   };
-  const result = await runWithoutApproval(deps, actor, request, 'run.start', 'with --now');
+  const result = await runWithoutApproval(deps, actor, request, 'with --now');
   if (result.kind === 'started') {
     const posted = await postRunningCard(deps, ctx.client, result.run);
     await ctx.respond({ ...(await runStartedNotice(ctx.client, result.run, posted)), replaceOriginal: true });

@@ -9,9 +9,9 @@ import { labelInputs } from '../../forms/labelled-inputs.ts';
 import { secretFieldNames } from '../../forms/secrets.ts';
 import { describeFieldErrors } from '../../forms/typed-values.ts';
 import type { Actor } from '../../runs/actor.ts';
-import { checkRunForm, loadRunbook } from '../../runs/run.ts';
+import { loadRunbook } from '../../runs/run.ts';
 import { chooseRun, proxyRefusal } from '../../runs/run-choice.ts';
-import { approvalNeeded, needsApprovalSentence } from '../../runs/run-direct.ts';
+import { checkRunWithoutApproval } from '../../runs/run-direct.ts';
 import { typedRunParams } from '../../runs/run-params.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
@@ -86,7 +86,9 @@ async function confirmNow(
   });
   const runbook = await resolveFor(ctx, actor, run);
   if (typeof runbook === 'string') return refuse(runbook);
-  const check = await checkRunForm(deps, actor, runbook);
+  // `v`: the entry point, named in the run's audit record (and in a refusal's, here already).
+  const via = run.alias ? 'alias' : 'one-line';
+  const check = await checkRunWithoutApproval(deps, actor, runbook, via, 'with --now');
   if (check.kind === 'refused') return refuse(check.sentence);
   if (!isRunnable(runbook)) return refuse(`${runbook.name} cannot be run: ${disabledReason(runbook)}.`);
   const spec = parseInputSchema(runbook.inputSchema);
@@ -100,8 +102,6 @@ async function confirmNow(
       `These values are not valid: ${describeFieldErrors(typed.errors)}. Fix them, or drop --now to use the form.`,
     );
   }
-  const need = approvalNeeded(deps, runbook);
-  if (need.required) return refuse(needsApprovalSentence(runbook, need, 'with --now'));
   const { proxyId } = await chooseRun(deps, runbook, ctx.channelId, { proxyId: proxy });
   const badProxy = await proxyRefusal(deps, runbook, proxyId);
   if (badProxy !== null || !proxyId) return refuse(badProxy ?? '');
@@ -115,10 +115,9 @@ async function confirmNow(
     spec,
   );
   // `s`: the destination was saved (in alias s, or '' the channel defaults); the click reads who saved it from the store.
-  // `v`: the entry point, named in the run's audit record.
   const value = JSON.stringify({
     d: draftId,
-    v: run.alias ? 'alias' : 'one-line',
+    v: via,
     ...(ctx.threadTs ? { t: ctx.threadTs } : {}),
     ...(savedBy ? { s: savedBy.alias ?? '' } : {}),
   });

@@ -22,6 +22,8 @@ export interface ForecastInput {
   /** Schedules skipped while paused, and those whose expression could not be read. */
   pausedCount: number;
   unreadableCount: number;
+  /** The runbook the forecast is narrowed to, or null for every schedule the person may view. */
+  runbookName?: string | null;
 }
 
 function runLine(run: HeldRun, timeZone: string): string {
@@ -36,9 +38,10 @@ function runLine(run: HeldRun, timeZone: string): string {
 
 export function buildForecast(input: ForecastInput): SlackMessage {
   const span = input.window === '24h' ? 'the next 24 hours' : 'the next 7 days';
+  const of = input.runbookName ? ` of ${truncate(input.runbookName, 100)}` : '';
   const overlapping = input.runs.filter((r) => r.overlaps).length;
   const frozen = input.runs.filter((r) => r.frozenBy).length;
-  const count = `${input.runs.length}${input.truncated ? '+' : ''} run${input.runs.length === 1 ? '' : 's'} due in ${span}`;
+  const count = `${input.runs.length}${input.truncated ? '+' : ''} run${input.runs.length === 1 ? '' : 's'}${of} due in ${span}`;
   const notes = [
     count,
     overlapping > 0 ? `${overlapping} overlapping` : null,
@@ -51,7 +54,7 @@ export function buildForecast(input: ForecastInput): SlackMessage {
     'computed in GMT as the API fires them, shown in your time zone',
   ].filter((n): n is string => n !== null);
   const blocks: KnownBlock[] = [
-    { type: 'header', text: plainText(`Runs due in ${span}`, 150) },
+    { type: 'header', text: plainText(`Runs${of} due in ${span}`, 150) },
     { type: 'context', elements: [mrkdwnText(escapeMrkdwn(notes.join(' · ')))] },
   ];
   if (input.runs.length === 0) {
@@ -62,5 +65,5 @@ export function buildForecast(input: ForecastInput): SlackMessage {
     sections.push(input.runs.slice(i, i + RUNS_PER_SECTION).map((r) => runLine(r, input.timeZone)));
   }
   for (const lines of sections) blocks.push({ type: 'section', text: mrkdwnText(lines.join('\n')) });
-  return { text: truncate(count, 3000), blocks };
+  return { text: escapeMrkdwn(truncate(count, 3000)), blocks };
 }

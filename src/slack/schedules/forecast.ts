@@ -5,13 +5,24 @@ import { forecastFor } from '../../runs/forecast.ts';
 import type { ForecastWindow } from '../../schedules/forecast.ts';
 import { visibleTo } from '../kit/access.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
+import { buildRunbookChoice } from '../kit/runbook-choice.ts';
 import { buildForecast } from './forecast-list.ts';
 import { userTimeZone } from './schedules.ts';
 
-export async function showForecast(ctx: HandlerContext, window: ForecastWindow): Promise<void> {
+/** The forecast; with `query` (`/runbook schedules <runbook> --next`), that runbook's runs only. */
+export async function showForecast(ctx: HandlerContext, window: ForecastWindow, query?: string | null): Promise<void> {
   const { deps } = ctx;
-  const forecast = await forecastFor(deps, await visibleTo(ctx), window);
-  await ctx.respond(
-    buildForecast({ window, ...forecast, timeZone: await userTimeZone(ctx.client, ctx.userId, deps.now()) }),
-  );
+  const visible = await visibleTo(ctx);
+  let runbook: { id: string; name: string } | null = null;
+  if (query?.trim()) {
+    const resolution = await visible.resolve(query);
+    if (resolution.kind !== 'match') {
+      await ctx.respond(buildRunbookChoice(query, resolution, 'schedules'));
+      return;
+    }
+    runbook = { id: resolution.runbook.id, name: resolution.runbook.name };
+  }
+  const forecast = await forecastFor(deps, visible, window, runbook?.id ?? null);
+  const timeZone = await userTimeZone(ctx.client, ctx.userId, deps.now());
+  await ctx.respond(buildForecast({ window, ...forecast, timeZone, runbookName: runbook?.name ?? null }));
 }

@@ -60,7 +60,7 @@ export async function confirmRunNow(ctx: HandlerContext, scheduleId: string): Pr
   const runbook = await loadRunbook(deps, schedule.runbookId);
   // The same gate as opening the run form: a runbook the person may not view or run is not shown.
   const actor = await runNowActor(ctx);
-  const check = await checkRunForm(deps, actor, runbook, 'schedule.run_now');
+  const check = await checkRunForm(deps, actor, runbook, 'schedule-run-now');
   if (check.kind === 'refused') {
     await ctx.respond(errorMessage(check.sentence));
     return;

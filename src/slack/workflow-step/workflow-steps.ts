@@ -12,7 +12,7 @@ import { parseInputSchema } from '../../forms/input-schema.ts';
 import { describeFieldErrors } from '../../forms/typed-values.ts';
 import { actor } from '../../runs/actor.ts';
 import { externalRefusal, recordDenial, unattendedWorkflows } from '../../runs/gate.ts';
-import { loadRunbook } from '../../runs/run.ts';
+import { loadRunbook, RUN_AUDIT_ACTION } from '../../runs/run.ts';
 import { chooseRun, proxyRefusal } from '../../runs/run-choice.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
 import { runParams } from '../../runs/run-params.ts';
@@ -146,7 +146,8 @@ export async function runStepExecuted(
     if (standing.kind === 'external' && external !== null) {
       const sentence = external;
       const who = { userId: chosen.userId, teamId: standing.teamId, groups: [], channelId: input.channel };
-      await recordDenial(deps, actor(who), { action: 'workflow.run', target: input.runbook, sentence });
+      const denial = { action: RUN_AUDIT_ACTION, target: input.runbook, sentence, via: 'workflow-step' as const };
+      await recordDenial(deps, actor(who), denial);
       return await refuse(sentence);
     }
     const runner = await actorFor(
@@ -156,8 +157,9 @@ export async function runStepExecuted(
       // The step's channel is chosen by the workflow: judged like any destination, against the person it runs as.
       { email: true, checkDestination: true },
     );
-    // A runbook hidden from this person reads as unknown, but the refusal is still audited.
-    const resolution = await (await visibilityFor(deps, runner)).resolve(input.runbook, 'workflow.run');
+    // A runbook hidden from this person reads as unknown, but the refusal is still audited, as every run's is.
+    const visible = await visibilityFor(deps, runner);
+    const resolution = await visible.resolve(input.runbook, RUN_AUDIT_ACTION, 'workflow-step');
     if (resolution.kind !== 'match') {
       return await refuse(
         resolution.kind === 'several'
@@ -190,7 +192,7 @@ export async function runStepExecuted(
     if (!first) return;
     begun = true;
     const request = { runbook, proxyId, params: checked.params, via: 'workflow-step' as const };
-    const result = await runWithoutApproval(deps, runner, request, 'workflow.run', 'from a workflow');
+    const result = await runWithoutApproval(deps, runner, request, 'from a workflow');
     const end = (e: StepEnd) => endStep(store, client, deps.logger, functionExecutionId, e, deps.now);
     if (result.kind !== 'started') {
       await end({ kind: 'failed', error: notStartedSentence(runbook.name, result) });

@@ -9,7 +9,8 @@ import { addAlias, removeAlias } from '../../../src/runs/aliases.ts';
 import { approveRequest, rejectRequest } from '../../../src/runs/approvals.ts';
 import { readAuditTrail } from '../../../src/runs/audit-trail.ts';
 import { askApproval, checkRunForm, runFromForm, runScheduleNow } from '../../../src/runs/run.ts';
-import { runWithoutApproval } from '../../../src/runs/run-direct.ts';
+import { checkRunWithoutApproval, runWithoutApproval } from '../../../src/runs/run-direct.ts';
+import type { RunEntry } from '../../../src/runs/run-entry.ts';
 import { deleteSchedule, saveSchedule } from '../../../src/runs/schedules.ts';
 import { subscribe, subscriberMayView, watchExecution } from '../../../src/runs/subscriptions.ts';
 import { runbookNamed, visibilityFor } from '../../../src/runs/visibility.ts';
@@ -30,6 +31,8 @@ interface EntryPoint {
   name: string;
   /** The audit action of a refusal on this path (null: refusals here are not a person's action). */
   auditAction: string | null;
+  /** For a run (or its form / confirmation): the entry point its refusal's record names last (`; via …`). */
+  via?: RunEntry;
   /** Whether success calls the Runbook API to change something (a run, a schedule write). */
   mutates: boolean;
   act(env: UseCaseEnv, who: Actor, runbook: Workflow): Promise<Outcome>;
@@ -77,19 +80,13 @@ async function requestBySomeoneElse(env: UseCaseEnv, runbook: Workflow): Promise
 }
 
 /** A run nobody waits on: the Workflow Builder step, and Run under a --now confirmation (one-line runs, aliases, mentions). */
-function runWithoutWaiting(auditAction: string, how: string): EntryPoint['act'] {
+function runWithoutWaiting(via: RunEntry, how: string): EntryPoint['act'] {
   return async (env, who, runbook) =>
     outcomeOf(
       await runWithoutApproval(
         env.deps,
         who,
-        {
-          runbook,
-          proxyId: 'proxy-dev',
-          params: PARAMS[runbook.name]!,
-          via: auditAction === 'workflow.run' ? 'workflow-step' : 'one-line',
-        },
-        auditAction,
+        { runbook, proxyId: 'proxy-dev', params: PARAMS[runbook.name]!, via },
         how,
       ),
     );
@@ -110,17 +107,32 @@ function viewRow(name: string, auditAction: string, ref: (r: Workflow) => { id?:
 const ENTRY_POINTS: EntryPoint[] = [
   {
     name: 'Workflow Builder step "Run a runbook"',
-    auditAction: 'workflow.run',
+    auditAction: 'run.start',
+    via: 'workflow-step',
     mutates: true,
-    act: runWithoutWaiting('workflow.run', 'from a workflow'),
+    act: runWithoutWaiting('workflow-step', 'from a workflow'),
     // Needs approval: the step fails; no run and no request (workflows do not wait for approvals).
     expect: SAME_AS_RUN,
   },
   {
     name: 'Run under a --now confirmation (one-line run, alias, mention)',
     auditAction: 'run.start',
+    via: 'alias',
     mutates: true,
-    act: runWithoutWaiting('run.start', 'with --now'),
+    act: runWithoutWaiting('alias', 'with --now'),
+    expect: SAME_AS_RUN,
+  },
+  {
+    name: 'the --now confirmation (one-line run, alias, mention)',
+    auditAction: 'run.open',
+    via: 'one-line',
+    mutates: false,
+    act: async (env, who, runbook) => {
+      const result = await checkRunWithoutApproval(env.deps, who, runbook, 'one-line', 'with --now');
+      // Needing approval is refused here already (audited too): nobody waits for an approval.
+      if (result.kind === 'refused' && result.sentence.includes('needs approval')) return 'approval';
+      return result.kind === 'ok' ? 'ok' : outcomeOf(result);
+    },
     expect: SAME_AS_RUN,
   },
   {
@@ -177,6 +189,7 @@ const ENTRY_POINTS: EntryPoint[] = [
   {
     name: 'run from the form',
     auditAction: 'run.start',
+    via: 'form',
     mutates: true,
     act: async (env, who, runbook) =>
       outcomeOf(await runFromForm(env.deps, who, { runbook, proxyId: 'proxy-dev', params: PARAMS[runbook.name]! })),
@@ -185,16 +198,18 @@ const ENTRY_POINTS: EntryPoint[] = [
   {
     name: 'open the run form (run, re-run, Try again)',
     auditAction: 'run.open',
+    via: 'rerun',
     mutates: false,
     act: async (env, who, runbook) => {
-      const result = await checkRunForm(env.deps, who, runbook);
+      const result = await checkRunForm(env.deps, who, runbook, 'rerun');
       return result.kind === 'ok' ? (result.need.required ? 'approval' : 'ok') : outcomeOf(result);
     },
     expect: SAME_AS_RUN,
   },
   {
     name: 'Run now',
-    auditAction: 'schedule.run_now',
+    auditAction: 'run.start',
+    via: 'schedule-run-now',
     mutates: true,
     act: async (env, who, runbook) => {
       const id = await scheduleOf(env, runbook);
@@ -345,6 +360,9 @@ const ENTRY_POINTS: EntryPoint[] = [
   },
 ];
 
+/** Each refused run's record (action → case → entry point → the record without its time), for the comparison below. */
+const refusedRuns = new Map<string, Map<CaseName, Map<RunEntry, Record<string, unknown>>>>();
+
 let env: UseCaseEnv;
 beforeAll(async () => {
   env = await startUseCaseEnv(TABLE_POLICY);
@@ -389,6 +407,37 @@ describe.each(ENTRY_POINTS)('$name', (entry) => {
       expect(denial!.detail).toMatch(/You (may not|are not)/);
       // The record names the runbook for the admins; the sentence to a person who may not view it does not.
       if (outcome === 'hidden') expect(denial!.detail).not.toContain(runbook.name);
+      if (entry.via) {
+        // A run's refusal names its entry point last, as a started run's record does.
+        expect(denial!.detail).toMatch(new RegExp(`; via ${entry.via}$`));
+        const { at: _at, ...record } = denial!;
+        const byCase = refusedRuns.get(entry.auditAction) ?? new Map();
+        refusedRuns.set(entry.auditAction, byCase);
+        byCase.set(caseName, (byCase.get(caseName) ?? new Map()).set(entry.via, record));
+      }
+    }
+  });
+});
+
+describe('a refused run writes the same record on every path', () => {
+  const RUN_PATHS = ENTRY_POINTS.filter((e) => e.auditAction === 'run.start').map((e) => e.via);
+  it('every path that starts a run is in the table, each with its own entry point', () => {
+    expect(RUN_PATHS.sort()).toEqual(['alias', 'form', 'schedule-run-now', 'workflow-step']);
+  });
+
+  it.each(['run.start', 'run.open'])('%s: the records differ only in the entry point they name', (action) => {
+    const byCase = refusedRuns.get(action);
+    const refusals = (['denied by run', 'denied by view', 'denied in destination only'] as CaseName[]).map(
+      (caseName) => [caseName, byCase?.get(caseName)] as const,
+    );
+    for (const [caseName, byEntry] of refusals) {
+      const paths = ENTRY_POINTS.filter((e) => e.auditAction === action && e.via).map((e) => e.via!);
+      expect({ caseName, entries: [...(byEntry?.keys() ?? [])].sort() }).toEqual({ caseName, entries: paths.sort() });
+      const withoutVia = [...byEntry!].map(([via, record]) => ({
+        ...record,
+        detail: String(record.detail).replace(new RegExp(`; via ${via}$`), ''),
+      }));
+      for (const record of withoutVia) expect({ caseName, record }).toEqual({ caseName, record: withoutVia[0] });
     }
   });
 });

@@ -36,7 +36,11 @@ afterAll(async () => {
   await env.close();
 });
 
-async function expectFrozen(result: Promise<{ kind: string; reason?: string; sentence?: string }>, action: string) {
+async function expectFrozen(
+  result: Promise<{ kind: string; reason?: string; sentence?: string }>,
+  action: string,
+  via: string | null,
+) {
   await env.mark();
   const r = await result;
   expect(r).toMatchObject({ kind: 'refused', reason: 'frozen' });
@@ -45,23 +49,26 @@ async function expectFrozen(result: Promise<{ kind: string; reason?: string; sen
   const [last] = await env.audit(1);
   expect(last).toMatchObject({ action, outcome: 'denied' });
   expect(last!.detail).toContain('Release freeze');
+  // A run's refusal names its entry point last, whichever path refused it.
+  if (via) expect(last!.detail).toMatch(new RegExp(`; via ${via}$`));
 }
 
 describe('every run path meets the freeze', () => {
   it('the form, opening and submitting, in the person’s zone', async () => {
-    await expectFrozen(checkRunForm(env.deps, alice, scale), 'run.open');
-    const r = await checkRunForm(env.deps, alice, scale);
+    await expectFrozen(checkRunForm(env.deps, alice, scale, 'form'), 'run.open', 'form');
+    const r = await checkRunForm(env.deps, alice, scale, 'form');
     // 2100-01-01 00:00 UTC is 09:00 in Tokyo.
     expect(r.kind === 'refused' && r.sentence).toContain('until Fri 1 Jan 09:00');
     await expectFrozen(
       runFromForm(env.deps, alice, { runbook: scale, proxyId: 'proxy-dev', params: SCALE_PARAMS }),
       'run.start',
+      'form',
     );
   });
 
   it('a run without a form: --now, an alias, a workflow step', async () => {
     const request = { runbook: scale, proxyId: 'proxy-dev', params: SCALE_PARAMS, via: 'workflow-step' as const };
-    await expectFrozen(runWithoutApproval(env.deps, alice, request, 'workflow.run', 'from a workflow'), 'workflow.run');
+    await expectFrozen(runWithoutApproval(env.deps, alice, request, 'from a workflow'), 'run.start', 'workflow-step');
   });
 
   it('a schedule’s Run now', async () => {
@@ -72,7 +79,7 @@ describe('every run path meets the freeze', () => {
       params: JSON.stringify(SCALE_PARAMS),
       schedule: '0 5 * * *',
     }).schedule;
-    await expectFrozen(runScheduleNow(env.deps, alice, schedule.id), 'schedule.run_now');
+    await expectFrozen(runScheduleNow(env.deps, alice, schedule.id), 'run.start', 'schedule-run-now');
   });
 
   it('an approved request stays open; the approver’s break-glass pass lets it run once', async () => {
@@ -81,6 +88,7 @@ describe('every run path meets the freeze', () => {
     await expectFrozen(
       approveRequest(env.deps, bob, asked.id, async () => null),
       'approval.approve',
+      null,
     );
     expect((await env.store.approvals.get(asked.id))?.state).toBe('pending');
 
@@ -101,6 +109,7 @@ describe('every run path meets the freeze', () => {
     await expectFrozen(
       approveRequest(env.deps, bob, again.id, async () => null),
       'approval.approve',
+      null,
     );
   });
 });

@@ -57,7 +57,7 @@ describe('run intents', () => {
     expect(await env.store.intents.listOpen(now + 1, 10)).toEqual([]);
   });
 
-  it('finds the execution of a call whose answer was lost, adopts it once, and audits it', async () => {
+  it('finds the execution of a call whose answer was lost, adopts it once, and audits it naming its entry point', async () => {
     const runbook = await env.runbook('Scale Kubernetes Deployment');
     const params = { namespace: 'lost-answer', deployment: 'api', replicas: 3 };
     // The call reaches the API (the execution starts) but its answer never comes back.
@@ -68,9 +68,10 @@ describe('run intents', () => {
       params: { ...params, replicas: 4 },
       userEmail: 'alice@example.com',
     });
-    const result = await startRun(deps, who, { runbook, proxyId: 'proxy-dev', params, via: 'form' });
+    const result = await startRun(deps, who, { runbook, proxyId: 'proxy-dev', params, via: 'alias' });
     expect(result.kind).toBe('failed');
-    expect(await env.store.intents.listOpen(now + 1, 10)).toHaveLength(1);
+    const open = await env.store.intents.listOpen(now + 1, 10);
+    expect(open.map((i) => i.via)).toEqual(['alias']);
 
     const before = env.tracker.started_.length;
     now += 30_000;
@@ -87,7 +88,11 @@ describe('run intents', () => {
       runbookName: runbook.name,
     });
     const audit = (await env.audit(5)).find((a) => a.detail?.includes('found after a restart'));
-    expect(audit).toMatchObject({ action: 'run.start', outcome: 'ok', userId: 'U01ALICE' });
+    expect(audit).toMatchObject({ action: 'run.start', outcome: 'ok', userId: 'U01ALICE', channel: 'C01OPS' });
+    // Recorded as the run would have been had its answer come: the entry point last.
+    expect(audit?.detail).toMatch(
+      /^executions [^;]+; proxy proxy-dev; inputs \{[^;]*\}; found after a restart .*; via alias$/,
+    );
     // Settled: a second pass (another replica, the next minute) does nothing.
     expect((await reconcileIntents(depsWith(), { graceMs: 10_000 })).reconciled).toEqual([]);
     expect(env.tracker.started_.length).toBe(before + 1);
@@ -96,12 +101,12 @@ describe('run intents', () => {
   it('keeps no hash a secret could be guessed back from, and still finds the run whose answer was lost', async () => {
     const runbook = await env.runbook('Terminate Blocking Postgres Queries'); // db_password: format password
     const params = { database: 'lost-secret', pids: [42], db_password: 'Summer2026!' };
-    const result = await startRun(depsWith(answerLost(env.deps.api)), who, {
-      runbook,
-      proxyId: 'proxy-dev',
-      params,
-      via: 'form',
-    });
+    const result = await startRun(
+      depsWith(answerLost(env.deps.api)),
+      who,
+      { runbook, proxyId: 'proxy-dev', params, via: 'approval' },
+      { requestId: 'req-lost', approvedBy: ['U02BOB', 'U03CAROL'] },
+    );
     expect(result.kind).toBe('failed');
     const [intent] = await env.store.intents.listOpen(now + 1, 10);
     // Whoever reads the store and guesses the password (the other inputs are on the card) gets no match.
@@ -112,6 +117,9 @@ describe('run intents', () => {
     const report = await reconcileIntents(depsWith(), { graceMs: 10_000 });
     const found = [...env.emulator.state.executions.byId.values()].filter((e) => e.params.database === 'lost-secret');
     expect(report.reconciled.map((r) => r.executionIds)).toEqual([found.map((e) => e.id)]);
+    const audit = (await env.audit(5)).find((a) => a.detail?.includes(found[0]!.id));
+    expect(audit?.detail).toMatch(/; via approval \(approved by U02BOB, U03CAROL\)$/);
+    expect(audit?.detail).not.toContain('Summer2026!');
   });
 
   it('leaves a young intent alone, keeps an unfound one open within the window, then audits it as lost', async () => {
@@ -127,6 +135,7 @@ describe('run intents', () => {
         paramsHash: paramsHash({}),
         channel: 'C01OPS',
         inputsSummary: '{}',
+        via: 'workflow-step',
       },
       now,
     );
@@ -136,10 +145,9 @@ describe('run intents', () => {
     now += INTENT_WINDOW_MS;
     expect((await reconcileIntents(depsWith(), { graceMs: 10_000 })).lost).toEqual(['never-ran']);
     expect((await env.store.intents.get('never-ran'))?.state).toBe('lost');
-    expect((await env.audit(5)).find((a) => a.userId === 'U02BOB')).toMatchObject({
-      action: 'run.start',
-      outcome: 'error',
-    });
+    const lost = (await env.audit(5)).find((a) => a.userId === 'U02BOB');
+    expect(lost).toMatchObject({ action: 'run.start', outcome: 'error' });
+    expect(lost?.detail).toMatch(/^no execution found for a run .*; via workflow-step$/);
   });
 
   it('settles at once a call the API refused (nothing to reconcile)', async () => {

@@ -1,7 +1,7 @@
 // The params a run sends are written the same whichever path gathered them: schema order, then the rest.
 import { describe, expect, it } from 'vitest';
 import { parseInputSchema } from '../../../src/forms/input-schema.ts';
-import { isRunEntry, RUN_ENTRIES } from '../../../src/runs/run.ts';
+import { isRunEntry, RUN_ENTRIES } from '../../../src/runs/run-entry.ts';
 import { inSchemaOrder, runParams, typedRunParams } from '../../../src/runs/run-params.ts';
 
 const spec = parseInputSchema(

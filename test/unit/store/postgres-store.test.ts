@@ -11,6 +11,7 @@ import { createSqlStore } from '../../../src/store/sql-store.ts';
 import type { Store } from '../../../src/store/store.ts';
 import { TEST_DATABASE_URL } from '../../support/test-database.ts';
 import { runApiConnectionsContract } from './api-connections-contract.ts';
+import { runAuditScopeContract } from './audit-scope-contract.ts';
 import { runInstallationsContract } from './installations-contract.ts';
 import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
@@ -51,6 +52,7 @@ runStoreContract('postgres', createPostgresHarness);
 runSavedRunsContract('postgres', createPostgresHarness);
 runInstallationsContract('postgres', createPostgresHarness);
 runApiConnectionsContract('postgres', createPostgresHarness);
+runAuditScopeContract('postgres', createPostgresHarness);
 
 describe('postgres store', () => {
   const cleanup: Array<() => Promise<unknown>> = [];

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
 import { runApiConnectionsContract } from './api-connections-contract.ts';
+import { runAuditScopeContract } from './audit-scope-contract.ts';
 import { runInstallationsContract } from './installations-contract.ts';
 import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
@@ -42,6 +43,7 @@ runStoreContract('sqlite', createSqliteHarness);
 runSavedRunsContract('sqlite', createSqliteHarness);
 runInstallationsContract('sqlite', createSqliteHarness);
 runApiConnectionsContract('sqlite', createSqliteHarness);
+runAuditScopeContract('sqlite', createSqliteHarness);
 
 describe('sqlite store', () => {
   const cleanup: Array<() => Promise<void> | void> = [];

@@ -528,11 +528,15 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         paramsHash: 'abc',
         channel: 'C1',
         inputsSummary: '{"a":1}',
+        via: 'approval (approved by U2)' as string | null,
       });
 
       it('records an intent open, lists it, and settles it once across replicas', async () => {
         await store.intents.record(intent('i-1'), T0);
-        await store.intents.record({ ...intent('i-2'), userEmail: null, teamId: null, channel: null }, T0 + 10);
+        await store.intents.record(
+          { ...intent('i-2'), userEmail: null, teamId: null, channel: null, via: null },
+          T0 + 10,
+        );
         expect((await store.intents.listOpen(T0 + 5, 10)).map((i) => i.id)).toEqual(['i-1']);
         const open = await store.intents.listOpen(T0 + 100, 10);
         expect(open.map((i) => i.id)).toEqual(['i-1', 'i-2']);
@@ -543,7 +547,7 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           createdAt: T0,
           settledAt: null,
         });
-        expect(open[1]).toMatchObject({ userEmail: null, teamId: null, channel: null });
+        expect(open[1]).toMatchObject({ userEmail: null, teamId: null, channel: null, via: null });
 
         const replica = await harness.open();
         const settled = await Promise.all([

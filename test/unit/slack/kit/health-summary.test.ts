@@ -54,13 +54,15 @@ describe('health summary', () => {
       nowMs: NOW,
       coverage: { coveredFrom: NOW - 4.5 * DAY_MS, limitedBy: 'runs' },
     });
-    expect(coverageNote(cut)).toBe('based on the latest 4 runs only (4 of 30 days, since 2026-11-17)');
+    // The day is a date token (each reader's own zone), never a raw ISO date.
+    const since = `<!date^${Math.floor((NOW - 4.5 * DAY_MS) / 1000)}^{date_short_pretty}|2026-11-17>`;
+    expect(coverageNote(cut)).toBe(`based on the latest 4 runs only (4 of 30 days, since ${since})`);
     const pages = computeHealth('X', history, {
       nowMs: NOW,
       coverage: { coveredFrom: NOW - 4.5 * DAY_MS, limitedBy: 'pages' },
     });
     expect(coverageNote(pages, 600)).toBe(
-      'based on the latest 600 executions read only (4 of 30 days, since 2026-11-17)',
+      `based on the latest 600 executions read only (4 of 30 days, since ${since})`,
     );
   });
 });

@@ -1,0 +1,104 @@
+// Isolation by installation (many workspaces), at the use cases: every surface scoped so far, run in the
+// same installation and in another one, must show or act on the record only in its own. Records: approval
+// requests (App Home's list, finding one by id, approving, rejecting) and the audit trail.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actor } from '../../../src/runs/actor.ts';
+import { approveRequest, awaitingApprovalBy, findApproval, rejectRequest } from '../../../src/runs/approvals.ts';
+import { readAuditTrail } from '../../../src/runs/audit-trail.ts';
+import { askApproval } from '../../../src/runs/run.ts';
+import { inInstallation } from '../../../src/tenants/tenant-scope.ts';
+import { PARAMS, PLAIN, TABLE_POLICY } from '../../support/authorization-cases.ts';
+import { startUseCaseEnv, type UseCaseEnv } from './use-case-env.ts';
+
+let env: UseCaseEnv;
+beforeAll(async () => {
+  env = await startUseCaseEnv(TABLE_POLICY);
+});
+afterAll(() => env.close());
+
+const OWN = 'T0OWN';
+const OTHER = 'T0OTHER';
+const requester = actor({ userId: 'U0REQUESTER', teamId: OWN, groups: [], channelId: 'C01OPS' });
+const approver = (teamId: string) => actor({ userId: 'U02BOB', teamId, groups: [], channelId: 'C01OPS' });
+const auditor = (teamId: string) => actor({ userId: 'U01ALICE', teamId, groups: [], channelId: 'C01OPS' });
+
+/** A request made in OWN's scope, as a request of that workspace is. */
+async function requestInOwn(): Promise<string> {
+  const runbook = await env.runbook(PLAIN);
+  return inInstallation(OWN, async () => {
+    const approval = await askApproval(
+      env.deps,
+      requester,
+      { runbook, proxyId: 'proxy-dev', params: PARAMS[PLAIN]! },
+      null,
+    );
+    return approval.id;
+  });
+}
+
+type Surface = { name: string; sees: (installation: string) => Promise<boolean> };
+
+const SURFACES: Surface[] = [
+  {
+    name: 'App Home: waiting for your approval',
+    sees: async (installation) => {
+      const id = await requestInOwn();
+      const listed = await inInstallation(installation, () => awaitingApprovalBy(env.deps, approver(installation)));
+      return listed.some((a) => a.approval.id === id);
+    },
+  },
+  {
+    name: 'an approval request by id',
+    sees: async (installation) => {
+      const id = await requestInOwn();
+      return (await inInstallation(installation, () => findApproval(env.deps, id))) !== null;
+    },
+  },
+  {
+    name: 'Approve',
+    sees: async (installation) => {
+      const id = await requestInOwn();
+      const result = await inInstallation(installation, () =>
+        approveRequest(env.deps, approver(installation), id, async () => null),
+      );
+      const stored = await env.store.approvals.get(id);
+      if (result.kind === 'refused') expect(stored?.state).toBe('pending');
+      return result.kind === 'approved';
+    },
+  },
+  {
+    name: 'Reject',
+    sees: async (installation) => {
+      const id = await requestInOwn();
+      const result = await inInstallation(installation, () =>
+        rejectRequest(env.deps, approver(installation), id, 'not now'),
+      );
+      return result.kind === 'rejected';
+    },
+  },
+  {
+    name: '/runbook audit',
+    sees: async (installation) => {
+      const id = await requestInOwn();
+      const trail = await inInstallation(installation, () => readAuditTrail(env.deps, auditor(installation), 200));
+      if (trail.kind !== 'ok') throw new Error('audit refused');
+      return trail.entries.some((e) => (e.detail ?? '').includes(id));
+    },
+  },
+];
+
+describe('installation isolation', () => {
+  for (const surface of SURFACES) {
+    it(`${surface.name}: the record of one installation is seen in it, and not in another`, async () => {
+      expect(await surface.sees(OWN)).toBe(true);
+      expect(await surface.sees(OTHER)).toBe(false);
+    });
+  }
+
+  it('single-workspace mode (no installation in scope) is unchanged: everything is seen', async () => {
+    const id = await requestInOwn();
+    expect(await findApproval(env.deps, id)).not.toBeNull();
+    const trail = await readAuditTrail(env.deps, auditor(OWN), 200);
+    expect(trail.kind === 'ok' && trail.entries.some((e) => (e.detail ?? '').includes(id))).toBe(true);
+  });
+});
