@@ -23,6 +23,7 @@ import type {
   AuditStore,
   CoordinationStore,
   CursorStore,
+  FairClaim,
   NotificationStore,
   OutputUploadStore,
   RunDraftStore,
@@ -51,6 +52,47 @@ function inList(dialect: SqlDialect, column: string, n: number): string {
   return dialect === 'postgres'
     ? `${column} = ANY($${n}::text[])`
     : `${column} IN (SELECT value FROM json_each($${n}))`;
+}
+
+/**
+ * claimDue's round-robin over workspaces: due watches ranked within their team by next check, then
+ * taken rank by rank (every team's first, then every team's second, …), at most `perTeam` each.
+ * Postgres locks in the outer select (window functions cannot be locked), skipping rows being claimed.
+ */
+async function claimFairly(
+  db: SqlDriver,
+  dialect: SqlDialect,
+  owner: string,
+  now: number,
+  leaseMs: number,
+  limit: number,
+  fair: FairClaim,
+): Promise<Watch[]> {
+  const due = `state = 'active' AND next_check_at <= $3 AND (lease_owner IS NULL OR lease_until <= $3)`;
+  const teams = `(team_id IS NULL OR NOT (${inList(dialect, 'team_id', 6)}))${fair.excludeNoTeam ? ' AND team_id IS NOT NULL' : ''}`;
+  const sql = `UPDATE watches SET lease_owner = $1, lease_until = $2
+    WHERE execution_id IN (
+      SELECT execution_id FROM watches WHERE ${due} AND execution_id IN (
+        SELECT execution_id FROM (
+          SELECT execution_id, next_check_at,
+            ROW_NUMBER() OVER (PARTITION BY team_id ORDER BY next_check_at, execution_id) AS rank_in_team
+          FROM watches WHERE ${due} AND ${teams}) ranked
+        WHERE rank_in_team <= $5
+        ORDER BY rank_in_team, next_check_at, execution_id
+        LIMIT $4)
+      ${dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : ''})
+    RETURNING *`;
+  const params = [
+    owner,
+    now + leaseMs,
+    now,
+    Math.trunc(limit),
+    Math.max(1, Math.trunc(fair.perTeam)),
+    unique(fair.excludeTeams),
+  ];
+  const { rows } =
+    dialect === 'sqlite' ? await db.transaction((tx) => tx.query(sql, params)) : await db.query(sql, params);
+  return rows.map(toWatch).sort(byNextCheck);
 }
 
 function unique(ids: string[]): string[] {
@@ -150,8 +192,9 @@ function watchStore(db: SqlDriver): WatchStore {
       );
     },
 
-    async claimDue(owner, now, leaseMs, limit) {
+    async claimDue(owner, now, leaseMs, limit, fair) {
       if (limit <= 0) return [];
+      if (fair) return claimFairly(db, dialect, owner, now, leaseMs, limit, fair);
       // Postgres: rows another replica is claiming right now are skipped, not waited for.
       // SQLite: the transaction holds the write lock (BEGIN IMMEDIATE), so the select and the
       // update see no other writer in between.
@@ -244,6 +287,13 @@ function watchStore(db: SqlDriver): WatchStore {
         if (state === 'active' || state === 'finished' || state === 'stale') counts[state] = Number(row.n);
       }
       return counts;
+    },
+
+    async countActiveByTeam() {
+      const { rows } = await db.query(
+        `SELECT team_id, COUNT(*) AS n FROM watches WHERE state = 'active' GROUP BY team_id`,
+      );
+      return rows.map((r) => ({ teamId: r.team_id === null ? null : String(r.team_id), count: Number(r.n) }));
     },
 
     async countDue(now) {

@@ -231,6 +231,17 @@ export interface MigrationResult {
   applied: number;
 }
 
+/**
+ * Many workspaces: a claim that goes round-robin over workspaces (each one's earliest due watch, then
+ * each one's second, …), at most `perTeam` per workspace, none of `excludeTeams` (nor, with
+ * `excludeNoTeam`, watches without a team).
+ */
+export interface FairClaim {
+  perTeam: number;
+  excludeTeams: string[];
+  excludeNoTeam?: boolean;
+}
+
 export interface WatchStore {
   /** False if the execution is already watched (idempotent). */
   insert(w: NewWatch, now: number): Promise<boolean>;
@@ -242,7 +253,7 @@ export interface WatchStore {
    * (leaseUntil <= now), ordered by nextCheckAt. Sets leaseOwner = owner, leaseUntil = now + leaseMs
    * atomically: two replicas never get the same watch.
    */
-  claimDue(owner: string, now: number, leaseMs: number, limit: number): Promise<Watch[]>;
+  claimDue(owner: string, now: number, leaseMs: number, limit: number, fair?: FairClaim): Promise<Watch[]>;
   /**
    * Claim these watches (due or not) whose lease is free or expired, like claimDue: the replica
    * whose listing saw them finish takes them itself, where its listing already answers them.
@@ -270,6 +281,8 @@ export interface WatchStore {
   /** Releases every lease `owner` holds (graceful shutdown); returns how many. */
   releaseAll(owner: string): Promise<number>;
   countByState(): Promise<Record<WatchState, number>>;
+  /** Active watches per workspace (team id; null for watches without one). */
+  countActiveByTeam(): Promise<Array<{ teamId: string | null; count: number }>>;
   /** Active watches whose next check is due at `now` (the watcher's cost estimate). */
   countDue(now: number): Promise<number>;
   /** Active watches, oldest createdAt first. */

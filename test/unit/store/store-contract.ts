@@ -198,6 +198,46 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(ids(await store.watches.claimDue('owner-c', T0 + 1_000, LEASE, 10))).toEqual(['future']);
       });
 
+      it('a fair claimDue goes round-robin over teams: each team’s earliest first, perTeam at most, excluded teams none', async () => {
+        // Team BIG has 6 due watches, all older than SMALL's 2 and NOTEAM's 1.
+        for (let i = 0; i < 6; i++) {
+          await store.watches.insert(newWatch(`big-${i}`, { teamId: 'TBIG', nextCheckAt: T0 + i }), T0);
+        }
+        await store.watches.insert(newWatch('small-0', { teamId: 'TSMALL', nextCheckAt: T0 + 50 }), T0);
+        await store.watches.insert(newWatch('small-1', { teamId: 'TSMALL', nextCheckAt: T0 + 60 }), T0);
+        await store.watches.insert(newWatch('none-0', { teamId: null, nextCheckAt: T0 + 70 }), T0);
+        await store.watches.insert(newWatch('small-later', { teamId: 'TSMALL', nextCheckAt: T0 + 5_000 }), T0);
+        const now = T0 + 100;
+        expect(
+          (await store.watches.countActiveByTeam()).sort((a, b) => ((a.teamId ?? '~') < (b.teamId ?? '~') ? -1 : 1)),
+        ).toEqual([
+          { teamId: 'TBIG', count: 6 },
+          { teamId: 'TSMALL', count: 3 },
+          { teamId: null, count: 1 },
+        ]);
+        // The plain claim takes the oldest: BIG's only.
+        const plain = await store.watches.claimDue('plain', now, LEASE, 3);
+        expect(ids(plain)).toEqual(['big-0', 'big-1', 'big-2']);
+        await store.watches.releaseAll('plain');
+
+        // Rank 1 of each team first (big-0, small-0, none-0), then rank 2 (big-1, small-1): limit 4 cuts rank 2 by next check.
+        const fair = await store.watches.claimDue('fair', now, LEASE, 4, { perTeam: 2, excludeTeams: [] });
+        expect(ids(fair).sort()).toEqual(['big-0', 'big-1', 'none-0', 'small-0']);
+        expect(fair.every((w) => w.leaseOwner === 'fair')).toBe(true);
+        // perTeam caps BIG at 2 even with room for more; leased watches are not claimed again.
+        const next = await store.watches.claimDue('fair2', now, LEASE, 10, { perTeam: 2, excludeTeams: [] });
+        expect(ids(next).sort()).toEqual(['big-2', 'big-3', 'small-1']);
+        // An excluded team, and (excludeNoTeam) watches without a team, get none.
+        await store.watches.releaseAll('fair');
+        await store.watches.releaseAll('fair2');
+        const excluded = await store.watches.claimDue('fair3', now, LEASE, 10, {
+          perTeam: 10,
+          excludeTeams: ['TBIG'],
+          excludeNoTeam: true,
+        });
+        expect(ids(excluded).sort()).toEqual(['small-0', 'small-1']);
+      });
+
       it('an expired lease lets another owner take over, and the old owner can no longer write', async () => {
         await store.watches.insert(newWatch('e-1'), T0);
         expect(ids(await store.watches.claimDue('a', T0, 1_000, 10))).toEqual(['e-1']);
