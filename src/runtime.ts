@@ -340,11 +340,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         onFinished: finishWaitingSteps({ store, logger, now: Date.now }, watcherSlack),
         userIdByEmail,
         inTenant,
+        // Many workspaces: each installation spends its own budget, under the global ceiling.
+        ...(oauth ? { currentTenant: () => currentInstallation() ?? null } : {}),
         owner: options.watcherOwner ?? newOwnerId(),
         logger,
         metrics: createWatchMetrics(registry),
         settings: {
           requestsPerSecond: w.requestsPerSecond,
+          globalRequestsPerSecond: w.globalRequestsPerSecond,
           concurrency: w.concurrency,
           staleAfterMs: w.staleAfterMs,
           backoff: { firstMs: w.firstCheckMs, factor: 1.5, maxMs: Math.max(w.firstCheckMs, w.maxCheckMs) },

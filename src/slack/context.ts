@@ -1,17 +1,25 @@
 // The request context, built once per request in Bolt middleware for every kind of request (command,
 // action, view submission, options, shortcut, event, mention, workflow step) and handed to each
-// listener by kit/listen.ts. In many-workspace mode the installation Bolt authorized the request for
+// listener the features register (`registerListeners`). In many-workspace mode the installation Bolt authorized the request for
 // (workspace, or Grid org when installed org-wide) goes into the context first, and the dependencies are
 // resolved for it (`depsFor`): one workspace's Runbook API connection changes this file, not a listener.
-import type { AnyMiddlewareArgs, App } from '@slack/bolt';
+import type { AnyMiddlewareArgs, App, BlockAction, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { installationFromAuthorization, type TenantInstallation } from '../tenants/installation.ts';
 import { inInstallation } from '../tenants/tenant-scope.ts';
 import { actorFor } from './kit/actor.ts';
 import type { SlackDeps } from './kit/deps.ts';
-import { attachContext, type HandlerContext, type Reply, respondWith } from './kit/handler-context.ts';
-import { interactionContext } from './kit/interaction-context.ts';
+import {
+  answerPrivately,
+  attachContext,
+  contextOf,
+  type HandlerContext,
+  type Reply,
+  respondWith,
+} from './kit/handler-context.ts';
+import type { EventArgs, Registration, ShortcutArgs } from './kit/listen.ts';
 import { postToConversation } from './kit/post-to-conversation.ts';
+import { reportFailure } from './kit/report-failure.ts';
 
 type Respond = Parameters<typeof respondWith>[0];
 
@@ -51,6 +59,39 @@ function answerInThread(deps: SlackDeps, client: WebClient, channel: string, use
       ephemeralTo: user,
       threadTs,
     });
+  };
+}
+
+interface InteractionBody {
+  user?: { id?: string; team_id?: string };
+  team?: { id?: string; enterprise_id?: string } | null;
+  enterprise?: { id?: string } | null;
+  channel?: { id?: string } | null;
+  container?: { channel_id?: string } | null;
+  trigger_id?: string;
+}
+
+/** The request context of an interaction payload (block action, shortcut, view, options) or an event. */
+function interactionContext(
+  deps: SlackDeps,
+  client: WebClient,
+  body: InteractionBody,
+  respond: Respond | undefined,
+  channelOverride?: string | null,
+): HandlerContext {
+  const userId = body.user?.id ?? '';
+  const channelId = channelOverride ?? body.channel?.id ?? body.container?.channel_id ?? null;
+  const teamId = body.team?.id ?? body.user?.team_id ?? null;
+  return {
+    deps,
+    client,
+    userId,
+    teamId,
+    actor: (options = {}) => actorFor(deps, client, { userId, teamId, channelId }, options),
+    enterpriseId: body.enterprise?.id ?? body.team?.enterprise_id ?? null,
+    channelId,
+    triggerId: body.trigger_id ?? null,
+    respond: respond ? respondWith(respond) : answerPrivately(deps, client, channelId, userId),
   };
 }
 
@@ -98,7 +139,7 @@ export function requestContext(args: RequestArgs, deps: SlackDeps): HandlerConte
     }
     return { ...base, teamId, enterpriseId, actor };
   }
-  return interactionContext(deps, client, body as Parameters<typeof interactionContext>[2], args.respond);
+  return interactionContext(deps, client, body as InteractionBody, args.respond);
 }
 
 export interface RequestContextSettings {
@@ -133,4 +174,48 @@ export function installRequestContext(app: App, settings: RequestContextSettings
     // own, like the watcher's, send this installation's).
     await inInstallation(installation.id, () => request.next());
   });
+}
+
+/**
+ * Wires each feature's registrations onto the app and hands every callback the request context of its
+ * request. A button registered with `what` is acked first and a failure becomes one sentence ("Deleting
+ * the schedule failed. …"); any other callback acks itself.
+ */
+export function registerListeners(app: App, registrations: readonly Registration[]): void {
+  for (const r of registrations) {
+    switch (r.kind) {
+      case 'action': {
+        const { what, listener } = r;
+        app.action<BlockAction>(r.constraint, async (args) => {
+          const ctx = contextOf(args);
+          if (what === undefined) return listener(args, ctx);
+          await args.ack();
+          try {
+            await listener(args, ctx);
+          } catch (err) {
+            await reportFailure(ctx, err, what);
+          }
+        });
+        break;
+      }
+      case 'view':
+        app.view<ViewSubmitAction>(r.callbackId, (args) => r.listener(args, contextOf(args)));
+        break;
+      case 'command':
+        app.command(r.command, (args) => r.listener(args, contextOf(args)));
+        break;
+      case 'options':
+        app.options<'block_suggestion'>(r.constraint, (args) => r.listener(args, contextOf(args)));
+        break;
+      case 'shortcut':
+        app.shortcut(r.callbackId, (args) => r.listener(args as ShortcutArgs<never>, contextOf(args)));
+        break;
+      case 'event':
+        app.event(r.event, (args) => r.listener(args as EventArgs<string>, contextOf(args)));
+        break;
+      case 'function':
+        app.function(r.callbackId, (args) => r.listener(args, contextOf(args)));
+        break;
+    }
+  }
 }

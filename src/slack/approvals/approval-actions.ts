@@ -4,15 +4,14 @@
 // was already done, and a click that decided nothing (refused, or decided by someone else) is given back.
 import type { ButtonAction } from '@slack/bolt';
 import { approveRequest, findApproval, leftNoMark, rejectRequest } from '../../runs/approvals.ts';
-import { clickTaken } from '../../runs/once.ts';
+import { claimClick, clickTaken } from '../../runs/once.ts';
 import { buildRejectModal } from '../kit/approval.ts';
 import { refreshApprovalMessages } from '../kit/approval-request.ts';
-import { alreadyDoneMessage, claimOrSayDone } from '../kit/click-once.ts';
-import { errorMessage, errorModal, noticeMessage } from '../kit/common.ts';
+import { claimOrSayDone } from '../kit/click-once.ts';
+import { alreadyDoneMessage, errorMessage, errorModal, noticeMessage } from '../kit/common.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
-import type { HandlerContext } from '../kit/handler-context.ts';
+import { type HandlerContext, inChannel } from '../kit/handler-context.ts';
 import { ACTIONS, BLOCKS } from '../kit/ids.ts';
-import { inChannel } from '../kit/interaction-context.ts';
 import type { ActionArgs, ViewArgs } from '../kit/listen.ts';
 import { userMention } from '../kit/mrkdwn.ts';
 import { postToConversation } from '../kit/post-to-conversation.ts';
@@ -22,8 +21,9 @@ import { postRunningCard } from '../kit/run-start.ts';
 export async function approveClicked({ ack, body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   await ack();
   const approvalId = (body.actions[0] as ButtonAction).value ?? '';
-  const claim = await claimOrSayDone(ctx, { action: 'approve', target: approvalId, where: '' });
-  if (!claim) return;
+  // Once per approver (src/runs/once.ts): a repeat is told it was already done, and nothing more happens.
+  const claim = await claimClick(ctx.deps, { action: 'approve', target: approvalId, where: '', who: ctx.userId });
+  if (claim.kind !== 'first') return ctx.respond(alreadyDoneMessage(claim, ctx.userId));
   try {
     if (!(await approve(ctx, approvalId))) await claim.release();
   } catch (err) {

@@ -1,23 +1,11 @@
 // An acting button's click, claimed once (the rule is src/runs/once.ts): the first goes on, a repeat (a
 // second click, a replayed payload, the same click on another replica) is answered privately that it
-// was already done, by whom and when where the claim knows.
+// was already done, by whom and when where the claim knows (`alreadyDoneMessage`, ./common.ts).
 import { createHash } from 'node:crypto';
 import type { BlockAction } from '@slack/bolt';
-import { ALREADY_DONE, type Click, type ClickClaim, claimClick } from '../../runs/once.ts';
-import { noticeMessage, type SlackMessage } from './common.ts';
+import { type Click, type ClickClaim, claimClick } from '../../runs/once.ts';
+import { alreadyDoneMessage } from './common.ts';
 import type { HandlerContext } from './handler-context.ts';
-import { escapeMrkdwn, slackDate, userMention } from './mrkdwn.ts';
-
-/** "That was already done … (by @x, <date>)": `viewer` is who asks (their own earlier click says "you"). */
-export function alreadyDoneMessage(done: { by: string | null; at: number | null }, viewer: string): SlackMessage {
-  const parts: string[] = [];
-  if (done.by !== null) parts.push(done.by === viewer ? 'by you' : `by ${userMention(done.by)}`);
-  if (done.at !== null) {
-    parts.push(slackDate(done.at / 1000, `${new Date(done.at).toISOString().slice(0, 16).replace('T', ' ')} UTC`));
-  }
-  const detail = parts.length ? ` (${parts.join(', ')})` : '';
-  return noticeMessage(`:information_source: ${escapeMrkdwn(ALREADY_DONE)}${detail}`, `Already done: ${ALREADY_DONE}`);
-}
 
 /** Claims the click for `ctx.userId`; null (and the person told) when it was already done. */
 export async function claimOrSayDone(

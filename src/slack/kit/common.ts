@@ -1,7 +1,8 @@
-// Small shared builders: message shape, error and info surfaces, the loading modal.
+// Small shared builders: message shape, error and info surfaces ("already done" included), the loading modal.
 import type { Button, ConfirmationDialog, KnownBlock, ModalView } from '@slack/types';
+import { ALREADY_DONE } from '../../runs/once.ts';
 import { VIEWS } from './ids.ts';
-import { escapeMrkdwn, mrkdwnText, plainText, slackDate, truncate } from './mrkdwn.ts';
+import { escapeMrkdwn, mrkdwnText, plainText, slackDate, truncate, userMention } from './mrkdwn.ts';
 
 export interface SlackMessage {
   /** Notification / accessibility text; always set. */
@@ -78,4 +79,15 @@ export function when(iso: string | null, fallback = 'never'): string {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return escapeMrkdwn(iso);
   return slackDate(Math.floor(ms / 1000), `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`);
+}
+
+/** "That was already done … (by @x, <date>)": `viewer` is who asks (their own earlier click says "you"). */
+export function alreadyDoneMessage(done: { by: string | null; at: number | null }, viewer: string): SlackMessage {
+  const parts: string[] = [];
+  if (done.by !== null) parts.push(done.by === viewer ? 'by you' : `by ${userMention(done.by)}`);
+  if (done.at !== null) {
+    parts.push(slackDate(done.at / 1000, `${new Date(done.at).toISOString().slice(0, 16).replace('T', ' ')} UTC`));
+  }
+  const detail = parts.length ? ` (${parts.join(', ')})` : '';
+  return noticeMessage(`:information_source: ${escapeMrkdwn(ALREADY_DONE)}${detail}`, `Already done: ${ALREADY_DONE}`);
 }

@@ -6,9 +6,11 @@
 import type { WebClient } from '@slack/web-api';
 import type { Actor } from '../../runs/actor.ts';
 import type { TenantInstallation } from '../../tenants/installation.ts';
+import { actorFor } from './actor.ts';
 import type { SlackMessage } from './common.ts';
 import type { SlackDeps } from './deps.ts';
 import { guardOutgoing } from './outgoing-guard.ts';
+import { postToConversation } from './post-to-conversation.ts';
 
 export interface Reply extends SlackMessage {
   /** Replace the message the action came from instead of adding one. */
@@ -75,6 +77,35 @@ export function respondAt(url: string): HandlerContext['respond'] {
     });
     if (!response.ok) throw new Error(`the response_url answered ${response.status}`);
   });
+}
+
+/**
+ * A `respond` without a response_url (modals, App Home): privately in the channel, else (or when Slack
+ * refuses the ephemeral) by DM; never in the channel for everyone.
+ */
+export function answerPrivately(
+  deps: SlackDeps,
+  client: WebClient,
+  channelId: string | null,
+  userId: string,
+): HandlerContext['respond'] {
+  return async (reply) => {
+    await postToConversation(client, deps.logger, channelId, userId, {
+      text: reply.text,
+      blocks: reply.blocks,
+      ephemeralTo: userId,
+    });
+  };
+}
+
+/** The context of a view submission whose channel is in its metadata: private answers go there. */
+export function inChannel(ctx: HandlerContext, channelId: string | null): HandlerContext {
+  return {
+    ...ctx,
+    channelId,
+    respond: answerPrivately(ctx.deps, ctx.client, channelId, ctx.userId),
+    actor: (options = {}) => actorFor(ctx.deps, ctx.client, { ...ctx, channelId }, options),
+  };
 }
 
 const REQUEST_CONTEXT = 'runbookRequest';

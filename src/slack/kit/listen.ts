@@ -1,5 +1,5 @@
 // Listeners as data: each feature lists its named callbacks in its register.ts, and `registerListeners`
-// wires them onto Bolt, handing each the request context the middleware built (../context.ts). A
+// (../context.ts) wires them onto Bolt, handing each the request context the middleware built. A
 // callback never assembles its context. A button registered with `what` is acked first and a failure
 // becomes one sentence ("Deleting the schedule failed. …"); any other callback acks itself. Every block
 // action says whether it is `acting` (makes something happen: once-only, see src/runs/once.ts, and the
@@ -20,8 +20,7 @@ import type {
   SlackViewMiddlewareArgs,
   ViewSubmitAction,
 } from '@slack/bolt';
-import { contextOf, type HandlerContext } from './handler-context.ts';
-import { reportFailure } from './report-failure.ts';
+import type { HandlerContext } from './handler-context.ts';
 
 export type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 export type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
@@ -109,44 +108,4 @@ export function event<E extends string>(name: E, listener: Listener<EventArgs<E>
 
 export function stepFunction(callbackId: string, listener: Listener<FunctionArgs>): Registration {
   return { kind: 'function', callbackId, listener };
-}
-
-/** Wires each registration onto the app; every callback gets the request context of its request. */
-export function registerListeners(app: App, registrations: readonly Registration[]): void {
-  for (const r of registrations) {
-    switch (r.kind) {
-      case 'action': {
-        const { what, listener } = r;
-        app.action<BlockAction>(r.constraint, async (args) => {
-          const ctx = contextOf(args);
-          if (what === undefined) return listener(args, ctx);
-          await args.ack();
-          try {
-            await listener(args, ctx);
-          } catch (err) {
-            await reportFailure(ctx, err, what);
-          }
-        });
-        break;
-      }
-      case 'view':
-        app.view<ViewSubmitAction>(r.callbackId, (args) => r.listener(args, contextOf(args)));
-        break;
-      case 'command':
-        app.command(r.command, (args) => r.listener(args, contextOf(args)));
-        break;
-      case 'options':
-        app.options<'block_suggestion'>(r.constraint, (args) => r.listener(args, contextOf(args)));
-        break;
-      case 'shortcut':
-        app.shortcut(r.callbackId, (args) => r.listener(args as ShortcutArgs<never>, contextOf(args)));
-        break;
-      case 'event':
-        app.event(r.event, (args) => r.listener(args as EventArgs<string>, contextOf(args)));
-        break;
-      case 'function':
-        app.function(r.callbackId, (args) => r.listener(args, contextOf(args)));
-        break;
-    }
-  }
 }

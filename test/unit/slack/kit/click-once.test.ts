@@ -1,6 +1,6 @@
 // The private "already done" answer to a repeated acting click: who and when where the claim knows.
 import { describe, expect, it } from 'vitest';
-import { alreadyDoneMessage } from '../../../../src/slack/kit/click-once.ts';
+import { alreadyDoneMessage } from '../../../../src/slack/kit/common.ts';
 import { checkBlocks } from '../../../../src/slack/kit/limits.ts';
 
 const AT = Date.parse('2026-11-25T10:30:00Z');
