@@ -37,7 +37,7 @@ import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle, type SlackAppSettings } from './slack/app.ts';
 import { announceExpiredApprovals } from './slack/approvals/expiry.ts';
 import { announceFreeze } from './slack/freezes/freeze-notice.ts';
-import type { RunTracker, SlackDeps } from './slack/kit/deps.ts';
+import type { RunTracker, SlackDeps, StartedRun } from './slack/kit/deps.ts';
 import { Identity } from './slack/kit/identity.ts';
 import { createMetadataSeal } from './slack/kit/metadata-seal.ts';
 import { guardClient } from './slack/kit/outgoing-guard.ts';
@@ -340,11 +340,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         onFinished: finishWaitingSteps({ store, logger, now: Date.now }, watcherSlack),
         userIdByEmail,
         inTenant,
+        // Many workspaces: each installation spends its own budget, under the global ceiling.
+        ...(oauth ? { currentTenant: () => currentInstallation() ?? null } : {}),
         owner: options.watcherOwner ?? newOwnerId(),
         logger,
         metrics: createWatchMetrics(registry),
         settings: {
           requestsPerSecond: w.requestsPerSecond,
+          globalRequestsPerSecond: w.globalRequestsPerSecond,
           concurrency: w.concurrency,
           staleAfterMs: w.staleAfterMs,
           backoff: { firstMs: w.firstCheckMs, factor: 1.5, maxMs: Math.max(w.firstCheckMs, w.maxCheckMs) },
@@ -609,14 +612,24 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const intentGraceMs = config.api.timeoutMs * 2 + 5_000;
     const skipOwner = newOwnerId();
     const groupsOf = (userId: string) => deps.access.identity.groupsOf(groupsClient, userId);
+    const reconcileOptions = {
+      graceMs: intentGraceMs,
+      ...(watcher ? { budget: watcher.budget } : {}),
+      announce: async (run: StartedRun) => {
+        await inTenantOrSkip(run.teamId, () => postRunningCard(deps, backgroundClient, run));
+      },
+    };
+    // Many workspaces: each workspace's unsettled runs are looked for in its own Runbook API, in its scope.
+    const reconcileEach = async () => {
+      const open = await store.intents.listOpen(now() - intentGraceMs, 50);
+      for (const teamId of new Set(open.map((intent) => intent.teamId))) {
+        await inTenantOrSkip(teamId, async () =>
+          reconcileIntents(await scopedDeps(), { ...reconcileOptions, teamId }),
+        ).catch((err: unknown) => logger.warn({ err, teamId }, 'run intent reconciliation failed'));
+      }
+    };
     const reconcile = () =>
-      reconcileIntents(deps, {
-        graceMs: intentGraceMs,
-        ...(watcher ? { budget: watcher.budget } : {}),
-        announce: async (run) => {
-          await inTenantOrSkip(run.teamId, () => postRunningCard(deps, backgroundClient, run));
-        },
-      })
+      (oauth ? reconcileEach() : reconcileIntents(deps, reconcileOptions))
         .catch((err: unknown) => logger.warn({ err }, 'run intent reconciliation failed'))
         // Schedules a crash left between pausing (or resuming) and the API's answer are finished the same way.
         .then(() => reconcilePauses(deps, { graceMs: intentGraceMs }))

@@ -270,6 +270,20 @@ export class Policy {
     return { allowed: false, rule: null, message: this.#denial(action, runbook, 'the default rule') };
   }
 
+  /**
+   * Whether a rule may refuse `view` of a runbook for its facts beyond a name (id, tags, categories, kind):
+   * then a runbook known only by its name (the catalog unreadable) cannot be judged, and is not shown.
+   */
+  get hidesByRunbookFacts(): boolean {
+    return (this.file.rules ?? []).some(
+      (r) =>
+        r.effect === 'deny' &&
+        r.actions.includes('view') &&
+        r.runbooks !== undefined &&
+        Object.entries(r.runbooks).some(([key, value]) => key !== 'names' && value !== undefined),
+    );
+  }
+
   #denial(action: PolicyAction, runbook: RunbookFacts | null, by: string): string {
     // A runbook the person may not view is never named to them, not even in the refusal.
     const name = action === 'view' ? 'that runbook' : runbook?.name;

@@ -34,18 +34,21 @@ export interface Visibility {
   search(text: string, limit?: number): Promise<Workflow[]>;
 }
 
+const CATALOG_UNREADABLE =
+  'I could not read the runbook catalog, so I cannot tell whether you may see that runbook. Try again in a minute.';
+
 function nameKey(name: string): string {
   return name.trim().toLowerCase();
 }
 
 /** The actor's view of the catalog, judged where they act. One catalog read, then answers from memory. */
 export async function visibilityFor(deps: RunsDeps, actor: Actor): Promise<Visibility> {
-  const all = await deps.catalog.all().catch(() => [] as Workflow[]);
-  const byId = new Map(all.map((r) => [r.id, r]));
+  const all = await deps.catalog.all().catch(() => null);
+  const byId = new Map((all ?? []).map((r) => [r.id, r]));
   // Names as executions and schedules carry them: case and edge spaces aside (sameRunbookName), and not
   // unique, so a name stands for every runbook that has it.
   const byName = new Map<string, Workflow[]>();
-  for (const r of all) {
+  for (const r of all ?? []) {
     const key = nameKey(r.name);
     byName.set(key, [...(byName.get(key) ?? []), r]);
   }
@@ -56,6 +59,10 @@ export async function visibilityFor(deps: RunsDeps, actor: Actor): Promise<Visib
     const named = ref.name ? (byName.get(nameKey(ref.name)) ?? []) : [];
     // Only a name: viewable only if every runbook of that name is (one hidden namesake keeps it hidden).
     if (named.length > 0) return named.map(judge).find((d) => !d.allowed) ?? judge(named[0]!);
+    // Unreadable catalog: a rule by tag, category, kind or id cannot be applied to a bare name: not shown.
+    if (all === null && deps.access.policy.hidesByRunbookFacts) {
+      return { allowed: false, rule: null, message: CATALOG_UNREADABLE };
+    }
     // A runbook the catalog no longer has is judged by what we know of it: its id and name.
     return decideFor(deps, actor, 'view', bareFacts(ref.id ?? '', ref.name ?? ''), actor.channelId);
   };
