@@ -115,6 +115,7 @@ const AccessModel = z.object({
 
 const WatchModel = z.object({
   WATCH_REQUESTS_PER_SECOND: numberIn(0.1, 10_000, 20),
+  WATCH_GLOBAL_REQUESTS_PER_SECOND: numberIn(0.1, 1_000_000, 500),
   WATCH_CONCURRENCY: intIn(1, 1_000, 8),
   WATCH_STALE_AFTER_MINUTES: numberIn(1, 60 * 24 * 30, 24 * 60),
   // Tuning knobs of the watcher; the defaults suit production, tests shrink them.
@@ -203,6 +204,8 @@ export interface Config {
   store: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string };
   watch: {
     requestsPerSecond: number;
+    /** Many workspaces: the deployment's ceiling over every tenant's budget. */
+    globalRequestsPerSecond: number;
     concurrency: number;
     staleAfterMs: number;
     firstCheckMs: number;
@@ -408,6 +411,7 @@ export function loadConfig(rawEnv: Env): Config {
       : { kind: 'sqlite', path: path.join(store.DATA_DIR, 'runbook-bot.sqlite') },
     watch: {
       requestsPerSecond: watch.WATCH_REQUESTS_PER_SECOND,
+      globalRequestsPerSecond: watch.WATCH_GLOBAL_REQUESTS_PER_SECOND,
       concurrency: watch.WATCH_CONCURRENCY,
       staleAfterMs: Math.round(watch.WATCH_STALE_AFTER_MINUTES * 60_000),
       firstCheckMs: watch.WATCH_FIRST_CHECK_MS,

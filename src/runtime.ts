@@ -37,7 +37,7 @@ import { runbookNamed } from './runs/visibility.ts';
 import { createSlackApp, type SlackAppHandle, type SlackAppSettings } from './slack/app.ts';
 import { announceExpiredApprovals } from './slack/approvals/expiry.ts';
 import { announceFreeze } from './slack/freezes/freeze-notice.ts';
-import type { RunTracker, SlackDeps } from './slack/kit/deps.ts';
+import type { RunTracker, SlackDeps, StartedRun } from './slack/kit/deps.ts';
 import { Identity } from './slack/kit/identity.ts';
 import { createMetadataSeal } from './slack/kit/metadata-seal.ts';
 import { guardClient } from './slack/kit/outgoing-guard.ts';
@@ -340,11 +340,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         onFinished: finishWaitingSteps({ store, logger, now: Date.now }, watcherSlack),
         userIdByEmail,
         inTenant,
+        // Many workspaces: each installation spends its own budget, under the global ceiling.
+        ...(oauth ? { currentTenant: () => currentInstallation() ?? null } : {}),
         owner: options.watcherOwner ?? newOwnerId(),
         logger,
         metrics: createWatchMetrics(registry),
         settings: {
           requestsPerSecond: w.requestsPerSecond,
+          globalRequestsPerSecond: w.globalRequestsPerSecond,
           concurrency: w.concurrency,
           staleAfterMs: w.staleAfterMs,
           backoff: { firstMs: w.firstCheckMs, factor: 1.5, maxMs: Math.max(w.firstCheckMs, w.maxCheckMs) },
@@ -609,20 +612,59 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const intentGraceMs = config.api.timeoutMs * 2 + 5_000;
     const skipOwner = newOwnerId();
     const groupsOf = (userId: string) => deps.access.identity.groupsOf(groupsClient, userId);
+    const reconcileOptions = {
+      graceMs: intentGraceMs,
+      ...(watcher ? { budget: watcher.budget } : {}),
+      announce: async (run: StartedRun) => {
+        await inTenantOrSkip(run.teamId, () => postRunningCard(deps, backgroundClient, run));
+      },
+    };
+    // Many workspaces: each workspace's records are handled in its scope, against its own Runbook API.
+    const eachWorkspace = async (
+      teams: Iterable<string | null>,
+      what: string,
+      work: (scoped: SlackDeps, teamId: string | null) => Promise<unknown>,
+    ) => {
+      for (const teamId of new Set(teams)) {
+        await inTenantOrSkip(teamId, async () => work(await scopedDeps(), teamId)).catch((err: unknown) =>
+          logger.warn({ err, teamId }, `${what} failed`),
+        );
+      }
+    };
+    const pauses = store.schedulePauses;
     const reconcile = () =>
-      reconcileIntents(deps, {
-        graceMs: intentGraceMs,
-        ...(watcher ? { budget: watcher.budget } : {}),
-        announce: async (run) => {
-          await inTenantOrSkip(run.teamId, () => postRunningCard(deps, backgroundClient, run));
-        },
-      })
+      (oauth
+        ? store.intents.listOpen(now() - intentGraceMs, 50).then((open) =>
+            eachWorkspace(
+              open.map((intent) => intent.teamId),
+              'run intent reconciliation',
+              (scoped, teamId) => reconcileIntents(scoped, { ...reconcileOptions, teamId }),
+            ),
+          )
+        : reconcileIntents(deps, reconcileOptions)
+      )
         .catch((err: unknown) => logger.warn({ err }, 'run intent reconciliation failed'))
         // Schedules a crash left between pausing (or resuming) and the API's answer are finished the same way.
-        .then(() => reconcilePauses(deps, { graceMs: intentGraceMs }))
+        .then(async () =>
+          oauth
+            ? eachWorkspace(
+                (await pauses.listUnsettled(now() - intentGraceMs, 50)).map((row) => row.teamId),
+                'schedule pause reconciliation',
+                (scoped, teamId) => reconcilePauses(scoped, { graceMs: intentGraceMs, teamId }),
+              )
+            : reconcilePauses(deps, { graceMs: intentGraceMs }),
+        )
         .catch((err: unknown) => logger.warn({ err }, 'schedule pause reconciliation failed'))
         // Skips whose run has passed resume, on one replica at a time (a lease shorter than the period).
-        .then(() => resumeDueSkips(deps, { owner: skipOwner, leaseMs: 50_000, groupsOf }))
+        .then(async () =>
+          oauth
+            ? eachWorkspace(
+                (await pauses.listDue(now(), 50)).map((row) => row.teamId),
+                'resuming skipped schedules',
+                (scoped, teamId) => resumeDueSkips(scoped, { owner: skipOwner, leaseMs: 50_000, groupsOf, teamId }),
+              )
+            : resumeDueSkips(deps, { owner: skipOwner, leaseMs: 50_000, groupsOf }),
+        )
         .catch((err: unknown) => logger.warn({ err }, 'resuming skipped schedules failed'))
         // Change freezes: covered schedules paused at a window's start and resumed at its end, said where made.
         .then(() =>

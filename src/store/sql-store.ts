@@ -23,6 +23,7 @@ import type {
   AuditStore,
   CoordinationStore,
   CursorStore,
+  FairClaim,
   NotificationStore,
   OutputUploadStore,
   RunDraftStore,
@@ -53,9 +54,52 @@ function inList(dialect: SqlDialect, column: string, n: number): string {
     : `${column} IN (SELECT value FROM json_each($${n}))`;
 }
 
+/**
+ * claimDue's round-robin over workspaces: due watches ranked within their team by next check, then
+ * taken rank by rank (every team's first, then every team's second, …), at most `perTeam` each.
+ * Postgres locks in the outer select (window functions cannot be locked), skipping rows being claimed.
+ */
+async function claimFairly(
+  db: SqlDriver,
+  dialect: SqlDialect,
+  owner: string,
+  now: number,
+  leaseMs: number,
+  limit: number,
+  fair: FairClaim,
+): Promise<Watch[]> {
+  const due = `state = 'active' AND next_check_at <= $3 AND (lease_owner IS NULL OR lease_until <= $3)`;
+  const teams = `(team_id IS NULL OR NOT (${inList(dialect, 'team_id', 6)}))${fair.excludeNoTeam ? ' AND team_id IS NOT NULL' : ''}`;
+  const sql = `UPDATE watches SET lease_owner = $1, lease_until = $2
+    WHERE execution_id IN (
+      SELECT execution_id FROM watches WHERE ${due} AND execution_id IN (
+        SELECT execution_id FROM (
+          SELECT execution_id, next_check_at,
+            ROW_NUMBER() OVER (PARTITION BY team_id ORDER BY next_check_at, execution_id) AS rank_in_team
+          FROM watches WHERE ${due} AND ${teams}) ranked
+        WHERE rank_in_team <= $5
+        ORDER BY rank_in_team, next_check_at, execution_id
+        LIMIT $4)
+      ${dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : ''})
+    RETURNING *`;
+  const params = [
+    owner,
+    now + leaseMs,
+    now,
+    Math.trunc(limit),
+    Math.max(1, Math.trunc(fair.perTeam)),
+    unique(fair.excludeTeams),
+  ];
+  const { rows } =
+    dialect === 'sqlite' ? await db.transaction((tx) => tx.query(sql, params)) : await db.query(sql, params);
+  return rows.map(toWatch).sort(byNextCheck);
+}
+
 function unique(ids: string[]): string[] {
   return [...new Set(ids)];
 }
+
+const nullableMs = (ms: number | null): number | null => (ms === null ? null : Math.round(ms));
 
 function byNextCheck(a: Watch, b: Watch): number {
   return a.nextCheckAt - b.nextCheckAt || (a.executionId < b.executionId ? -1 : a.executionId > b.executionId ? 1 : 0);
@@ -100,8 +144,8 @@ function watchStore(db: SqlDriver): WatchStore {
       const result = await db.query(
         `INSERT INTO watches (execution_id, runbook_id, runbook_name, channel, message_ts, thread_ts, started_by,
            team_id, proxy_id, inputs_summary, origin, state, next_check_at, attempts, created_at, updated_at,
-           source_link, approved_by, proxy_name)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, 0, $13, $13, $14, $15, $16)
+           source_link, approved_by, proxy_name, started_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, 0, $13, $13, $14, $15, $16, $17)
          ON CONFLICT (execution_id) DO NOTHING`,
         [
           w.executionId,
@@ -120,6 +164,7 @@ function watchStore(db: SqlDriver): WatchStore {
           w.sourceLink ?? null,
           w.approvedBy?.length ? JSON.stringify([...w.approvedBy]) : null,
           w.proxyName ?? null,
+          w.startedAt ?? null,
         ],
       );
       return result.rowCount === 1;
@@ -130,17 +175,26 @@ function watchStore(db: SqlDriver): WatchStore {
       return rows[0] ? toWatch(rows[0]) : null;
     },
 
-    async setMessage(executionId, channel, ts, now) {
-      await db.query('UPDATE watches SET channel = $2, message_ts = $3, updated_at = $4 WHERE execution_id = $1', [
-        executionId,
-        channel,
-        ts,
-        now,
-      ]);
+    async setMessage(executionId, channel, ts, now, eta) {
+      if (!eta) {
+        await db.query('UPDATE watches SET channel = $2, message_ts = $3, updated_at = $4 WHERE execution_id = $1', [
+          executionId,
+          channel,
+          ts,
+          now,
+        ]);
+        return;
+      }
+      await db.query(
+        `UPDATE watches SET channel = $2, message_ts = $3, updated_at = $4, eta_median_ms = $5, eta_p95_ms = $6,
+           eta_runs = $7 WHERE execution_id = $1`,
+        [executionId, channel, ts, now, Math.round(eta.medianMs), nullableMs(eta.p95Ms), eta.runs],
+      );
     },
 
-    async claimDue(owner, now, leaseMs, limit) {
+    async claimDue(owner, now, leaseMs, limit, fair) {
       if (limit <= 0) return [];
+      if (fair) return claimFairly(db, dialect, owner, now, leaseMs, limit, fair);
       // Postgres: rows another replica is claiming right now are skipped, not waited for.
       // SQLite: the transaction holds the write lock (BEGIN IMMEDIATE), so the select and the
       // update see no other writer in between.
@@ -233,6 +287,13 @@ function watchStore(db: SqlDriver): WatchStore {
         if (state === 'active' || state === 'finished' || state === 'stale') counts[state] = Number(row.n);
       }
       return counts;
+    },
+
+    async countActiveByTeam() {
+      const { rows } = await db.query(
+        `SELECT team_id, COUNT(*) AS n FROM watches WHERE state = 'active' GROUP BY team_id`,
+      );
+      return rows.map((r) => ({ teamId: r.team_id === null ? null : String(r.team_id), count: Number(r.n) }));
     },
 
     async countDue(now) {

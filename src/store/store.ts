@@ -43,6 +43,22 @@ export interface Watch {
   approvedBy: string[];
   /** The proxy's display name when the run started (null: only the id is known). */
   proxyName: string | null;
+  /**
+   * When the execution itself started, by the API's own timestamp (an adopted run); null: it started as the
+   * watch was stored (`createdAt`).
+   */
+  startedAt: number | null;
+  /** How long runs of its runbook usually take, as its running card first said (null: it said nothing). */
+  eta: WatchEta | null;
+}
+
+/** A runbook's usual duration kept with a watch, so any replica can tell "running longer than usual". */
+export interface WatchEta {
+  medianMs: number;
+  /** Past this the run is longer than usual (null: too few runs to say). */
+  p95Ms: number | null;
+  /** How many runs the median is of. */
+  runs: number;
 }
 
 export interface NewWatch {
@@ -62,6 +78,8 @@ export interface NewWatch {
   /** Defaults to `now` (check at once). */
   nextCheckAt?: number;
   sourceLink?: string | null;
+  /** The execution's own start (an adopted run); default: when the watch is stored. */
+  startedAt?: number | null;
 }
 
 export interface Subscription {
@@ -213,17 +231,29 @@ export interface MigrationResult {
   applied: number;
 }
 
+/**
+ * Many workspaces: a claim that goes round-robin over workspaces (each one's earliest due watch, then
+ * each one's second, …), at most `perTeam` per workspace, none of `excludeTeams` (nor, with
+ * `excludeNoTeam`, watches without a team).
+ */
+export interface FairClaim {
+  perTeam: number;
+  excludeTeams: string[];
+  excludeNoTeam?: boolean;
+}
+
 export interface WatchStore {
   /** False if the execution is already watched (idempotent). */
   insert(w: NewWatch, now: number): Promise<boolean>;
   get(executionId: string): Promise<Watch | null>;
-  setMessage(executionId: string, channel: string, ts: string, now: number): Promise<void>;
+  /** Records the card; with `eta`, also what the card said about the runbook's usual duration. */
+  setMessage(executionId: string, channel: string, ts: string, now: number, eta?: WatchEta | null): Promise<void>;
   /**
    * Claim up to `limit` active watches with nextCheckAt <= now whose lease is free or expired
    * (leaseUntil <= now), ordered by nextCheckAt. Sets leaseOwner = owner, leaseUntil = now + leaseMs
    * atomically: two replicas never get the same watch.
    */
-  claimDue(owner: string, now: number, leaseMs: number, limit: number): Promise<Watch[]>;
+  claimDue(owner: string, now: number, leaseMs: number, limit: number, fair?: FairClaim): Promise<Watch[]>;
   /**
    * Claim these watches (due or not) whose lease is free or expired, like claimDue: the replica
    * whose listing saw them finish takes them itself, where its listing already answers them.
@@ -251,6 +281,8 @@ export interface WatchStore {
   /** Releases every lease `owner` holds (graceful shutdown); returns how many. */
   releaseAll(owner: string): Promise<number>;
   countByState(): Promise<Record<WatchState, number>>;
+  /** Active watches per workspace (team id; null for watches without one). */
+  countActiveByTeam(): Promise<Array<{ teamId: string | null; count: number }>>;
   /** Active watches whose next check is due at `now` (the watcher's cost estimate). */
   countDue(now: number): Promise<number>;
   /** Active watches, oldest createdAt first. */

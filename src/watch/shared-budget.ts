@@ -9,6 +9,8 @@ export const API_BUDGET_BUCKET = 'runbook-api';
 
 export function createApiBudget(options: {
   store: Store;
+  /** The store's bucket (default: the watcher's one budget). */
+  bucket?: string;
   ratePerSecond: number;
   concurrency: number;
   now?: () => number;
@@ -27,7 +29,8 @@ export function createApiBudget(options: {
     ...(shared
       ? {
           source: {
-            take: (want: number) => options.store.coordination.takeTokens(API_BUDGET_BUCKET, spec, want, now()),
+            take: (want: number) =>
+              options.store.coordination.takeTokens(options.bucket ?? API_BUDGET_BUCKET, spec, want, now()),
           },
         }
       : {}),

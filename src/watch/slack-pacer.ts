@@ -91,6 +91,11 @@ export interface SlackPacerOptions {
    * someone taking the work over waits this long before asking Slack whether it arrived.
    */
   claimedRetryWindowMs?: number;
+  /**
+   * Many workspaces: the tenant in scope when a job is queued. Each tenant gets its own edit lane and
+   * its own channel lanes (Slack's limits are per workspace), so one tenant's burst never holds another's.
+   */
+  laneScope?: () => string | null | undefined;
   /** Observes every failed Slack call (metrics, logs). */
   onError?: (method: string, code: string, error: unknown) => void;
 }
@@ -147,6 +152,11 @@ interface Lane {
 }
 
 const UPDATES = '\u0000updates';
+
+/** The edit lane, or one tenant's edit lane. */
+function isUpdates(key: string): boolean {
+  return key === UPDATES || key.startsWith(`${UPDATES}\u0001`);
+}
 const MAX_DIGEST_LINES = 50;
 
 /** Slack error code of a WebClient error, or the WebClient's own code. */
@@ -177,6 +187,7 @@ export class SlackPacer {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #postIntervalMs: number;
   readonly #updateIntervalMs: number;
+  readonly #laneScope: (() => string | null | undefined) | null;
   readonly #digestThreshold: number;
   readonly #maxAttempts: number;
   readonly #claimedRetryWindowMs: number;
@@ -192,6 +203,7 @@ export class SlackPacer {
     this.#sleep = options.sleep;
     this.#postIntervalMs = options.postIntervalMs ?? 1_000;
     this.#updateIntervalMs = options.updateIntervalMs ?? 1_000;
+    this.#laneScope = options.laneScope ?? null;
     this.#digestThreshold = options.digestThreshold ?? 3;
     this.#maxAttempts = options.maxAttempts ?? 5;
     this.#claimedRetryWindowMs = options.claimedRetryWindowMs ?? 60_000;
@@ -274,7 +286,9 @@ export class SlackPacer {
     while (this.#pumps.size > 0) await Promise.all([...this.#pumps]);
   }
 
-  #enqueue(key: string, job: Job): void {
+  #enqueue(base: string, job: Job): void {
+    const scope = this.#laneScope?.();
+    const key = scope ? `${base}\u0001${scope}` : base;
     // The job is sent in the async context it was queued from (a workspace's scope in many-workspace
     // mode, a trace span), not the lane's: one lane (edits) serves every channel.
     this.#contexts.set(job, new AsyncResource('SlackPacerJob'));
@@ -301,7 +315,7 @@ export class SlackPacer {
         const wait = lane.nextAt - this.#now();
         if (wait > 0) await this.#sleep(wait);
         const batch = this.#takeBatch(key, lane);
-        const interval = key === UPDATES ? this.#updateIntervalMs : this.#postIntervalMs;
+        const interval = isUpdates(key) ? this.#updateIntervalMs : this.#postIntervalMs;
         lane.nextAt = this.#now() + interval;
         const retry = await this.#run(batch);
         if (retry !== null) {
@@ -318,7 +332,7 @@ export class SlackPacer {
   /** One job, or every waiting reply of the channel when more than the threshold wait. */
   #takeBatch(key: string, lane: Lane): Job[] {
     const first = lane.queue[0]!;
-    if (key !== UPDATES && first.kind === 'reply') {
+    if (!isUpdates(key) && first.kind === 'reply') {
       const replies = lane.queue.filter((j) => j.kind === 'reply');
       if (replies.length > this.#digestThreshold) {
         // A digest holds at most MAX_DIGEST_LINES so it always fits in one message.

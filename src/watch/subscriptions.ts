@@ -43,6 +43,7 @@ import {
   subscriptionDigestLine,
   subscriptionNoticeKey,
 } from './subscription-notice.ts';
+import type { RequestSpender } from './tenant-budgets.ts';
 import { RequestBudget, realSleep, type Sleep } from './token-bucket.ts';
 
 /** Name of the scan position in the store's cursors. */
@@ -155,7 +156,7 @@ export interface SubscriptionScannerOptions {
    * The watcher's request budget: subscription scans then spend the same budget (shared by every
    * replica on Postgres) instead of a quarter of their own.
    */
-  budget?: RequestBudget;
+  budget?: RequestSpender;
   /**
    * Time until the next scan, asked after each scan: the watcher's check interval, so a subscribed
    * channel hears of a finished run within the same bound as a watched one. Default: intervalMs.
@@ -215,7 +216,7 @@ export class SubscriptionScanner {
   readonly #inTenant: InTenant;
   readonly #perWorkspace: boolean;
   readonly #now: () => number;
-  readonly #budget: RequestBudget;
+  readonly #budget: RequestSpender;
   readonly #pacer: SlackPacer;
   readonly #nextScanIn: (() => number) | null;
   readonly #owner: string | null;

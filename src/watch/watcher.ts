@@ -30,24 +30,29 @@ import { cachedHealth } from '../runs/health.ts';
 import type { AdoptedRun, FinishHook, RunTracker, StartedRun } from '../runs/run-tracker.ts';
 import { buildResultCard, buildRunningCard, type RunContext, type RunningEta } from '../slack/kit/execution-card.ts';
 import { namesCard, namesFinished, namesResultCard, readBackMessages } from '../slack/kit/read-back.ts';
-import type { Store, Watch } from '../store/store.ts';
+import type { Store, Watch, WatchEta } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
 import { BULK_PAGE_SIZE, chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
 import { type CheckPlan, DEFAULT_PLAN_SETTINGS, nextLookIn, type PlanSettings, planChecks } from './check-plan.ts';
 import { executorPeople, type UserIdByEmail } from './executor-people.ts';
+import { claimQuota, fairShares, wantedRate } from './fair-share.ts';
 import { NO_METRICS, type WatchMetrics } from './metrics.ts';
 import { uploadOutputOnce } from './output-upload.ts';
 import { digestLine, replyText } from './result-notice.ts';
 import { createApiBudget } from './shared-budget.ts';
 import { type OutgoingMessage, type ReplyOutcome, SlackPacer } from './slack-pacer.ts';
 import { type InTenant, slackPostTransport, TenantGoneError } from './subscriptions.ts';
+import { type RequestSpender, TenantBudgets } from './tenant-budgets.ts';
 import { type RequestBudget, realSleep } from './token-bucket.ts';
 
 /** Most watches brought forward at once when the plan leaves list mode (single mode means few are open). */
 const MAX_EXPEDITE = 5_000;
 
 export interface WatcherSettings {
+  /** The Runbook API budget; with tenants (`currentTenant`), each tenant's own. */
   requestsPerSecond: number;
+  /** With tenants: the deployment's ceiling over all of them (WATCH_GLOBAL_REQUESTS_PER_SECOND). */
+  globalRequestsPerSecond: number;
   concurrency: number;
   staleAfterMs: number;
   backoff: BackoffSettings;
@@ -88,6 +93,7 @@ export interface WatcherSettings {
 
 export const DEFAULT_WATCHER_SETTINGS: WatcherSettings = {
   requestsPerSecond: 20,
+  globalRequestsPerSecond: 500,
   concurrency: 8,
   staleAfterMs: 24 * 60 * 60_000,
   backoff: DEFAULT_BACKOFF,
@@ -132,6 +138,13 @@ export interface WatcherOptions {
    * installation's fresh token; default: runs it as is.
    */
   inTenant?: InTenant;
+  /**
+   * Many-workspace mode: the tenant (installation) in scope inside `inTenant`. Turns on per-tenant
+   * budgets and fair claims (fair-share.ts): each tenant spends its own `requestsPerSecond` under the
+   * `globalRequestsPerSecond` ceiling, watches are planned per workspace, and claims go round-robin
+   * over workspaces. Without it: one budget for everything, as in one workspace.
+   */
+  currentTenant?: () => string | null | undefined;
 }
 
 /** hostname:pid:random — unique per process, readable in the store when debugging leases. */
@@ -184,6 +197,15 @@ export class Watcher implements RunTracker {
   readonly #onFinished: FinishHook | null;
   readonly #userIdByEmail: UserIdByEmail | null;
   readonly #budget: RequestBudget;
+  /** Many-workspace mode: each tenant's budget under the global ceiling; null with one workspace. */
+  readonly #tenantBudgets: TenantBudgets | null;
+  /** What every API call spends: the tenants' budgets, or the one budget. */
+  readonly #spender: RequestSpender;
+  /** Many-workspace mode: each workspace's plan (its open watches over its share of the budget). */
+  #teamPlans = new Map<string | null, CheckPlan>();
+  #teamRates = new Map<string | null, number>();
+  /** The workspace of each watch in flight (fair claims skip a workspace at its cap). */
+  readonly #inFlightTeam = new Map<string, string | null>();
   readonly #pacer: SlackPacer;
   readonly #inFlight = new Map<string, Promise<void>>();
   #running = false;
@@ -229,6 +251,17 @@ export class Watcher implements RunTracker {
       ratePerSecond: this.settings.requestsPerSecond,
       concurrency: this.settings.concurrency,
     });
+    this.#tenantBudgets = options.currentTenant
+      ? new TenantBudgets({
+          store: this.#store,
+          ratePerSecond: this.settings.requestsPerSecond,
+          concurrency: this.settings.concurrency,
+          globalRatePerSecond: this.settings.globalRequestsPerSecond,
+          globalConcurrency: this.settings.maxInFlight,
+          currentTenant: options.currentTenant,
+        })
+      : null;
+    this.#spender = this.#tenantBudgets ?? this.#budget;
     this.#plan = this.#replan();
     this.#pacer = new SlackPacer({
       transport: slackPostTransport(this.#slack),
@@ -238,6 +271,8 @@ export class Watcher implements RunTracker {
       postIntervalMs: this.settings.slackPostIntervalMs,
       updateIntervalMs: this.settings.slackUpdateIntervalMs,
       digestThreshold: this.settings.digestThreshold,
+      // Edits: one lane per tenant (Slack's limit is per workspace), so one tenant's burst never holds another's.
+      ...(options.currentTenant ? { laneScope: options.currentTenant } : {}),
       onError: (method, code) => {
         this.#metrics.slackError(method, code);
         this.#log.warn({ method, code }, 'Slack call failed');
@@ -245,9 +280,47 @@ export class Watcher implements RunTracker {
     });
   }
 
-  /** The Runbook API request budget (shared by every replica on Postgres); subscriptions spend it too. */
-  get budget(): RequestBudget {
-    return this.#budget;
+  /**
+   * The Runbook API request budget (shared by every replica on Postgres); subscriptions spend it too.
+   * Many-workspace mode: the budget of the tenant in scope, under the global ceiling.
+   */
+  get budget(): RequestSpender {
+    return this.#spender;
+  }
+
+  /** Many-workspace mode: the tenants' budgets; null with one workspace. */
+  get tenantBudgets(): TenantBudgets | null {
+    return this.#tenantBudgets;
+  }
+
+  /** The plan a workspace's watches follow: its own in many-workspace mode, else the one plan. */
+  planFor(teamId: string | null): CheckPlan {
+    if (!this.#tenantBudgets) return this.#plan;
+    return this.#teamPlans.get(teamId) ?? this.#planTeam(1, this.settings.requestsPerSecond);
+  }
+
+  /** One workspace's plan: single gets (no listing reaches across tenants), over its rate. */
+  #planTeam(watches: number, rate: number): CheckPlan {
+    return planChecks({ watches, requestsPerSecond: rate, listingPages: Number.POSITIVE_INFINITY }, this.settings.plan);
+  }
+
+  /** Many-workspace mode: each workspace's share of the ceiling, and its plan over that share. */
+  async #replanTeams(): Promise<void> {
+    const counts = await this.#store.watches.countActiveByTeam();
+    const wants = new Map<string, number>();
+    for (const { teamId, count } of counts) {
+      wants.set(teamId ?? '', wantedRate(count, this.settings.plan.minIntervalMs, this.settings.plan.share));
+    }
+    const shares = fairShares(wants, this.settings.requestsPerSecond, this.settings.globalRequestsPerSecond);
+    const plans = new Map<string | null, CheckPlan>();
+    const rates = new Map<string | null, number>();
+    for (const { teamId, count } of counts) {
+      const rate = Math.max(1e-3, shares.get(teamId ?? '') ?? this.settings.requestsPerSecond);
+      rates.set(teamId, rate);
+      plans.set(teamId, this.#planTeam(count, rate));
+    }
+    this.#teamPlans = plans;
+    this.#teamRates = rates;
   }
 
   /** The current check plan: interval, mode and the bound it was computed from (check-plan.ts). */
@@ -262,7 +335,8 @@ export class Watcher implements RunTracker {
       {
         watches: this.#activeCount,
         requestsPerSecond: this.settings.requestsPerSecond,
-        listingPages: fresh ? this.#lastBulkPages : null,
+        // Many workspaces: no listing (it would see one tenant's executions), single gets only.
+        listingPages: this.#tenantBudgets ? Number.POSITIVE_INFINITY : fresh ? this.#lastBulkPages : null,
       },
       this.settings.plan,
     );
@@ -335,14 +409,15 @@ export class Watcher implements RunTracker {
         inputsSummary: JSON.stringify(run.inputs),
         origin: 'adopted',
         nextCheckAt: run.finished ? now : now + nextCheckDelay(0, this.settings.backoff),
+        startedAt: run.startedAt,
       },
       now,
     );
   }
 
-  async posted(executionIds: string[], channel: string, ts: string): Promise<void> {
+  async posted(executionIds: string[], channel: string, ts: string, eta: WatchEta | null = null): Promise<void> {
     const now = this.#now();
-    for (const id of executionIds) await this.#store.watches.setMessage(id, channel, ts, now);
+    for (const id of executionIds) await this.#store.watches.setMessage(id, channel, ts, now, eta);
   }
 
   // ---- lifecycle -----------------------------------------------------------------------------
@@ -436,8 +511,7 @@ export class Watcher implements RunTracker {
     // deliveries do not hold check slots, or one busy channel would stall every other watch.
     const checking = this.#inFlight.size - this.#delivering.size;
     const capacity = Math.min(this.settings.maxInFlight - checking, MAX_DELIVERING - this.#inFlight.size);
-    const claimed =
-      capacity > 0 ? await this.#store.watches.claimDue(this.owner, now, this.settings.leaseMs, capacity) : [];
+    const claimed = capacity > 0 ? await this.#claimDue(now, capacity) : [];
     // What is due in all, not just what this round could claim, decides whether a burst listing
     // pays off. Claimed watches are in flight from here on, so #renew keeps their leases while a
     // long listing runs: an expired lease would let another replica take them over mid-delivery.
@@ -447,15 +521,44 @@ export class Watcher implements RunTracker {
     for (const watch of claimed) {
       const work = this.#afterListing(watch)
         .then(() => this.#handle(watch))
-        .finally(() => this.#inFlight.delete(watch.executionId));
+        .finally(() => {
+          this.#inFlight.delete(watch.executionId);
+          this.#inFlightTeam.delete(watch.executionId);
+        });
       this.#inFlight.set(watch.executionId, work);
+      if (this.#tenantBudgets) this.#inFlightTeam.set(watch.executionId, watch.teamId);
     }
+  }
+
+  /**
+   * One workspace: the earliest due watches. Many: round-robin over workspaces (each one's earliest
+   * first, a few per workspace per round), skipping a workspace whose watches in flight already fill
+   * its rate, so ten thousand due watches of one tenant never stand before another tenant's ten.
+   */
+  #claimDue(now: number, capacity: number): Promise<Watch[]> {
+    if (!this.#tenantBudgets) return this.#store.watches.claimDue(this.owner, now, this.settings.leaseMs, capacity);
+    const inFlight = new Map<string | null, number>();
+    for (const team of this.#inFlightTeam.values()) inFlight.set(team, (inFlight.get(team) ?? 0) + 1);
+    const full: string[] = [];
+    let fullNull = false;
+    for (const [team, n] of inFlight) {
+      const rate = this.#teamRates.get(team) ?? this.settings.requestsPerSecond;
+      if (n < claimQuota(rate).cap) continue;
+      if (team === null) fullNull = true;
+      else full.push(team);
+    }
+    return this.#store.watches.claimDue(this.owner, now, this.settings.leaseMs, capacity, {
+      perTeam: claimQuota(this.settings.requestsPerSecond).perRound,
+      excludeTeams: full,
+      excludeNoTeam: fullNull,
+    });
   }
 
   async #housekeeping(now: number): Promise<void> {
     const counts = await this.#store.watches.countByState();
     this.#activeCount = counts.active;
     this.#replan();
+    if (this.#tenantBudgets) await this.#replanTeams();
     this.#metrics.setPending(counts.active);
     // Messages startRun never got up (crash, Slack down): make them due so #handle posts them.
     const unposted = await this.#store.watches.listUnposted(100);
@@ -475,7 +578,8 @@ export class Watcher implements RunTracker {
    * lease runs out after leaseMs and another replica takes the sweep over.
    */
   async #listingWanted(dueCount: number, now: number): Promise<boolean> {
-    if (this.#listing || this.#activeCount === 0) return false;
+    // Many workspaces: a listing sees one tenant's executions only; each workspace is checked one by one.
+    if (this.#listing || this.#activeCount === 0 || this.#tenantBudgets) return false;
     const plan = this.#plan;
     const gap =
       plan.mode === 'list' && this.settings.schedule === 'budget' ? plan.intervalMs : this.settings.bulkIntervalMs;
@@ -555,7 +659,7 @@ export class Watcher implements RunTracker {
       watched,
       oldestWatchCreatedAt: oldest,
       maxPages,
-      call: (fn) => this.#budget.run(fn),
+      call: (fn) => this.#spender.run(fn),
     });
     for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
     // A listing that found fewer than half of the watches (they lie beyond its reach, or the API's
@@ -610,14 +714,14 @@ export class Watcher implements RunTracker {
         await this.#store.watches.reschedule(
           id,
           this.owner,
-          this.#now() + this.#plan.intervalMs,
+          this.#now() + this.planFor(w.teamId).intervalMs,
           w.attempts,
           this.#now(),
         );
         return;
       } else {
         this.#metrics.checked('single');
-        const summary = await this.#budget.run(() => this.#api.executions.get(id, { summary: true }));
+        const summary = await this.#spender.run(() => this.#api.executions.get(id, { summary: true }));
         terminal = isTerminal(summary);
       }
       if (!terminal) {
@@ -627,12 +731,13 @@ export class Watcher implements RunTracker {
         // since, or out of the listing's reach) is looked at again after the sweep interval.
         const attempts = w.attempts + 1;
         const covered = known !== undefined;
+        const plan = this.planFor(w.teamId);
         const delay =
           this.settings.schedule === 'backoff'
             ? nextCheckDelay(attempts, this.settings.backoff)
             : covered
-              ? nextLookIn(this.#plan, attempts, this.settings.backoff.firstMs)
-              : this.#plan.intervalMs;
+              ? nextLookIn(plan, attempts, this.settings.backoff.firstMs)
+              : plan.intervalMs;
         await this.#store.watches.reschedule(id, this.owner, this.#now() + delay, attempts, this.#now());
         return;
       }
@@ -671,12 +776,12 @@ export class Watcher implements RunTracker {
    */
   async #readFinished(id: string): Promise<Execution> {
     try {
-      return await this.#budget.run(() => this.#api.executions.get(id));
+      return await this.#spender.run(() => this.#api.executions.get(id));
     } catch (err) {
       if (!(err instanceof ResponseValidationError)) throw err;
       this.#apiError(err);
       this.#log.warn({ err, executionId: id }, 'the execution could not be read; reporting it without its output');
-      const summary = await this.#budget.run(() => this.#api.executions.get(id, { summary: true }));
+      const summary = await this.#spender.run(() => this.#api.executions.get(id, { summary: true }));
       return {
         ...summary,
         output: `(The Runbook API's answer for this execution could not be read (${err.issues}), so its output is not shown. Look it up in the Runbook API.)`,
@@ -716,7 +821,7 @@ export class Watcher implements RunTracker {
     // Show what we know; the execution may be gone or the API down, so fall back to a bare card.
     let execution: Execution;
     try {
-      execution = await this.#budget.run(() => this.#api.executions.get(w.executionId, { summary: true }));
+      execution = await this.#spender.run(() => this.#api.executions.get(w.executionId, { summary: true }));
     } catch {
       execution = Execution.parse({ id: w.executionId, workflowName: w.runbookName });
     }
@@ -753,12 +858,13 @@ export class Watcher implements RunTracker {
   }
 
   /**
-   * How long runs of this runbook usually take, from the health cache only (no request for it), and
-   * whether this one is past the p95 (by the watch's age: the run was stored as it started).
+   * How long runs of this runbook usually take — what its card first said, kept with the watch (so any
+   * replica, in any workspace, knows it), else this process's health cache; never a request — and whether
+   * this run is past the p95, timed from its own start (an adopted run's by the API's timestamp).
    */
   #timing(w: Watch): RunningEta {
-    const eta = cachedHealth({ api: this.#api, now: this.#now }, w.runbookName)?.report.eta ?? null;
-    return { eta, late: isLongerThanUsual(eta, this.#now() - w.createdAt) };
+    const eta = w.eta ?? cachedHealth({ api: this.#api, now: this.#now }, w.runbookName)?.report.eta ?? null;
+    return { eta, late: isLongerThanUsual(eta, this.#now() - (w.startedAt ?? w.createdAt)) };
   }
 
   #rememberLate(executionId: string): void {
@@ -793,8 +899,8 @@ export class Watcher implements RunTracker {
       if (posted.code && GONE.has(posted.code)) return w;
       throw posted.error;
     }
-    await this.#store.watches.setMessage(w.executionId, posted.value.channel, posted.value.ts, this.#now());
-    return { ...w, channel: posted.value.channel, messageTs: posted.value.ts };
+    await this.#store.watches.setMessage(w.executionId, posted.value.channel, posted.value.ts, this.#now(), timing.eta);
+    return { ...w, channel: posted.value.channel, messageTs: posted.value.ts, eta: timing.eta };
   }
 
   /**

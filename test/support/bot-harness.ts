@@ -59,6 +59,8 @@ export interface HarnessOptions {
    * clock, so its tests start the emulator at the bot's now.
    */
   clockStart?: number;
+  /** Another harness's fake Slack (a second replica of one workspace); it stays up when this one stops. */
+  fakeSlack?: FakeSlack;
 }
 
 /** A log destination that keeps every line, for tests that read what was logged. */
@@ -90,7 +92,7 @@ export function person(id: string, name: string, extra: Partial<FakeUser> = {}):
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const clock = new ManualClock(options.clockStart ?? START);
   const emulator = await startEmulator({ ...options.emulator, port: 0, apiKey: API_KEY, clock });
-  const fake = await startFakeSlack({ port: 0, botToken: BOT_TOKEN });
+  const fake = options.fakeSlack ?? (await startFakeSlack({ port: 0, botToken: BOT_TOKEN }));
   const { logs, destination } = collectLogs();
   const config = loadConfig({
     RUNBOOK_API_URL: options.apiUrl ?? emulator.url,
@@ -129,7 +131,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async stop() {
       await harness.runtime.stop();
-      await fake.close();
+      if (!options.fakeSlack) await fake.close();
       await emulator.close();
       // Every suite on this harness checks what reached Slack: no <…> the bot's helpers did not make.
       const foreign = foreignTokens(fake);

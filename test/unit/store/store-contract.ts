@@ -115,6 +115,8 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           sourceLink: null,
           approvedBy: [],
           proxyName: null,
+          startedAt: null,
+          eta: null,
         });
         expect(await store.watches.get('missing')).toBeNull();
       });
@@ -152,6 +154,25 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         });
       });
 
+      it("keeps an adopted run's own start and the usual duration its card showed (claimed watches carry both)", async () => {
+        await store.watches.insert(newWatch('e-own', { origin: 'adopted', startedAt: T0 - 600_000 }), T0);
+        await store.watches.insert(newWatch('e-new'), T0);
+        expect(await store.watches.get('e-new')).toMatchObject({ startedAt: null, eta: null });
+        // A card drawn without an ETA records none; one drawn with it keeps median, p95 and sample size.
+        await store.watches.setMessage('e-new', 'C1', '1.1', T0 + 1);
+        expect((await store.watches.get('e-new'))?.eta).toBeNull();
+        await store.watches.setMessage('e-own', 'C1', '1.2', T0 + 2, { medianMs: 240_500.4, p95Ms: 480_000, runs: 20 });
+        await store.watches.setMessage('e-new', 'C1', '1.1', T0 + 3, { medianMs: 1_000, p95Ms: null, runs: 3 });
+        const claimed = await store.watches.claimDue('other-replica', T0 + 10, LEASE, 10);
+        const byId = new Map(claimed.map((w) => [w.executionId, w]));
+        expect(byId.get('e-own')).toMatchObject({
+          startedAt: T0 - 600_000,
+          eta: { medianMs: 240_500, p95Ms: 480_000, runs: 20 },
+          messageTs: '1.2',
+        });
+        expect(byId.get('e-new')).toMatchObject({ startedAt: null, eta: { medianMs: 1_000, p95Ms: null, runs: 3 } });
+      });
+
       it('claimDue takes only due, active, unleased watches, ordered by nextCheckAt, up to the limit', async () => {
         await store.watches.insert(newWatch('late', { nextCheckAt: T0 + 30 }), T0);
         await store.watches.insert(newWatch('first', { nextCheckAt: T0 + 10 }), T0);
@@ -175,6 +196,46 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await store.watches.claimDue('owner-c', now, LEASE, 10)).toEqual([]);
         expect(await store.watches.claimDue('owner-c', now, LEASE, 0)).toEqual([]);
         expect(ids(await store.watches.claimDue('owner-c', T0 + 1_000, LEASE, 10))).toEqual(['future']);
+      });
+
+      it('a fair claimDue goes round-robin over teams: each team’s earliest first, perTeam at most, excluded teams none', async () => {
+        // Team BIG has 6 due watches, all older than SMALL's 2 and NOTEAM's 1.
+        for (let i = 0; i < 6; i++) {
+          await store.watches.insert(newWatch(`big-${i}`, { teamId: 'TBIG', nextCheckAt: T0 + i }), T0);
+        }
+        await store.watches.insert(newWatch('small-0', { teamId: 'TSMALL', nextCheckAt: T0 + 50 }), T0);
+        await store.watches.insert(newWatch('small-1', { teamId: 'TSMALL', nextCheckAt: T0 + 60 }), T0);
+        await store.watches.insert(newWatch('none-0', { teamId: null, nextCheckAt: T0 + 70 }), T0);
+        await store.watches.insert(newWatch('small-later', { teamId: 'TSMALL', nextCheckAt: T0 + 5_000 }), T0);
+        const now = T0 + 100;
+        expect(
+          (await store.watches.countActiveByTeam()).sort((a, b) => ((a.teamId ?? '~') < (b.teamId ?? '~') ? -1 : 1)),
+        ).toEqual([
+          { teamId: 'TBIG', count: 6 },
+          { teamId: 'TSMALL', count: 3 },
+          { teamId: null, count: 1 },
+        ]);
+        // The plain claim takes the oldest: BIG's only.
+        const plain = await store.watches.claimDue('plain', now, LEASE, 3);
+        expect(ids(plain)).toEqual(['big-0', 'big-1', 'big-2']);
+        await store.watches.releaseAll('plain');
+
+        // Rank 1 of each team first (big-0, small-0, none-0), then rank 2 (big-1, small-1): limit 4 cuts rank 2 by next check.
+        const fair = await store.watches.claimDue('fair', now, LEASE, 4, { perTeam: 2, excludeTeams: [] });
+        expect(ids(fair).sort()).toEqual(['big-0', 'big-1', 'none-0', 'small-0']);
+        expect(fair.every((w) => w.leaseOwner === 'fair')).toBe(true);
+        // perTeam caps BIG at 2 even with room for more; leased watches are not claimed again.
+        const next = await store.watches.claimDue('fair2', now, LEASE, 10, { perTeam: 2, excludeTeams: [] });
+        expect(ids(next).sort()).toEqual(['big-2', 'big-3', 'small-1']);
+        // An excluded team, and (excludeNoTeam) watches without a team, get none.
+        await store.watches.releaseAll('fair');
+        await store.watches.releaseAll('fair2');
+        const excluded = await store.watches.claimDue('fair3', now, LEASE, 10, {
+          perTeam: 10,
+          excludeTeams: ['TBIG'],
+          excludeNoTeam: true,
+        });
+        expect(ids(excluded).sort()).toEqual(['small-0', 'small-1']);
       });
 
       it('an expired lease lets another owner take over, and the old owner can no longer write', async () => {

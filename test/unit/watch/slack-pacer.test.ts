@@ -275,3 +275,42 @@ describe('SlackPacer', () => {
     expect(sent.map((s) => s.text)).toEqual(['4 runs finished:\n• line 1\n• line 2\n• line 4\n• line 5']);
   });
 });
+
+describe('SlackPacer with a lane scope (many workspaces)', () => {
+  it('gives each tenant its own edit lane: one tenant’s burst of edits does not hold another’s', async () => {
+    const { AsyncLocalStorage } = await import('node:async_hooks');
+    const scope = new AsyncLocalStorage<string>();
+    let t = 0;
+    const sent: Array<{ at: number; text: string }> = [];
+    const pacer = new SlackPacer({
+      transport: {
+        post: async (channel) => ({ channel, ts: '1.0' }),
+        update: async (_channel, _ts, message) => {
+          sent.push({ at: t, text: message.text });
+        },
+      },
+      now: () => t,
+      sleep: async (ms) => {
+        t += ms;
+      },
+      updateIntervalMs: 1_000,
+      laneScope: () => scope.getStore(),
+    });
+    const edits: Array<Promise<unknown>> = [];
+    scope.run('BIG', () => {
+      for (let i = 0; i < 10; i++) edits.push(pacer.update('C1', `${i}`, { text: `big ${i}` }));
+    });
+    scope.run('SMALL', () => {
+      edits.push(pacer.update('C1', 's', { text: 'small' }));
+    });
+    // No scope at all: the shared lane, as with one workspace.
+    edits.push(pacer.update('C9', 'x', { text: 'unscoped' }));
+    await Promise.all(edits);
+    expect(sent.find((s) => s.text === 'small')!.at).toBe(0);
+    expect(sent.find((s) => s.text === 'unscoped')!.at).toBe(0);
+    // BIG's own lane is still paced one edit a second.
+    expect(sent.filter((s) => s.text.startsWith('big')).map((s) => s.at)).toEqual([
+      0, 1_000, 2_000, 3_000, 4_000, 5_000, 6_000, 7_000, 8_000, 9_000,
+    ]);
+  });
+});
