@@ -619,23 +619,52 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         await inTenantOrSkip(run.teamId, () => postRunningCard(deps, backgroundClient, run));
       },
     };
-    // Many workspaces: each workspace's unsettled runs are looked for in its own Runbook API, in its scope.
-    const reconcileEach = async () => {
-      const open = await store.intents.listOpen(now() - intentGraceMs, 50);
-      for (const teamId of new Set(open.map((intent) => intent.teamId))) {
-        await inTenantOrSkip(teamId, async () =>
-          reconcileIntents(await scopedDeps(), { ...reconcileOptions, teamId }),
-        ).catch((err: unknown) => logger.warn({ err, teamId }, 'run intent reconciliation failed'));
+    // Many workspaces: each workspace's records are handled in its scope, against its own Runbook API.
+    const eachWorkspace = async (
+      teams: Iterable<string | null>,
+      what: string,
+      work: (scoped: SlackDeps, teamId: string | null) => Promise<unknown>,
+    ) => {
+      for (const teamId of new Set(teams)) {
+        await inTenantOrSkip(teamId, async () => work(await scopedDeps(), teamId)).catch((err: unknown) =>
+          logger.warn({ err, teamId }, `${what} failed`),
+        );
       }
     };
+    const pauses = store.schedulePauses;
     const reconcile = () =>
-      (oauth ? reconcileEach() : reconcileIntents(deps, reconcileOptions))
+      (oauth
+        ? store.intents.listOpen(now() - intentGraceMs, 50).then((open) =>
+            eachWorkspace(
+              open.map((intent) => intent.teamId),
+              'run intent reconciliation',
+              (scoped, teamId) => reconcileIntents(scoped, { ...reconcileOptions, teamId }),
+            ),
+          )
+        : reconcileIntents(deps, reconcileOptions)
+      )
         .catch((err: unknown) => logger.warn({ err }, 'run intent reconciliation failed'))
         // Schedules a crash left between pausing (or resuming) and the API's answer are finished the same way.
-        .then(() => reconcilePauses(deps, { graceMs: intentGraceMs }))
+        .then(async () =>
+          oauth
+            ? eachWorkspace(
+                (await pauses.listUnsettled(now() - intentGraceMs, 50)).map((row) => row.teamId),
+                'schedule pause reconciliation',
+                (scoped, teamId) => reconcilePauses(scoped, { graceMs: intentGraceMs, teamId }),
+              )
+            : reconcilePauses(deps, { graceMs: intentGraceMs }),
+        )
         .catch((err: unknown) => logger.warn({ err }, 'schedule pause reconciliation failed'))
         // Skips whose run has passed resume, on one replica at a time (a lease shorter than the period).
-        .then(() => resumeDueSkips(deps, { owner: skipOwner, leaseMs: 50_000, groupsOf }))
+        .then(async () =>
+          oauth
+            ? eachWorkspace(
+                (await pauses.listDue(now(), 50)).map((row) => row.teamId),
+                'resuming skipped schedules',
+                (scoped, teamId) => resumeDueSkips(scoped, { owner: skipOwner, leaseMs: 50_000, groupsOf, teamId }),
+              )
+            : resumeDueSkips(deps, { owner: skipOwner, leaseMs: 50_000, groupsOf }),
+        )
         .catch((err: unknown) => logger.warn({ err }, 'resuming skipped schedules failed'))
         // Change freezes: covered schedules paused at a window's start and resumed at its end, said where made.
         .then(() =>
