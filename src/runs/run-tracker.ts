@@ -2,7 +2,7 @@
 // layer and src/watch) so the watcher implements it without importing Slack code.
 import type { Execution } from '../api/schemas.ts';
 import type { CardInputs } from '../forms/labelled-inputs.ts';
-import type { Watch } from '../store/store.ts';
+import type { Watch, WatchEta } from '../store/store.ts';
 
 /** A run started through a use case, as the watcher needs to know it. */
 export interface StartedRun {
@@ -29,7 +29,11 @@ export interface StartedRun {
 /** Told when a run starts (before anything is posted) and when its message is up. */
 export interface RunTracker {
   started(run: StartedRun): Promise<void>;
-  posted(executionIds: string[], channel: string, ts: string): Promise<void>;
+  /**
+   * The card is up; `eta` is what it said about the runbook's usual duration, kept with the watch so whichever
+   * replica looks at the run can say "running longer than usual" without reading health itself.
+   */
+  posted(executionIds: string[], channel: string, ts: string, eta?: WatchEta | null): Promise<void>;
   /** The right to post an execution's first card; whoever loses does not post (the winner does). */
   claimMessage(executionId: string): Promise<boolean>;
   /**
@@ -55,6 +59,8 @@ export interface AdoptedRun {
   /** Inputs with secrets masked. */
   inputs: Record<string, unknown>;
   finished: boolean;
+  /** When the execution started, by its own timestamp (null: unknown, timed from now). */
+  startedAt: number | null;
 }
 
 /**

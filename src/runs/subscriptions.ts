@@ -5,6 +5,7 @@
 import { NotFoundError } from '../api/errors.ts';
 import type { Execution, Workflow } from '../api/schemas.ts';
 import type { Resolution } from '../catalog/runbook-catalog.ts';
+import { executionTime } from '../health/runbook-health.ts';
 import type { Subscription } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
@@ -187,6 +188,8 @@ export type WatchResult =
       name: string;
       inputs: ExecutionInputs;
       finished: boolean;
+      /** When it started, by its own timestamp (null: not given). */
+      startedAt: number | null;
     }
   | Refusal;
 
@@ -228,6 +231,7 @@ export async function watchExecution(
   // Credit goes to whoever the API says started it, not to the person asking to watch.
   const executor = execution.executor.trim();
   const startedBy = /^[^\s@]+@[^\s@]+$/.test(executor) ? await userByEmail(executor).catch(() => null) : null;
+  const startedAt = executionTime(execution);
   const inserted = await deps.runs.adopt({
     executionId: id,
     runbookId: runbook?.id ?? '',
@@ -238,6 +242,8 @@ export async function watchExecution(
     teamId: actor.teamId,
     inputs: inputs.kind === 'object' ? inputs.values : {},
     finished,
+    // Timed from its own start, not from when someone asked to watch it.
+    startedAt,
   });
   // Someone adopted it between our check and our insert.
   if (!inserted) return { kind: 'already', executionId: id, channel: actor.channelId, active: true };
@@ -249,7 +255,7 @@ export async function watchExecution(
     'ok',
     finished ? 'already finished' : 'running',
   );
-  return { kind: 'adopted', executionId: id, startedBy, runbook, name, inputs, finished };
+  return { kind: 'adopted', executionId: id, startedBy, runbook, name, inputs, finished, startedAt };
 }
 
 /**

@@ -402,6 +402,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE run_intents ADD COLUMN via TEXT;
     `,
   },
+  {
+    version: 20,
+    // Nullable: watches stored before it are timed from when they were stored, with the cache's ETA.
+    name: 'a watched run’s own start and the usual duration its card showed',
+    up: () => `
+      ALTER TABLE watches ADD COLUMN started_at BIGINT;
+      ALTER TABLE watches ADD COLUMN eta_median_ms BIGINT;
+      ALTER TABLE watches ADD COLUMN eta_p95_ms BIGINT;
+      ALTER TABLE watches ADD COLUMN eta_runs INTEGER;
+    `,
+  },
 ];
 
 /**

@@ -10,6 +10,7 @@ import type {
   ScheduleOwner,
   Subscription,
   Watch,
+  WatchEta,
   WatchOrigin,
   WatchState,
 } from './store.ts';
@@ -57,7 +58,17 @@ export function toWatch(row: SqlRow): Watch {
     sourceLink: textOrNull(row.source_link),
     approvedBy: parseIdList(row.approved_by),
     proxyName: textOrNull(row.proxy_name),
+    startedAt: numOrNull(row.started_at),
+    eta: toWatchEta(row),
   };
+}
+
+/** The usual duration a watch's card showed (migration 20); null when it showed none. */
+function toWatchEta(row: SqlRow): WatchEta | null {
+  const medianMs = numOrNull(row.eta_median_ms);
+  const runs = numOrNull(row.eta_runs);
+  if (medianMs === null || runs === null) return null;
+  return { medianMs, p95Ms: numOrNull(row.eta_p95_ms), runs };
 }
 
 export function toSubscription(row: SqlRow): Subscription {

@@ -99,6 +99,8 @@ function unique(ids: string[]): string[] {
   return [...new Set(ids)];
 }
 
+const nullableMs = (ms: number | null): number | null => (ms === null ? null : Math.round(ms));
+
 function byNextCheck(a: Watch, b: Watch): number {
   return a.nextCheckAt - b.nextCheckAt || (a.executionId < b.executionId ? -1 : a.executionId > b.executionId ? 1 : 0);
 }
@@ -142,8 +144,8 @@ function watchStore(db: SqlDriver): WatchStore {
       const result = await db.query(
         `INSERT INTO watches (execution_id, runbook_id, runbook_name, channel, message_ts, thread_ts, started_by,
            team_id, proxy_id, inputs_summary, origin, state, next_check_at, attempts, created_at, updated_at,
-           source_link, approved_by, proxy_name)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, 0, $13, $13, $14, $15, $16)
+           source_link, approved_by, proxy_name, started_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, 0, $13, $13, $14, $15, $16, $17)
          ON CONFLICT (execution_id) DO NOTHING`,
         [
           w.executionId,
@@ -162,6 +164,7 @@ function watchStore(db: SqlDriver): WatchStore {
           w.sourceLink ?? null,
           w.approvedBy?.length ? JSON.stringify([...w.approvedBy]) : null,
           w.proxyName ?? null,
+          w.startedAt ?? null,
         ],
       );
       return result.rowCount === 1;
@@ -172,13 +175,21 @@ function watchStore(db: SqlDriver): WatchStore {
       return rows[0] ? toWatch(rows[0]) : null;
     },
 
-    async setMessage(executionId, channel, ts, now) {
-      await db.query('UPDATE watches SET channel = $2, message_ts = $3, updated_at = $4 WHERE execution_id = $1', [
-        executionId,
-        channel,
-        ts,
-        now,
-      ]);
+    async setMessage(executionId, channel, ts, now, eta) {
+      if (!eta) {
+        await db.query('UPDATE watches SET channel = $2, message_ts = $3, updated_at = $4 WHERE execution_id = $1', [
+          executionId,
+          channel,
+          ts,
+          now,
+        ]);
+        return;
+      }
+      await db.query(
+        `UPDATE watches SET channel = $2, message_ts = $3, updated_at = $4, eta_median_ms = $5, eta_p95_ms = $6,
+           eta_runs = $7 WHERE execution_id = $1`,
+        [executionId, channel, ts, now, Math.round(eta.medianMs), nullableMs(eta.p95Ms), eta.runs],
+      );
     },
 
     async claimDue(owner, now, leaseMs, limit, fair) {

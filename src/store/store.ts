@@ -43,6 +43,22 @@ export interface Watch {
   approvedBy: string[];
   /** The proxy's display name when the run started (null: only the id is known). */
   proxyName: string | null;
+  /**
+   * When the execution itself started, by the API's own timestamp (an adopted run); null: it started as the
+   * watch was stored (`createdAt`).
+   */
+  startedAt: number | null;
+  /** How long runs of its runbook usually take, as its running card first said (null: it said nothing). */
+  eta: WatchEta | null;
+}
+
+/** A runbook's usual duration kept with a watch, so any replica can tell "running longer than usual". */
+export interface WatchEta {
+  medianMs: number;
+  /** Past this the run is longer than usual (null: too few runs to say). */
+  p95Ms: number | null;
+  /** How many runs the median is of. */
+  runs: number;
 }
 
 export interface NewWatch {
@@ -62,6 +78,8 @@ export interface NewWatch {
   /** Defaults to `now` (check at once). */
   nextCheckAt?: number;
   sourceLink?: string | null;
+  /** The execution's own start (an adopted run); default: when the watch is stored. */
+  startedAt?: number | null;
 }
 
 export interface Subscription {
@@ -228,7 +246,8 @@ export interface WatchStore {
   /** False if the execution is already watched (idempotent). */
   insert(w: NewWatch, now: number): Promise<boolean>;
   get(executionId: string): Promise<Watch | null>;
-  setMessage(executionId: string, channel: string, ts: string, now: number): Promise<void>;
+  /** Records the card; with `eta`, also what the card said about the runbook's usual duration. */
+  setMessage(executionId: string, channel: string, ts: string, now: number, eta?: WatchEta | null): Promise<void>;
   /**
    * Claim up to `limit` active watches with nextCheckAt <= now whose lease is free or expired
    * (leaseUntil <= now), ordered by nextCheckAt. Sets leaseOwner = owner, leaseUntil = now + leaseMs

@@ -30,7 +30,7 @@ import { cachedHealth } from '../runs/health.ts';
 import type { AdoptedRun, FinishHook, RunTracker, StartedRun } from '../runs/run-tracker.ts';
 import { buildResultCard, buildRunningCard, type RunContext, type RunningEta } from '../slack/kit/execution-card.ts';
 import { namesCard, namesFinished, namesResultCard, readBackMessages } from '../slack/kit/read-back.ts';
-import type { Store, Watch } from '../store/store.ts';
+import type { Store, Watch, WatchEta } from '../store/store.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
 import { BULK_PAGE_SIZE, chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
 import { type CheckPlan, DEFAULT_PLAN_SETTINGS, nextLookIn, type PlanSettings, planChecks } from './check-plan.ts';
@@ -409,14 +409,15 @@ export class Watcher implements RunTracker {
         inputsSummary: JSON.stringify(run.inputs),
         origin: 'adopted',
         nextCheckAt: run.finished ? now : now + nextCheckDelay(0, this.settings.backoff),
+        startedAt: run.startedAt,
       },
       now,
     );
   }
 
-  async posted(executionIds: string[], channel: string, ts: string): Promise<void> {
+  async posted(executionIds: string[], channel: string, ts: string, eta: WatchEta | null = null): Promise<void> {
     const now = this.#now();
-    for (const id of executionIds) await this.#store.watches.setMessage(id, channel, ts, now);
+    for (const id of executionIds) await this.#store.watches.setMessage(id, channel, ts, now, eta);
   }
 
   // ---- lifecycle -----------------------------------------------------------------------------
@@ -857,12 +858,13 @@ export class Watcher implements RunTracker {
   }
 
   /**
-   * How long runs of this runbook usually take, from the health cache only (no request for it), and
-   * whether this one is past the p95 (by the watch's age: the run was stored as it started).
+   * How long runs of this runbook usually take — what its card first said, kept with the watch (so any
+   * replica, in any workspace, knows it), else this process's health cache; never a request — and whether
+   * this run is past the p95, timed from its own start (an adopted run's by the API's timestamp).
    */
   #timing(w: Watch): RunningEta {
-    const eta = cachedHealth({ api: this.#api, now: this.#now }, w.runbookName)?.report.eta ?? null;
-    return { eta, late: isLongerThanUsual(eta, this.#now() - w.createdAt) };
+    const eta = w.eta ?? cachedHealth({ api: this.#api, now: this.#now }, w.runbookName)?.report.eta ?? null;
+    return { eta, late: isLongerThanUsual(eta, this.#now() - (w.startedAt ?? w.createdAt)) };
   }
 
   #rememberLate(executionId: string): void {
@@ -897,8 +899,8 @@ export class Watcher implements RunTracker {
       if (posted.code && GONE.has(posted.code)) return w;
       throw posted.error;
     }
-    await this.#store.watches.setMessage(w.executionId, posted.value.channel, posted.value.ts, this.#now());
-    return { ...w, channel: posted.value.channel, messageTs: posted.value.ts };
+    await this.#store.watches.setMessage(w.executionId, posted.value.channel, posted.value.ts, this.#now(), timing.eta);
+    return { ...w, channel: posted.value.channel, messageTs: posted.value.ts, eta: timing.eta };
   }
 
   /**

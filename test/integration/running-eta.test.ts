@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-api.ts';
 import { type Harness, QUICK_WATCH_ENV, startHarness, waitFor } from '../support/bot-harness.ts';
+import { seedFinishedRuns } from '../support/health-harness.ts';
 import { executionMarked, openScaleForm, SCALE_RUNBOOK, scaleFormValues } from '../support/run-form.ts';
 
 let h: Harness;
@@ -16,21 +17,11 @@ afterAll(async () => {
 });
 
 const HOUR = 3600_000;
-/** 25 finished runs over the last days, 400–880 ms each (20 ms apart): median of the latest 20 about 0.6 s. */
-function seedQuickHistory() {
-  const record = [...h.emulator.state.workflows.byId.values()].find((w) => w.workflow.name === SCALE_RUNBOOK)!;
-  for (let i = 0; i < 25; i++) {
-    h.emulator.state.startExecutionAt(
-      record,
-      { proxyId: 'proxy-dev', params: '{}' },
-      {},
-      h.clock.now() - (i + 1) * 5 * HOUR,
-      { executor: 'oncall@example.com', approver: '' },
-      { outcome: 'succeeded', durationMs: 400 + i * 20 },
-    );
-  }
-  h.emulator.state.catchUp();
-}
+const MINUTE = 60_000;
+const recordOf = (name: string) => [...h.emulator.state.workflows.byId.values()].find((w) => w.workflow.name === name)!;
+
+/** 400–880 ms each: median of the latest 20 about 0.6 s. */
+const seedQuickHistory = () => seedFinishedRuns(h, SCALE_RUNBOOK, 400);
 
 const listCalls = () => h.emulator.state.requests.log.filter((r) => r.route === 'GET /v1alpha1/executions').length;
 const cardOf = (channel: string, executionId: string): FakeMessage | undefined =>
@@ -71,5 +62,32 @@ describe('ETA on running cards', () => {
       return card?.text.includes('succeeded') ? card : undefined;
     }, 'the result card');
     expect(JSON.stringify(done.blocks)).not.toContain('longer than usual');
+  });
+
+  it('/runbook watch times a run from its own start, not from when it was adopted', async () => {
+    // Runs of about 10 minutes; one started 30 minutes ago, still running, is watched now: it is already
+    // longer than usual, said on the first card and kept by the watcher (which reads no health for it).
+    const name = 'Find Crashlooping Pods';
+    seedFinishedRuns(h, name, 10 * MINUTE);
+    // By the bot's clock (the emulator's was moved on by the test above; the run still runs by it).
+    const startedAt = Date.now() - 30 * MINUTE;
+    const started = h.emulator.state.startExecutionAt(
+      recordOf(name),
+      { proxyId: 'proxy-dev', params: '{}' },
+      {},
+      startedAt,
+      { executor: 'oncall@example.com', approver: '' },
+      { outcome: 'succeeded', durationMs: 2 * HOUR },
+    );
+    h.emulator.state.catchUp();
+    await h.user().command(`watch ${started.id}`, 'C01OPS');
+    const card = await waitFor(() => cardOf('C01OPS', started.id), 'the adopted run’s card');
+    expect(JSON.stringify(card.blocks)).toContain('usually takes about 10 min (median of the last 20 runs)');
+    expect(JSON.stringify(card.blocks)).toContain('running longer than usual');
+    const watch = await h.runtime.store.watches.get(started.id);
+    expect(watch?.startedAt).toBe(startedAt);
+    expect(watch?.eta).toMatchObject({ runs: 20 });
+    expect(watch!.eta!.p95Ms).toBeGreaterThan(10 * MINUTE);
+    expect(watch!.eta!.p95Ms).toBeLessThan(30 * MINUTE);
   });
 });

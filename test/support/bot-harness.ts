@@ -61,6 +61,8 @@ export interface HarnessOptions {
   clockStart?: number;
   /** Fake Slack options beyond the harness's own (e.g. `historyLimit`). */
   fake?: Partial<Omit<FakeSlackOptions, 'port' | 'botToken'>>;
+  /** Another harness's fake Slack (a second replica of one workspace); it stays up when this one stops. */
+  fakeSlack?: FakeSlack;
 }
 
 /** A log destination that keeps every line, for tests that read what was logged. */
@@ -92,7 +94,7 @@ export function person(id: string, name: string, extra: Partial<FakeUser> = {}):
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const clock = new ManualClock(options.clockStart ?? START);
   const emulator = await startEmulator({ ...options.emulator, port: 0, apiKey: API_KEY, clock });
-  const fake = await startFakeSlack({ ...options.fake, port: 0, botToken: BOT_TOKEN });
+  const fake = options.fakeSlack ?? (await startFakeSlack({ ...options.fake, port: 0, botToken: BOT_TOKEN }));
   const { logs, destination } = collectLogs();
   const config = loadConfig({
     RUNBOOK_API_URL: options.apiUrl ?? emulator.url,
@@ -131,7 +133,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async stop() {
       await harness.runtime.stop();
-      await fake.close();
+      if (!options.fakeSlack) await fake.close();
       await emulator.close();
       // Every suite on this harness checks what reached Slack: no <…> the bot's helpers did not make.
       const foreign = foreignTokens(fake);

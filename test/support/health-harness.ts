@@ -1,10 +1,28 @@
 // The bot for health tests: the emulator's month of runs ending at the bot's now (health counts 30 days
-// by the bot's own clock), and the table policy of the authorization cases.
+// by the bot's own clock), and the table policy of the authorization cases; a runbook's history seeded for ETAs.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TABLE_POLICY } from './authorization-cases.ts';
 import { type Harness, startHarness } from './bot-harness.ts';
+
+const HOUR = 3600_000;
+
+/** 25 finished runs of `runbookName` over the last days (5 hours apart), `firstMs` + 20 ms × i long each. */
+export function seedFinishedRuns(h: Harness, runbookName: string, firstMs: number): void {
+  const record = [...h.emulator.state.workflows.byId.values()].find((w) => w.workflow.name === runbookName)!;
+  for (let i = 0; i < 25; i++) {
+    h.emulator.state.startExecutionAt(
+      record,
+      { proxyId: 'proxy-dev', params: '{}' },
+      {},
+      h.clock.now() - (i + 1) * 5 * HOUR,
+      { executor: 'oncall@example.com', approver: '' },
+      { outcome: 'succeeded', durationMs: firstMs + i * 20 },
+    );
+  }
+  h.emulator.state.catchUp();
+}
 
 export async function startHealthHarness(): Promise<Harness> {
   const dir = mkdtempSync(path.join(tmpdir(), 'health-'));

@@ -370,9 +370,9 @@ export async function postRunningCard(
   const mayPost = executionIds[0] ? await deps.runs.claimMessage(executionIds[0]).catch(() => true) : true;
   if (!mayPost) return null;
   // How long it usually takes: the health cache, else one bounded read (never holds the card up on failure).
-  const health = await healthForRun(deps, run.runbookName);
+  const eta = (await healthForRun(deps, run.runbookName))?.report.eta ?? null;
   const card = buildRunningCard({ ...run, ...(run.sourceLink ? { sourceLink: run.sourceLink } : {}) }, executionIds, {
-    eta: health?.report.eta ?? null,
+    eta,
   });
   const posted = await postToConversation(client, deps.logger, run.channel, run.startedBy ?? '', {
     ...card,
@@ -380,6 +380,6 @@ export async function postRunningCard(
     // A lost answer is resolved by reading the channel back: one card per execution, always.
     ...(executionIds[0] ? { sentCheck: namesCard(executionIds[0]) } : {}),
   });
-  if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts);
+  if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts, eta);
   return posted;
 }

@@ -1,5 +1,7 @@
 // `/runbook subscribe|unsubscribe|subscriptions` and `/runbook watch <executionId>`: each calls one use
 // case of src/runs/subscriptions.ts and renders its result.
+
+import { isLongerThanUsual } from '../../health/runbook-health.ts';
 import { ALL_RUNBOOKS } from '../../runs/execution-facts.ts';
 import { looksLikeFullId } from '../../runs/execution-ref.ts';
 import { healthForRun } from '../../runs/health.ts';
@@ -175,14 +177,14 @@ export async function watchExecutionHere(ctx: HandlerContext, executionId: strin
     return;
   }
   const inputs = result.inputs.kind === 'object' ? result.inputs.values : {};
-  const health = await healthForRun(deps, result.name);
+  const eta = (await healthForRun(deps, result.name))?.report.eta ?? null;
   const card = buildRunningCard(
     { runbookId: result.runbook?.id ?? '', runbookName: result.name, proxyId: '', startedBy: result.startedBy, inputs },
     [id],
-    { eta: health?.report.eta ?? null },
+    { eta, late: isLongerThanUsual(eta, deps.now() - (result.startedAt ?? deps.now())) },
   );
   // The watcher may already be posting (the run ended meanwhile): only the holder of the card claim posts.
   if (!(await deps.runs.claimMessage(id))) return;
   const posted = await postToConversation(ctx.client, deps.logger, ctx.channelId, ctx.userId, card);
-  if (posted) await deps.runs.posted([id], posted.channel, posted.ts);
+  if (posted) await deps.runs.posted([id], posted.channel, posted.ts, eta);
 }

@@ -115,6 +115,8 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           sourceLink: null,
           approvedBy: [],
           proxyName: null,
+          startedAt: null,
+          eta: null,
         });
         expect(await store.watches.get('missing')).toBeNull();
       });
@@ -150,6 +152,25 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           messageTs: '1700000000.000100',
           updatedAt: T0 + 10,
         });
+      });
+
+      it("keeps an adopted run's own start and the usual duration its card showed (claimed watches carry both)", async () => {
+        await store.watches.insert(newWatch('e-own', { origin: 'adopted', startedAt: T0 - 600_000 }), T0);
+        await store.watches.insert(newWatch('e-new'), T0);
+        expect(await store.watches.get('e-new')).toMatchObject({ startedAt: null, eta: null });
+        // A card drawn without an ETA records none; one drawn with it keeps median, p95 and sample size.
+        await store.watches.setMessage('e-new', 'C1', '1.1', T0 + 1);
+        expect((await store.watches.get('e-new'))?.eta).toBeNull();
+        await store.watches.setMessage('e-own', 'C1', '1.2', T0 + 2, { medianMs: 240_500.4, p95Ms: 480_000, runs: 20 });
+        await store.watches.setMessage('e-new', 'C1', '1.1', T0 + 3, { medianMs: 1_000, p95Ms: null, runs: 3 });
+        const claimed = await store.watches.claimDue('other-replica', T0 + 10, LEASE, 10);
+        const byId = new Map(claimed.map((w) => [w.executionId, w]));
+        expect(byId.get('e-own')).toMatchObject({
+          startedAt: T0 - 600_000,
+          eta: { medianMs: 240_500, p95Ms: 480_000, runs: 20 },
+          messageTs: '1.2',
+        });
+        expect(byId.get('e-new')).toMatchObject({ startedAt: null, eta: { medianMs: 1_000, p95Ms: null, runs: 3 } });
       });
 
       it('claimDue takes only due, active, unleased watches, ordered by nextCheckAt, up to the limit', async () => {
