@@ -123,11 +123,14 @@ export async function reconcileIntents(
     announce?: (run: StartedRun) => Promise<void>;
     /** The request budget the executions list is read within (the watcher's). */
     budget?: RequestSpender;
+    /** Many workspaces: only this workspace's intents (`deps` are its installation's, in its scope). */
+    teamId?: string | null;
   },
 ): Promise<ReconcileReport> {
   const now = deps.now();
   const report: ReconcileReport = { reconciled: [], lost: [], pending: [] };
-  const open = await deps.access.store.intents.listOpen(now - options.graceMs, 50);
+  const listed = await deps.access.store.intents.listOpen(now - options.graceMs, 50);
+  const open = options.teamId === undefined ? listed : listed.filter((intent) => intent.teamId === options.teamId);
   // One search per runbook per pass, however many of its runs are unsettled.
   const searches = new Map<string, Promise<Candidates>>();
   const candidatesOf = (runbookName: string) => {

@@ -123,20 +123,25 @@ export async function resumeSchedule(deps: RunsDeps, actor: Actor, scheduleId: s
   return result.kind === 'resumed' ? { ...result, schedule: { ...schedule, schedule: pause.cron } } : result;
 }
 
+/** Many workspaces: only one workspace's rows (`deps` are its installation's, in its scope); else all. */
+function ofTeam(rows: SchedulePause[], teamId: string | null | undefined): SchedulePause[] {
+  return teamId === undefined ? rows : rows.filter((row) => row.teamId === teamId);
+}
+
 /**
  * Resumes skips whose run has passed. Called every minute on every replica; the lease lets one replica
  * act at a time, and the compare-and-set in `restore` keeps a late second one from doing it again.
  */
 export async function resumeDueSkips(
   deps: RunsDeps,
-  options: { owner: string; leaseMs: number } & FreezeOptions,
+  options: { owner: string; leaseMs: number; teamId?: string | null } & FreezeOptions,
 ): Promise<string[]> {
   const now = deps.now();
   const coordination = deps.access.store.coordination;
   if (!(await coordination.holdLease(SKIP_LEASE, options.owner, now + options.leaseMs, now))) return [];
   const resumed: string[] = [];
   const store = deps.access.store.schedulePauses;
-  for (const pause of await store.listDue(now, 50)) {
+  for (const pause of ofTeam(await store.listDue(now, 50), options.teamId)) {
     // Due inside a change freeze that covers it: the freeze holds it and resumes it when it ends.
     const { freeze } = await scheduleFreeze(deps, { id: pause.scheduleId, ...pause }, options);
     if (freeze && (await store.handOver(pause.scheduleId, null, { freeze: freeze.name }, deps.now()))) continue;
@@ -163,10 +168,13 @@ export interface PauseReconcileReport {
  * Finishes pauses and resumes a crash (or a lost answer) left in flight for longer than `graceMs` (a
  * call still in flight on some replica is younger): the same API call again, then the same settlement.
  */
-export async function reconcilePauses(deps: RunsDeps, options: { graceMs: number }): Promise<PauseReconcileReport> {
+export async function reconcilePauses(
+  deps: RunsDeps,
+  options: { graceMs: number; teamId?: string | null },
+): Promise<PauseReconcileReport> {
   const store = deps.access.store.schedulePauses;
   const report: PauseReconcileReport = { paused: [], resumed: [], gone: [], pending: [] };
-  for (const row of await store.listUnsettled(deps.now() - options.graceMs, 50)) {
+  for (const row of ofTeam(await store.listUnsettled(deps.now() - options.graceMs, 50), options.teamId)) {
     const who = { userId: row.pausedBy, teamId: row.teamId, channelId: null };
     const target = targetOf({ id: row.scheduleId, runbookId: row.runbookId, runbookName: row.runbookName });
     const resuming = row.state === 'resuming';

@@ -13,6 +13,17 @@ import {
 } from '../kit/mrkdwn.ts';
 
 const OUTCOME: Record<AuditEntry['outcome'], string> = { ok: ':white_check_mark:', denied: ':no_entry:', error: ':x:' };
+const DETAIL_MAX = 200;
+
+/**
+ * A detail cut to fit, keeping its last part when it names a run's entry point (`; via …`): that is what
+ * tells two runs' records apart, so it is never the part cut off.
+ */
+export function shortDetail(detail: string): string {
+  const via = /; via [^;]{1,80}$/.exec(detail)?.[0];
+  if (!via || detail.length <= DETAIL_MAX) return truncate(detail, DETAIL_MAX);
+  return `${truncate(detail.slice(0, -via.length), DETAIL_MAX - via.length)}${via}`;
+}
 
 export function buildAuditList(entries: AuditEntry[]): SlackMessage {
   if (entries.length === 0) {
@@ -23,7 +34,7 @@ export function buildAuditList(entries: AuditEntry[]): SlackMessage {
     const who = e.userId ? userMention(e.userId) : 'the bot';
     const where = e.channel ? ` in ${channelMention(e.channel)}` : '';
     const target = e.target ? ` · ${escapeMrkdwn(truncate(e.target, 120))}` : '';
-    const detail = e.detail ? `\n      _${escapeMrkdwn(truncate(e.detail, 200))}_` : '';
+    const detail = e.detail ? `\n      _${escapeMrkdwn(shortDetail(e.detail))}_` : '';
     const tid = e.tid ? ` · request \`${escapeMrkdwn(e.tid)}\`` : '';
     const at = slackDate(e.at / 1000, new Date(e.at).toISOString());
     return `${OUTCOME[e.outcome]} ${at} ${who}${where} *${escapeMrkdwn(e.action)}*${target}${tid}${detail}`;

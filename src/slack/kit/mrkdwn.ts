@@ -46,8 +46,10 @@ function closesAt(text: string, mark: string, from: number): boolean {
 
 /**
  * Text is shown as written: an opening *, _ or ~ that has a closing one (so Slack would format the span)
- * becomes a look-alike (∗ ˍ ∼), the way inlineCode turns backticks into ˋ. Marks that cannot open a span
- * (`node_name`, `2 * 3`) are left alone.
+ * becomes a look-alike (∗ ˍ ∼), the way inlineCode turns backticks into ˋ, and so does any mark that could
+ * close a span (after a word, before a boundary): builders wrap escaped text in *…*, and a stray closing
+ * mark would end their span early (`*Big* freeze*`). Marks that can do neither (`node_name`, `2 * 3`)
+ * are left alone.
  */
 function disarmFormatting(text: string): string {
   if (!/[*_~]/.test(text)) return text;
@@ -61,7 +63,12 @@ function disarmFormatting(text: string): string {
       i + 1 < text.length &&
       !/\s/.test(text[i + 1]!) &&
       closesAt(text, ch, i + 1);
-    out += opens ? like : ch;
+    const closes =
+      like !== undefined &&
+      i > 0 &&
+      !/\s/.test(text[i - 1]!) &&
+      (i + 1 === text.length || MARK_BOUNDARY.test(text[i + 1]!));
+    out += opens || closes ? like : ch;
   }
   return out;
 }

@@ -100,5 +100,7 @@ describe('imports run one way', () => {
       '/r/b/y.ts',
       '/r/a/u.ts',
     ]);
+    const later = "import './side.ts';\nconst { t } = await import('../ops/t.ts');\nconst c = await import('pkg');";
+    expect(importsOf('/r/a/x.ts', later)).toEqual(['/r/a/side.ts', '/r/ops/t.ts']);
   });
 });

@@ -1,6 +1,6 @@
 // Reads src/ as text for the architecture tests: its files and the relative imports of each (static
 // `import … from` and `export … from`, type-only included: a type import is still a dependency a
-// reader has to follow).
+// reader has to follow; side-effect `import './x.ts'` and dynamic `import('./x.ts')` too).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -22,8 +22,14 @@ export function filesUnder(dir: string): string[] {
 /** Relative import targets of one file, as absolute paths. */
 export function importsOf(file: string, text: string): string[] {
   const found: string[] = [];
-  const pattern = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]/g;
-  for (const match of text.matchAll(pattern)) found.push(path.resolve(path.dirname(file), match[1]!));
+  const patterns = [
+    /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]/g,
+    /(?:^|\n)\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g,
+  ];
+  for (const pattern of patterns) {
+    for (const match of text.matchAll(pattern)) found.push(path.resolve(path.dirname(file), match[1]!));
+  }
   return found;
 }
 

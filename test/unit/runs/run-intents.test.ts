@@ -161,4 +161,30 @@ describe('run intents', () => {
     expect(result.kind).toBe('failed');
     expect(await env.store.intents.listOpen(now + 1, 10)).toEqual([]);
   });
+
+  it("many workspaces: a pass for one workspace looks only at that workspace's intents", async () => {
+    const intentOf = (id: string, teamId: string) => ({
+      id,
+      userId: 'U02BOB',
+      userEmail: 'bob@example.com',
+      teamId,
+      runbookId: 'rb-y',
+      runbookName: 'Nothing Like It Either',
+      proxyId: 'proxy-dev',
+      paramsHash: paramsHash({}),
+      channel: 'C01OPS',
+      inputsSummary: '{}',
+      via: 'workflow-step',
+    });
+    await env.store.intents.record(intentOf('in-one', 'T0ONE'), now);
+    await env.store.intents.record(intentOf('in-two', 'T0TWO'), now);
+    now += 20_000;
+    const one = await reconcileIntents(depsWith(), { graceMs: 10_000, teamId: 'T0ONE' });
+    expect(one.pending).toContain('in-one');
+    expect(one.pending).not.toContain('in-two');
+    now += INTENT_WINDOW_MS;
+    expect((await reconcileIntents(depsWith(), { graceMs: 10_000, teamId: 'T0TWO' })).lost).toEqual(['in-two']);
+    expect((await env.store.intents.get('in-one'))?.state).toBe('open');
+    expect((await env.store.intents.get('in-two'))?.state).toBe('lost');
+  });
 });

@@ -150,7 +150,7 @@ describe('schedule request', () => {
       'x',
       ask,
     );
-    expect(text(failed.notice)).toContain('but the schedule was not saved: quota ∗exceeded*');
+    expect(text(failed.notice)).toContain('but the schedule was not saved: quota ∗exceeded∗');
   });
 });
 

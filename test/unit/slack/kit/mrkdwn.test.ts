@@ -28,9 +28,12 @@ describe('escapeMrkdwn', () => {
     expect(escapeMrkdwn('&amp;')).toBe('&amp;amp;');
   });
 
-  it('shows text from outside literally: a span that would be formatted gets a look-alike opening mark', () => {
-    expect(escapeMrkdwn('*Not* _formatted_.')).toBe('\u2217Not* \u02cdformatted_.');
-    expect(escapeMrkdwn('~s~ (*x*)')).toBe('\u223cs~ (\u2217x*)');
+  it('shows text from outside literally: a mark that would open or close a span gets a look-alike', () => {
+    expect(escapeMrkdwn('*Not* _formatted_.')).toBe('\u2217Not\u2217 \u02cdformatted\u02cd.');
+    expect(escapeMrkdwn('~s~ (*x*)')).toBe('\u223cs\u223c (\u2217x\u2217)');
+    // A stray closing mark would end the builder's own *…* around the text: "*Big* freeze*".
+    expect(`*${escapeMrkdwn('Big* freeze')}*`).toBe('*Big\u2217 freeze*');
+    expect(`_${escapeMrkdwn('note_ (draft)')}_`).toBe('_note\u02cd (draft)_');
     // Marks that cannot open a span are left as written.
     expect(escapeMrkdwn('node_name 2 * 3 a*b*c snake_case_name * _ ~')).toBe(
       'node_name 2 * 3 a*b*c snake_case_name * _ ~',
