@@ -82,6 +82,7 @@ const OAuthModel = z.object({
   SLACK_REDIRECT_URI: urlString.optional(),
   /** Where the installer sends people to approve the install (tests and the sandbox point it at a fake). */
   SLACK_AUTHORIZATION_URL: urlString.optional(),
+  SLACK_DISTRIBUTION: z.enum(['internal', 'marketplace', 'limited']).optional(),
 });
 
 /** Encryption of secrets at rest (installation tokens, Runbook API keys). */
@@ -185,6 +186,12 @@ export interface Config {
     signingSecret: string | null;
     /** Base of the Slack Web API, ending in '/'. */
     apiUrl: string;
+    /**
+     * SLACK_DISTRIBUTION: 'limited' (a commercially distributed app not on the Marketplace) reads Slack
+     * back under its conversations.history / replies limit (slack/kit/history-limit.ts). Default:
+     * limited in many-workspace mode, internal otherwise.
+     */
+    historyLimited: boolean;
     port: number;
     /**
      * Many-workspace mode (SLACK_CLIENT_ID set): installs through Bolt's OAuth installer at
@@ -389,6 +396,7 @@ export function loadConfig(rawEnv: Env): Config {
       appToken: slack.SLACK_APP_TOKEN ?? null,
       signingSecret: slack.SLACK_SIGNING_SECRET ?? null,
       apiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`,
+      historyLimited: (oauth.SLACK_DISTRIBUTION ?? (manyWorkspaces ? 'limited' : 'internal')) === 'limited',
       port: slack.PORT,
       oauth: manyWorkspaces
         ? {

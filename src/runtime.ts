@@ -38,6 +38,7 @@ import { createSlackApp, type SlackAppHandle, type SlackAppSettings } from './sl
 import { announceExpiredApprovals } from './slack/approvals/expiry.ts';
 import { announceFreeze } from './slack/freezes/freeze-notice.ts';
 import type { RunTracker, SlackDeps, StartedRun } from './slack/kit/deps.ts';
+import { limitHistory } from './slack/kit/history-limit.ts';
 import { Identity } from './slack/kit/identity.ts';
 import { createMetadataSeal } from './slack/kit/metadata-seal.ts';
 import { guardClient } from './slack/kit/outgoing-guard.ts';
@@ -78,6 +79,8 @@ export interface RuntimeOptions {
   slackApiUrl?: string;
   /** Signing secret to use in sandbox mode (generated when absent). */
   sandboxSigningSecret?: string;
+  /** SLACK_DISTRIBUTION=limited: one conversations.history / replies call per this long per workspace (default 60 s; tests). */
+  historyIntervalMs?: number;
   /** Bot token to use in sandbox mode. */
   sandboxBotToken?: string;
   /** Watcher side of runs; replaces the built-in watcher (which is then not started). */
@@ -278,10 +281,44 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             ),
         })
       : null;
+    // SLACK_DISTRIBUTION=limited: background clients read Slack back one call a minute per workspace and
+    // method (a bucket in the store, every replica), 15 messages, one page (slack/kit/history-limit.ts).
+    const historyIntervalMs = options.historyIntervalMs ?? 60_000;
+    const underHistoryLimit = <C extends WebClient>(client: C): C =>
+      config.slack.historyLimited
+        ? limitHistory(client, {
+            slots: {
+              take: async (key) => {
+                const { granted, waitMs } = await store.coordination.takeTokens(
+                  `slack-history:${key}`,
+                  { ratePerSecond: 1000 / historyIntervalMs, burst: 1 },
+                  1,
+                  Date.now(),
+                );
+                return { granted: granted >= 1, waitMs };
+              },
+            },
+            scope: () => currentInstallation() ?? '',
+            maxWaitMs: historyIntervalMs + 5_000,
+          })
+        : client;
     const slackClient = (options: WebClientOptions): WebClient =>
       tenantClients
         ? new RoutedWebClient((id) => tenantClients.tokenFor(id), options)
         : new WebClient(botToken, options);
+    /** A client for a pacer (the watcher's, the scanner's): rate-limited answers come back as errors, no retries. */
+    const pacedClient = (): WebClient =>
+      underHistoryLimit(
+        guardClient(
+          slackClient({
+            slackApiUrl,
+            rejectRateLimitedCalls: true,
+            retryConfig: { retries: 0 },
+            // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
+            timeout: 10_000,
+          }),
+        ),
+      );
     // A record's work runs in its workspace's installation; a workspace no installation serves any more
     // (uninstalled) gets none: its watches and notices stop.
     const inTenant: InTenant = tenantClients
@@ -323,15 +360,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       // and no silent retries of postMessage (a retried post could double a reply).
       // Its own client: rate-limited answers come back as errors so the pacer decides the wait,
       // and no silent retries of postMessage (a retried post could double a reply).
-      const watcherSlack = guardClient(
-        slackClient({
-          slackApiUrl,
-          rejectRateLimitedCalls: true,
-          retryConfig: { retries: 0 },
-          // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
-          timeout: 10_000,
-        }),
-      );
+      const watcherSlack = pacedClient();
       watcher = new Watcher({
         store,
         api: backgroundApi,
@@ -415,17 +444,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       inTenant,
       // Many workspaces: each workspace's runs come from its own Runbook API, scanned in its scope.
       perWorkspace: Boolean(oauth),
-      transport: slackPostTransport(
-        guardClient(
-          slackClient({
-            slackApiUrl,
-            rejectRateLimitedCalls: true,
-            retryConfig: { retries: 0 },
-            // A hung call would block a pacer lane (and stop()); an unknown outcome is handled there.
-            timeout: 10_000,
-          }),
-        ),
-      ),
+      transport: slackPostTransport(pacedClient()),
       logger,
       runbooks: oauth
         ? catalogLookup({
@@ -598,7 +617,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     cleanups.push(() => slack.stop());
     // Background work outside the watcher (expiry, recovered runs): Bolt's client, or in many-workspace mode
     // one that sends the token of the installation in scope.
-    const backgroundClient = oauth ? guardClient(slackClient({ slackApiUrl })) : slack.app.client;
+    const backgroundClient = underHistoryLimit(oauth ? guardClient(slackClient({ slackApiUrl })) : slack.app.client);
     // Approval requests past their time are marked expired and their messages updated.
     const sweeper = setInterval(() => {
       announceExpiredApprovals(deps, backgroundClient, inTenant).catch((err: unknown) =>

@@ -91,6 +91,12 @@ export interface FakeSlackOptions {
   orgs?: FakeOrg[];
   /** How long after files.completeUploadExternal an image can be shown through `slack_file`; default 0. */
   fileProcessingMs?: number;
+  /**
+   * Slack's limit for commercially distributed non-Marketplace apps: each of conversations.history and
+   * conversations.replies once per `windowMs` (default a minute) per installation (or token), answered
+   * 429 `ratelimited` with Retry-After otherwise, and at most `maxMessages` (15) per call.
+   */
+  historyLimit?: { maxMessages: number; windowMs?: number };
 }
 
 export interface FakeSlackFaults {
@@ -263,6 +269,26 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     sendJson(res, 404, { ok: false, error: 'not_found' });
   }
 
+  /** options.historyLimit: seconds until the next allowed call (null: allowed). */
+  const lastHistoryCall = new Map<string, number>();
+  function historyLimited(method: string, caller: string, args: Record<string, unknown>): number | null {
+    const limit = options.historyLimit;
+    if (!limit || (method !== 'conversations.history' && method !== 'conversations.replies')) return null;
+    const windowMs = limit.windowMs ?? 60_000;
+    const key = `${caller}:${method}`;
+    const last = lastHistoryCall.get(key);
+    if (last !== undefined && now() - last < windowMs) return Math.max(1, Math.ceil((last + windowMs - now()) / 1000));
+    lastHistoryCall.set(key, now());
+    return null;
+  }
+
+  /** options.historyLimit: a history/replies call gets at most maxMessages (the call is recorded as asked). */
+  function cappedHistory(method: string, args: Record<string, unknown>): Record<string, unknown> {
+    const limit = options.historyLimit;
+    if (!limit || (method !== 'conversations.history' && method !== 'conversations.replies')) return args;
+    return { ...args, limit: String(Math.min(Number(args.limit) || limit.maxMessages, limit.maxMessages)) };
+  }
+
   function answerApiCall(method: string, url: URL, req: IncomingMessage, raw: string, res: ServerResponse): void {
     const args = parseArgs(req.headers['content-type'], raw, url.searchParams);
     const token = bearerToken(req.headers.authorization) ?? (typeof args.token === 'string' ? args.token : undefined);
@@ -284,13 +310,14 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       emitter.emit('call', call);
     };
 
-    const fault = pickFault(faults, method, random);
+    const historyWait = historyLimited(method, grant?.installationId ?? token ?? '', args);
+    const fault = historyWait !== null ? 'ratelimited' : pickFault(faults, method, random);
     if (fault === 'ratelimited') {
       const body = { ok: false, error: 'ratelimited' };
       record(429, body);
       res.writeHead(429, {
         'content-type': 'application/json; charset=utf-8',
-        'retry-after': String(faults.retryAfterSeconds ?? 1),
+        'retry-after': String(historyWait ?? faults.retryAfterSeconds ?? 1),
       });
       res.end(JSON.stringify(body));
       return;
@@ -314,7 +341,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       else if (method === 'auth.test') body = oauth.authTest(grant);
       else {
         const handler = METHODS[method] ?? files[method];
-        body = handler ? handler(ctx, args) : fail('unknown_method', { req_method: method });
+        body = handler ? handler(ctx, cappedHistory(method, args)) : fail('unknown_method', { req_method: method });
       }
     } else if (method === 'apps.connections.open') {
       // Socket Mode: an app-level token asks where to open the WebSocket.
@@ -325,7 +352,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     else if (!tokenAccepted(token, options.botToken) && !isFunctionToken(state, token)) body = fail('invalid_auth');
     else {
       const handler = METHODS[method] ?? files[method];
-      body = handler ? handler(ctx, args) : fail('unknown_method', { req_method: method });
+      body = handler ? handler(ctx, cappedHistory(method, args)) : fail('unknown_method', { req_method: method });
     }
     record(200, body);
     if (fault === 'lost_answer') {

@@ -17,7 +17,7 @@ export const GLOBAL_BUDGET_BUCKET = `${API_BUDGET_BUCKET}:global`;
 
 /** Name of one tenant's bucket in the store. */
 export function tenantBucket(tenant: string): string {
-  return `${API_BUDGET_BUCKET}:tenant:${tenant}`;
+  return `${API_BUDGET_BUCKET}/tenant/${tenant}`;
 }
 
 /** Idle tenants' local budgets are forgotten beyond this many (their store buckets stay). */

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.ts';
 import { type Emulator, type EmulatorOptions, ManualClock, startEmulator } from '../../src/emulator/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type Runtime, type RuntimeOptions, startRuntime } from '../../src/runtime.ts';
-import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
+import { type FakeSlack, type FakeSlackOptions, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
 import type { FakeEphemeral, FakeUser, FakeView } from '../../src/sandbox/fake-slack-state.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { isOurToken } from '../../src/slack/kit/mrkdwn.ts';
@@ -59,6 +59,8 @@ export interface HarnessOptions {
    * clock, so its tests start the emulator at the bot's now.
    */
   clockStart?: number;
+  /** Fake Slack options beyond the harness's own (e.g. `historyLimit`). */
+  fake?: Partial<Omit<FakeSlackOptions, 'port' | 'botToken'>>;
   /** Another harness's fake Slack (a second replica of one workspace); it stays up when this one stops. */
   fakeSlack?: FakeSlack;
 }
@@ -92,7 +94,7 @@ export function person(id: string, name: string, extra: Partial<FakeUser> = {}):
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const clock = new ManualClock(options.clockStart ?? START);
   const emulator = await startEmulator({ ...options.emulator, port: 0, apiKey: API_KEY, clock });
-  const fake = options.fakeSlack ?? (await startFakeSlack({ port: 0, botToken: BOT_TOKEN }));
+  const fake = options.fakeSlack ?? (await startFakeSlack({ ...options.fake, port: 0, botToken: BOT_TOKEN }));
   const { logs, destination } = collectLogs();
   const config = loadConfig({
     RUNBOOK_API_URL: options.apiUrl ?? emulator.url,
