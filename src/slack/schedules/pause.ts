@@ -66,5 +66,5 @@ function noticeOf(result: Exclude<PauseResult, { kind: 'failed' }>): string {
   }
   const skipped = result.pause.resumeAt - SKIP_MARGIN_MS;
   const at = slackDate(Math.floor(skipped / 1000), `${new Date(skipped).toISOString().slice(0, 16)} UTC`);
-  return `:fast_forward: Skipping the run of ${name} at ${at}: it resumes by itself after it.`;
+  return `:fast_forward: Skipping the run of ${name} due ${at}: it resumes by itself after it.`;
 }
