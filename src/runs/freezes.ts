@@ -20,7 +20,7 @@ import {
   subjectOf,
 } from './gate.ts';
 import type { Refusal } from './run.ts';
-import { applyPause, restore } from './schedule-pauses.ts';
+import { applyPause, restore } from './schedule-pause-write.ts';
 import { visibilityFor } from './visibility.ts';
 
 /** How long a break-glass pass may wait for its run. */
