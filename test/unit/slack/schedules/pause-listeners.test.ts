@@ -3,7 +3,7 @@
 // what was shown, a replayed click, a refusal.
 import type { ButtonAction } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { NEVER_FIRES } from '../../../../src/runs/schedule-pauses.ts';
+import { NEVER_FIRES } from '../../../../src/runs/schedule-pause-write.ts';
 import { ACTIONS } from '../../../../src/slack/kit/ids.ts';
 import type { ActionArgs } from '../../../../src/slack/kit/listen.ts';
 import {
