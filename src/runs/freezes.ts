@@ -40,7 +40,7 @@ export type BreakResult = { kind: 'granted'; freeze: ActiveFreeze; expiresAt: nu
  * window (its `breakGlass` people, else the approvers); granted and refused alike are audited.
  */
 export async function breakFreeze(deps: RunsDeps, actor: Actor, query: string, reason: string): Promise<BreakResult> {
-  const resolution = await (await visibilityFor(deps, actor)).resolve(query, 'freeze.break');
+  const resolution = await (await visibilityFor(deps, actor)).resolve(query, { action: 'freeze.break' });
   if (resolution.kind !== 'match') {
     const names = (resolution.kind === 'several' ? resolution.candidates : resolution.suggestions)
       .slice(0, 5)
