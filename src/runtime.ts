@@ -428,8 +428,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // Many workspaces: each installation connects its own Runbook API (tenant-deps.ts).
     if (oauth && config.secrets) {
       // Entries a single-workspace run of the bot wrote belong to that workspace's installation.
-      const adopted = (await store.audit.assignInstallations()) + (await store.approvals.assignInstallations());
-      if (adopted > 0) logger.info({ adopted }, 'audit entries and approval requests assigned to their installation');
+      const adopted =
+        (await store.audit.assignInstallations()) +
+        (await store.approvals.assignInstallations()) +
+        (await store.aliases.assignInstallations()) +
+        (await store.channelDefaults.assignInstallations());
+      if (adopted > 0) logger.info({ adopted }, 'records of the single workspace assigned to its installation');
       const built = connectTenants(config, deps, store, baseUrl, logger);
       tenantDeps = built;
       cleanups.push(() => built.close());

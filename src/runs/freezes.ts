@@ -20,7 +20,7 @@ import {
   subjectOf,
 } from './gate.ts';
 import type { Refusal } from './run.ts';
-import { applyPause, restore } from './schedule-pauses.ts';
+import { applyPause, restore } from './schedule-pause-write.ts';
 import { visibilityFor } from './visibility.ts';
 
 /** How long a break-glass pass may wait for its run. */
@@ -40,7 +40,7 @@ export type BreakResult = { kind: 'granted'; freeze: ActiveFreeze; expiresAt: nu
  * window (its `breakGlass` people, else the approvers); granted and refused alike are audited.
  */
 export async function breakFreeze(deps: RunsDeps, actor: Actor, query: string, reason: string): Promise<BreakResult> {
-  const resolution = await (await visibilityFor(deps, actor)).resolve(query, 'freeze.break');
+  const resolution = await (await visibilityFor(deps, actor)).resolve(query, { action: 'freeze.break' });
   if (resolution.kind !== 'match') {
     const names = (resolution.kind === 'several' ? resolution.candidates : resolution.suggestions)
       .slice(0, 5)
