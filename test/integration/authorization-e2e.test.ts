@@ -1,9 +1,9 @@
 // The authorization table end to end: the same cases as test/unit/runs/authorization-table.test.ts,
 // driven through the real Bolt pipeline (signed requests from simulated people, the fake Slack Web API,
-// the emulator) for run, schedule create, schedule edit, Run now, subscribe all, and the seeing-only
-// actions (show, status, output, executions, audit). Each cell asserts
-// what the person is shown, the audit record of a refusal, and that no Runbook API call that changes
-// anything was made when the answer is no.
+// the emulator) for run, schedule create, schedule edit, Run now, a line with --now, the Workflow step,
+// subscribe all, and the seeing-only actions (show, status, output, executions, audit). Each cell asserts
+// what the person is shown, the audit record of a refusal (a run's naming its entry point), and that no
+// Runbook API call that changes anything was made when the answer is no.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -308,6 +308,47 @@ const ROWS: Row[] = [
       );
       if (told.includes('is running')) return 'ok';
       if (told.includes('needs approval')) return 'approval';
+      return told.includes('You may not view that runbook') ? 'hidden' : 'denied';
+    },
+    expect: SAME_AS_RUN,
+  },
+  {
+    name: 'one line with --now (its confirmation → Run)',
+    // Refused at the confirmation (`run.open`) or when Run is clicked (`run.start`), naming `one-line`.
+    auditAction: 'run.open|run.start',
+    via: 'one-line',
+    async act(c, runbook) {
+      const values = Object.entries(PARAMS[runbook.name]!).map(([k, v]) => `${k}=${v}`);
+      const since = h.fake.state.ephemerals.length;
+      const before = running(c, runbook).length;
+      // A line names no result channel: elsewhere is the channel's default result channel, saved by the person.
+      const defaults = h.runtime.store.channelDefaults;
+      if (c.destinationChannel !== c.channelId) {
+        await defaults.set(c.channelId, { resultChannel: c.destinationChannel }, c.userId, Date.now());
+      }
+      try {
+        await h.user(c.userId).command(`run "${runbook.name}" ${values.join(' ')} --now`, c.channelId);
+        await waitFor(() => answerAfter(since, c.userId, [ACTIONS.confirmRun, 'Nothing ran']), 'ask');
+      } finally {
+        await defaults.clear(c.channelId);
+      }
+      const asked = answerAfter(since, c.userId, [ACTIONS.confirmRun, 'Nothing ran'])!;
+      if (asked.includes('needs approval')) return 'approval';
+      // A runbook the person may not view is unknown to them (the refusal is still audited).
+      if (!asked.includes(ACTIONS.confirmRun)) return asked.includes('that you may see') ? 'hidden' : 'denied';
+      const confirmation = [...h.fake.state.ephemerals]
+        .reverse()
+        .find((e) => e.user === c.userId && JSON.stringify(e.blocks ?? []).includes(ACTIONS.confirmRun))!;
+      const clicked = h.fake.state.ephemerals.length;
+      await h.user(c.userId).act({ kind: 'ephemeral', ephemeral: confirmation }, ACTIONS.confirmRun);
+      const told = await waitFor(
+        () =>
+          running(c, runbook).length > before
+            ? 'is running'
+            : answerAfter(clicked, c.userId, ['Nothing ran', 'You may not']),
+        'the answer',
+      );
+      if (told.includes('is running')) return 'ok';
       return told.includes('You may not view that runbook') ? 'hidden' : 'denied';
     },
     expect: SAME_AS_RUN,

@@ -2,9 +2,9 @@
 // sentence every surface shows until the workspace is connected, and what Slack says about the person
 // (users.info is_owner / is_admin, read fresh: it decides who may connect).
 import type { WebClient } from '@slack/web-api';
+import { mention } from '../../mentions.ts';
 import type { ConnectFacts } from '../../runs/api-connection.ts';
 import type { ApiConnections, ConnectionStatus } from '../../tenants/api-connections.ts';
-import { userMention } from './mrkdwn.ts';
 
 export interface TenancyDeps {
   installationId: string;
@@ -15,10 +15,13 @@ export interface TenancyDeps {
   installerId: string | null;
 }
 
-/** Who may connect the workspace, as mrkdwn. */
+/**
+ * Who may connect the workspace: a sentence whose installer is a sealed mention (src/mentions.ts), so it
+ * stays a live mention when the sentence is escaped as an error (never shown as a raw "<@U…>").
+ */
 export function whoMayConnect(installerId: string | null): string {
   return installerId
-    ? `a workspace admin or owner, or ${userMention(installerId)} (who installed the app)`
+    ? `a workspace admin or owner, or ${mention.user(installerId)} (who installed the app)`
     : 'a workspace admin or owner';
 }
 
