@@ -413,6 +413,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE watches ADD COLUMN eta_runs INTEGER;
     `,
   },
+  {
+    version: 21,
+    name: 'each installation’s own approvals channel and approver group',
+    up: () => `
+      CREATE TABLE installation_settings (
+        installation_id   TEXT PRIMARY KEY,
+        approvals_channel TEXT,
+        approver_group    TEXT,
+        updated_by        TEXT NOT NULL,
+        updated_at        BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**
