@@ -29,7 +29,7 @@ import { loadPolicy, policyGroups } from './policy/load-policy.ts';
 import type { Policy } from './policy/policy.ts';
 import { RunRateLimit } from './policy/run-rate-limit.ts';
 import { withMaskedExecutions } from './runs/execution-secrets.ts';
-import { applyFreezes } from './runs/freezes.ts';
+import { applyFreezes, type FreezeNotice } from './runs/freezes.ts';
 import { reconcileIntents } from './runs/run-intents.ts';
 import { reconcilePauses, resumeDueSkips } from './runs/schedule-pauses.ts';
 import { subscriberMayView } from './runs/subscriptions.ts';
@@ -428,8 +428,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // Many workspaces: each installation connects its own Runbook API (tenant-deps.ts).
     if (oauth && config.secrets) {
       // Entries a single-workspace run of the bot wrote belong to that workspace's installation.
-      const adopted = (await store.audit.assignInstallations()) + (await store.approvals.assignInstallations());
-      if (adopted > 0) logger.info({ adopted }, 'audit entries and approval requests assigned to their installation');
+      const adopted =
+        (await store.audit.assignInstallations()) +
+        (await store.approvals.assignInstallations()) +
+        (await store.aliases.assignInstallations()) +
+        (await store.channelDefaults.assignInstallations());
+      if (adopted > 0) logger.info({ adopted }, 'records of the single workspace assigned to its installation');
       const built = connectTenants(config, deps, store, baseUrl, logger);
       tenantDeps = built;
       cleanups.push(() => built.close());
@@ -635,7 +639,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       graceMs: intentGraceMs,
       ...(watcher ? { budget: watcher.budget } : {}),
       announce: async (run: StartedRun) => {
-        await inTenantOrSkip(run.teamId, () => postRunningCard(deps, backgroundClient, run));
+        // Many workspaces: the card's ETA is read (and cached) with the workspace's own client, not the routed one.
+        await inTenantOrSkip(run.teamId, async () =>
+          postRunningCard(oauth ? await scopedDeps() : deps, backgroundClient, run),
+        );
       },
     };
     // Many workspaces: each workspace's records are handled in its scope, against its own Runbook API.
@@ -648,6 +655,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         await inTenantOrSkip(teamId, async () => work(await scopedDeps(), teamId)).catch((err: unknown) =>
           logger.warn({ err, teamId }, `${what} failed`),
         );
+      }
+    };
+    /** Every installation that holds tokens (many workspaces), paged through. */
+    const activeInstallations = async (): Promise<string[]> => {
+      const ids: string[] = [];
+      for (let after = ''; ; ) {
+        const page = await store.installations.listActive(after, 500);
+        ids.push(...page.map((record) => record.id));
+        if (page.length < 500) return ids;
+        after = page[page.length - 1]!.id;
       }
     };
     const pauses = store.schedulePauses;
@@ -686,14 +703,26 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         )
         .catch((err: unknown) => logger.warn({ err }, 'resuming skipped schedules failed'))
         // Change freezes: covered schedules paused at a window's start and resumed at its end, said where made.
-        .then(() =>
-          applyFreezes(deps, {
+        // Many workspaces: a pass per installation, in its scope, against its own Runbook API.
+        .then(async () => {
+          const freezeOptions = {
             owner: skipOwner,
             leaseMs: 50_000,
             groupsOf,
-            announce: (notice) => inTenant(notice.teamId ?? null, () => announceFreeze(deps, backgroundClient, notice)),
-          }),
-        )
+            announce: (notice: FreezeNotice) =>
+              inTenant(notice.teamId ?? null, () => announceFreeze(deps, backgroundClient, notice)),
+          };
+          if (!oauth || !tenantClients) return applyFreezes(deps, freezeOptions);
+          const clients = tenantClients;
+          const ofInstallation = (id: string) => async (teamId: string | null) =>
+            (await clients.installationForTeam(teamId)) === id;
+          return eachWorkspace(await activeInstallations(), 'applying change freezes', (scoped, id) =>
+            applyFreezes(scoped, {
+              ...freezeOptions,
+              installation: { id: id ?? '', ofInstallation: ofInstallation(id ?? '') },
+            }),
+          );
+        })
         .catch((err: unknown) => logger.warn({ err }, 'applying change freezes failed'));
     const reconcileFirst = setTimeout(() => void reconcile(), intentGraceMs);
     reconcileFirst.unref();

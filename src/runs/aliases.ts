@@ -8,6 +8,7 @@
 // DM) and again on every use, against who saved it. Every change and every refusal is audited.
 import type { Workflow } from '../api/schemas.ts';
 import type { ChannelDefaults, RunAlias } from '../store/saved-runs.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import {
@@ -61,7 +62,7 @@ export async function addAlias(
   });
   if (!verdict.allowed)
     return { kind: 'refused', reason: verdict.reason === 'hidden' ? 'hidden' : 'denied', sentence: verdict.sentence };
-  const existing = alias.replace ? null : await deps.access.store.aliases.get(channel, alias.name);
+  const existing = alias.replace ? null : await deps.access.store.aliases.get(channel, alias.name, installationKey());
   if (existing) {
     return {
       kind: 'refused',
@@ -88,6 +89,7 @@ export async function addAlias(
       teamId: actor.teamId,
     },
     deps.now(),
+    installationKey(),
   );
   await audited(
     deps,
@@ -101,7 +103,7 @@ export async function addAlias(
 
 export async function removeAlias(deps: RunsDeps, actor: Actor, name: string): Promise<AliasOutcome<RunAlias>> {
   const channel = actor.channelId;
-  const alias = channel ? await deps.access.store.aliases.get(channel, name) : null;
+  const alias = channel ? await deps.access.store.aliases.get(channel, name, installationKey()) : null;
   if (!alias)
     return {
       kind: 'refused',
@@ -116,7 +118,7 @@ export async function removeAlias(deps: RunsDeps, actor: Actor, name: string): P
   });
   if (!verdict.allowed)
     return { kind: 'refused', reason: verdict.reason === 'hidden' ? 'hidden' : 'denied', sentence: verdict.sentence };
-  await deps.access.store.aliases.remove(alias.channel, name);
+  await deps.access.store.aliases.remove(alias.channel, name, installationKey());
   await audited(deps, actor, 'alias.remove', `alias ${name}`, `${alias.runbookName} (${alias.runbookId})`);
   return { kind: 'ok', value: alias };
 }
@@ -124,7 +126,7 @@ export async function removeAlias(deps: RunsDeps, actor: Actor, name: string): P
 /** The channel's aliases the actor may view (an alias never names a runbook hidden from them). */
 export async function listAliases(deps: RunsDeps, actor: Actor): Promise<RunAlias[]> {
   if (!actor.channelId) return [];
-  const all = await deps.access.store.aliases.listForChannel(actor.channelId);
+  const all = await deps.access.store.aliases.listForChannel(actor.channelId, installationKey());
   return all.filter(
     (a) =>
       deps.access.policy.decide('view', subjectOf(actor, actor.channelId), bareFacts(a.runbookId, a.runbookName))
@@ -135,7 +137,7 @@ export async function listAliases(deps: RunsDeps, actor: Actor): Promise<RunAlia
 /** An alias to use: null when the channel has none by that name (or its runbook is hidden from the actor). */
 export async function aliasFor(deps: RunsDeps, actor: Actor, name: string): Promise<RunAlias | null> {
   if (!actor.channelId) return null;
-  const alias = await deps.access.store.aliases.get(actor.channelId, name);
+  const alias = await deps.access.store.aliases.get(actor.channelId, name, installationKey());
   if (!alias) return null;
   const view = deps.access.policy.decide(
     'view',
@@ -181,7 +183,7 @@ export async function changeChannelDefaults(
     return { kind: 'refused', reason: 'denied', sentence: decision.message };
   }
   if (change === 'clear') {
-    await deps.access.store.channelDefaults.clear(channel);
+    await deps.access.store.channelDefaults.clear(channel, installationKey());
     await audited(deps, actor, 'defaults.clear', `channel ${channel}`, 'cleared');
     return { kind: 'ok', value: null };
   }
@@ -196,7 +198,7 @@ export async function changeChannelDefaults(
   // proxy makes the person answer for the result channel they keep.
   const kept = change.resultChannel === undefined;
   const resultChannel = kept
-    ? ((await deps.access.store.channelDefaults.get(channel))?.resultChannel ?? null)
+    ? ((await deps.access.store.channelDefaults.get(channel, installationKey()))?.resultChannel ?? null)
     : change.resultChannel;
   if (resultChannel) {
     const misdirected = await refuseSavedDestination(
@@ -211,7 +213,13 @@ export async function changeChannelDefaults(
       return { kind: 'refused', reason: 'misdirected', sentence };
     }
   }
-  const saved = await deps.access.store.channelDefaults.set(channel, change, actor.userId, deps.now());
+  const saved = await deps.access.store.channelDefaults.set(
+    channel,
+    change,
+    actor.userId,
+    deps.now(),
+    installationKey(),
+  );
   await audited(
     deps,
     actor,

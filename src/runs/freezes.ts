@@ -20,7 +20,7 @@ import {
   subjectOf,
 } from './gate.ts';
 import type { Refusal } from './run.ts';
-import { applyPause, restore } from './schedule-pauses.ts';
+import { applyPause, restore } from './schedule-pause-write.ts';
 import { visibilityFor } from './visibility.ts';
 
 /** How long a break-glass pass may wait for its run. */
@@ -40,7 +40,7 @@ export type BreakResult = { kind: 'granted'; freeze: ActiveFreeze; expiresAt: nu
  * window (its `breakGlass` people, else the approvers); granted and refused alike are audited.
  */
 export async function breakFreeze(deps: RunsDeps, actor: Actor, query: string, reason: string): Promise<BreakResult> {
-  const resolution = await (await visibilityFor(deps, actor)).resolve(query, 'freeze.break');
+  const resolution = await (await visibilityFor(deps, actor)).resolve(query, { action: 'freeze.break' });
   if (resolution.kind !== 'match') {
     const names = (resolution.kind === 'several' ? resolution.candidates : resolution.suggestions)
       .slice(0, 5)
@@ -98,6 +98,16 @@ export function listFreezes(deps: Pick<RunsDeps, 'access' | 'now'>): FreezeListi
   });
 }
 
+/** Many workspaces: only the rows of the installation's own workspaces. */
+async function ofInstallation<T extends { teamId: string | null }>(
+  rows: T[],
+  installation: ApplyFreezeOptions['installation'],
+): Promise<T[]> {
+  if (!installation) return rows;
+  const mine = await Promise.all(rows.map((row) => installation.ofInstallation(row.teamId)));
+  return rows.filter((_, i) => mine[i]);
+}
+
 /** What is said where a schedule posts when a freeze pauses or resumes it. */
 export interface FreezeNotice {
   kind: 'paused' | 'resumed';
@@ -115,6 +125,12 @@ export interface FreezeNotice {
 export interface ApplyFreezeOptions extends FreezeOptions {
   owner: string;
   leaseMs: number;
+  /**
+   * Many workspaces: one installation's pass, in its scope with its own Runbook API (`deps`). Only its
+   * schedules are paused, only rows and subscriptions of its workspaces (`ofInstallation`) are touched; a
+   * schedule nobody made through the bot is that installation's. Absent: the one workspace's.
+   */
+  installation?: { id: string; ofInstallation: (teamId: string | null) => Promise<boolean> };
   /** Says it where the schedule posts (made in, subscribed to its runbook); failures are logged, not retried. */
   announce?: (notice: FreezeNotice) => Promise<void>;
 }
@@ -149,7 +165,7 @@ export async function applyFreezes(deps: RunsDeps, options: ApplyFreezeOptions):
   const now = deps.now();
   const store = deps.access.store.schedulePauses;
   const { policy } = deps.access;
-  const frozen = await store.listFrozen(500);
+  const frozen = await ofInstallation(await store.listFrozen(500), options.installation);
   const anyActive = policy.freezes.some((w) => windowState(w, now).inside);
   if (!anyActive && frozen.length === 0) return report;
   if (!(await deps.access.store.coordination.holdLease(FREEZE_LEASE, options.owner, now + options.leaseMs, now))) {
@@ -157,7 +173,9 @@ export async function applyFreezes(deps: RunsDeps, options: ApplyFreezeOptions):
   }
   // Said where the schedule posts: the channel it was made in, and the channels subscribed to every result
   // of its runbook (by name, so its subscribers chose to see it there; not `all`, not failures only).
-  const subscribed = options.announce ? await deps.access.store.subscriptions.listAll().catch(() => []) : [];
+  const subscribed = options.announce
+    ? await ofInstallation(await deps.access.store.subscriptions.listAll().catch(() => []), options.installation)
+    : [];
   const tell = async (made: string | null, notice: Omit<FreezeNotice, 'channel'>, runbookId: string) => {
     if (!options.announce) return;
     const posts = subscribed.filter((s) => s.runbookId === runbookId && !s.failuresOnly).map((s) => s.channel);
@@ -208,7 +226,7 @@ export async function applyFreezes(deps: RunsDeps, options: ApplyFreezeOptions):
     const { freeze, channel } = await scheduleFreeze(deps, schedule, options);
     if (!freeze) continue;
     const owner = await deps.access.store.scheduleOwners.get(schedule.id);
-    const who = { userId: '', teamId: owner?.teamId ?? null, channelId: null };
+    const who = { userId: '', teamId: owner?.teamId ?? options.installation?.id ?? null, channelId: null };
     const result = await applyPause(deps, who, schedule, {
       resumeAt: null,
       freeze: freeze.name,

@@ -10,6 +10,7 @@
 //                channel → the channel acted in
 import type { Workflow } from '../api/schemas.ts';
 import { notOfferedSentence } from '../catalog/proxy-directory.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { RunsDeps } from './deps.ts';
 
 /** What a run started in a channel uses, and what of it came from the channel's defaults. */
@@ -42,7 +43,7 @@ export async function chooseRun(
   channelId: string | null,
   chosen: ChosenByPerson,
 ): Promise<RunChoice> {
-  const defaults = channelId ? await deps.access.store.channelDefaults.get(channelId) : null;
+  const defaults = channelId ? await deps.access.store.channelDefaults.get(channelId, installationKey()) : null;
   const proxyDefault = chosen.proxyId ? null : (defaults?.proxyId ?? null);
   const destinationDefault = chosen.destination || chosen.threadTs ? null : (defaults?.resultChannel ?? null);
   const proxyId = chosen.proxyId || proxyDefault || (runbook ? (await deps.proxies.choicesFor(runbook)).initial : null);

@@ -5,13 +5,15 @@
 import { describeApiError, NotFoundError } from '../api/errors.ts';
 import { type Schedule, type ScheduleWrite, Workflow } from '../api/schemas.ts';
 import { parseInputSchema } from '../forms/input-schema.ts';
+import { freezeEnd } from '../policy/freezes.ts';
 import type { Approval } from '../store/store.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { maskErrorSecrets } from './execution-secrets.ts';
-import { gate, type RunApprovalNeed, recordDenial, runbookFacts } from './gate.ts';
+import { gate, type RunApprovalNeed, recordDenial, runbookFacts, scheduleFreeze } from './gate.ts';
 import { askApproval, type Refusal, refused } from './run.ts';
 import { inSchemaOrder } from './run-params.ts';
+import { applyPause } from './schedule-pause-write.ts';
 
 export interface ScheduleRequest {
   runbook: Workflow;
@@ -23,7 +25,13 @@ export interface ScheduleRequest {
 }
 
 export type ScheduleResult =
-  | { kind: 'saved'; schedule: Schedule; created: boolean }
+  | {
+      kind: 'saved';
+      schedule: Schedule;
+      created: boolean;
+      /** Created inside a change freeze that covers it: paused at once; what to tell the person. */
+      frozen: string | null;
+    }
   | { kind: 'approval-requested'; approval: Approval; need: RunApprovalNeed }
   | { kind: 'failed'; error: unknown }
   | Refusal;
@@ -182,7 +190,33 @@ export async function writeSchedule(
     null,
     saved.id,
   );
-  return { kind: 'saved', schedule: saved, created: !request.scheduleId };
+  const frozen = request.scheduleId ? null : await pauseIfFrozen(deps, actor, saved);
+  return { kind: 'saved', schedule: saved, created: !request.scheduleId, frozen };
+}
+
+/**
+ * A schedule created inside a change freeze that covers it is paused at once, as the freeze pauses the
+ * schedules it finds at its start (the pause names the window, audited as the bot, resumed at its end), so
+ * it never fires inside the window. Returns what to tell its creator; null when no freeze covers it. Should
+ * the pause fail, the freeze's minute pass (applyFreezes) pauses it.
+ */
+async function pauseIfFrozen(deps: RunsDeps, actor: Actor, schedule: Schedule): Promise<string | null> {
+  const { freeze } = await scheduleFreeze(deps, schedule, { groupsOf: async () => [...actor.groups] });
+  if (!freeze) return null;
+  const result = await applyPause(deps, { userId: '', teamId: actor.teamId, channelId: null }, schedule, {
+    resumeAt: null,
+    freeze: freeze.name,
+    action: 'schedule.pause',
+    detail: `was ${schedule.schedule}; created inside the change freeze “${freeze.name}”, paused until ${new Date(freeze.end).toISOString()}`,
+  });
+  if (result.kind !== 'paused') {
+    deps.logger.warn(
+      { scheduleId: schedule.id, result: result.kind },
+      'a schedule made inside a freeze is not paused yet',
+    );
+    return null;
+  }
+  return `It is paused at once: the change freeze “${freeze.name}” is on until ${freezeEnd(freeze.end, actor.timeZone)}, and it resumes by itself then.`;
 }
 
 export type DeleteResult = { kind: 'deleted'; schedule: Schedule } | Refusal;

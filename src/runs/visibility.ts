@@ -10,6 +10,22 @@ import { sameRunbookName } from './execution-facts.ts';
 import { bareFacts, decideFor, recordDenial, runbookFacts } from './gate.ts';
 import type { RunEntry } from './run-entry.ts';
 
+/**
+ * A look refused by `view` (show, status, output, executions, health): each audited under its own action,
+ * named here, so every path that refuses the same look writes the same record.
+ */
+export const LOOK_AUDIT_ACTIONS = {
+  show: 'runbook.show',
+  status: 'execution.status',
+  output: 'execution.output',
+  executions: 'executions.list',
+  health: 'runbook.health',
+} as const;
+export type Look = keyof typeof LOOK_AUDIT_ACTIONS;
+
+/** How a refusal met while resolving a name is audited: a look, or another action (a run names its entry point). */
+export type RefusedAs = Look | { action: string; via?: RunEntry };
+
 export interface Visibility {
   /** May the actor view this runbook (the API's copy)? */
   runbook(runbook: Workflow): boolean;
@@ -20,16 +36,15 @@ export interface Visibility {
   /** The decision itself, with the sentence to show on a denial (never naming the runbook). */
   decide(ref: { id?: string | null; name?: string | null }): Decision;
   /**
-   * `view` as a refusal (show, status, output, executions): the decision, and on a denial the same audit
-   * record as every refusal (`auditAction`, the target named by id so the trail says which).
+   * `view` as a refusal (show, status, output, executions, health): the decision, and on a denial the same
+   * audit record as every refusal (the look's action, the target named by id so the trail says which).
    */
-  check(ref: { id?: string | null; name?: string | null }, auditAction: string): Promise<Decision>;
+  check(ref: { id?: string | null; name?: string | null }, look: Look): Promise<Decision>;
   /**
-   * `<runbook>` typed by the person, among the runbooks they may view. With `auditAction`, a name that
-   * only a hidden runbook matches reads as unknown to the person and is audited as a `view` refusal
-   * (for a run, naming its entry point: `via`).
+   * `<runbook>` typed by the person, among the runbooks they may view. With `refusedAs`, a name that only
+   * a hidden runbook matches reads as unknown to the person and is audited as a `view` refusal.
    */
-  resolve(text: string, auditAction?: string, via?: RunEntry): Promise<Resolution>;
+  resolve(text: string, refusedAs?: RefusedAs): Promise<Resolution>;
   /** Typeahead among the runbooks they may view. */
   search(text: string, limit?: number): Promise<Workflow[]>;
 }
@@ -67,30 +82,32 @@ export async function visibilityFor(deps: RunsDeps, actor: Actor): Promise<Visib
     return decideFor(deps, actor, 'view', bareFacts(ref.id ?? '', ref.name ?? ''), actor.channelId);
   };
   const runbook = (r: Workflow) => judge(r).allowed;
-  const refuse = (action: string, id: string | null, name: string | null, sentence: string, via?: RunEntry) =>
-    recordDenial(deps, actor, {
+  const refuse = (as: RefusedAs, id: string | null, name: string | null, sentence: string) => {
+    const { action, via } = typeof as === 'string' ? { action: LOOK_AUDIT_ACTIONS[as], via: undefined } : as;
+    return recordDenial(deps, actor, {
       action,
       target: name && id ? `${name} (${id})` : (id ?? name ?? '?'),
       sentence,
       ...(via ? { via } : {}),
     });
+  };
   return {
     runbook,
     judge,
     decide,
     ref: (ref) => decide(ref).allowed,
-    async check(ref, auditAction) {
+    async check(ref, look) {
       const decision = decide(ref);
-      if (!decision.allowed) await refuse(auditAction, ref.id ?? null, ref.name ?? null, decision.message);
+      if (!decision.allowed) await refuse(look, ref.id ?? null, ref.name ?? null, decision.message);
       return decision;
     },
-    async resolve(text, auditAction, via) {
+    async resolve(text, refusedAs) {
       const resolution = await deps.catalog.resolve(text, runbook);
-      if (!auditAction || resolution.kind === 'match') return resolution;
+      if (!refusedAs || resolution.kind === 'match') return resolution;
       const any = await deps.catalog.resolve(text).catch(() => null);
       if (any?.kind === 'match') {
         const decision = judge(any.runbook);
-        if (!decision.allowed) await refuse(auditAction, any.runbook.id, any.runbook.name, decision.message, via);
+        if (!decision.allowed) await refuse(refusedAs, any.runbook.id, any.runbook.name, decision.message);
       }
       return resolution;
     },

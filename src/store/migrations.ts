@@ -415,6 +415,54 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 21,
+    // The key gains the installation ('' = the one workspace of single-workspace mode), so a channel shared by
+    // two installed workspaces (Slack Connect) keeps one set per installation. Tables are rebuilt: SQLite
+    // cannot change a primary key in place.
+    name: 'aliases and channel defaults kept per installation (existing ones: their workspace’s)',
+    up: () => `
+      CREATE TABLE run_aliases_scoped (
+        installation_id TEXT NOT NULL DEFAULT '',
+        channel        TEXT NOT NULL,
+        name           TEXT NOT NULL,
+        runbook_id     TEXT NOT NULL,
+        runbook_name   TEXT NOT NULL,
+        params         TEXT NOT NULL,
+        proxy_id       TEXT,
+        result_channel TEXT,
+        created_by     TEXT NOT NULL,
+        team_id        TEXT,
+        created_at     BIGINT NOT NULL,
+        updated_at     BIGINT NOT NULL,
+        PRIMARY KEY (installation_id, channel, name)
+      );
+      INSERT INTO run_aliases_scoped (installation_id, channel, name, runbook_id, runbook_name, params, proxy_id,
+        result_channel, created_by, team_id, created_at, updated_at)
+      SELECT '', channel, name, runbook_id, runbook_name, params, proxy_id, result_channel, created_by, team_id,
+        created_at, updated_at FROM run_aliases;
+      DROP TABLE run_aliases;
+      ALTER TABLE run_aliases_scoped RENAME TO run_aliases;
+      CREATE INDEX run_aliases_creator ON run_aliases (created_by, installation_id);
+
+      CREATE TABLE channel_defaults_scoped (
+        installation_id TEXT NOT NULL DEFAULT '',
+        channel        TEXT NOT NULL,
+        proxy_id       TEXT,
+        result_channel TEXT,
+        updated_by     TEXT NOT NULL,
+        updated_at     BIGINT NOT NULL,
+        PRIMARY KEY (installation_id, channel)
+      );
+      INSERT INTO channel_defaults_scoped (installation_id, channel, proxy_id, result_channel, updated_by, updated_at)
+      SELECT '', channel, proxy_id, result_channel, updated_by, updated_at FROM channel_defaults;
+      DROP TABLE channel_defaults;
+      ALTER TABLE channel_defaults_scoped RENAME TO channel_defaults;
+
+      ${ASSIGN_ALIAS_INSTALLATIONS};
+      ${ASSIGN_DEFAULTS_INSTALLATIONS};
+    `,
+  },
+  {
+    version: 22,
     name: 'each installation’s own approvals channel and approver group',
     up: () => `
       CREATE TABLE installation_settings (
@@ -443,6 +491,26 @@ function assignInstallationsSql(table: string, teamColumn: string): string {
 export const ASSIGN_AUDIT_INSTALLATIONS = assignInstallationsSql('audit', 'team_id');
 /** The same for approval requests, by the requester's workspace. */
 export const ASSIGN_APPROVAL_INSTALLATIONS = assignInstallationsSql('approvals', 'requester_team');
+
+/**
+ * Aliases and channel defaults kept for the single workspace ('') get their workspace's installation, but only
+ * in a deployment that has installations (many-workspace mode): in single-workspace mode '' is that workspace,
+ * and a later many-workspace start assigns them (`assignInstallations`). An alias's workspace is its creator's;
+ * a channel's defaults', the workspace of whoever last set them there (from the audit trail).
+ */
+function assignScopedSql(table: string, teamOf: string): string {
+  return `UPDATE ${table} SET installation_id = COALESCE(
+        (SELECT it.installation_id FROM installation_teams it WHERE it.team_id = ${teamOf}), ${teamOf})
+      WHERE installation_id = '' AND ${teamOf} IS NOT NULL AND EXISTS (SELECT 1 FROM installations)`;
+}
+
+export const ASSIGN_ALIAS_INSTALLATIONS = assignScopedSql('run_aliases', 'run_aliases.team_id');
+export const ASSIGN_DEFAULTS_INSTALLATIONS = assignScopedSql(
+  'channel_defaults',
+  `(SELECT a.team_id FROM audit a WHERE a.action = 'defaults.set' AND a.outcome = 'ok'
+      AND a.target = 'channel ' || channel_defaults.channel AND a.user_id = channel_defaults.updated_by
+      AND a.team_id IS NOT NULL ORDER BY a.at DESC LIMIT 1)`,
+);
 
 export interface MigrateOptions {
   /** Postgres schema to create (if missing) before migrating; it is already the search_path. */

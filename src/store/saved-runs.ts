@@ -22,15 +22,22 @@ export interface RunAlias {
 
 export type NewRunAlias = Omit<RunAlias, 'createdAt' | 'updatedAt'>;
 
+/**
+ * Aliases and channel defaults are kept per installation (many workspaces): `installationId` is the
+ * installation in scope, '' (the default) for the one workspace of single-workspace and sandbox modes. A
+ * channel shared by two installed workspaces (Slack Connect) has one set of each per installation.
+ */
 export interface AliasStore {
-  /** Upsert on (channel, lower(name)); an update keeps createdBy/createdAt. */
-  add(a: NewRunAlias, now: number): Promise<'added' | 'updated'>;
-  get(channel: string, name: string): Promise<RunAlias | null>;
+  /** Upsert on (installation, channel, lower(name)); an update keeps createdBy/createdAt. */
+  add(a: NewRunAlias, now: number, installationId?: string): Promise<'added' | 'updated'>;
+  get(channel: string, name: string, installationId?: string): Promise<RunAlias | null>;
   /** By name. */
-  listForChannel(channel: string): Promise<RunAlias[]>;
+  listForChannel(channel: string, installationId?: string): Promise<RunAlias[]>;
   /** Aliases a person saved, in every channel (App Home), by channel and name. */
-  listByCreator(userId: string, limit: number): Promise<RunAlias[]>;
-  remove(channel: string, name: string): Promise<boolean>;
+  listByCreator(userId: string, limit: number, installationId?: string): Promise<RunAlias[]>;
+  remove(channel: string, name: string, installationId?: string): Promise<boolean>;
+  /** Gives aliases kept for the single workspace ('') their workspace's installation (many-workspace start). */
+  assignInstallations(): Promise<number>;
 }
 
 /** Defaults for runs started in a channel, shown (and preselected) in the run form. */
@@ -43,15 +50,18 @@ export interface ChannelDefaults {
 }
 
 export interface ChannelDefaultsStore {
-  get(channel: string): Promise<ChannelDefaults | null>;
+  get(channel: string, installationId?: string): Promise<ChannelDefaults | null>;
   /** Sets only the fields given (undefined keeps, null clears). */
   set(
     channel: string,
     values: { proxyId?: string | null; resultChannel?: string | null },
     by: string,
     now: number,
+    installationId?: string,
   ): Promise<ChannelDefaults>;
-  clear(channel: string): Promise<boolean>;
+  clear(channel: string, installationId?: string): Promise<boolean>;
+  /** Gives defaults kept for the single workspace ('') their workspace's installation (many-workspace start). */
+  assignInstallations(): Promise<number>;
 }
 
 export type WorkflowStepState = 'pending' | 'completed' | 'failed';

@@ -2,6 +2,7 @@
 // (a step is completed or failed once) is an UPDATE … WHERE state = 'pending' whose row count names
 // the winner, like approvals.decide.
 
+import { ASSIGN_ALIAS_INSTALLATIONS, ASSIGN_DEFAULTS_INSTALLATIONS } from './migrations.ts';
 import { num, text, textOrNull } from './row-mappers.ts';
 import type {
   AliasStore,
@@ -59,14 +60,14 @@ function toStep(row: SqlRow): WorkflowStep {
 
 export function aliasStore(db: SqlDriver): AliasStore {
   return {
-    async add(a, now) {
+    async add(a, now, installationId = '') {
       const name = a.name.toLowerCase();
       for (let attempt = 0; attempt < 5; attempt++) {
         const inserted = await db.query(
           `INSERT INTO run_aliases (channel, name, runbook_id, runbook_name, params, proxy_id, result_channel,
-             created_by, team_id, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
-           ON CONFLICT (channel, name) DO NOTHING`,
+             created_by, team_id, created_at, updated_at, installation_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)
+           ON CONFLICT (installation_id, channel, name) DO NOTHING`,
           [
             a.channel,
             name,
@@ -78,59 +79,69 @@ export function aliasStore(db: SqlDriver): AliasStore {
             a.createdBy,
             a.teamId,
             now,
+            installationId,
           ],
         );
         if (inserted.rowCount === 1) return 'added';
         const updated = await db.query(
           `UPDATE run_aliases SET runbook_id = $3, runbook_name = $4, params = $5, proxy_id = $6,
              result_channel = $7, updated_at = $8
-           WHERE channel = $1 AND name = $2`,
-          [a.channel, name, a.runbookId, a.runbookName, a.params, a.proxyId, a.resultChannel, now],
+           WHERE channel = $1 AND name = $2 AND installation_id = $9`,
+          [a.channel, name, a.runbookId, a.runbookName, a.params, a.proxyId, a.resultChannel, now, installationId],
         );
         if (updated.rowCount === 1) return 'updated';
       }
       throw new Error('alias kept changing concurrently; try again');
     },
-    async get(channel, name) {
-      const { rows } = await db.query('SELECT * FROM run_aliases WHERE channel = $1 AND name = $2', [
-        channel,
-        name.toLowerCase(),
-      ]);
+    async get(channel, name, installationId = '') {
+      const { rows } = await db.query(
+        'SELECT * FROM run_aliases WHERE channel = $1 AND name = $2 AND installation_id = $3',
+        [channel, name.toLowerCase(), installationId],
+      );
       return rows[0] ? toAlias(rows[0]) : null;
     },
-    async listForChannel(channel) {
-      const { rows } = await db.query('SELECT * FROM run_aliases WHERE channel = $1 ORDER BY name', [channel]);
-      return rows.map(toAlias);
-    },
-    async listByCreator(userId, limit) {
+    async listForChannel(channel, installationId = '') {
       const { rows } = await db.query(
-        'SELECT * FROM run_aliases WHERE created_by = $1 ORDER BY channel, name LIMIT $2',
-        [userId, Math.max(0, Math.trunc(limit))],
+        'SELECT * FROM run_aliases WHERE channel = $1 AND installation_id = $2 ORDER BY name',
+        [channel, installationId],
       );
       return rows.map(toAlias);
     },
-    async remove(channel, name) {
-      const result = await db.query('DELETE FROM run_aliases WHERE channel = $1 AND name = $2', [
-        channel,
-        name.toLowerCase(),
-      ]);
+    async listByCreator(userId, limit, installationId = '') {
+      const { rows } = await db.query(
+        'SELECT * FROM run_aliases WHERE created_by = $1 AND installation_id = $3 ORDER BY channel, name LIMIT $2',
+        [userId, Math.max(0, Math.trunc(limit)), installationId],
+      );
+      return rows.map(toAlias);
+    },
+    async remove(channel, name, installationId = '') {
+      const result = await db.query(
+        'DELETE FROM run_aliases WHERE channel = $1 AND name = $2 AND installation_id = $3',
+        [channel, name.toLowerCase(), installationId],
+      );
       return result.rowCount === 1;
+    },
+    async assignInstallations() {
+      return (await db.query(ASSIGN_ALIAS_INSTALLATIONS)).rowCount ?? 0;
     },
   };
 }
 
 export function channelDefaultsStore(db: SqlDriver): ChannelDefaultsStore {
   return {
-    async get(channel) {
-      const { rows } = await db.query('SELECT * FROM channel_defaults WHERE channel = $1', [channel]);
+    async get(channel, installationId = '') {
+      const { rows } = await db.query('SELECT * FROM channel_defaults WHERE channel = $1 AND installation_id = $2', [
+        channel,
+        installationId,
+      ]);
       return rows[0] ? toDefaults(rows[0]) : null;
     },
-    async set(channel, values, by, now) {
+    async set(channel, values, by, now, installationId = '') {
       // Flags say which fields to write, so "leave as is" and "clear" stay different.
       const { rows } = await db.query(
-        `INSERT INTO channel_defaults (channel, proxy_id, result_channel, updated_by, updated_at)
-         VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (channel) DO UPDATE SET
+        `INSERT INTO channel_defaults (channel, proxy_id, result_channel, updated_by, updated_at, installation_id)
+         VALUES ($1, $2, $3, $4, $5, $8)
+         ON CONFLICT (installation_id, channel) DO UPDATE SET
            proxy_id = CASE WHEN $6 THEN excluded.proxy_id ELSE channel_defaults.proxy_id END,
            result_channel = CASE WHEN $7 THEN excluded.result_channel ELSE channel_defaults.result_channel END,
            updated_by = excluded.updated_by,
@@ -144,13 +155,20 @@ export function channelDefaultsStore(db: SqlDriver): ChannelDefaultsStore {
           now,
           values.proxyId !== undefined,
           values.resultChannel !== undefined,
+          installationId,
         ],
       );
       return toDefaults(rows[0]!);
     },
-    async clear(channel) {
-      const result = await db.query('DELETE FROM channel_defaults WHERE channel = $1', [channel]);
+    async clear(channel, installationId = '') {
+      const result = await db.query('DELETE FROM channel_defaults WHERE channel = $1 AND installation_id = $2', [
+        channel,
+        installationId,
+      ]);
       return result.rowCount === 1;
+    },
+    async assignInstallations() {
+      return (await db.query(ASSIGN_DEFAULTS_INSTALLATIONS)).rowCount ?? 0;
     },
   };
 }

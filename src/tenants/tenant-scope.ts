@@ -18,6 +18,11 @@ export function currentInstallation(): string | undefined {
   return scope.getStore();
 }
 
+/** The key records kept per installation are stored under: the installation in scope, '' outside any. */
+export function installationKey(): string {
+  return currentInstallation() ?? '';
+}
+
 export class NoInstallationInScopeError extends Error {
   constructor(method: string) {
     super(`${method} was called outside any installation's scope: no workspace token to send.`);

@@ -15,6 +15,8 @@ import { memory } from './scenarios/memory.ts';
 import { modalOpen } from './scenarios/modal-open.ts';
 import { replicasScenario } from './scenarios/replicas.ts';
 import { slackBurst } from './scenarios/slack-burst.ts';
+import { tenantAcks } from './scenarios/tenant-acks.ts';
+import { tenantsScenario } from './scenarios/tenants.ts';
 import { typeahead } from './scenarios/typeahead.ts';
 import { watcherScenario } from './scenarios/watcher.ts';
 
@@ -46,6 +48,8 @@ async function main(): Promise<void> {
       },
     ],
     ['memory', () => memory(watch10k)],
+    ['tenants', tenantsScenario],
+    ['tenant-acks', tenantAcks],
     // Last: it leaves a watcher behind with edits still queued (see the scenario).
     ['slack-burst', slackBurst],
   ];

@@ -15,7 +15,12 @@ export const BENCH_USER = 'U01ALICE';
 export const BENCH_CHANNEL = 'C01OPS';
 
 /** `/runbook <text>`; trigger and response_url come from the fake Slack so the bot's follow-ups succeed. */
-export function slashCommand(fake: FakeSlack | null, text: string, user = BENCH_USER): SlackRequestBody {
+export function slashCommand(
+  fake: FakeSlack | null,
+  text: string,
+  user = BENCH_USER,
+  team = TEAM_ID,
+): SlackRequestBody {
   const triggerId = fake ? fake.newTriggerId(user) : `${Date.now()}.bench.${Math.random().toString(16).slice(2)}`;
   const responseUrl = fake
     ? fake.newResponseUrl({ channel: BENCH_CHANNEL, user })
@@ -26,7 +31,7 @@ export function slashCommand(fake: FakeSlack | null, text: string, user = BENCH_
       text,
       userId: user,
       channelId: BENCH_CHANNEL,
-      teamId: TEAM_ID,
+      teamId: team,
       triggerId,
       responseUrl,
     }),

@@ -15,7 +15,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Emulator, ManualClock, startEmulator } from '../../src/emulator/server.ts';
-import { NEVER_FIRES } from '../../src/runs/schedule-pauses.ts';
+import { NEVER_FIRES } from '../../src/runs/schedule-pause-write.ts';
 import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
 import type { FakeEphemeral } from '../../src/sandbox/fake-slack-state.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';

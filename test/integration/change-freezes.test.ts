@@ -8,13 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actor } from '../../src/runs/actor.ts';
-import {
-  NEVER_FIRES,
-  pauseSchedule,
-  resumeSchedule,
-  SKIP_MARGIN_MS,
-  skipNextRun,
-} from '../../src/runs/schedule-pauses.ts';
+import { NEVER_FIRES } from '../../src/runs/schedule-pause-write.ts';
+import { pauseSchedule, resumeSchedule, SKIP_MARGIN_MS, skipNextRun } from '../../src/runs/schedule-pauses.ts';
 import { type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 import { SCALE_RUNBOOK, scaleFormValues } from '../support/run-form.ts';
 

@@ -7,13 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  NEVER_FIRES,
-  reconcilePauses,
-  resumeDueSkips,
-  resumeSchedule,
-  SKIP_MARGIN_MS,
-} from '../../src/runs/schedule-pauses.ts';
+import { NEVER_FIRES } from '../../src/runs/schedule-pause-write.ts';
+import { reconcilePauses, resumeDueSkips, resumeSchedule, SKIP_MARGIN_MS } from '../../src/runs/schedule-pauses.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import { checkBlocks } from '../../src/slack/kit/limits.ts';
 import { DAVE_MAY_NOT_SCHEDULE } from '../support/authorization-cases.ts';

@@ -1,7 +1,7 @@
 // The whole bot in-process for integration tests: the Runbook API emulator, the fake Slack Web
 // API, and the real runtime (Bolt in HTTP mode) wired exactly as main.ts wires it. People are
 // simulated with SlackUser, which sends signed requests shaped like Slack's.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -75,6 +75,13 @@ export function collectLogs(): { logs: string[]; destination: Writable } {
     },
   });
   return { logs, destination };
+}
+
+/** A policy file with this text in a fresh temp directory; its path (for POLICY_FILE). */
+export function writePolicyFile(text: string): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'policy-')), 'policy.yaml');
+  writeFileSync(file, text);
+  return file;
 }
 
 /** A person of the fake Slack (London time), with anything else given. */

@@ -44,12 +44,12 @@ export async function showList(ctx: HandlerContext, state: ListState, replaceOri
 
 export async function showRunbook(ctx: HandlerContext, query: { text?: string; id?: string }): Promise<void> {
   const visible = await visibleTo(ctx);
-  const id = await namedRunbookId(ctx, visible, query, 'runbook.show', 'show');
+  const id = await namedRunbookId(ctx, visible, query, 'show', 'show');
   if (id === null) return;
   // Judged before anything is loaded, and again on what was loaded (the catalog may not know it yet).
-  const before = await visible.check({ id }, 'runbook.show');
+  const before = await visible.check({ id }, 'show');
   const runbook = before.allowed ? await loadRunbook(ctx.deps, id) : null;
-  const decision = runbook ? await visible.check({ id: runbook.id, name: runbook.name }, 'runbook.show') : before;
+  const decision = runbook ? await visible.check({ id: runbook.id, name: runbook.name }, 'show') : before;
   if (!runbook || !decision.allowed) {
     await ctx.respond(errorMessage(decision.allowed ? 'That runbook could not be loaded.' : decision.message));
     return;

@@ -1,5 +1,7 @@
 // /runbook: ack at once, parse, hand over to the subcommand's handler, and turn any failure into
 // one clear sentence for the person (never a stack trace, never silence).
+
+import { installationKey } from '../../tenants/tenant-scope.ts';
 import { showAudit } from '../audit/audit.ts';
 import { showHelp, showList, showRunbook } from '../browse/browse.ts';
 import { browseFromCommand } from '../browse/browse-args.ts';
@@ -104,7 +106,11 @@ export async function handleCommandText(ctx: HandlerContext, text: string): Prom
       const alias = parsed.alias;
       if (alias && (ctx.triggerId || alias.now)) {
         if (await useAlias(ctx, alias)) return;
-      } else if (alias && ctx.channelId && (await ctx.deps.access.store.aliases.get(ctx.channelId, alias.name))) {
+      } else if (
+        alias &&
+        ctx.channelId &&
+        (await ctx.deps.access.store.aliases.get(ctx.channelId, alias.name, installationKey()))
+      ) {
         // A mention has no trigger_id: an alias that opens a form answers with a button that does.
         const value = openFormValue(text, ctx.threadTs ?? null);
         if (value) return await ctx.respond(buildOpenFormPrompt(text, value));

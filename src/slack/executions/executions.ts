@@ -9,7 +9,7 @@ import type { Resolution } from '../../catalog/runbook-catalog.ts';
 import { SECRET_KEY } from '../../runs/execution-facts.ts';
 import { looksLikeFullId } from '../../runs/execution-ref.ts';
 import { labelExecutionInputs } from '../../runs/execution-secrets.ts';
-import { runbookNamed } from '../../runs/visibility.ts';
+import { type Look, runbookNamed } from '../../runs/visibility.ts';
 import { visibleTo } from '../kit/access.ts';
 import { errorModal, infoModal, loadingModal } from '../kit/common.ts';
 import type { SlackDeps } from '../kit/deps.ts';
@@ -92,7 +92,7 @@ export async function showExecutions(
 ): Promise<void> {
   let runbookName = query.runbookName ?? null;
   if (!runbookName && query.runbookQuery) {
-    const resolution = await (await visibleTo(ctx)).resolve(query.runbookQuery, 'executions.list');
+    const resolution = await (await visibleTo(ctx)).resolve(query.runbookQuery, 'executions');
     if (resolution.kind !== 'match') {
       await ctx.respond({ ...buildRunbookChoice(query.runbookQuery, resolution, 'executions'), replaceOriginal });
       return;
@@ -100,7 +100,7 @@ export async function showExecutions(
     runbookName = resolution.runbook.name;
   } else if (runbookName) {
     // A name carried by a button (paging, a filter) is judged again: `view` is decided where they act now.
-    await assertVisible(ctx, runbookName, null, 'executions.list');
+    await assertVisible(ctx, runbookName, null, 'executions');
   }
   const base: ListExecutionsParams = {
     orderBy: 'descending',
@@ -185,7 +185,7 @@ export async function showStatus(ctx: HandlerContext, executionId: string, repla
     throw err;
   }
   const runbook = await runbookNamed(ctx.deps, execution.workflowName);
-  await assertVisible(ctx, execution.workflowName, runbook?.id ?? null, 'execution.status');
+  await assertVisible(ctx, execution.workflowName, runbook?.id ?? null, 'status');
   const inputs = labelExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
   const message = buildExecutionStatus({
     execution,
@@ -224,9 +224,9 @@ async function openFilledModal(
   }
 }
 
-/** The policy's `view` rule for one execution's runbook; refuses (audited as `auditAction`) with the rule's sentence. */
-async function assertVisible(ctx: HandlerContext, name: string, id: string | null, auditAction: string): Promise<void> {
-  const decision = await (await visibleTo(ctx)).check({ id, name }, auditAction);
+/** The policy's `view` rule for one execution's runbook; refuses (audited as the look) with the rule's sentence. */
+async function assertVisible(ctx: HandlerContext, name: string, id: string | null, look: Look): Promise<void> {
+  const decision = await (await visibleTo(ctx)).check({ id, name }, look);
   if (!decision.allowed) throw new UserFacingError(decision.message);
 }
 
@@ -238,7 +238,7 @@ function notFoundSentence(err: unknown): string | null {
 /** An execution with its output, if the person may view its runbook (else a UserFacingError). */
 export async function loadVisibleExecution(ctx: HandlerContext, executionId: string): Promise<Execution> {
   const execution = await ctx.deps.api.executions.get(executionId);
-  await assertVisible(ctx, execution.workflowName, null, 'execution.output');
+  await assertVisible(ctx, execution.workflowName, null, 'output');
   return execution;
 }
 

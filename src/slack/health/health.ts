@@ -21,11 +21,11 @@ export async function showHealth(
     await ctx.respond(buildFailingRunbooks(failing, ids, deps.now()));
     return;
   }
-  const id = await namedRunbookId(ctx, visible, query, 'runbook.health', 'health');
+  const id = await namedRunbookId(ctx, visible, query, 'health', 'health');
   if (id === null) return;
   // A picked id is not sealed: judged again, by id and by the name it has.
   const runbook = await deps.catalog.get(id);
-  const decision = await visible.check({ id, name: runbook?.name ?? null }, 'runbook.health');
+  const decision = await visible.check({ id, name: runbook?.name ?? null }, 'health');
   if (!decision.allowed || !runbook) {
     await ctx.respond(errorMessage(decision.allowed ? 'That runbook could not be found.' : decision.message));
     return;

@@ -11,6 +11,7 @@ import { forecastFor } from '../../runs/forecast.ts';
 import { listFreezes } from '../../runs/freezes.ts';
 import { failingRunbooks } from '../../runs/health.ts';
 import { type Visibility, visibilityFor } from '../../runs/visibility.ts';
+import { installationKey } from '../../tenants/tenant-scope.ts';
 import { actorFor } from '../kit/actor.ts';
 import type { SlackDeps } from '../kit/deps.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
@@ -56,7 +57,7 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
   // Only runbooks the policy lets this person view (App Home has no channel: channel rules do not apply).
   // When that cannot be checked (user groups unreadable), both halves say why instead of listing anything.
   let visible: Visibility;
-  const aliases = await deps.access.store.aliases.listByCreator(userId, 15).catch(() => []);
+  const aliases = await deps.access.store.aliases.listByCreator(userId, 15, installationKey()).catch(() => []);
   let actor: Actor;
   try {
     actor = await actorFor(deps, client, { userId, teamId: null, channelId: null }, { email: true });

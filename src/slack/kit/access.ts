@@ -1,6 +1,6 @@
 // The actor and the `view` filter of a handler's person, for the use cases in src/runs/.
 import type { Actor } from '../../runs/actor.ts';
-import { type Visibility, visibilityFor } from '../../runs/visibility.ts';
+import { type Look, type Visibility, visibilityFor } from '../../runs/visibility.ts';
 import { actorFor } from './actor.ts';
 import type { HandlerContext } from './handler-context.ts';
 import { buildRunbookChoice, type PickThen } from './runbook-choice.ts';
@@ -33,11 +33,11 @@ export async function namedRunbookId(
   ctx: HandlerContext,
   visible: Visibility,
   query: { text?: string | null; id?: string },
-  auditAction: string,
+  look: Look,
   then: PickThen,
 ): Promise<string | null> {
   if (query.id) return query.id;
-  const resolution = await visible.resolve(query.text ?? '', auditAction);
+  const resolution = await visible.resolve(query.text ?? '', look);
   if (resolution.kind === 'match') return resolution.runbook.id;
   await ctx.respond(buildRunbookChoice(query.text ?? '', resolution, then));
   return null;

@@ -591,14 +591,21 @@ function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, strin
       const reason = flags.get('reason');
       if (arg === '' && reason === undefined) return { ok: true, command: { kind: 'freezes' } };
       const [verb = '', ...words] = arg.split(' ');
-      if (verb.toLowerCase() !== 'break' || words.join(' ').trim() === '' || typeof reason !== 'string') {
-        return {
-          ok: false,
-          error: '`freezes` alone lists them; to break one: `freezes break <runbook> --reason "why"`.',
-          topic: 'freezes',
-          suggestion: null,
-        };
+      const refuse = (error: string, suggestion: string | null = null): ParseResult => ({
+        ok: false,
+        error,
+        topic: 'freezes',
+        suggestion,
+      });
+      if (verb.toLowerCase() !== 'break') {
+        const close = verb ? didYouMean(verb, ['break']) : null;
+        return refuse(
+          '`freezes` alone lists them; to break one: `freezes break <runbook> --reason "why"`.',
+          close ? `freezes ${close}` : null,
+        );
       }
+      if (words.join(' ').trim() === '') return refuse('Name the runbook: `freezes break <runbook> --reason "why"`.');
+      if (typeof reason !== 'string') return refuse('Say why the freeze must be broken: `--reason "why"` (audited).');
       return { ok: true, command: { kind: 'freeze-break', runbook: words.join(' ').trim(), reason } };
     }
     case 'watch':

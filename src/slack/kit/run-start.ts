@@ -14,6 +14,7 @@ import type { RunEntry } from '../../runs/run-entry.ts';
 import type { StartedRun } from '../../runs/run-tracker.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
+import { installationKey } from '../../tenants/tenant-scope.ts';
 import { actorFor, type SavedBy } from './actor.ts';
 import { buildWaitingForApproval } from './approval.ts';
 import { publishApprovalRequest } from './approval-request.ts';
@@ -143,10 +144,10 @@ export async function savedByNow(
 ): Promise<SavedBy | null> {
   if (!channelId || !destination) return null;
   if (alias) {
-    const saved = await deps.access.store.aliases.get(channelId, alias);
+    const saved = await deps.access.store.aliases.get(channelId, alias, installationKey());
     return saved?.resultChannel === destination ? { userId: saved.createdBy, alias } : null;
   }
-  const defaults = await deps.access.store.channelDefaults.get(channelId);
+  const defaults = await deps.access.store.channelDefaults.get(channelId, installationKey());
   return defaults?.resultChannel === destination ? { userId: defaults.updatedBy, alias: null } : null;
 }
 

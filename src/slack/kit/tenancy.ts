@@ -21,10 +21,13 @@ export interface TenancyDeps {
   operatorApprovalsChannel: string | null;
 }
 
-/** Who may connect the workspace, as mrkdwn. */
+/**
+ * Who may connect the workspace: a sentence whose installer is a sealed mention (src/mentions.ts), so it
+ * stays a live mention when the sentence is escaped as an error (never shown as a raw "<@U…>").
+ */
 export function whoMayConnect(installerId: string | null): string {
   return installerId
-    ? `a workspace admin or owner, or ${userMention(installerId)} (who installed the app)`
+    ? `a workspace admin or owner, or ${mention.user(installerId)} (who installed the app)`
     : 'a workspace admin or owner';
 }
 

@@ -15,6 +15,7 @@ import {
 import { judgeDestination, SAVED_DEFAULTS, savedAlias } from '../../runs/destinations.ts';
 import { loadRunbook } from '../../runs/run.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
+import { installationKey } from '../../tenants/tenant-scope.ts';
 import { actorFor } from '../kit/actor.ts';
 import { errorMessage, noticeMessage } from '../kit/common.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
@@ -136,7 +137,7 @@ export async function channelDefaultsCommand(
   command: Extract<ParsedCommand, { kind: 'defaults' }>,
 ): Promise<void> {
   const { deps } = ctx;
-  const current = ctx.channelId ? await deps.access.store.channelDefaults.get(ctx.channelId) : null;
+  const current = ctx.channelId ? await deps.access.store.channelDefaults.get(ctx.channelId, installationKey()) : null;
   if (!command.clear && command.proxy === null && command.to === null) {
     const saved = current ? { resultChannel: current.resultChannel, by: current.updatedBy, alias: null } : null;
     const problem = await savedProblem(ctx, saved);

@@ -1,13 +1,8 @@
 // The schedules list's Pause, Skip next run and Resume: claimed once per click (a retried delivery does nothing), one
 // use case each (src/runs/schedule-pauses.ts), then the list is redrawn in place with a notice.
 import type { BlockAction } from '@slack/bolt';
-import {
-  type PauseResult,
-  pauseSchedule,
-  resumeSchedule,
-  SKIP_MARGIN_MS,
-  skipNextRun,
-} from '../../runs/schedule-pauses.ts';
+import type { PauseResult } from '../../runs/schedule-pause-write.ts';
+import { pauseSchedule, resumeSchedule, SKIP_MARGIN_MS, skipNextRun } from '../../runs/schedule-pauses.ts';
 import { actorOf } from '../kit/access.ts';
 import { claimOrSayDone, messageOf } from '../kit/click-once.ts';
 import { errorMessage } from '../kit/common.ts';
@@ -71,5 +66,5 @@ function noticeOf(result: Exclude<PauseResult, { kind: 'failed' }>): string {
   }
   const skipped = result.pause.resumeAt - SKIP_MARGIN_MS;
   const at = slackDate(Math.floor(skipped / 1000), `${new Date(skipped).toISOString().slice(0, 16)} UTC`);
-  return `:fast_forward: Skipping the run of ${name} at ${at}: it resumes by itself after it.`;
+  return `:fast_forward: Skipping the run of ${name} due ${at}: it resumes by itself after it.`;
 }

@@ -145,7 +145,7 @@ export function pausedLine(pause: SchedulePause): string {
   }
   const line = `:double_vertical_bar: *${state}* by ${userMention(pause.pausedBy)} ${date(pause.pausedAt)}`;
   if (pause.resumeAt === null) return `${line}  ·  no runs until resumed`;
-  return `${line}  ·  skipping the run at ${date(pause.resumeAt - SKIP_MARGIN_MS)}; resumes by itself after it`;
+  return `${line}  ·  skipping the run due ${date(pause.resumeAt - SKIP_MARGIN_MS)}; resumes by itself after it`;
 }
 
 function scheduleLines(

@@ -513,9 +513,13 @@ export async function saveSubmittedSchedule(
     ? slackDate(Math.floor(next.getTime() / 1000), `${next.toISOString().replace('T', ' ').slice(0, 16)} UTC`)
     : 'never';
   const verb = metadata.s ? 'Updated the schedule of' : 'Scheduled';
-  const line = `:white_check_mark: ${verb} *${name}*: ${inlineCode(submission.cron)} ${escapeMrkdwn(describeCron(submission.cron))}. Next run ${nextText}.`;
+  const saidCron = `${inlineCode(submission.cron)} ${escapeMrkdwn(describeCron(submission.cron))}`;
+  // Made inside a change freeze: paused at once, so there is no next run to name until it ends.
+  const line = result.frozen
+    ? `:white_check_mark: ${verb} *${name}*: ${saidCron}.\n:double_vertical_bar: ${escapeMrkdwn(result.frozen)}`
+    : `:white_check_mark: ${verb} *${name}*: ${saidCron}. Next run ${nextText}.`;
   await tell({
-    text: `${verb} ${runbook.name || runbook.id}: ${describeCron(submission.cron)}`,
+    text: `${verb} ${runbook.name || runbook.id}: ${describeCron(submission.cron)}${result.frozen ? `. ${result.frozen}` : ''}`,
     blocks: [
       { type: 'section', text: mrkdwnText(line) },
       {

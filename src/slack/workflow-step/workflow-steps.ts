@@ -159,7 +159,7 @@ export async function runStepExecuted(
     );
     // A runbook hidden from this person reads as unknown, but the refusal is still audited, as every run's is.
     const visible = await visibilityFor(deps, runner);
-    const resolution = await visible.resolve(input.runbook, RUN_AUDIT_ACTION, 'workflow-step');
+    const resolution = await visible.resolve(input.runbook, { action: RUN_AUDIT_ACTION, via: 'workflow-step' });
     if (resolution.kind !== 'match') {
       return await refuse(
         resolution.kind === 'several'

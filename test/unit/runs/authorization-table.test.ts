@@ -13,7 +13,7 @@ import { checkRunWithoutApproval, runWithoutApproval } from '../../../src/runs/r
 import type { RunEntry } from '../../../src/runs/run-entry.ts';
 import { deleteSchedule, saveSchedule } from '../../../src/runs/schedules.ts';
 import { subscribe, subscriberMayView, watchExecution } from '../../../src/runs/subscriptions.ts';
-import { runbookNamed, visibilityFor } from '../../../src/runs/visibility.ts';
+import { type Look, runbookNamed, visibilityFor } from '../../../src/runs/visibility.ts';
 import {
   AUDIT_ONLY,
   CASES,
@@ -92,14 +92,17 @@ function runWithoutWaiting(via: RunEntry, how: string): EntryPoint['act'] {
     );
 }
 
-/** `view` as a refusal (show, status, output, executions): decided and audited by the use cases. */
-function viewRow(name: string, auditAction: string, ref: (r: Workflow) => { id?: string; name?: string }): EntryPoint {
+/**
+ * `view` as a refusal (show, status, output, executions, health): decided and audited by the use cases,
+ * under the action src/runs/ names for that look (`auditAction`, what the trail must say).
+ */
+function viewRow(look: Look, auditAction: string, ref: (r: Workflow) => { id?: string; name?: string }): EntryPoint {
   return {
-    name: `${name} (view)`,
+    name: `${look} (view)`,
     auditAction,
     mutates: false,
     act: async (env, who, runbook) =>
-      (await (await visibilityFor(env.deps, who)).check(ref(runbook), auditAction)).allowed ? 'ok' : 'hidden',
+      (await (await visibilityFor(env.deps, who)).check(ref(runbook), look)).allowed ? 'ok' : 'hidden',
     expect: VIEW_ONLY,
   };
 }
@@ -351,6 +354,7 @@ const ENTRY_POINTS: EntryPoint[] = [
   viewRow('status', 'execution.status', (r) => ({ id: r.id, name: r.name })),
   viewRow('output', 'execution.output', (r) => ({ name: r.name })),
   viewRow('executions', 'executions.list', (r) => ({ name: r.name })),
+  viewRow('health', 'runbook.health', (r) => ({ id: r.id, name: r.name })),
   {
     name: 'read the audit trail',
     auditAction: 'audit.read',

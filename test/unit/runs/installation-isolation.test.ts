@@ -1,11 +1,14 @@
 // Isolation by installation (many workspaces), at the use cases: every surface scoped so far, run in the
 // same installation and in another one, must show or act on the record only in its own. Records: approval
-// requests (App Home's list, finding one by id, approving, rejecting) and the audit trail.
+// requests (App Home's list, finding one by id, approving, rejecting), the audit trail, saved runs
+// (aliases) and channel run defaults.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actor } from '../../../src/runs/actor.ts';
+import { addAlias, aliasFor, changeChannelDefaults, listAliases, removeAlias } from '../../../src/runs/aliases.ts';
 import { approveRequest, awaitingApprovalBy, findApproval, rejectRequest } from '../../../src/runs/approvals.ts';
 import { readAuditTrail } from '../../../src/runs/audit-trail.ts';
 import { askApproval } from '../../../src/runs/run.ts';
+import { chooseRun } from '../../../src/runs/run-choice.ts';
 import { inInstallation } from '../../../src/tenants/tenant-scope.ts';
 import { PARAMS, PLAIN, TABLE_POLICY } from '../../support/authorization-cases.ts';
 import { startUseCaseEnv, type UseCaseEnv } from './use-case-env.ts';
@@ -34,6 +37,29 @@ async function requestInOwn(): Promise<string> {
     );
     return approval.id;
   });
+}
+
+let aliasCount = 0;
+/** An alias saved in OWN's scope, in a channel that (Slack Connect) both workspaces share. */
+async function aliasInOwn(): Promise<string> {
+  const runbook = await env.runbook(PLAIN);
+  const name = `restart-${++aliasCount}`;
+  const added = await inInstallation(OWN, () =>
+    addAlias(env.deps, auditor(OWN), { name, runbook, values: {}, proxyId: null, resultChannel: null }),
+  );
+  if (added.kind !== 'ok') throw new Error(`alias refused: ${added.sentence}`);
+  return name;
+}
+
+let defaultsChannel = 0;
+/** Run defaults set in OWN's scope, in a channel both workspaces share. */
+async function defaultsInOwn(): Promise<string> {
+  const channelId = `C0SHARED${++defaultsChannel}`;
+  const set = await inInstallation(OWN, () =>
+    changeChannelDefaults(env.deps, { ...auditor(OWN), channelId }, { proxyId: 'proxy-dev' }),
+  );
+  if (set.kind !== 'ok') throw new Error(`defaults refused: ${set.sentence}`);
+  return channelId;
 }
 
 type Surface = { name: string; sees: (installation: string) => Promise<boolean> };
@@ -85,6 +111,50 @@ const SURFACES: Surface[] = [
       return trail.entries.some((e) => (e.detail ?? '').includes(id));
     },
   },
+  {
+    name: 'an alias used in a shared channel (/runbook <alias>)',
+    sees: async (installation) => {
+      const name = await aliasInOwn();
+      return (await inInstallation(installation, () => aliasFor(env.deps, auditor(installation), name))) !== null;
+    },
+  },
+  {
+    name: '/runbook alias list',
+    sees: async (installation) => {
+      const name = await aliasInOwn();
+      const listed = await inInstallation(installation, () => listAliases(env.deps, auditor(installation)));
+      return listed.some((a) => a.name === name);
+    },
+  },
+  {
+    name: '/runbook alias remove',
+    sees: async (installation) => {
+      const name = await aliasInOwn();
+      const removed = await inInstallation(installation, () => removeAlias(env.deps, auditor(installation), name));
+      if (removed.kind === 'refused')
+        expect(await inInstallation(OWN, () => aliasFor(env.deps, auditor(OWN), name))).not.toBeNull();
+      return removed.kind === 'ok';
+    },
+  },
+  {
+    name: 'channel run defaults applied to a run form',
+    sees: async (installation) => {
+      const channelId = await defaultsInOwn();
+      const choice = await inInstallation(installation, () => chooseRun(env.deps, null, channelId, {}));
+      return choice.fromDefaults.proxyId === 'proxy-dev';
+    },
+  },
+  {
+    name: '/runbook defaults clear',
+    sees: async (installation) => {
+      const channelId = await defaultsInOwn();
+      await inInstallation(installation, () =>
+        changeChannelDefaults(env.deps, { ...auditor(installation), channelId }, 'clear'),
+      );
+      const own = await inInstallation(OWN, () => chooseRun(env.deps, null, channelId, {}));
+      return own.fromDefaults.proxyId === null;
+    },
+  },
 ];
 
 describe('installation isolation', () => {
@@ -94,6 +164,27 @@ describe('installation isolation', () => {
       expect(await surface.sees(OTHER)).toBe(false);
     });
   }
+
+  it('a Slack Connect channel: each installation saves its own alias of one name, neither replaces the other', async () => {
+    const name = await aliasInOwn();
+    const runbook = await env.runbook(PLAIN);
+    const other = await inInstallation(OTHER, () =>
+      addAlias(env.deps, auditor(OTHER), {
+        name,
+        runbook,
+        values: { namespace: 'other' },
+        proxyId: null,
+        resultChannel: null,
+      }),
+    );
+    expect(other).toEqual({ kind: 'ok', value: 'added' });
+    const own = await inInstallation(OWN, () => aliasFor(env.deps, auditor(OWN), name));
+    const theirs = await inInstallation(OTHER, () => aliasFor(env.deps, auditor(OTHER), name));
+    expect(own?.params).toBe('{}');
+    expect(theirs?.params).toBe('{"namespace":"other"}');
+    // Outside any installation (single-workspace mode) neither is there.
+    expect(await aliasFor(env.deps, auditor(OWN), name)).toBeNull();
+  });
 
   it('single-workspace mode (no installation in scope) is unchanged: everything is seen', async () => {
     const id = await requestInOwn();

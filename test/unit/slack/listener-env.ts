@@ -3,6 +3,7 @@
 // real use cases (the emulator behind the real API client, a SQLite store, a parsed policy).
 import type { WebClient } from '@slack/web-api';
 import { createLogger } from '../../../src/logger.ts';
+import { type RunResult, runFromForm } from '../../../src/runs/run.ts';
 import { actorFor } from '../../../src/slack/kit/actor.ts';
 import type { SlackDeps } from '../../../src/slack/kit/deps.ts';
 import type { HandlerContext, Reply } from '../../../src/slack/kit/handler-context.ts';
@@ -10,6 +11,7 @@ import { Identity } from '../../../src/slack/kit/identity.ts';
 import { createMetadataSeal } from '../../../src/slack/kit/metadata-seal.ts';
 import { Places } from '../../../src/slack/kit/places.ts';
 import { RunDrafts } from '../../../src/slack/kit/run-drafts.ts';
+import { PARAMS } from '../../support/authorization-cases.ts';
 import { startUseCaseEnv, type UseCaseEnv } from '../runs/use-case-env.ts';
 
 export interface Call {
@@ -191,4 +193,15 @@ export function blockOf(
 /** The text of everything a listener showed (replies, messages, views), for assertions on what it rendered. */
 export function shown(env: ListenerEnv): string {
   return JSON.stringify([env.replies, env.calls.filter((c) => !c.method.startsWith('users.')), env.acks]);
+}
+
+/** Alice submits the run form of `runbookName` in #ops with the authorization cases' values: a run, or a request. */
+export async function aliceRuns(env: ListenerEnv, runbookName: string): Promise<RunResult> {
+  const runbook = await env.runbook(runbookName);
+  const alice = { userId: 'U01ALICE', teamId: 'T01', email: 'alice@example.com', groups: [] };
+  return runFromForm(
+    env.slackDeps,
+    { ...alice, channelId: 'C01OPS', destinationChannel: 'C01OPS' },
+    { runbook, proxyId: 'proxy-dev', params: PARAMS[runbookName]! },
+  );
 }

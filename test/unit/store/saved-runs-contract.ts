@@ -66,6 +66,35 @@ export function runSavedRunsContract(name: string, createHarness: () => Promise<
       expect((await store.aliases.get('C2', 'restart-prod'))?.runbookId).toBe('rb-2');
     });
 
+    it('aliases and channel defaults are kept per installation: a channel shared by two never crosses', async () => {
+      // A Slack Connect channel C1 in two installed workspaces, T1 and E1 (an org-wide install), and the
+      // single-workspace key ''.
+      expect(await store.aliases.add(alias({ runbookId: 'rb-a' }), T0, 'T1')).toBe('added');
+      expect(await store.aliases.add(alias({ runbookId: 'rb-b', createdBy: 'U1' }), T0, 'E1')).toBe('added');
+      expect((await store.aliases.get('C1', 'restart-prod', 'T1'))?.runbookId).toBe('rb-a');
+      expect((await store.aliases.get('C1', 'restart-prod', 'E1'))?.runbookId).toBe('rb-b');
+      expect(await store.aliases.get('C1', 'restart-prod')).toBeNull();
+      expect(await store.aliases.get('C1', 'restart-prod', 'T2')).toBeNull();
+      expect((await store.aliases.listForChannel('C1', 'T1')).map((a) => a.runbookId)).toEqual(['rb-a']);
+      expect(await store.aliases.listForChannel('C1', 'T2')).toEqual([]);
+      expect((await store.aliases.listByCreator('U1', 10, 'E1')).map((a) => a.runbookId)).toEqual(['rb-b']);
+      // Replacing in one installation changes only its own.
+      expect(await store.aliases.add(alias({ runbookId: 'rb-a2' }), T0 + 1, 'T1')).toBe('updated');
+      expect((await store.aliases.get('C1', 'restart-prod', 'E1'))?.runbookId).toBe('rb-b');
+      expect(await store.aliases.remove('C1', 'restart-prod', 'T2')).toBe(false);
+      expect(await store.aliases.remove('C1', 'restart-prod', 'T1')).toBe(true);
+      expect((await store.aliases.get('C1', 'restart-prod', 'E1'))?.runbookId).toBe('rb-b');
+
+      await store.channelDefaults.set('C1', { proxyId: 'p-a' }, 'U1', T0, 'T1');
+      await store.channelDefaults.set('C1', { proxyId: 'p-b', resultChannel: 'C9' }, 'U2', T0, 'E1');
+      expect(await store.channelDefaults.get('C1', 'T1')).toMatchObject({ proxyId: 'p-a', resultChannel: null });
+      expect(await store.channelDefaults.get('C1', 'E1')).toMatchObject({ proxyId: 'p-b', resultChannel: 'C9' });
+      expect(await store.channelDefaults.get('C1')).toBeNull();
+      expect(await store.channelDefaults.clear('C1', 'T2')).toBe(false);
+      expect(await store.channelDefaults.clear('C1', 'T1')).toBe(true);
+      expect(await store.channelDefaults.get('C1', 'E1')).toMatchObject({ proxyId: 'p-b' });
+    });
+
     it('channel defaults: set some fields, keep the others, clear', async () => {
       expect(await store.channelDefaults.get('C1')).toBeNull();
       await store.channelDefaults.set('C1', { proxyId: 'p1' }, 'U1', T0);

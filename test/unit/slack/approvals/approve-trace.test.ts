@@ -10,14 +10,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runFromForm } from '../../../../src/runs/run.ts';
 import { approvalsListeners } from '../../../../src/slack/approvals/register.ts';
 import { registerListeners, requestContext } from '../../../../src/slack/context.ts';
 import { attachContext } from '../../../../src/slack/kit/handler-context.ts';
 import { ACTIONS } from '../../../../src/slack/kit/ids.ts';
-import { NEEDS_APPROVAL, PARAMS, TABLE_POLICY } from '../../../support/authorization-cases.ts';
+import { NEEDS_APPROVAL, TABLE_POLICY } from '../../../support/authorization-cases.ts';
 import { importGraph, SRC } from '../../architecture/source-imports.ts';
-import { type ListenerEnv, startListenerEnv } from '../listener-env.ts';
+import { aliceRuns, type ListenerEnv, startListenerEnv } from '../listener-env.ts';
 
 const SLACK = path.join(SRC, 'slack');
 const README = path.resolve(SRC, '../README.md');
@@ -62,13 +61,7 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 it('Approve runs through the Slack files the README names (at most five) and shared kit helpers only', async () => {
-  const runbook = await env.runbook(NEEDS_APPROVAL);
-  const alice = { userId: 'U01ALICE', teamId: 'T01', email: 'alice@example.com', groups: [] };
-  const asked = await runFromForm(
-    env.slackDeps,
-    { ...alice, channelId: 'C01OPS', destinationChannel: 'C01OPS' },
-    { runbook, proxyId: 'proxy-dev', params: PARAMS[NEEDS_APPROVAL]! },
-  );
+  const asked = await aliceRuns(env, NEEDS_APPROVAL);
   if (asked.kind !== 'approval-requested') throw new Error(`expected a request, got ${asked.kind}`);
 
   // The feature's registrations wired as the app wires them; Bolt's part is played by this fake app.

@@ -2,13 +2,12 @@
 // request context) over the real use cases: what reached the use case, what was shown, one refusal.
 import type { ButtonAction } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runFromForm } from '../../../../src/runs/run.ts';
 import { approveClicked, rejectClicked, rejectSubmitted } from '../../../../src/slack/approvals/approval-actions.ts';
 import { approvalsListeners } from '../../../../src/slack/approvals/register.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../../../../src/slack/kit/ids.ts';
 import type { ActionArgs, ViewArgs } from '../../../../src/slack/kit/listen.ts';
-import { NEEDS_APPROVAL, PARAMS, TABLE_POLICY } from '../../../support/authorization-cases.ts';
-import { type ListenerEnv, shown, startListenerEnv } from '../listener-env.ts';
+import { NEEDS_APPROVAL, TABLE_POLICY } from '../../../support/authorization-cases.ts';
+import { aliceRuns, type ListenerEnv, shown, startListenerEnv } from '../listener-env.ts';
 
 let env: ListenerEnv;
 beforeAll(async () => {
@@ -19,13 +18,7 @@ beforeEach(() => env.reset());
 
 /** A pending request to run the runbook that needs approval, asked by Alice in #ops. */
 async function pendingRequest(): Promise<string> {
-  const runbook = await env.runbook(NEEDS_APPROVAL);
-  const alice = { userId: 'U01ALICE', teamId: 'T01', email: 'alice@example.com', groups: [] };
-  const result = await runFromForm(
-    env.slackDeps,
-    { ...alice, channelId: 'C01OPS', destinationChannel: 'C01OPS' },
-    { runbook, proxyId: 'proxy-dev', params: PARAMS[NEEDS_APPROVAL]! },
-  );
+  const result = await aliceRuns(env, NEEDS_APPROVAL);
   if (result.kind !== 'approval-requested') throw new Error(`expected a request, got ${result.kind}`);
   env.reset();
   return result.approval.id;

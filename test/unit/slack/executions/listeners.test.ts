@@ -1,6 +1,5 @@
 // The executions feature's listeners, called as Bolt would call them, over the real use cases.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runFromForm } from '../../../../src/runs/run.ts';
 import {
   executionDetailsClicked,
   executionRefreshClicked,
@@ -14,23 +13,17 @@ import { encodeOutputPage, FIND_ACTION, FIND_BLOCK } from '../../../../src/slack
 import { rerunValue } from '../../../../src/slack/kit/execution-status.ts';
 import { VIEWS } from '../../../../src/slack/kit/ids.ts';
 import type { ViewArgs } from '../../../../src/slack/kit/listen.ts';
-import { PARAMS, PLAIN, TABLE_POLICY } from '../../../support/authorization-cases.ts';
+import { PLAIN, TABLE_POLICY } from '../../../support/authorization-cases.ts';
 import { clickOf } from '../listener-args.ts';
-import { type ListenerEnv, startListenerEnv } from '../listener-env.ts';
+import { aliceRuns, type ListenerEnv, startListenerEnv } from '../listener-env.ts';
 
 let env: ListenerEnv;
 let executionId = '';
 let runbookId = '';
 beforeAll(async () => {
   env = await startListenerEnv(TABLE_POLICY);
-  const runbook = await env.runbook(PLAIN);
-  runbookId = runbook.id;
-  const alice = { userId: 'U01ALICE', teamId: 'T01', email: 'alice@example.com', groups: [] };
-  const result = await runFromForm(
-    env.slackDeps,
-    { ...alice, channelId: 'C01OPS', destinationChannel: 'C01OPS' },
-    { runbook, proxyId: 'proxy-dev', params: PARAMS[PLAIN]! },
-  );
+  runbookId = (await env.runbook(PLAIN)).id;
+  const result = await aliceRuns(env, PLAIN);
   if (result.kind !== 'started') throw new Error(`expected a run, got ${result.kind}`);
   executionId = result.run.executionIds[0]!;
 });

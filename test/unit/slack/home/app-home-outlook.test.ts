@@ -109,3 +109,23 @@ describe('App Home and change freezes', () => {
     expect(text(buildAppHome(base))).not.toContain(':snowflake:');
   });
 });
+
+describe('App Home outlook at its worst', () => {
+  it('stays within Block Kit limits with the longest names, every one escaped, all held by a freeze', () => {
+    // 120 characters that each escape to 4 or 5 (&lt; &amp;), on every row shown.
+    const hostile = '<&'.repeat(200);
+    const runs = Array.from({ length: 30 }, (_, i) => ({
+      ...run(NOW + (i + 1) * 60_000, true, `${hostile}${i}`, `s${i}`),
+      frozenBy: hostile,
+    }));
+    const reports = Array.from({ length: 8 }, (_, i) =>
+      computeHealth(`${hostile}${i}`, [failedRun(DAY_MS)], { nowMs: NOW }),
+    );
+    const home = buildAppHome({
+      ...base,
+      forecast: { runs, truncated: true, pausedCount: 3, unreadableCount: 0 },
+      failing: { reports, seen: 8, fetchedAt: NOW, rowsRead: 1000, coverage: reports[0]!.coverage },
+    });
+    expect(checkBlocks(home.blocks, 'home')).toEqual([]);
+  });
+});

@@ -81,6 +81,18 @@ describe('parseCommand', () => {
     expect(fail('status a b').error).toContain('one execution id');
   });
 
+  it('freezes: a mistyped verb is suggested, a missing runbook or reason is said as such', () => {
+    expect(ok('freezes')).toEqual({ kind: 'freezes' });
+    expect(ok('freezes break "Restart Pods" --reason "prod is down"')).toMatchObject({
+      kind: 'freeze-break',
+      reason: 'prod is down',
+    });
+    expect(fail('freezes brake "Restart Pods" --reason x').suggestion).toBe('freezes break');
+    expect(fail('freezes frobnicate').suggestion).toBeNull();
+    expect(fail('freezes break --reason "prod is down"').error).toContain('Name the runbook');
+    expect(fail('freezes break "Restart Pods"').error).toContain('Say why');
+  });
+
   it('unknown subcommands suggest the closest one', () => {
     const r = fail('lsit');
     expect(r.suggestion).toBe('list');
