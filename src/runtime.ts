@@ -640,7 +640,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       graceMs: intentGraceMs,
       ...(watcher ? { budget: watcher.budget } : {}),
       announce: async (run: StartedRun) => {
-        await inTenantOrSkip(run.teamId, () => postRunningCard(deps, backgroundClient, run));
+        // Many workspaces: the card's ETA is read (and cached) with the workspace's own client, not the routed one.
+        await inTenantOrSkip(run.teamId, async () =>
+          postRunningCard(oauth ? await scopedDeps() : deps, backgroundClient, run),
+        );
       },
     };
     // Many workspaces: each workspace's records are handled in its scope, against its own Runbook API.

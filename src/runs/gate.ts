@@ -106,7 +106,7 @@ export function bareFacts(id: string, name: string): RunbookFacts {
 }
 
 export function subjectOf(actor: Actor, channelId: string | null): Subject {
-  return { userId: actor.userId, groups: actor.groups, channelId };
+  return { userId: actor.userId, groups: actor.groups, channelId, teamId: actor.teamId };
 }
 
 /** The channels an intent is checked in: where the person acted, and for runs where the result goes. */

@@ -463,6 +463,19 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 22,
+    name: 'each installation’s own approvals channel and approver group',
+    up: () => `
+      CREATE TABLE installation_settings (
+        installation_id   TEXT PRIMARY KEY,
+        approvals_channel TEXT,
+        approver_group    TEXT,
+        updated_by        TEXT NOT NULL,
+        updated_at        BIGINT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 23,
     // Schedule ids come from each installation's own Runbook API, so two tenants may hold the same id: the
     // owner is kept per (installation, schedule). Drafts (an hour long, no workspace recorded) start with ''.
     name: 'schedule owners and run drafts kept per installation (existing owners: their workspace’s)',

@@ -20,6 +20,7 @@ import {
 } from './row-mappers.ts';
 import { apiConnectionStore } from './sql-api-connections.ts';
 import type { SqlDialect, SqlDriver, SqlRow } from './sql-driver.ts';
+import { installationSettingsStore } from './sql-installation-settings.ts';
 import { installationRecordStore, oauthStateStore } from './sql-installations.ts';
 import { aliasStore, channelDefaultsStore, workflowStepStore } from './sql-saved-runs.ts';
 import { freezePassStore, schedulePauseStore } from './sql-schedule-pauses.ts';
@@ -834,5 +835,6 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     installations: installationRecordStore(db),
     oauthStates: oauthStateStore(db),
     apiConnections: apiConnectionStore(db),
+    installationSettings: installationSettingsStore(db),
   };
 }

@@ -4,6 +4,7 @@
 // the caller, so tests (and replicas) control the clock.
 
 import type { ApiConnectionStore } from './api-connections.ts';
+import type { InstallationSettingsStore } from './installation-settings.ts';
 import type { InstallationRecordStore, OAuthStateStore } from './installations.ts';
 import type { AliasStore, ChannelDefaultsStore, WorkflowStepStore } from './saved-runs.ts';
 
@@ -625,6 +626,8 @@ export interface Store {
   oauthStates: OAuthStateStore;
   /** Many-workspace mode: each installation's Runbook API (URL and sealed key; api-connections.ts). */
   apiConnections: ApiConnectionStore;
+  /** Many-workspace mode: each installation's approvals channel and approver group (installation-settings.ts). */
+  installationSettings: InstallationSettingsStore;
 }
 
 export type StoreConfig =

@@ -232,6 +232,11 @@ export class Watcher implements RunTracker {
   #sweptElsewhereAt = Number.NEGATIVE_INFINITY;
   /** Running cards this process edited to "longer than usual" (so each is edited once). */
   readonly #lateShown = new Set<string>();
+  /**
+   * Whether a watch without a kept ETA may fall back to the health cache of `api`: not with tenants, whose
+   * routed client is one cache for every workspace (a runbook name in one is not the other's runbook).
+   */
+  readonly #etaFromCache: boolean;
 
   constructor(options: WatcherOptions) {
     this.owner = options.owner;
@@ -246,6 +251,7 @@ export class Watcher implements RunTracker {
     this.#onFinished = options.onFinished ?? null;
     this.#userIdByEmail = options.userIdByEmail ?? null;
     this.#inTenant = options.inTenant ?? ((_teamId, work) => work());
+    this.#etaFromCache = !options.currentTenant;
     this.#budget = createApiBudget({
       store: this.#store,
       ratePerSecond: this.settings.requestsPerSecond,
@@ -859,11 +865,12 @@ export class Watcher implements RunTracker {
 
   /**
    * How long runs of this runbook usually take — what its card first said, kept with the watch (so any
-   * replica, in any workspace, knows it), else this process's health cache; never a request — and whether
+   * replica, in any workspace, knows it), else (one workspace) this process's health cache; never a request — and whether
    * this run is past the p95, timed from its own start (an adopted run's by the API's timestamp).
    */
   #timing(w: Watch): RunningEta {
-    const eta = w.eta ?? cachedHealth({ api: this.#api, now: this.#now }, w.runbookName)?.report.eta ?? null;
+    const cached = this.#etaFromCache ? cachedHealth({ api: this.#api, now: this.#now }, w.runbookName) : null;
+    const eta = w.eta ?? cached?.report.eta ?? null;
     return { eta, late: isLongerThanUsual(eta, this.#now() - (w.startedAt ?? w.createdAt)) };
   }
 

@@ -1,9 +1,9 @@
 // The authorization table end to end: the same cases as test/unit/runs/authorization-table.test.ts,
 // driven through the real Bolt pipeline (signed requests from simulated people, the fake Slack Web API,
-// the emulator) for run, schedule create, schedule edit, Run now, subscribe all, and the seeing-only
-// actions (show, status, output, executions, audit). Each cell asserts
-// what the person is shown, the audit record of a refusal, and that no Runbook API call that changes
-// anything was made when the answer is no.
+// the emulator) for run, schedule create, schedule edit, Run now, a line with --now, the Workflow step,
+// subscribe all, and the seeing-only actions (show, status, output, executions, audit). Each cell asserts
+// what the person is shown, the audit record of a refusal (a run's naming its entry point), and that no
+// Runbook API call that changes anything was made when the answer is no.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -159,6 +159,29 @@ async function executionOf(runbook: Workflow): Promise<string> {
   return executionIds[0]!;
 }
 
+/** Clicks `actionId` on the newest ephemeral of the case's person that carries it (a confirmation). */
+async function confirm(c: Case, actionId: string): Promise<void> {
+  const confirmation = [...h.fake.state.ephemerals]
+    .reverse()
+    .find((e) => e.user === c.userId && JSON.stringify(e.blocks ?? []).includes(actionId));
+  if (confirmation) await h.user(c.userId).act({ kind: 'ephemeral', ephemeral: confirmation }, actionId);
+}
+
+/** Whether a run of `runbook` started (more than `before` running cards), or what refused it after `since`. */
+async function ranOrRefused(
+  c: Case,
+  runbook: Workflow,
+  at: { before: number; since: number; refusals: string[] },
+): Promise<Outcome> {
+  const told = await waitFor(
+    () => (running(c, runbook).length > at.before ? 'is running' : answerAfter(at.since, c.userId, at.refusals)),
+    'the answer',
+  );
+  if (told.includes('is running')) return 'ok';
+  if (told.includes('needs approval')) return 'approval';
+  return told.includes('You may not view that runbook') ? 'hidden' : 'denied';
+}
+
 interface Row {
   name: string;
   auditAction: string | null;
@@ -293,22 +316,38 @@ const ROWS: Row[] = [
         );
       // Run now asks first: confirm it (a refusal comes instead of the confirmation).
       const asked = await waitFor(() => answerAfter(since, c.userId, ['outside its schedule', 'You may not']), 'ask');
-      const confirmation = [...h.fake.state.ephemerals]
-        .reverse()
-        .find((e) => e.user === c.userId && JSON.stringify(e.blocks ?? []).includes(ACTIONS.scheduleRunNowConfirmed));
-      if (asked.includes('outside its schedule') && confirmation) {
-        await h.user(c.userId).act({ kind: 'ephemeral', ephemeral: confirmation }, ACTIONS.scheduleRunNowConfirmed);
+      if (asked.includes('outside its schedule')) await confirm(c, ACTIONS.scheduleRunNowConfirmed);
+      return ranOrRefused(c, runbook, { before, since, refusals: ['needs approval', 'You may not'] });
+    },
+    expect: SAME_AS_RUN,
+  },
+  {
+    name: 'one line with --now (its confirmation → Run)',
+    // Refused at the confirmation (`run.open`) or when Run is clicked (`run.start`), naming `one-line`.
+    auditAction: 'run.open|run.start',
+    via: 'one-line',
+    async act(c, runbook) {
+      const values = Object.entries(PARAMS[runbook.name]!).map(([k, v]) => `${k}=${v}`);
+      const since = h.fake.state.ephemerals.length;
+      const before = running(c, runbook).length;
+      // A line names no result channel: elsewhere is the channel's default result channel, saved by the person.
+      const defaults = h.runtime.store.channelDefaults;
+      if (c.destinationChannel !== c.channelId) {
+        await defaults.set(c.channelId, { resultChannel: c.destinationChannel }, c.userId, Date.now());
       }
-      const told = await waitFor(
-        () =>
-          running(c, runbook).length > before
-            ? 'is running'
-            : answerAfter(since, c.userId, ['needs approval', 'You may not']),
-        'the answer',
-      );
-      if (told.includes('is running')) return 'ok';
-      if (told.includes('needs approval')) return 'approval';
-      return told.includes('You may not view that runbook') ? 'hidden' : 'denied';
+      try {
+        await h.user(c.userId).command(`run "${runbook.name}" ${values.join(' ')} --now`, c.channelId);
+        await waitFor(() => answerAfter(since, c.userId, [ACTIONS.confirmRun, 'Nothing ran']), 'ask');
+      } finally {
+        await defaults.clear(c.channelId);
+      }
+      const asked = answerAfter(since, c.userId, [ACTIONS.confirmRun, 'Nothing ran'])!;
+      if (asked.includes('needs approval')) return 'approval';
+      // A runbook the person may not view is unknown to them (the refusal is still audited).
+      if (!asked.includes(ACTIONS.confirmRun)) return asked.includes('that you may see') ? 'hidden' : 'denied';
+      const clicked = h.fake.state.ephemerals.length;
+      await confirm(c, ACTIONS.confirmRun);
+      return ranOrRefused(c, runbook, { before, since: clicked, refusals: ['Nothing ran', 'You may not'] });
     },
     expect: SAME_AS_RUN,
   },

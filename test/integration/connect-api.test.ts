@@ -47,6 +47,9 @@ describe('connecting a workspace to its Runbook API', () => {
     await user('U01ALICE').command('list', 'C01OPS');
     const answer = await waitFor(() => ephemeralSince(since, 'not connected to a Runbook API yet'), 'not connected');
     expect(answer.text).toContain(`<@${INSTALLER}>`);
+    // The installer is a live mention where the person reads it too, never shown as raw "<@U…>".
+    expect(JSON.stringify(answer.blocks)).toContain(`<@${INSTALLER}>`);
+    expect(JSON.stringify(answer.blocks)).not.toContain('&lt;@');
     const helpFrom = h.fake.state.ephemerals.length;
     await user('U01ALICE').command('help', 'C01OPS');
     await waitFor(() => ephemeralSince(helpFrom, '/runbook'), 'help');

@@ -36,7 +36,7 @@ const cardOf = (executionId: string): FakeMessage | undefined =>
 
 it('the replica watching a run says "longer than usual" from what the card kept, without reading health', async () => {
   // 400–880 ms each: p95 860 ms.
-  seedFinishedRuns(a, SCALE_RUNBOOK, 400);
+  seedFinishedRuns(a.emulator.state, a.clock.now(), SCALE_RUNBOOK, 400);
   // Only B watches: A takes the Slack request and posts the card, then leaves the run to B.
   await a.runtime.watcher!.stop();
   const view = await openScaleForm(a);

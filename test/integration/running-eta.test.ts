@@ -21,7 +21,7 @@ const MINUTE = 60_000;
 const recordOf = (name: string) => [...h.emulator.state.workflows.byId.values()].find((w) => w.workflow.name === name)!;
 
 /** 400–880 ms each: median of the latest 20 about 0.6 s. */
-const seedQuickHistory = () => seedFinishedRuns(h, SCALE_RUNBOOK, 400);
+const seedQuickHistory = () => seedFinishedRuns(h.emulator.state, h.clock.now(), SCALE_RUNBOOK, 400);
 
 const listCalls = () => h.emulator.state.requests.log.filter((r) => r.route === 'GET /v1alpha1/executions').length;
 const cardOf = (channel: string, executionId: string): FakeMessage | undefined =>
@@ -68,7 +68,7 @@ describe('ETA on running cards', () => {
     // Runs of about 10 minutes; one started 30 minutes ago, still running, is watched now: it is already
     // longer than usual, said on the first card and kept by the watcher (which reads no health for it).
     const name = 'Find Crashlooping Pods';
-    seedFinishedRuns(h, name, 10 * MINUTE);
+    seedFinishedRuns(h.emulator.state, h.clock.now(), name, 10 * MINUTE);
     // By the bot's clock (the emulator's was moved on by the test above; the run still runs by it).
     const startedAt = Date.now() - 30 * MINUTE;
     const started = h.emulator.state.startExecutionAt(

@@ -3,25 +3,29 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { EmulatorState } from '../../src/emulator/state.ts';
 import { TABLE_POLICY } from './authorization-cases.ts';
 import { type Harness, startHarness } from './bot-harness.ts';
 
 const HOUR = 3600_000;
 
-/** 25 finished runs of `runbookName` over the last days (5 hours apart), `firstMs` + 20 ms × i long each. */
-export function seedFinishedRuns(h: Harness, runbookName: string, firstMs: number): void {
-  const record = [...h.emulator.state.workflows.byId.values()].find((w) => w.workflow.name === runbookName)!;
+/**
+ * 25 finished runs of `runbookName` over the days before `nowMs` (5 hours apart), `firstMs` + 20 ms × i long
+ * each, in the emulator's state (or one tenant's).
+ */
+export function seedFinishedRuns(state: EmulatorState, nowMs: number, runbookName: string, firstMs: number): void {
+  const record = [...state.workflows.byId.values()].find((w) => w.workflow.name === runbookName)!;
   for (let i = 0; i < 25; i++) {
-    h.emulator.state.startExecutionAt(
+    state.startExecutionAt(
       record,
       { proxyId: 'proxy-dev', params: '{}' },
       {},
-      h.clock.now() - (i + 1) * 5 * HOUR,
+      nowMs - (i + 1) * 5 * HOUR,
       { executor: 'oncall@example.com', approver: '' },
       { outcome: 'succeeded', durationMs: firstMs + i * 20 },
     );
   }
-  h.emulator.state.catchUp();
+  state.catchUp();
 }
 
 export async function startHealthHarness(): Promise<Harness> {

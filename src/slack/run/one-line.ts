@@ -9,9 +9,10 @@ import { labelInputs } from '../../forms/labelled-inputs.ts';
 import { secretFieldNames } from '../../forms/secrets.ts';
 import { describeFieldErrors } from '../../forms/typed-values.ts';
 import type { Actor } from '../../runs/actor.ts';
-import { loadRunbook } from '../../runs/run.ts';
+import { loadRunbook, RUN_OPEN_AUDIT_ACTION } from '../../runs/run.ts';
 import { chooseRun, proxyRefusal } from '../../runs/run-choice.ts';
 import { checkRunWithoutApproval } from '../../runs/run-direct.ts';
+import type { RunEntry } from '../../runs/run-entry.ts';
 import { typedRunParams } from '../../runs/run-params.ts';
 import { disabledReason, isRunnable } from '../../runs/runnable.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
@@ -57,9 +58,11 @@ export async function startLineRun(ctx: HandlerContext, run: LineRun): Promise<v
   await confirmNow(ctx, run, proxyId, destination, savedBy);
 }
 
-async function resolveFor(ctx: HandlerContext, actor: Actor, run: LineRun): Promise<Workflow | string> {
+async function resolveFor(ctx: HandlerContext, actor: Actor, run: LineRun, via: RunEntry): Promise<Workflow | string> {
   if (run.runbookId) return loadRunbook(ctx.deps, run.runbookId);
-  const resolution = await (await visibilityFor(ctx.deps, actor)).resolve(run.query ?? '');
+  // A runbook hidden from the person reads as unknown, but the refusal is audited, as every run's is.
+  const visible = await visibilityFor(ctx.deps, actor);
+  const resolution = await visible.resolve(run.query ?? '', { action: RUN_OPEN_AUDIT_ACTION, via });
   if (resolution.kind === 'match') return loadRunbook(ctx.deps, resolution.runbook.id);
   if (resolution.kind === 'several') {
     const names = resolution.candidates.slice(0, 5).map((r) => r.name);
@@ -84,10 +87,10 @@ async function confirmNow(
     destinationChannel: destination ?? ctx.channelId,
     savedBy,
   });
-  const runbook = await resolveFor(ctx, actor, run);
-  if (typeof runbook === 'string') return refuse(runbook);
   // `v`: the entry point, named in the run's audit record (and in a refusal's, here already).
   const via = run.alias ? 'alias' : 'one-line';
+  const runbook = await resolveFor(ctx, actor, run, via);
+  if (typeof runbook === 'string') return refuse(runbook);
   const check = await checkRunWithoutApproval(deps, actor, runbook, via, 'with --now');
   if (check.kind === 'refused') return refuse(check.sentence);
   if (!isRunnable(runbook)) return refuse(`${runbook.name} cannot be run: ${disabledReason(runbook)}.`);

@@ -1,4 +1,4 @@
-// The upgrades to migrations 21 and 22: aliases, channel defaults and schedule owners gain the installation in their key. A
+// The upgrades to migrations 21 and 23: aliases, channel defaults and schedule owners gain the installation in their key. A
 // many-workspace deployment's rows go to their workspace's installation (or its Grid org's); a
 // single-workspace deployment's stay its own ('') until a many-workspace start assigns them.
 import { mkdtempSync } from 'node:fs';
@@ -49,7 +49,7 @@ function addInstallation(db: SqlDriver) {
   );
 }
 
-describe('upgrade to aliases, channel defaults (migration 21) and schedule owners (22) per installation', () => {
+describe('upgrade to aliases, channel defaults (migration 21) and schedule owners (23) per installation', () => {
   it('a many-workspace deployment: each row goes to its workspace’s installation (or its org’s)', async () => {
     const store = createSqlStore(openSqliteDriver(await before21(true)));
     try {
@@ -59,7 +59,7 @@ describe('upgrade to aliases, channel defaults (migration 21) and schedule owner
       expect(await store.aliases.get('C1', 'deploy')).toBeNull();
       expect(await store.channelDefaults.get('C1', 'T0ONE')).toMatchObject({ proxyId: 'p1' });
       expect(await store.channelDefaults.get('C1')).toBeNull();
-      // Migration 22: schedule owners the same way.
+      // Migration 23: schedule owners the same way.
       expect(await store.scheduleOwners.get('s-1', 'E0GRID')).toMatchObject({ userId: 'U1', channel: 'C2' });
       expect(await store.scheduleOwners.get('s-1')).toBeNull();
     } finally {
