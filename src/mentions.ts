@@ -58,3 +58,55 @@ export function plainTextMentions(text: string): string {
     (_m, sigil, id, group) => (group ? `@${group}` : `${sigil}${id}`),
   );
 }
+
+// ---- mentions kept in a stored record (the audit trail) ------------------------------------------
+// A record is plain text, but a reader must still tell the bot's mentions from text from outside that
+// merely looks like one. Stored, a sealed mention keeps its plain token between two private-use marks;
+// the marks are removed from everything else, so only the bot's own mentions carry them.
+const STORED_OPEN = '\uE002';
+const STORED_CLOSE = '\uE003';
+const STORED = /\uE002(<@[UW][A-Z0-9]{2,30}>|<#[CGD][A-Z0-9]{2,30}>|<!subteam\^S[A-Z0-9]{2,30}>)\uE003/g;
+
+/** The text as a record keeps it: sealed mentions as marked plain tokens, no marks anywhere else. */
+export function storedMentions(text: string): string {
+  const strip = (part: string) => part.replace(/[\uE002\uE003]/g, '');
+  if (!text.includes('\uE000')) return strip(text);
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(SEALED)) {
+    out += strip(text.slice(last, m.index));
+    out += `${STORED_OPEN}${m[1]!}${STORED_CLOSE}`;
+    last = m.index + m[0].length;
+  }
+  return out + strip(text.slice(last));
+}
+
+/**
+ * A stored record's text with each marked mention passed through `token` (e.g. made live again) and
+ * everything else through `rest`. A mark left alone (a cut record) is dropped.
+ */
+export function readStoredMentions(
+  text: string,
+  rest: (part: string) => string,
+  token: (kind: 'user' | 'channel' | 'group', id: string) => string,
+): string {
+  let out = '';
+  let last = 0;
+  const clean = (part: string) => rest(part.replace(/[\uE002\uE003]/g, ''));
+  for (const m of text.matchAll(STORED)) {
+    out += clean(text.slice(last, m.index));
+    const t = m[1]!;
+    out += t.startsWith('<@')
+      ? token('user', t.slice(2, -1))
+      : t.startsWith('<#')
+        ? token('channel', t.slice(2, -1))
+        : token('group', t.slice(10, -1));
+    last = m.index + m[0].length;
+  }
+  return out + clean(text.slice(last));
+}
+
+/** A stored record's text as plain tokens (marks removed): for logs and anything machine-read. */
+export function plainStored(text: string): string {
+  return text.replace(/[\uE002\uE003]/g, '');
+}

@@ -18,8 +18,14 @@ export interface ProxyDirectoryOptions {
   now?: () => number;
 }
 
-/** "Proxy "nosuch" is not one of the offered proxies: Development (proxy-dev), Staging (proxy-staging)." */
+/**
+ * "Proxy "nosuch" is not one of the offered proxies: Development (proxy-dev), Staging (proxy-staging)."; with no
+ * proxy chosen and none known at all (a fresh Runbook API with no schedules, nothing configured), what to do.
+ */
 export function notOfferedSentence(proxyId: string | null, options: readonly RunbookProxy[], prefix = ''): string {
+  if (!proxyId && options.length === 0) {
+    return `${prefix}proxy to run on is not known: no proxy is configured and none was seen yet. Name one with --proxy ID, or ask whoever runs the bot to set RUNBOOK_PROXIES.`;
+  }
   const listed = options
     .slice(0, 10)
     .map((p) => (p.name && p.name !== p.id ? `${p.name} (${p.id})` : p.id))

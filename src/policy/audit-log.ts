@@ -3,7 +3,7 @@
 // many-workspace mode each entry is kept with its installation, and reading returns only that one's.
 
 import type { Logger } from '../logger.ts';
-import { plainMentions } from '../mentions.ts';
+import { plainStored, storedMentions } from '../mentions.ts';
 import type { AuditEntry, Store } from '../store/store.ts';
 import { currentInstallation } from '../tenants/tenant-scope.ts';
 
@@ -21,16 +21,20 @@ export class AuditLog {
   }
 
   async record(input: AuditInput): Promise<void> {
-    // Sealed mentions (src/mentions.ts) are stored and logged as their plain tokens.
+    // Sealed mentions (src/mentions.ts) are stored as marked plain tokens (so a reader can tell them from
+    // text from outside that looks like one: storedMentions) and logged as plain tokens.
     // Many workspaces: kept with the installation the work is for (requests and background work run in its scope).
     const installationId = input.installationId ?? currentInstallation();
     const entry: AuditEntry = {
       ...input,
-      ...(typeof input.detail === 'string' ? { detail: plainMentions(input.detail) } : {}),
+      ...(typeof input.detail === 'string' ? { detail: storedMentions(input.detail) } : {}),
       ...(installationId ? { installationId } : {}),
       at: input.at ?? this.#now(),
     };
-    this.#logger.info({ audit: entry }, `audit ${entry.action} ${entry.outcome}`);
+    this.#logger.info(
+      { audit: entry.detail ? { ...entry, detail: plainStored(entry.detail) } : entry },
+      `audit ${entry.action} ${entry.outcome}`,
+    );
     try {
       await this.#store.audit.append(entry);
     } catch (err) {

@@ -14,6 +14,9 @@ export type PolicyAction = (typeof ACTIONS)[number];
 const idList = z.array(z.string().min(1)).optional();
 const userIds = z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'must be a Slack user id like U012ABC')).optional();
 const groupIds = z.array(z.string().regex(/^S[A-Z0-9]+$/, 'must be a Slack user group id like S012ABC')).optional();
+const teamIds = z
+  .array(z.string().regex(/^[TE][A-Z0-9]+$/, 'must be a Slack workspace id like T012ABC (or an org id like E012ABC)'))
+  .optional();
 const channelIds = z.array(z.string().regex(/^[CGD][A-Z0-9]+$/, 'must be a Slack channel id like C012ABC')).optional();
 
 const RunbookSelector = z
@@ -43,6 +46,8 @@ const Rule = z
     users: userIds,
     groups: groupIds,
     channels: channelIds,
+    /** Workspaces (team ids, or a Grid org's id) the rule is for; unset: every workspace. */
+    teams: teamIds,
     runbooks: RunbookSelector.optional(),
   })
   .strict();
@@ -113,6 +118,12 @@ export interface Subject {
   /** User group ids the person belongs to (resolved by the caller). */
   groups: readonly string[];
   channelId: string | null;
+  /**
+   * The workspace the person acts from (and its Grid org, when known); undefined: unknown, which a rule
+   * naming `teams` matches only to deny (it fails closed).
+   */
+  teamId?: string | null;
+  enterpriseId?: string | null;
 }
 
 /** What the policy needs to know about a runbook. */
@@ -181,6 +192,11 @@ function matchesSubject(rule: RuleT, subject: Subject): boolean {
   if (rule.users && !rule.users.includes(subject.userId)) return false;
   if (rule.groups && !rule.groups.some((g) => subject.groups.includes(g))) return false;
   if (rule.channels && !(subject.channelId && rule.channels.includes(subject.channelId))) return false;
+  if (rule.teams) {
+    const known = [subject.teamId, subject.enterpriseId].filter((t): t is string => typeof t === 'string');
+    if (known.length === 0) return rule.effect === 'deny';
+    if (!known.some((t) => rule.teams!.includes(t))) return false;
+  }
   return true;
 }
 
@@ -226,10 +242,22 @@ const VERB: Record<PolicyAction, string> = {
 export class Policy {
   readonly file: PolicyFile;
   readonly source: string;
+  /** A workspace's own approver group (narrowedTo): approvers must be its members where the file allows it. */
+  readonly approverGroup: string | null;
 
-  constructor(file: PolicyFile, source: string) {
+  constructor(file: PolicyFile, source: string, approverGroup: string | null = null) {
     this.file = file;
     this.source = source;
+    this.approverGroup = approverGroup;
+  }
+
+  /**
+   * The same policy for a workspace whose admins named an approver group (one this policy names): where a
+   * run's approvers are anyone, or include that group, only its members may approve (the quorum's
+   * one-from-each groups stay as they are). Never wider: elsewhere the file's approvers stand.
+   */
+  narrowedTo(approverGroup: string | null): Policy {
+    return approverGroup === this.approverGroup ? this : new Policy(this.file, this.source, approverGroup);
   }
 
   /** No policy file: everyone may view, run, schedule, approve (never their own request) and read the audit trail. */
@@ -348,6 +376,12 @@ export class Policy {
     }
     // Approvers from a required group may approve even when the rule lists other people.
     if (users.size > 0 || groups.size > 0) for (const g of quorum.eachOf) groups.add(g);
+    const narrowed = this.approverGroup;
+    if (narrowed && reasons.length > 0 && ((users.size === 0 && groups.size === 0) || groups.has(narrowed))) {
+      users.clear();
+      groups.clear();
+      for (const g of [narrowed, ...quorum.eachOf]) groups.add(g);
+    }
     return {
       required: reasons.length > 0,
       reasons,

@@ -114,7 +114,8 @@ async function currentVotes(
   const kept: Vote[] = [];
   for (const vote of votes) {
     const groups = freshGroups ? [...(await freshGroups(vote.userId))] : vote.groups;
-    const subject = { userId: vote.userId, groups, channelId: approver.channelId };
+    // A voter of this installation: judged in the deciding approver's workspace.
+    const subject = { userId: vote.userId, groups, channelId: approver.channelId, teamId: approver.teamId };
     const view = policy.decide('view', subject, facts);
     const approve = view.allowed ? policy.canApprove(subject, facts, approval.requesterId) : view;
     if (approve.allowed) {
@@ -315,7 +316,7 @@ export interface AwaitingRequest {
  * nothing is audited (listing is not acting).
  */
 export async function awaitingApprovalBy(deps: RunsDeps, actor: Actor, limit = 50): Promise<AwaitingRequest[]> {
-  const subject = { userId: actor.userId, groups: actor.groups, channelId: null };
+  const subject = { userId: actor.userId, groups: actor.groups, channelId: null, teamId: actor.teamId };
   const out: AwaitingRequest[] = [];
   const installationId = currentInstallation();
   const pending = installationId

@@ -8,6 +8,7 @@
 import type { Schedule, Workflow } from '../api/schemas.ts';
 import { windowState } from '../policy/freezes.ts';
 import type { ActiveFreeze, FreezeScope } from '../policy/policy.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import {
@@ -225,7 +226,7 @@ export async function applyFreezes(deps: RunsDeps, options: ApplyFreezeOptions):
     if (held.has(schedule.id)) continue;
     const { freeze, channel } = await scheduleFreeze(deps, schedule, options);
     if (!freeze) continue;
-    const owner = await deps.access.store.scheduleOwners.get(schedule.id);
+    const owner = await deps.access.store.scheduleOwners.get(schedule.id, installationKey());
     const who = { userId: '', teamId: owner?.teamId ?? options.installation?.id ?? null, channelId: null };
     const result = await applyPause(deps, who, schedule, {
       resumeAt: null,

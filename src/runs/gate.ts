@@ -23,6 +23,7 @@ import {
   type RunbookFacts,
   type Subject,
 } from '../policy/policy.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { judgeDestination } from './destinations.ts';
@@ -105,7 +106,7 @@ export function bareFacts(id: string, name: string): RunbookFacts {
 }
 
 export function subjectOf(actor: Actor, channelId: string | null): Subject {
-  return { userId: actor.userId, groups: actor.groups, channelId };
+  return { userId: actor.userId, groups: actor.groups, channelId, teamId: actor.teamId };
 }
 
 /** The channels an intent is checked in: where the person acted, and for runs where the result goes. */
@@ -322,7 +323,7 @@ export async function scheduleFreezeScope(
   schedule: Pick<Schedule, 'id' | 'runbookId' | 'runbookName'>,
   options: FreezeOptions = {},
 ): Promise<ScheduleFreezeScope> {
-  const owner = await deps.access.store.scheduleOwners.get(schedule.id);
+  const owner = await deps.access.store.scheduleOwners.get(schedule.id, installationKey());
   const runbook = await deps.catalog.get(schedule.runbookId).catch(() => null);
   const facts = runbook ? runbookFacts(deps, runbook) : bareFacts(schedule.runbookId, schedule.runbookName);
   let groups: readonly string[] | null = [];

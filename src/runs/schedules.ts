@@ -7,6 +7,7 @@ import { type Schedule, type ScheduleWrite, Workflow } from '../api/schemas.ts';
 import { parseInputSchema } from '../forms/input-schema.ts';
 import { freezeEnd } from '../policy/freezes.ts';
 import type { Approval } from '../store/store.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { maskErrorSecrets } from './execution-secrets.ts';
@@ -82,7 +83,7 @@ export async function checkScheduleChange(
     if (paused) return paused;
   }
   if (deps.access.policy.scheduleOwnersOnly) {
-    const owner = await deps.access.store.scheduleOwners.get(schedule.id);
+    const owner = await deps.access.store.scheduleOwners.get(schedule.id, installationKey());
     if (owner && owner.userId !== actor.userId) {
       const sentence = `Only the person who created this schedule (${owner.userName ?? owner.userId}) may change it. Ask them, or ${deps.access.policy.contact}.`;
       await recordDenial(deps, actor, { action: auditAction, target, sentence });
@@ -182,6 +183,7 @@ export async function writeSchedule(
       saved.id,
       { userId: actor.userId, teamId: actor.teamId, channel: actor.channelId },
       deps.now(),
+      installationKey(),
     );
   }
   await audit(
@@ -233,7 +235,7 @@ export async function deleteSchedule(deps: RunsDeps, actor: Actor, scheduleId: s
     if (!(err instanceof NotFoundError)) throw err;
     return refused('not-found', 'That schedule no longer exists; the list below is up to date.');
   }
-  await deps.access.store.scheduleOwners.remove(scheduleId);
+  await deps.access.store.scheduleOwners.remove(scheduleId, installationKey());
   // A paused schedule deleted is gone with its pause: nothing is left to resume.
   await deps.access.store.schedulePauses.remove(scheduleId);
   await deps.access.audit.record({

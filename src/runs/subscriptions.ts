@@ -67,7 +67,7 @@ export async function subscribe(
     // is judged again when it is posted (subscriberMayView).
     const decision = deps.access.policy.decide(
       'view',
-      { userId: actor.userId, groups: actor.groups, channelId: channel },
+      { userId: actor.userId, groups: actor.groups, channelId: channel, teamId: actor.teamId },
       null,
     );
     if (!decision.allowed) {

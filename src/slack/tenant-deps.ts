@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import type { RunbookApi } from '../api/runbook-api.ts';
 import type { ProxyDirectory } from '../catalog/proxy-directory.ts';
 import type { RunbookCatalog } from '../catalog/runbook-catalog.ts';
+import { withInstallationSettings } from '../runs/installation-settings.ts';
 import type { ApiConnections, OpenConnection } from '../tenants/api-connections.ts';
 import type { TenantInstallation } from '../tenants/installation.ts';
 import type { SlackDeps } from './kit/deps.ts';
@@ -110,9 +111,27 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
       catalog: tenant.catalog,
       proxies: tenant.proxies,
       access: { ...base.access, identity: options.newIdentity(), places: options.newPlaces() },
-      tenancy: { installationId, connections: options.connections, status: opened?.status ?? null, installerId },
+      tenancy: {
+        installationId,
+        connections: options.connections,
+        status: opened?.status ?? null,
+        installerId,
+        settings: null,
+        operatorApprovalsChannel: base.access.approvalsChannel,
+      },
     };
     return { version, deps, tenant };
+  };
+
+  // The workspace's own approval settings, read on every request like the connection (any replica).
+  const withSettings = async (installationId: string, deps: SlackDeps): Promise<SlackDeps> => {
+    const settings = await options.base.access.store.installationSettings.get(installationId);
+    if (!settings || !deps.tenancy) return deps;
+    return {
+      ...deps,
+      access: withInstallationSettings(deps.access, options.base.access.approvalsChannel, settings),
+      tenancy: { ...deps.tenancy, settings },
+    };
   };
 
   const tenantDeps: TenantDeps = {
@@ -130,10 +149,10 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
       }
       const version = opened?.version ?? 'not-connected';
       const cached = cache.get(installation.id);
-      if (cached && cached.version === version) return cached.deps;
+      if (cached && cached.version === version) return withSettings(installation.id, cached.deps);
       const entry = await build(installation.id, opened, version);
       cache.set(installation.id, entry);
-      return entry.deps;
+      return withSettings(installation.id, entry.deps);
     },
     async close() {
       const tenants = [...cache.values()].map((entry) => entry.tenant);

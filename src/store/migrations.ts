@@ -461,6 +461,46 @@ export const MIGRATIONS: readonly Migration[] = [
       ${ASSIGN_DEFAULTS_INSTALLATIONS};
     `,
   },
+  {
+    version: 22,
+    name: 'each installation’s own approvals channel and approver group',
+    up: () => `
+      CREATE TABLE installation_settings (
+        installation_id   TEXT PRIMARY KEY,
+        approvals_channel TEXT,
+        approver_group    TEXT,
+        updated_by        TEXT NOT NULL,
+        updated_at        BIGINT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 23,
+    // Schedule ids come from each installation's own Runbook API, so two tenants may hold the same id: the
+    // owner is kept per (installation, schedule). Drafts (an hour long, no workspace recorded) start with ''.
+    name: 'schedule owners and run drafts kept per installation (existing owners: their workspace’s)',
+    up: () => `
+      CREATE TABLE schedule_owners_scoped (
+        installation_id TEXT NOT NULL DEFAULT '',
+        schedule_id TEXT NOT NULL,
+        user_id     TEXT NOT NULL,
+        team_id     TEXT,
+        user_name   TEXT,
+        channel     TEXT,
+        created_at  BIGINT NOT NULL,
+        updated_at  BIGINT NOT NULL,
+        PRIMARY KEY (installation_id, schedule_id)
+      );
+      INSERT INTO schedule_owners_scoped (installation_id, schedule_id, user_id, team_id, user_name, channel,
+        created_at, updated_at)
+      SELECT '', schedule_id, user_id, team_id, user_name, channel, created_at, updated_at FROM schedule_owners;
+      DROP TABLE schedule_owners;
+      ALTER TABLE schedule_owners_scoped RENAME TO schedule_owners;
+      ${ASSIGN_OWNER_INSTALLATIONS};
+
+      ALTER TABLE run_drafts ADD COLUMN installation_id TEXT NOT NULL DEFAULT '';
+    `,
+  },
 ];
 
 /**
@@ -492,6 +532,7 @@ function assignScopedSql(table: string, teamOf: string): string {
 }
 
 export const ASSIGN_ALIAS_INSTALLATIONS = assignScopedSql('run_aliases', 'run_aliases.team_id');
+export const ASSIGN_OWNER_INSTALLATIONS = assignScopedSql('schedule_owners', 'schedule_owners.team_id');
 export const ASSIGN_DEFAULTS_INSTALLATIONS = assignScopedSql(
   'channel_defaults',
   `(SELECT a.team_id FROM audit a WHERE a.action = 'defaults.set' AND a.outcome = 'ok'

@@ -3,7 +3,12 @@
 // watches), an UPDATE ... WHERE <still in the expected state> (replies, approvals, leases). Both
 // databases serialise conflicting writes on the same row, so only one caller sees rowCount = 1.
 import { randomUUID } from 'node:crypto';
-import { ASSIGN_APPROVAL_INSTALLATIONS, ASSIGN_AUDIT_INSTALLATIONS, runMigrations } from './migrations.ts';
+import {
+  ASSIGN_APPROVAL_INSTALLATIONS,
+  ASSIGN_AUDIT_INSTALLATIONS,
+  ASSIGN_OWNER_INSTALLATIONS,
+  runMigrations,
+} from './migrations.ts';
 import {
   parseStarts,
   toApproval,
@@ -15,6 +20,7 @@ import {
 } from './row-mappers.ts';
 import { apiConnectionStore } from './sql-api-connections.ts';
 import type { SqlDialect, SqlDriver, SqlRow } from './sql-driver.ts';
+import { installationSettingsStore } from './sql-installation-settings.ts';
 import { installationRecordStore, oauthStateStore } from './sql-installations.ts';
 import { aliasStore, channelDefaultsStore, workflowStepStore } from './sql-saved-runs.ts';
 import { freezePassStore, schedulePauseStore } from './sql-schedule-pauses.ts';
@@ -515,12 +521,13 @@ function cursorStore(db: SqlDriver): CursorStore {
 
 function scheduleOwnerStore(db: SqlDriver): ScheduleOwnerStore {
   return {
-    async set(scheduleId, o, now) {
+    async set(scheduleId, o, now, installationId = '') {
       // Re-setting the same user without a name keeps the name we already had.
       await db.query(
-        `INSERT INTO schedule_owners (schedule_id, user_id, team_id, user_name, created_at, updated_at, channel)
-         VALUES ($1, $2, $3, $4, $5, $5, $6)
-         ON CONFLICT (schedule_id) DO UPDATE SET
+        `INSERT INTO schedule_owners (schedule_id, user_id, team_id, user_name, created_at, updated_at, channel,
+           installation_id)
+         VALUES ($1, $2, $3, $4, $5, $5, $6, $7)
+         ON CONFLICT (installation_id, schedule_id) DO UPDATE SET
            user_id = excluded.user_id,
            team_id = excluded.team_id,
            channel = COALESCE(excluded.channel, schedule_owners.channel),
@@ -528,27 +535,37 @@ function scheduleOwnerStore(db: SqlDriver): ScheduleOwnerStore {
                             THEN COALESCE(excluded.user_name, schedule_owners.user_name)
                             ELSE excluded.user_name END,
            updated_at = excluded.updated_at`,
-        [scheduleId, o.userId, o.teamId, o.userName ?? null, now, o.channel ?? null],
+        [scheduleId, o.userId, o.teamId, o.userName ?? null, now, o.channel ?? null, installationId],
       );
     },
-    async get(scheduleId) {
-      const { rows } = await db.query('SELECT * FROM schedule_owners WHERE schedule_id = $1', [scheduleId]);
+    async get(scheduleId, installationId = '') {
+      const { rows } = await db.query('SELECT * FROM schedule_owners WHERE schedule_id = $1 AND installation_id = $2', [
+        scheduleId,
+        installationId,
+      ]);
       return rows[0] ? toScheduleOwner(rows[0]) : null;
     },
-    async getMany(ids) {
+    async getMany(ids, installationId = '') {
       const owners = new Map<string, ScheduleOwner>();
       if (ids.length === 0) return owners;
-      const { rows } = await db.query(`SELECT * FROM schedule_owners WHERE ${inList(db.dialect, 'schedule_id', 1)}`, [
-        unique(ids),
-      ]);
+      const { rows } = await db.query(
+        `SELECT * FROM schedule_owners WHERE ${inList(db.dialect, 'schedule_id', 1)} AND installation_id = $2`,
+        [unique(ids), installationId],
+      );
       for (const row of rows) {
         const owner = toScheduleOwner(row);
         owners.set(owner.scheduleId, owner);
       }
       return owners;
     },
-    async remove(scheduleId) {
-      await db.query('DELETE FROM schedule_owners WHERE schedule_id = $1', [scheduleId]);
+    async remove(scheduleId, installationId = '') {
+      await db.query('DELETE FROM schedule_owners WHERE schedule_id = $1 AND installation_id = $2', [
+        scheduleId,
+        installationId,
+      ]);
+    },
+    async assignInstallations() {
+      return (await db.query(ASSIGN_OWNER_INSTALLATIONS)).rowCount ?? 0;
     },
   };
 }
@@ -694,17 +711,20 @@ function auditStore(db: SqlDriver): AuditStore {
 
 function runDraftStore(db: SqlDriver): RunDraftStore {
   return {
-    async save(d, now) {
+    async save(d, now, installationId = '') {
       const id = randomUUID();
       await db.query(
-        `INSERT INTO run_drafts (id, runbook_id, proxy_id, channel, params, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [id, d.runbookId, d.proxyId, d.channel, d.params, now, d.expiresAt],
+        `INSERT INTO run_drafts (id, runbook_id, proxy_id, channel, params, created_at, expires_at, installation_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [id, d.runbookId, d.proxyId, d.channel, d.params, now, d.expiresAt, installationId],
       );
       return id;
     },
-    async get(id, now) {
-      const { rows } = await db.query('SELECT * FROM run_drafts WHERE id = $1 AND expires_at > $2', [id, now]);
+    async get(id, now, installationId = '') {
+      const { rows } = await db.query(
+        'SELECT * FROM run_drafts WHERE id = $1 AND expires_at > $2 AND installation_id = $3',
+        [id, now, installationId],
+      );
       return rows[0] ? toRunDraft(rows[0]) : null;
     },
     async deleteExpired(now) {
@@ -815,5 +835,6 @@ export function createSqlStore(db: SqlDriver, options: SqlStoreOptions = {}): St
     installations: installationRecordStore(db),
     oauthStates: oauthStateStore(db),
     apiConnections: apiConnectionStore(db),
+    installationSettings: installationSettingsStore(db),
   };
 }

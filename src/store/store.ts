@@ -4,6 +4,7 @@
 // the caller, so tests (and replicas) control the clock.
 
 import type { ApiConnectionStore } from './api-connections.ts';
+import type { InstallationSettingsStore } from './installation-settings.ts';
 import type { InstallationRecordStore, OAuthStateStore } from './installations.ts';
 import type { AliasStore, ChannelDefaultsStore, WorkflowStepStore } from './saved-runs.ts';
 
@@ -381,15 +382,22 @@ export interface CursorStore {
 }
 
 /** Who created a schedule in Slack (the API only knows the API key's user). */
+/**
+ * Kept per installation (many workspaces): schedule ids come from each installation's own Runbook API.
+ * `installationId` is the one in scope, '' (the default) for the one workspace of single-workspace mode.
+ */
 export interface ScheduleOwnerStore {
   set(
     scheduleId: string,
     o: { userId: string; teamId: string | null; userName?: string; channel?: string | null },
     now: number,
+    installationId?: string,
   ): Promise<void>;
-  get(scheduleId: string): Promise<ScheduleOwner | null>;
-  getMany(ids: string[]): Promise<Map<string, ScheduleOwner>>;
-  remove(scheduleId: string): Promise<void>;
+  get(scheduleId: string, installationId?: string): Promise<ScheduleOwner | null>;
+  getMany(ids: string[], installationId?: string): Promise<Map<string, ScheduleOwner>>;
+  remove(scheduleId: string, installationId?: string): Promise<void>;
+  /** Gives owners kept for the single workspace ('') their workspace's installation (many-workspace start). */
+  assignInstallations(): Promise<number>;
 }
 
 /**
@@ -539,10 +547,13 @@ export interface AuditStore {
 }
 
 export interface RunDraftStore {
-  /** Saves a draft under a fresh uuid and returns the id. */
-  save(d: NewRunDraft, now: number): Promise<string>;
-  /** The draft, or null when there is none or it expired (expiresAt <= now). Reading does not consume it. */
-  get(id: string, now: number): Promise<RunDraftRecord | null>;
+  /** Saves a draft under a fresh uuid and returns the id; kept with `installationId` ('' = single workspace). */
+  save(d: NewRunDraft, now: number, installationId?: string): Promise<string>;
+  /**
+   * The draft, or null when there is none, it expired (expiresAt <= now) or it is another installation's.
+   * Reading does not consume it.
+   */
+  get(id: string, now: number, installationId?: string): Promise<RunDraftRecord | null>;
   /** Deletes drafts with expiresAt <= now; returns how many. */
   deleteExpired(now: number): Promise<number>;
 }
@@ -615,6 +626,8 @@ export interface Store {
   oauthStates: OAuthStateStore;
   /** Many-workspace mode: each installation's Runbook API (URL and sealed key; api-connections.ts). */
   apiConnections: ApiConnectionStore;
+  /** Many-workspace mode: each installation's approvals channel and approver group (installation-settings.ts). */
+  installationSettings: InstallationSettingsStore;
 }
 
 export type StoreConfig =

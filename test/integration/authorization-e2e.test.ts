@@ -159,6 +159,29 @@ async function executionOf(runbook: Workflow): Promise<string> {
   return executionIds[0]!;
 }
 
+/** Clicks `actionId` on the newest ephemeral of the case's person that carries it (a confirmation). */
+async function confirm(c: Case, actionId: string): Promise<void> {
+  const confirmation = [...h.fake.state.ephemerals]
+    .reverse()
+    .find((e) => e.user === c.userId && JSON.stringify(e.blocks ?? []).includes(actionId));
+  if (confirmation) await h.user(c.userId).act({ kind: 'ephemeral', ephemeral: confirmation }, actionId);
+}
+
+/** Whether a run of `runbook` started (more than `before` running cards), or what refused it after `since`. */
+async function ranOrRefused(
+  c: Case,
+  runbook: Workflow,
+  at: { before: number; since: number; refusals: string[] },
+): Promise<Outcome> {
+  const told = await waitFor(
+    () => (running(c, runbook).length > at.before ? 'is running' : answerAfter(at.since, c.userId, at.refusals)),
+    'the answer',
+  );
+  if (told.includes('is running')) return 'ok';
+  if (told.includes('needs approval')) return 'approval';
+  return told.includes('You may not view that runbook') ? 'hidden' : 'denied';
+}
+
 interface Row {
   name: string;
   auditAction: string | null;
@@ -293,22 +316,8 @@ const ROWS: Row[] = [
         );
       // Run now asks first: confirm it (a refusal comes instead of the confirmation).
       const asked = await waitFor(() => answerAfter(since, c.userId, ['outside its schedule', 'You may not']), 'ask');
-      const confirmation = [...h.fake.state.ephemerals]
-        .reverse()
-        .find((e) => e.user === c.userId && JSON.stringify(e.blocks ?? []).includes(ACTIONS.scheduleRunNowConfirmed));
-      if (asked.includes('outside its schedule') && confirmation) {
-        await h.user(c.userId).act({ kind: 'ephemeral', ephemeral: confirmation }, ACTIONS.scheduleRunNowConfirmed);
-      }
-      const told = await waitFor(
-        () =>
-          running(c, runbook).length > before
-            ? 'is running'
-            : answerAfter(since, c.userId, ['needs approval', 'You may not']),
-        'the answer',
-      );
-      if (told.includes('is running')) return 'ok';
-      if (told.includes('needs approval')) return 'approval';
-      return told.includes('You may not view that runbook') ? 'hidden' : 'denied';
+      if (asked.includes('outside its schedule')) await confirm(c, ACTIONS.scheduleRunNowConfirmed);
+      return ranOrRefused(c, runbook, { before, since, refusals: ['needs approval', 'You may not'] });
     },
     expect: SAME_AS_RUN,
   },
@@ -336,20 +345,9 @@ const ROWS: Row[] = [
       if (asked.includes('needs approval')) return 'approval';
       // A runbook the person may not view is unknown to them (the refusal is still audited).
       if (!asked.includes(ACTIONS.confirmRun)) return asked.includes('that you may see') ? 'hidden' : 'denied';
-      const confirmation = [...h.fake.state.ephemerals]
-        .reverse()
-        .find((e) => e.user === c.userId && JSON.stringify(e.blocks ?? []).includes(ACTIONS.confirmRun))!;
       const clicked = h.fake.state.ephemerals.length;
-      await h.user(c.userId).act({ kind: 'ephemeral', ephemeral: confirmation }, ACTIONS.confirmRun);
-      const told = await waitFor(
-        () =>
-          running(c, runbook).length > before
-            ? 'is running'
-            : answerAfter(clicked, c.userId, ['Nothing ran', 'You may not']),
-        'the answer',
-      );
-      if (told.includes('is running')) return 'ok';
-      return told.includes('You may not view that runbook') ? 'hidden' : 'denied';
+      await confirm(c, ACTIONS.confirmRun);
+      return ranOrRefused(c, runbook, { before, since: clicked, refusals: ['Nothing ran', 'You may not'] });
     },
     expect: SAME_AS_RUN,
   },

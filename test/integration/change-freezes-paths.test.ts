@@ -1,7 +1,7 @@
 // Change freezes on the paths a form does not take, through the real Bolt pipeline with the bot on the
 // emulator's clock: an approval request approved inside a window is refused with the window's name and
 // stays open (approved after the window, it runs); a Workflow Builder step inside a window fails with the
-// sentence a person would read and starts nothing; a schedule created in the form inside a window is paused
+// sentence a person would read and starts nothing, and so does a schedule's Run now; a schedule created in the form inside a window is paused
 // at once (it never fires inside the window), its creator told so, and resumed at the window's end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NEVER_FIRES } from '../../src/runs/schedule-pause-write.ts';
@@ -9,7 +9,7 @@ import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
 import { ACTIONS, BLOCKS, FUNCTIONS } from '../../src/slack/kit/ids.ts';
 import { requestDrain, runsOf } from '../support/approval-requests.ts';
 import { type Harness, modalContaining, startHarness, waitFor, writePolicyFile } from '../support/bot-harness.ts';
-import { SCALE_RUNBOOK, scaleFormValues } from '../support/run-form.ts';
+import { clickRunNow, SCALE_RUNBOOK, scaleFormValues } from '../support/run-form.ts';
 
 const FREEZE = 'Release freeze';
 const POLICY = `
@@ -101,6 +101,55 @@ describe('change freezes beyond the form', () => {
         (e) => e.action === 'run.start' && e.outcome === 'denied' && e.detail?.endsWith('; via workflow-step'),
       ),
     ).toBe(true);
+  });
+
+  it('a schedule’s Run now inside the window is refused with the sentence and starts nothing', async () => {
+    h.clock.set(INSIDE);
+    // Made before the window in #ops by Alice; the freeze's minute pass has not come yet.
+    const runbookId = [...h.emulator.state.workflows.byId.values()].find((w) => w.workflow.name === SCALE_RUNBOOK)!
+      .workflow.id;
+    const { schedule } = h.emulator.state.createSchedule({
+      runbookId,
+      runbookName: SCALE_RUNBOOK,
+      proxyId: 'proxy-dev',
+      params: JSON.stringify({ namespace: 'frozen-run-now', deployment: 'web', replicas: 2 }),
+      schedule: '0 3 * * *',
+    });
+    await h.runtime.store.scheduleOwners.set(
+      schedule.id,
+      { userId: 'U01ALICE', teamId: null, channel: 'C01OPS' },
+      h.clock.now(),
+    );
+    const listed = mark();
+    await h.user().command('schedules', 'C01OPS');
+    const list = await waitFor(
+      () =>
+        h.fake.state.ephemerals
+          .slice(listed.ephemerals)
+          .find((e) => e.user === 'U01ALICE' && JSON.stringify(e.blocks ?? []).includes(schedule.id)),
+      'the schedules list',
+    );
+    const at = mark();
+    await clickRunNow(h, list, schedule.id);
+    // Refused at the confirmation or at its Run: either way with the window's name and end, and no run.
+    const confirmation = await waitFor(
+      () =>
+        toldPrivately(FREEZE, at) ??
+        h.fake.state.ephemerals
+          .slice(at.ephemerals)
+          .find((e) => JSON.stringify(e.blocks ?? []).includes(ACTIONS.scheduleRunNowConfirmed)),
+      'the confirmation or the refusal',
+    );
+    if (typeof confirmation !== 'string') {
+      const clicked = mark();
+      await h.user().act({ kind: 'ephemeral', ephemeral: confirmation }, ACTIONS.scheduleRunNowConfirmed);
+      await waitFor(() => toldPrivately(FREEZE, clicked), 'the refusal');
+    }
+    const told = toldPrivately(FREEZE, at)!;
+    expect(told).toContain(`the change freeze “${FREEZE}” is on until`);
+    expect(scaleRuns('frozen-run-now')).toHaveLength(0);
+    const audit = await h.runtime.deps.access.audit.recent(50);
+    expect(audit.some((e) => e.outcome === 'denied' && e.detail?.includes('schedule-run-now'))).toBe(true);
   });
 
   it('a schedule created inside the window is paused at once, its creator told, and resumed at the end', async () => {

@@ -254,11 +254,11 @@ describe('noise', () => {
     let since = h.fake.state.ephemerals.length;
     await h.user().command('show "Check <prod> & \\"staging\\" Health"', 'C01OPS');
     const details = await waitFor(() => latestEphemeral('compares their versions', 'U01ALICE', since), 'details');
-    expect(textOf(details)).toContain('compares their versions. \u2217Not* \u02cdformatted_.');
+    expect(textOf(details)).toContain('compares their versions. \u2217Not\u2217 \u02cdformatted\u02cd.');
     since = h.fake.state.ephemerals.length;
     await h.user().command('list compares their versions', 'C01OPS');
     const list = await waitFor(() => latestEphemeral('compares their versions', 'U01ALICE', since), 'list');
-    expect(textOf(list)).toContain('\u2217Not* \u02cdformatted_.');
+    expect(textOf(list)).toContain('\u2217Not\u2217 \u02cdformatted\u02cd.');
     expect(textOf(list)).not.toContain('*Not*');
   });
 });

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { type Harness, modalContaining, QUICK_WATCH_ENV, startHarness, waitFor } from '../support/bot-harness.ts';
+import { clickRunNow } from '../support/run-form.ts';
 
 const RUNBOOK = 'Check Disk Usage on Hosts'; // ssh_private_key is `type: secret`, ssh_user is plain text
 const SECRET = 'Zq9$k3y.P@ss(w+rd)*';
@@ -84,12 +85,7 @@ it('a secret under a plain key of a schedule is masked on the schedules list and
 
   const before = h.fake.state.ephemerals.length;
   // The list's own Run now button of that schedule.
-  await h
-    .user()
-    .act(
-      { kind: 'ephemeral', ephemeral: list },
-      (el) => el.action_id === ACTIONS.scheduleRunNow && String(el.value).includes(schedule.id),
-    );
+  await clickRunNow(h, list, schedule.id);
   const confirmation = await waitFor(
     () =>
       h.fake.state.ephemerals

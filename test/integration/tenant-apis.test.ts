@@ -149,4 +149,30 @@ describe('each workspace on its own Runbook API tenant', () => {
     );
     expect(notice?.installation).toBe('T0SECOND');
   });
+
+  it('a channel both workspaces share keeps each its own alias of one name; neither lists nor removes the other’s', async () => {
+    const answer = async (userId: string, team: string, command: string, needle: string) => {
+      const since = h.fake.state.ephemerals.length;
+      await h.user(userId, team).command(command, 'C01OPS');
+      const said = await until(async () => ephemeralSince(since, userId, needle), `${team}: ${command}`);
+      return `${said.text}${JSON.stringify(said.blocks ?? [])}`;
+    };
+    await answer('U01ALICE', 'T0SANDBOX', `alias add shared-name "${SCALE}" deployment=alpha-web`, 'added');
+    // The other workspace has no alias of that name here: its list is empty, using it is unknown.
+    expect(await answer('U11SAM', 'T0SECOND', 'alias list', 'alias')).not.toContain('shared-name');
+    expect(await answer('U11SAM', 'T0SECOND', 'alias remove shared-name', 'shared-name')).toMatch(/has no alias/);
+    // Saving one of the same name there is a new alias, not a clash with (or a replacement of) the first.
+    expect(
+      await answer('U11SAM', 'T0SECOND', `alias add shared-name "${SCALE}" deployment=beta-web`, 'shared-name'),
+    ).toContain('added');
+    const rows = [
+      ...(await h.runtime.store.aliases.listForChannel('C01OPS', 'T0SANDBOX')),
+      ...(await h.runtime.store.aliases.listForChannel('C01OPS', 'T0SECOND')),
+    ].map((a) => [a.name, a.teamId, a.params]);
+    expect(rows).toEqual([
+      ['shared-name', 'T0SANDBOX', '{"deployment":"alpha-web"}'],
+      ['shared-name', 'T0SECOND', '{"deployment":"beta-web"}'],
+    ]);
+    expect(await answer('U01ALICE', 'T0SANDBOX', 'alias list', 'shared-name')).not.toContain('beta-web');
+  });
 });

@@ -1,9 +1,20 @@
 // The run form of "Scale Kubernetes Deployment" (the emulator's demo runbook the fault tests run), as
 // Slack sends its state: `namespace` marks the run so a test can find its execution.
+import type { FakeEphemeral } from '../../src/sandbox/fake-slack-state.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { type Harness, modalContaining, waitFor } from './bot-harness.ts';
 
 export const SCALE_RUNBOOK = 'Scale Kubernetes Deployment';
+
+/** Clicks the Run now button of schedule `scheduleId` in a schedules list the person got privately. */
+export function clickRunNow(h: Harness, list: FakeEphemeral, scheduleId: string, user = 'U01ALICE') {
+  return h
+    .user(user)
+    .act(
+      { kind: 'ephemeral', ephemeral: list },
+      (el) => el.action_id === ACTIONS.scheduleRunNow && String(el.value).includes(scheduleId),
+    );
+}
 
 export function scaleFormValues(namespace: string, channel = 'C02DEPLOYS', deployment = 'api') {
   return {

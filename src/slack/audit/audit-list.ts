@@ -1,5 +1,6 @@
 // /runbook audit: the latest entries of the audit trail, newest first.
 import type { KnownBlock } from '@slack/types';
+import { mention, readStoredMentions } from '../../mentions.ts';
 import type { AuditEntry } from '../../store/store.ts';
 import type { SlackMessage } from '../kit/common.ts';
 import {
@@ -25,6 +26,31 @@ export function shortDetail(detail: string): string {
   return `${truncate(detail.slice(0, -via.length), DETAIL_MAX - via.length)}${via}`;
 }
 
+/** An instant as the bot writes it in a record (Date#toISOString), never anything looser. */
+const ISO_INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\b/g;
+
+/** Outside text escaped; each instant the record names shown as a date token (the reader's own time zone). */
+function escapeWithDates(text: string): string {
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(ISO_INSTANT)) {
+    const ms = Date.parse(m[0]);
+    if (Number.isNaN(ms)) continue;
+    out += escapeMrkdwn(text.slice(last, m.index));
+    out += slackDate(ms / 1000, `${m[0].slice(0, 16).replace('T', ' ')} UTC`);
+    last = m.index + m[0].length;
+  }
+  return out + escapeMrkdwn(text.slice(last));
+}
+
+/**
+ * A record's detail for Slack: the mentions the bot itself wrote (marked when stored, src/mentions.ts) live,
+ * instants as date tokens, everything else escaped — a mention-like string from outside stays text.
+ */
+export function renderDetail(detail: string): string {
+  return readStoredMentions(shortDetail(detail), escapeWithDates, (kind, id) => escapeMrkdwn(mention[kind](id)));
+}
+
 export function buildAuditList(entries: AuditEntry[]): SlackMessage {
   if (entries.length === 0) {
     return { text: 'No audit entries yet.', blocks: [{ type: 'section', text: mrkdwnText('No audit entries yet.') }] };
@@ -34,7 +60,7 @@ export function buildAuditList(entries: AuditEntry[]): SlackMessage {
     const who = e.userId ? userMention(e.userId) : 'the bot';
     const where = e.channel ? ` in ${channelMention(e.channel)}` : '';
     const target = e.target ? ` · ${escapeMrkdwn(truncate(e.target, 120))}` : '';
-    const detail = e.detail ? `\n      _${escapeMrkdwn(shortDetail(e.detail))}_` : '';
+    const detail = e.detail ? `\n      _${renderDetail(e.detail)}_` : '';
     const tid = e.tid ? ` · request \`${escapeMrkdwn(e.tid)}\`` : '';
     const at = slackDate(e.at / 1000, new Date(e.at).toISOString());
     return `${OUTCOME[e.outcome]} ${at} ${who}${where} *${escapeMrkdwn(e.action)}*${target}${tid}${detail}`;

@@ -1,6 +1,7 @@
 // Many-workspace mode: the top of App Home says which Runbook API this workspace uses (never the key),
 // or that it is not connected yet and who can connect it; those who may manage it get Connect, or
-// Replace key and Disconnect.
+// Replace key and Disconnect; once connected, where this workspace's approval requests go and who approves
+// (Approval settings for the same people).
 import type { KnownBlock } from '@slack/types';
 import type { ConnectionStatus } from '../../tenants/api-connections.ts';
 import { button, confirmDialog, when } from '../kit/common.ts';
@@ -11,8 +12,10 @@ import { notConnectedSentence } from '../kit/tenancy.ts';
 export interface ConnectionSectionInput {
   status: ConnectionStatus | null;
   installerId: string | null;
-  /** Whether this person may connect, replace or remove it. */
+  /** Whether this person may connect, replace or remove it (and change the approval settings). */
   canManage: boolean;
+  /** The approval settings' line (settings-modal.ts's summary); absent: not shown. */
+  approvalLine?: string;
 }
 
 export function connectionSection(input: ConnectionSectionInput): KnownBlock[] {
@@ -49,6 +52,16 @@ export function connectionSection(input: ConnectionSectionInput): KnownBlock[] {
             ),
           }),
         ],
+      });
+    }
+  }
+  if (input.status && input.approvalLine !== undefined) {
+    blocks.push({ type: 'section', text: mrkdwnText(`:lock: ${input.approvalLine}`) });
+    if (input.canManage) {
+      blocks.push({
+        type: 'actions',
+        block_id: 'home_settings',
+        elements: [button('Approval settings', ACTIONS.settingsOpen, 'settings')],
       });
     }
   }

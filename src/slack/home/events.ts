@@ -16,7 +16,7 @@ import { actorFor } from '../kit/actor.ts';
 import type { SlackDeps } from '../kit/deps.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
 import type { ActionArgs, EventArgs } from '../kit/listen.ts';
-import { connectFactsOf } from '../kit/tenancy.ts';
+import { connectFactsOf, settingsSummary } from '../kit/tenancy.ts';
 import { buildAppHome, HOME_PERSONAL_ROWS } from './app-home.ts';
 import { connectionSection } from './connection-section.ts';
 
@@ -28,7 +28,12 @@ async function connectionBlocks(deps: SlackDeps, client: WebClient, userId: stri
   const canManage = await connectFactsOf(tenancy, client, userId)
     .then((facts) => mayConnect(userId, facts))
     .catch(() => false);
-  return connectionSection({ status: tenancy.status, installerId: tenancy.installerId, canManage });
+  return connectionSection({
+    status: tenancy.status,
+    installerId: tenancy.installerId,
+    canManage,
+    approvalLine: settingsSummary(tenancy.settings, tenancy.operatorApprovalsChannel),
+  });
 }
 
 export async function publishHome(deps: SlackDeps, client: WebClient, userId: string): Promise<void> {

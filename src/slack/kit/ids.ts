@@ -66,6 +66,9 @@ export const ACTIONS = {
   connectRemove: 'connect_remove', // removes the connection (button with a confirm dialog)
   connectKey: 'connect_key',
   connectUrl: 'connect_url',
+  settingsOpen: 'settings_open', // opens the workspace's approval settings (App Home)
+  settingsChannel: 'settings_channel',
+  settingsGroup: 'settings_group',
 } as const;
 
 export const VIEWS = {
@@ -77,6 +80,7 @@ export const VIEWS = {
   reject: 'reject_modal',
   outputFind: 'output_find_modal',
   connect: 'connect_modal',
+  settings: 'settings_modal',
 } as const;
 
 export const BLOCKS = {
@@ -98,6 +102,8 @@ export const BLOCKS = {
   rejectReason: 'meta_reject_reason',
   connectKey: 'meta_connect_key',
   connectUrl: 'meta_connect_url',
+  settingsChannel: 'meta_settings_channel',
+  settingsGroup: 'meta_settings_group',
 } as const;
 
 export const SHORTCUTS = {

@@ -7,6 +7,7 @@
 import type { FormSpec } from '../../forms/input-schema.ts';
 import { stripSecretsAndEchoes } from '../../forms/secret-values.ts';
 import type { RunDraftStore } from '../../store/store.ts';
+import { installationKey } from '../../tenants/tenant-scope.ts';
 
 export interface RunDraft {
   runbookId: string;
@@ -65,12 +66,13 @@ export class RunDrafts {
         expiresAt: now + this.#ttlMs,
       },
       now,
+      installationKey(),
     );
   }
 
   /** The draft, or null when it expired or never existed. Not consumed: "Try again" may be clicked twice. */
   async take(id: string): Promise<RunDraft | null> {
-    const record = await this.#store.get(id, this.#now());
+    const record = await this.#store.get(id, this.#now(), installationKey());
     if (!record) return null;
     let params: unknown;
     try {

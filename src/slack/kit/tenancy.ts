@@ -4,7 +4,9 @@
 import type { WebClient } from '@slack/web-api';
 import { mention } from '../../mentions.ts';
 import type { ConnectFacts } from '../../runs/api-connection.ts';
+import type { InstallationSettingsRecord } from '../../store/installation-settings.ts';
 import type { ApiConnections, ConnectionStatus } from '../../tenants/api-connections.ts';
+import { channelMention, escapeMrkdwn, userMention } from './mrkdwn.ts';
 
 export interface TenancyDeps {
   installationId: string;
@@ -13,6 +15,10 @@ export interface TenancyDeps {
   status: ConnectionStatus | null;
   /** Who installed the app (null when unknown). */
   installerId: string | null;
+  /** The workspace's own approvals channel and approver group, as read for this request (null: none). */
+  settings: InstallationSettingsRecord | null;
+  /** APPROVALS_CHANNEL (the operator's, for every workspace; null: unset). */
+  operatorApprovalsChannel: string | null;
 }
 
 /**
@@ -38,4 +44,17 @@ export async function connectFactsOf(tenancy: TenancyDeps, client: WebClient, us
   const user = answer.user ?? {};
   const role = user.is_owner || user.is_primary_owner ? 'owner' : user.is_admin ? 'admin' : 'member';
   return { installationId: tenancy.installationId, role, installerId: tenancy.installerId };
+}
+
+/** One line for App Home and the saved view: where requests go and who approves. */
+export function settingsSummary(record: InstallationSettingsRecord | null, operatorChannel: string | null): string {
+  const channel = operatorChannel ?? record?.approvalsChannel ?? null;
+  const where = channel
+    ? `Approval requests go to ${channelMention(channel)}`
+    : 'Approval requests go to the approvers by DM';
+  const who = record?.approverGroup
+    ? `; only members of ${escapeMrkdwn(mention.group(record.approverGroup))} approve where the policy lets them`
+    : "; approvers are the policy's";
+  const by = record ? ` (set by ${userMention(record.updatedBy)})` : '';
+  return `${where}${who}${by}.`;
 }

@@ -6,6 +6,7 @@ import { labelInputs } from '../../forms/labelled-inputs.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { checkRunForm, loadRunbook } from '../../runs/run.ts';
 import { describeCron } from '../../schedules/cron.ts';
+import { installationKey } from '../../tenants/tenant-scope.ts';
 import { actorFor } from '../kit/actor.ts';
 import { errorMessage, noticeMessage } from '../kit/common.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
@@ -65,7 +66,7 @@ export async function confirmRunNow(ctx: HandlerContext, scheduleId: string): Pr
     await ctx.respond(errorMessage(check.sentence));
     return;
   }
-  const owner = await deps.access.store.scheduleOwners.get(schedule.id).catch(() => null);
+  const owner = await deps.access.store.scheduleOwners.get(schedule.id, installationKey()).catch(() => null);
   const inputs = labelInputs(parseInputSchema(runbook.inputSchema), paramsOf(schedule.params));
   await ctx.respond(
     buildRunNowConfirmation({

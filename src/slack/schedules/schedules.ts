@@ -13,6 +13,7 @@ import { isRunnable } from '../../runs/runnable.ts';
 import { checkScheduleChange, checkScheduleForm, deleteSchedule, saveSchedule } from '../../runs/schedules.ts';
 import { describeCron, resolveTimeZone } from '../../schedules/cron.ts';
 import type { SchedulePause } from '../../store/store.ts';
+import { installationKey } from '../../tenants/tenant-scope.ts';
 import { actorOf, visibleTo } from '../kit/access.ts';
 import { actorFor } from '../kit/actor.ts';
 import { publishApprovalRequest } from '../kit/approval-request.ts';
@@ -535,7 +536,12 @@ export async function saveSubmittedSchedule(
 // Who may change a schedule
 
 async function ownersOf(deps: SlackDeps, schedules: Schedule[]): Promise<Map<string, string>> {
-  const owners = await deps.access.store.scheduleOwners.getMany(schedules.map((s) => s.id)).catch(() => new Map());
+  const owners = await deps.access.store.scheduleOwners
+    .getMany(
+      schedules.map((s) => s.id),
+      installationKey(),
+    )
+    .catch(() => new Map());
   return new Map([...owners].map(([id, owner]) => [id, owner.userId]));
 }
 

@@ -1,15 +1,18 @@
 // Isolation by installation (many workspaces), at the use cases: every surface scoped so far, run in the
 // same installation and in another one, must show or act on the record only in its own. Records: approval
 // requests (App Home's list, finding one by id, approving, rejecting), the audit trail, saved runs
-// (aliases) and channel run defaults.
+// (aliases), channel run defaults, schedule owners (a schedule made in Slack) and run drafts ("Try again").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseInputSchema } from '../../../src/forms/input-schema.ts';
 import { actor } from '../../../src/runs/actor.ts';
 import { addAlias, aliasFor, changeChannelDefaults, listAliases, removeAlias } from '../../../src/runs/aliases.ts';
 import { approveRequest, awaitingApprovalBy, findApproval, rejectRequest } from '../../../src/runs/approvals.ts';
 import { readAuditTrail } from '../../../src/runs/audit-trail.ts';
 import { askApproval } from '../../../src/runs/run.ts';
 import { chooseRun } from '../../../src/runs/run-choice.ts';
-import { inInstallation } from '../../../src/tenants/tenant-scope.ts';
+import { saveSchedule } from '../../../src/runs/schedules.ts';
+import { RunDrafts } from '../../../src/slack/kit/run-drafts.ts';
+import { inInstallation, installationKey } from '../../../src/tenants/tenant-scope.ts';
 import { PARAMS, PLAIN, TABLE_POLICY } from '../../support/authorization-cases.ts';
 import { startUseCaseEnv, type UseCaseEnv } from './use-case-env.ts';
 
@@ -60,6 +63,25 @@ async function defaultsInOwn(): Promise<string> {
   );
   if (set.kind !== 'ok') throw new Error(`defaults refused: ${set.sentence}`);
   return channelId;
+}
+
+let scheduleId: string | null = null;
+/** A schedule made in Slack in OWN's scope (once: its owner is what is looked up). */
+async function scheduleInOwn(): Promise<string> {
+  if (scheduleId) return scheduleId;
+  const runbook = await env.runbook(PLAIN);
+  const saved = await inInstallation(OWN, () =>
+    saveSchedule(env.deps, auditor(OWN), {
+      runbook,
+      proxyId: 'proxy-dev',
+      cron: '0 5 * * *',
+      params: PARAMS[PLAIN]!,
+      scheduleId: null,
+    }),
+  );
+  if (saved.kind !== 'saved') throw new Error(`schedule not saved: ${saved.kind}`);
+  scheduleId = saved.schedule.id;
+  return scheduleId;
 }
 
 type Surface = { name: string; sees: (installation: string) => Promise<boolean> };
@@ -153,6 +175,27 @@ const SURFACES: Surface[] = [
       );
       const own = await inInstallation(OWN, () => chooseRun(env.deps, null, channelId, {}));
       return own.fromDefaults.proxyId === null;
+    },
+  },
+  {
+    name: 'the owner of a schedule made in Slack (by schedule id)',
+    sees: async (installation) => {
+      const scheduleId = await scheduleInOwn();
+      const owner = await inInstallation(installation, () =>
+        env.store.scheduleOwners.get(scheduleId, installationKey()),
+      );
+      return owner !== null;
+    },
+  },
+  {
+    name: 'a run draft by id ("Try again")',
+    sees: async (installation) => {
+      const drafts = new RunDrafts({ store: env.store.runDrafts });
+      const spec = parseInputSchema(JSON.stringify({ type: 'object', properties: { region: { type: 'string' } } }));
+      const id = await inInstallation(OWN, () =>
+        drafts.save({ runbookId: 'rb', proxyId: null, channel: 'C01OPS', params: { region: 'eu' } }, spec),
+      );
+      return (await inInstallation(installation, () => drafts.take(id))) !== null;
     },
   },
 ];

@@ -8,6 +8,7 @@ import { ProxyDirectory } from '../../../src/catalog/proxy-directory.ts';
 import { RunbookCatalog } from '../../../src/catalog/runbook-catalog.ts';
 import { type Emulator, startEmulator } from '../../../src/emulator/server.ts';
 import { createLogger } from '../../../src/logger.ts';
+import { policyGroups } from '../../../src/policy/load-policy.ts';
 import type { SlackDeps } from '../../../src/slack/kit/deps.ts';
 import { Identity } from '../../../src/slack/kit/identity.ts';
 import { Places } from '../../../src/slack/kit/places.ts';
@@ -46,7 +47,12 @@ export function useTenancyEnvs(policyYaml: string): { listener: () => ListenerEn
   return { listener: () => listener, tenancy: () => tenancy };
 }
 
-export async function startTenancyEnv(base: SlackDeps, store: Store): Promise<TenancyEnv> {
+/** `groupsFromPolicy`: each installation's people cache looks up the policy's groups, as the runtime's does. */
+export async function startTenancyEnv(
+  base: SlackDeps,
+  store: Store,
+  options: { groupsFromPolicy?: boolean } = {},
+): Promise<TenancyEnv> {
   const emulator = await startEmulator({
     port: 0,
     apiKey: KEY_A,
@@ -78,7 +84,8 @@ export async function startTenancyEnv(base: SlackDeps, store: Store): Promise<Te
     connect: (opened) =>
       tenantApi(createRunbookApi({ baseUrl: opened.status.baseUrl, apiKey: opened.apiKey, maxRetries: 0 })),
     unconnected: tenantApi,
-    newIdentity: () => new Identity({ groups: [], logger }),
+    newIdentity: () =>
+      new Identity({ groups: options.groupsFromPolicy ? policyGroups(base.access.policy) : [], logger }),
     newPlaces: () => new Places({ logger }),
     installerOf: async (id) => (id.startsWith('T') ? INSTALLER : null),
     closeGraceMs: 0,

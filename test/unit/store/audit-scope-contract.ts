@@ -1,4 +1,4 @@
-// The audit trail and approval requests scoped by installation, the behaviour both databases must have: entries kept with their
+// The audit trail, approval requests, schedule owners and run drafts scoped by installation, the behaviour both databases must have: entries kept with their
 // installation and read back per installation; entries without one (single-workspace mode, or written
 // before the upgrade) given their workspace's installation — an org-wide install's where the workspace is
 // known to be in it.
@@ -89,6 +89,39 @@ export function runAuditScopeContract(name: string, createHarness: () => Promise
       );
       expect(await store.approvals.assignInstallations()).toBe(1);
       expect((await store.approvals.get(old.id))?.installationId).toBe('T2');
+    });
+
+    it('keeps schedule owners per (installation, schedule): two tenants’ APIs may both hold schedule s-1', async () => {
+      await store.scheduleOwners.set('s-1', { userId: 'U1', teamId: 'T1', channel: 'C1' }, T0, 'T1');
+      await store.scheduleOwners.set('s-1', { userId: 'U2', teamId: 'T2', channel: 'C2' }, T0, 'E2');
+      expect((await store.scheduleOwners.get('s-1', 'T1'))?.userId).toBe('U1');
+      expect((await store.scheduleOwners.get('s-1', 'E2'))?.userId).toBe('U2');
+      expect(await store.scheduleOwners.get('s-1')).toBeNull();
+      expect([...(await store.scheduleOwners.getMany(['s-1'], 'E2')).values()].map((o) => o.userId)).toEqual(['U2']);
+      expect((await store.scheduleOwners.getMany(['s-1'], 'T3')).size).toBe(0);
+      await store.scheduleOwners.remove('s-1', 'T1');
+      expect(await store.scheduleOwners.get('s-1', 'T1')).toBeNull();
+      expect((await store.scheduleOwners.get('s-1', 'E2'))?.userId).toBe('U2');
+      // Single workspace ('') until a many-workspace start: then its owner's workspace's installation.
+      await store.scheduleOwners.set('s-9', { userId: 'U1', teamId: 'T1' }, T0);
+      expect(await store.scheduleOwners.assignInstallations()).toBe(0);
+      await store.installations.save(
+        { id: 'T1', teamId: 'T1', enterpriseId: null, isEnterpriseInstall: false, sealed: 'x' },
+        T0,
+      );
+      expect(await store.scheduleOwners.assignInstallations()).toBe(1);
+      expect((await store.scheduleOwners.get('s-9', 'T1'))?.userId).toBe('U1');
+    });
+
+    it('keeps a run draft with its installation: found by id only there', async () => {
+      const draft = { runbookId: 'rb', proxyId: null, channel: 'C1', params: '{}', expiresAt: T0 + 60_000 };
+      const id = await store.runDrafts.save(draft, T0, 'T1');
+      expect(await store.runDrafts.get(id, T0 + 1, 'T1')).not.toBeNull();
+      expect(await store.runDrafts.get(id, T0 + 1, 'T2')).toBeNull();
+      expect(await store.runDrafts.get(id, T0 + 1)).toBeNull();
+      const single = await store.runDrafts.save(draft, T0);
+      expect(await store.runDrafts.get(single, T0 + 1)).not.toBeNull();
+      expect(await store.runDrafts.get(single, T0 + 1, 'T1')).toBeNull();
     });
   });
 }

@@ -12,6 +12,7 @@ import type { Store } from '../../../src/store/store.ts';
 import { TEST_DATABASE_URL } from '../../support/test-database.ts';
 import { runApiConnectionsContract } from './api-connections-contract.ts';
 import { runAuditScopeContract } from './audit-scope-contract.ts';
+import { runInstallationSettingsContract } from './installation-settings-contract.ts';
 import { runInstallationsContract } from './installations-contract.ts';
 import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
@@ -53,6 +54,7 @@ runSavedRunsContract('postgres', createPostgresHarness);
 runInstallationsContract('postgres', createPostgresHarness);
 runApiConnectionsContract('postgres', createPostgresHarness);
 runAuditScopeContract('postgres', createPostgresHarness);
+runInstallationSettingsContract('postgres', createPostgresHarness);
 
 describe('postgres store', () => {
   const cleanup: Array<() => Promise<unknown>> = [];

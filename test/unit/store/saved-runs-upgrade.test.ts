@@ -1,4 +1,4 @@
-// The upgrade to migration 21: aliases and channel defaults gain the installation in their key. A
+// The upgrades to migrations 21 and 23: aliases, channel defaults and schedule owners gain the installation in their key. A
 // many-workspace deployment's rows go to their workspace's installation (or its Grid org's); a
 // single-workspace deployment's stay its own ('') until a many-workspace start assigns them.
 import { mkdtempSync } from 'node:fs';
@@ -33,6 +33,10 @@ async function before21(withInstallations: boolean): Promise<string> {
      VALUES (5, 'U1', 'T0ONE', 'C1', 'defaults.set', 'channel C1', 'ok', NULL, NULL)`,
   );
   await db.query(`INSERT INTO installation_teams (team_id, installation_id, seen_at) VALUES ('T0GRIDA', 'E0GRID', 0)`);
+  await db.query(
+    `INSERT INTO schedule_owners (schedule_id, user_id, team_id, user_name, created_at, updated_at, channel)
+     VALUES ('s-1', 'U1', 'T0GRIDA', NULL, 1, 1, 'C2')`,
+  );
   if (withInstallations) await addInstallation(db);
   await db.close();
   return file;
@@ -45,7 +49,7 @@ function addInstallation(db: SqlDriver) {
   );
 }
 
-describe('upgrade to aliases and channel defaults per installation (migration 21)', () => {
+describe('upgrade to aliases, channel defaults (migration 21) and schedule owners (23) per installation', () => {
   it('a many-workspace deployment: each row goes to its workspace’s installation (or its org’s)', async () => {
     const store = createSqlStore(openSqliteDriver(await before21(true)));
     try {
@@ -55,6 +59,9 @@ describe('upgrade to aliases and channel defaults per installation (migration 21
       expect(await store.aliases.get('C1', 'deploy')).toBeNull();
       expect(await store.channelDefaults.get('C1', 'T0ONE')).toMatchObject({ proxyId: 'p1' });
       expect(await store.channelDefaults.get('C1')).toBeNull();
+      // Migration 23: schedule owners the same way.
+      expect(await store.scheduleOwners.get('s-1', 'E0GRID')).toMatchObject({ userId: 'U1', channel: 'C2' });
+      expect(await store.scheduleOwners.get('s-1')).toBeNull();
     } finally {
       await store.close();
     }
@@ -67,6 +74,7 @@ describe('upgrade to aliases and channel defaults per installation (migration 21
       await store.migrate();
       expect(await store.aliases.get('C1', 'deploy')).not.toBeNull();
       expect(await store.channelDefaults.get('C1')).toMatchObject({ proxyId: 'p1' });
+      expect(await store.scheduleOwners.get('s-1')).toMatchObject({ userId: 'U1' });
       // Still single-workspace: nothing to assign to.
       expect(await store.aliases.assignInstallations()).toBe(0);
       expect(await store.channelDefaults.assignInstallations()).toBe(0);
@@ -81,6 +89,8 @@ describe('upgrade to aliases and channel defaults per installation (migration 21
       await later.migrate();
       expect(await later.aliases.assignInstallations()).toBe(2);
       expect(await later.channelDefaults.assignInstallations()).toBe(1);
+      expect(await later.scheduleOwners.assignInstallations()).toBe(1);
+      expect(await later.scheduleOwners.get('s-1', 'E0GRID')).toMatchObject({ userId: 'U1' });
       expect(await later.aliases.get('C1', 'deploy', 'T0ONE')).not.toBeNull();
       expect(await later.aliases.get('C2', 'purge', 'E0GRID')).not.toBeNull();
       expect(await later.channelDefaults.get('C1', 'T0ONE')).toMatchObject({ proxyId: 'p1' });

@@ -10,6 +10,7 @@ import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
 import { runApiConnectionsContract } from './api-connections-contract.ts';
 import { runAuditScopeContract } from './audit-scope-contract.ts';
+import { runInstallationSettingsContract } from './installation-settings-contract.ts';
 import { runInstallationsContract } from './installations-contract.ts';
 import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
@@ -44,6 +45,7 @@ runSavedRunsContract('sqlite', createSqliteHarness);
 runInstallationsContract('sqlite', createSqliteHarness);
 runApiConnectionsContract('sqlite', createSqliteHarness);
 runAuditScopeContract('sqlite', createSqliteHarness);
+runInstallationSettingsContract('sqlite', createSqliteHarness);
 
 describe('sqlite store', () => {
   const cleanup: Array<() => Promise<void> | void> = [];
