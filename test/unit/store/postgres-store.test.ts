@@ -88,6 +88,7 @@ describe('postgres store', () => {
       'channel_defaults',
       'cursors',
       'freeze_passes',
+      'installation_settings',
       'installation_teams',
       'installations',
       'leases',
