@@ -102,6 +102,8 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
           'approvals',
           'run_aliases',
           'channel_defaults',
+          'schedule_owners',
+          'run_drafts',
           'api_connections',
           'installation_settings',
         ]) {

@@ -50,6 +50,7 @@ export function runRetentionContract(name: string, createHarness: () => Promise<
         id,
       );
       await store.channelDefaults.set(channel, { proxyId: 'p1' }, 'U1', T0, id);
+      await store.scheduleOwners.set(`s-${channel}`, { userId: 'U1', teamId: team, channel }, T0, id);
       await store.subscriptions.add(
         { channel, runbookId: 'r1', runbookName: 'Restart', failuresOnly: false, createdBy: 'U1', teamId: team },
         T0,
@@ -81,9 +82,10 @@ export function runRetentionContract(name: string, createHarness: () => Promise<
       defaults: (await store.channelDefaults.get(channel, id)) !== null,
       subscriptions: (await store.subscriptions.listForChannel(channel)).length,
       settings: (await store.installationSettings.get(id)) !== null,
+      owner: (await store.scheduleOwners.get(`s-${channel}`, id)) !== null,
     });
-    const ALL = { alias: true, defaults: true, subscriptions: 1, settings: true };
-    const NONE = { alias: false, defaults: false, subscriptions: 0, settings: false };
+    const ALL = { alias: true, defaults: true, subscriptions: 1, settings: true, owner: true };
+    const NONE = { alias: false, defaults: false, subscriptions: 0, settings: false, owner: false };
 
     it('a reinstall within the retention finds everything again', async () => {
       await install('T1', T0);
