@@ -83,6 +83,8 @@ const OAuthModel = z.object({
   /** Where the installer sends people to approve the install (tests and the sandbox point it at a fake). */
   SLACK_AUTHORIZATION_URL: urlString.optional(),
   SLACK_DISTRIBUTION: z.enum(['internal', 'marketplace', 'limited']).optional(),
+  /** Days an uninstalled installation's rows are kept before they are purged (the audit trail excepted). */
+  DATA_RETENTION_DAYS: numberIn(0, 36_500, 30),
 });
 
 /** Encryption of secrets at rest (installation tokens, Runbook API keys). */
@@ -203,6 +205,8 @@ export interface Config {
       stateSecret: string;
       redirectUri: string | null;
       authorizationUrl: string | null;
+      /** DATA_RETENTION_DAYS: an uninstalled installation's rows are purged this long after (tenants/retention.ts). */
+      dataRetentionDays: number;
     } | null;
   };
   /** Keys that seal secrets at rest; null when SECRETS_ENCRYPTION_KEY is unset (required with oauth). */
@@ -405,6 +409,7 @@ export function loadConfig(rawEnv: Env): Config {
             stateSecret: oauth.SLACK_STATE_SECRET!,
             redirectUri: oauth.SLACK_REDIRECT_URI ?? null,
             authorizationUrl: oauth.SLACK_AUTHORIZATION_URL ?? null,
+            dataRetentionDays: oauth.DATA_RETENTION_DAYS,
           }
         : null,
     },

@@ -52,6 +52,7 @@ import type { Store } from './store/store.ts';
 import { ApiConnections } from './tenants/api-connections.ts';
 import { createInstallationStore, type SealedInstallationStore } from './tenants/installation-store.ts';
 import { createStoredStateStore } from './tenants/oauth-state-store.ts';
+import { purgeUninstalled } from './tenants/retention.ts';
 import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
 import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
@@ -733,6 +734,33 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       clearTimeout(reconcileFirst);
       clearInterval(reconciler);
     });
+    // Many workspaces: an uninstalled installation's rows are purged DATA_RETENTION_DAYS after, hourly, by
+    // one replica at a time (a lease shorter than the period, so another takes over when this one is gone).
+    const retentionOwner = newOwnerId();
+    const retain = oauth
+      ? () =>
+          purgeUninstalled({
+            store,
+            retentionDays: oauth.dataRetentionDays,
+            owner: retentionOwner,
+            leaseMs: 30 * 60_000,
+            now,
+            logger,
+          }).catch((err: unknown) => {
+            logger.warn({ err }, 'purging uninstalled installations failed');
+            return [];
+          })
+      : null;
+    if (retain) {
+      const retentionFirst = setTimeout(() => void retain(), 60_000);
+      const retention = setInterval(() => void retain(), 60 * 60_000);
+      retentionFirst.unref();
+      retention.unref();
+      cleanups.push(async () => {
+        clearTimeout(retentionFirst);
+        clearInterval(retention);
+      });
+    }
     logger.info({ port, mode: config.slack.mode }, 'Slack app listening');
     return {
       api,
@@ -748,6 +776,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       metricsPort: metricsServer?.port ?? null,
       tick: async () => {
         await reconcile();
+        await retain?.();
       },
       tenants,
       stop,

@@ -1,7 +1,8 @@
 // Health reports kept in memory, per API client (so per tenant), least recently used first out. A report
 // is fresh for HEALTH_FRESH_MS (then a person asking again reads the API again) and usable for
-// HEALTH_KEEP_MS: the list's badges and the running cards' ETA read only from here, never the API, and say
-// how old what they show is.
+// HEALTH_KEEP_MS: the list's badges read only from here, never the API, and say how old what they show is. A
+// running card's ETA starts here (or with one short reading) and is then kept with its watch in the store, so
+// the watcher on any replica needs no cache of its own.
 import type { HealthCoverage, RunbookHealth } from './runbook-health.ts';
 
 /** A report younger than this is shown without reading the API again. */

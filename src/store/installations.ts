@@ -36,6 +36,14 @@ export interface InstallationRecordStore {
   revoke(id: string, generation: number, now: number): Promise<boolean>;
   /** Installations that hold tokens, by id, after `afterId` (paging through all of them). */
   listActive(afterId: string, limit: number): Promise<InstallationRecord[]>;
+  /** Installations uninstalled at or before `cutoff` (and not installed again), oldest first. */
+  listUninstalledBefore(cutoff: number, limit: number): Promise<InstallationRecord[]>;
+  /**
+   * Deletes what an installation uninstalled at or before `cutoff` left (retention.ts): in one transaction,
+   * only while it is still uninstalled (a reinstall that landed first keeps everything). The audit trail is
+   * never touched. Null when it was not purged (reinstalled, or not that old); else rows deleted per table.
+   */
+  purge(id: string, cutoff: number): Promise<Record<string, number> | null>;
   /** A workspace is served by an org-wide installation (seen on a request from it). */
   rememberTeam(teamId: string, installationId: string, now: number): Promise<void>;
   /** The installation serving a workspace: its own install, or the org-wide one it was seen under. */

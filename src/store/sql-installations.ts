@@ -1,7 +1,7 @@
 // Installations and OAuth states over the SQL driver (the interfaces: installations.ts).
 import type { InstallationRecord, InstallationRecordStore, OAuthStateStore } from './installations.ts';
 import { num, numOrNull, text, textOrNull } from './row-mappers.ts';
-import type { SqlDriver, SqlRow } from './sql-driver.ts';
+import type { SqlDriver, SqlParam, SqlRow } from './sql-driver.ts';
 
 function toInstallation(row: SqlRow): InstallationRecord {
   return {
@@ -57,6 +57,68 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
         [afterId, Math.max(0, Math.trunc(limit))],
       );
       return rows.map(toInstallation);
+    },
+    async listUninstalledBefore(cutoff, limit) {
+      const { rows } = await db.query(
+        `SELECT * FROM installations WHERE sealed IS NULL AND uninstalled_at IS NOT NULL AND uninstalled_at <= $1
+         ORDER BY uninstalled_at, id LIMIT $2`,
+        [cutoff, Math.max(0, Math.trunc(limit))],
+      );
+      return rows.map(toInstallation);
+    },
+    purge(id, cutoff) {
+      return db.transaction(async (tx) => {
+        const { rows } = await tx.query(
+          `SELECT id FROM installations WHERE id = $1 AND sealed IS NULL AND uninstalled_at IS NOT NULL
+             AND uninstalled_at <= $2 ${db.dialect === 'postgres' ? 'FOR UPDATE' : ''}`,
+          [id, cutoff],
+        );
+        if (rows.length === 0) return null;
+        // Its workspaces: its own id and those seen under it (org-wide), except one now served by another
+        // installation that holds tokens (its own install, or another org's).
+        const seen = await tx.query('SELECT team_id FROM installation_teams WHERE installation_id = $1', [id]);
+        const teams: string[] = [];
+        for (const team of [id, ...seen.rows.map((row) => text(row.team_id))]) {
+          const other = await tx.query(
+            `SELECT 1 FROM installations WHERE id = $1 AND id <> $2 AND sealed IS NOT NULL
+             UNION ALL
+             SELECT 1 FROM installation_teams t JOIN installations i ON i.id = t.installation_id AND i.sealed IS NOT NULL
+             WHERE t.team_id = $1 AND t.installation_id <> $2`,
+            [team, id],
+          );
+          if (other.rows.length === 0 && !teams.includes(team)) teams.push(team);
+        }
+        const counts: Record<string, number> = {};
+        const run = async (table: string, sql: string, params: SqlParam[]) => {
+          const result = await tx.query(sql, params);
+          counts[table] = (counts[table] ?? 0) + (result.rowCount ?? 0);
+        };
+        await run(
+          'approval_votes',
+          'DELETE FROM approval_votes WHERE approval_id IN (SELECT id FROM approvals WHERE installation_id = $1)',
+          [id],
+        );
+        for (const table of [
+          'approvals',
+          'run_aliases',
+          'channel_defaults',
+          'schedule_owners',
+          'run_drafts',
+          'api_connections',
+          'installation_settings',
+        ]) {
+          await run(table, `DELETE FROM ${table} WHERE installation_id = $1`, [id]);
+        }
+        // Tables keyed by workspace only: by the installation's team ids.
+        for (const team of teams) {
+          for (const table of ['subscriptions', 'watches', 'schedule_owners', 'schedule_pauses', 'run_intents']) {
+            await run(table, `DELETE FROM ${table} WHERE team_id = $1`, [team]);
+          }
+        }
+        await run('installation_teams', 'DELETE FROM installation_teams WHERE installation_id = $1', [id]);
+        await run('installations', 'DELETE FROM installations WHERE id = $1', [id]);
+        return counts;
+      });
     },
     async rememberTeam(teamId, installationId, now) {
       await db.query(

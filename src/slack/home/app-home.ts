@@ -288,7 +288,7 @@ function scheduleLines(schedules: Schedule[], pauses?: ReadonlyMap<string, Sched
       english = 'unreadable expression';
     }
     const paused = pause?.freeze
-      ? `\n:snowflake: Paused by the change freeze *${escapeMrkdwn(truncate(pause.freeze, 80))}* until it ends`
+      ? `\n:snowflake: Paused by the change freeze *${escapeMrkdwn(truncate(pause.freeze, 80))}* ${when(new Date(pause.pausedAt).toISOString())} until it ends`
       : pause
         ? `\n:double_vertical_bar: Paused by ${userMention(pause.pausedBy)} ${when(new Date(pause.pausedAt).toISOString())}${pause.resumeAt === null ? '' : ' to skip one run; resumes by itself'}`
         : '';

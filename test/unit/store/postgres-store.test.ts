@@ -14,6 +14,7 @@ import { runApiConnectionsContract } from './api-connections-contract.ts';
 import { runAuditScopeContract } from './audit-scope-contract.ts';
 import { runInstallationSettingsContract } from './installation-settings-contract.ts';
 import { runInstallationsContract } from './installations-contract.ts';
+import { runRetentionContract } from './retention-contract.ts';
 import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
 
@@ -55,6 +56,7 @@ runInstallationsContract('postgres', createPostgresHarness);
 runApiConnectionsContract('postgres', createPostgresHarness);
 runAuditScopeContract('postgres', createPostgresHarness);
 runInstallationSettingsContract('postgres', createPostgresHarness);
+runRetentionContract('postgres', createPostgresHarness);
 
 describe('postgres store', () => {
   const cleanup: Array<() => Promise<unknown>> = [];
@@ -86,6 +88,7 @@ describe('postgres store', () => {
       'channel_defaults',
       'cursors',
       'freeze_passes',
+      'installation_settings',
       'installation_teams',
       'installations',
       'leases',

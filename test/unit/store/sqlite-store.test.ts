@@ -12,6 +12,7 @@ import { runApiConnectionsContract } from './api-connections-contract.ts';
 import { runAuditScopeContract } from './audit-scope-contract.ts';
 import { runInstallationSettingsContract } from './installation-settings-contract.ts';
 import { runInstallationsContract } from './installations-contract.ts';
+import { runRetentionContract } from './retention-contract.ts';
 import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
 
@@ -46,6 +47,7 @@ runInstallationsContract('sqlite', createSqliteHarness);
 runApiConnectionsContract('sqlite', createSqliteHarness);
 runAuditScopeContract('sqlite', createSqliteHarness);
 runInstallationSettingsContract('sqlite', createSqliteHarness);
+runRetentionContract('sqlite', createSqliteHarness);
 
 describe('sqlite store', () => {
   const cleanup: Array<() => Promise<void> | void> = [];

@@ -1,7 +1,7 @@
 // App Home's outlook: the runs due in the next 24 hours (overlaps flagged) and the runbooks failing most,
 // each degrading to one sentence when it could not be read.
 import { describe, expect, it } from 'vitest';
-import { Execution } from '../../../../src/api/schemas.ts';
+import { Execution, Schedule } from '../../../../src/api/schemas.ts';
 import { computeHealth, DAY_MS } from '../../../../src/health/runbook-health.ts';
 import { buildAppHome } from '../../../../src/slack/home/app-home.ts';
 import { checkBlocks } from '../../../../src/slack/kit/limits.ts';
@@ -127,5 +127,38 @@ describe('App Home outlook at its worst', () => {
       failing: { reports, seen: 8, fetchedAt: NOW, rowsRead: 1000, coverage: reports[0]!.coverage },
     });
     expect(checkBlocks(home.blocks, 'home')).toEqual([]);
+  });
+
+  it('says who paused a schedule and when: a person, or a change freeze', () => {
+    const schedule = (id: string) =>
+      Schedule.parse({ id, runbookId: 'r1', runbookName: 'Postgres Vacuum Analyze', schedule: '0 0 30 2 *' });
+    const pause = (scheduleId: string, freeze: string | null) => ({
+      scheduleId,
+      cron: '0 5 * * *',
+      runbookId: 'r1',
+      runbookName: 'Postgres Vacuum Analyze',
+      pausedBy: freeze ? '' : 'U01ALICE',
+      teamId: null,
+      resumeAt: null,
+      freeze,
+      state: 'paused' as const,
+      pausedAt: NOW - 3600_000,
+      updatedAt: NOW - 3600_000,
+    });
+    const home = buildAppHome({
+      ...base,
+      schedules: [schedule('s1'), schedule('s2')],
+      pauses: new Map([
+        ['s1', pause('s1', null)],
+        ['s2', pause('s2', 'Year-end <freeze>')],
+      ]),
+    });
+    const all = text(home);
+    const at = Math.floor((NOW - 3600_000) / 1000);
+    expect(all).toContain(`Paused by <@U01ALICE> <!date^${at}^`);
+    expect(all).toContain(`Paused by the change freeze *Year-end &lt;freeze&gt;* <!date^${at}^`);
+    // The real expression, not the placeholder the API holds.
+    expect(all).toContain('`0 5 * * *`');
+    expect(all).not.toContain('0 0 30 2 *');
   });
 });
