@@ -129,5 +129,5 @@ export function buildRunbookDetails(runbook: Workflow, spec: FormSpec, health?: 
     ],
   });
   blocks.push({ type: 'context', elements: [mrkdwnText(`id \`${escapeMrkdwn(runbook.id)}\``)] });
-  return { text: `Runbook ${truncate(runbook.name, 200)}`, blocks };
+  return { text: `Runbook ${escapeMrkdwn(truncate(runbook.name, 200))}`, blocks };
 }

@@ -25,7 +25,7 @@ export function readOpenFormValue(value: string): { commandText: string; threadT
 export function buildOpenFormPrompt(commandText: string, value: string): SlackMessage {
   const shown = `${COMMAND} ${commandText}`.trim();
   return {
-    text: `Open the form for ${shown}`,
+    text: `Open the form for ${escapeMrkdwn(shown)}`,
     blocks: [
       { type: 'section', text: mrkdwnText(`This needs a form: \`${escapeMrkdwn(shown)}\``) },
       {

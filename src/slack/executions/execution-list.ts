@@ -259,5 +259,5 @@ export function buildExecutionList(input: ExecutionListInput): SlackMessage {
 
   const title = runbookName ? `Executions of ${runbookName}` : 'Executions';
   const among = input.searched ? ` among ${input.searched} read` : '';
-  return { text: truncate(`${title}: ${rows.length} shown${among}`, 3000), blocks };
+  return { text: escapeMrkdwn(truncate(`${title}: ${rows.length} shown${among}`, 3000)), blocks };
 }

@@ -38,7 +38,7 @@ export function buildFreezeList(freezes: FreezeListing[]): SlackMessage {
 export function buildPassGranted(pass: { runbookName: string; freeze: string; expiresAt: number }): SlackMessage {
   const line = `:rotating_light: Break-glass: your next run of *${escapeMrkdwn(truncate(pass.runbookName, 150))}* may start inside the change freeze *${escapeMrkdwn(truncate(pass.freeze, 80))}* (once, until ${at(pass.expiresAt)}). Your reason is in the audit trail.`;
   return {
-    text: `Break-glass: your next run of ${truncate(pass.runbookName, 150)} may start inside the freeze.`,
+    text: `Break-glass: your next run of ${escapeMrkdwn(truncate(pass.runbookName, 150))} may start inside the freeze.`,
     blocks: [{ type: 'section', text: mrkdwnText(line) }],
   };
 }
@@ -52,7 +52,7 @@ export function buildFreezeNotice(notice: FreezeNotice): SlackMessage {
       : `:arrow_forward: Resumed ${what}: the change freeze ${freeze} has ended.`;
   const text =
     notice.kind === 'paused'
-      ? `Paused the schedule of ${truncate(notice.runbookName, 150)} for the change freeze ${truncate(notice.freeze, 80)}.`
-      : `Resumed the schedule of ${truncate(notice.runbookName, 150)}: the change freeze ${truncate(notice.freeze, 80)} has ended.`;
+      ? `Paused the schedule of ${escapeMrkdwn(truncate(notice.runbookName, 150))} for the change freeze ${escapeMrkdwn(truncate(notice.freeze, 80))}.`
+      : `Resumed the schedule of ${escapeMrkdwn(truncate(notice.runbookName, 150))}: the change freeze ${escapeMrkdwn(truncate(notice.freeze, 80))} has ended.`;
   return { text, blocks: [{ type: 'section', text: mrkdwnText(line) }] };
 }

@@ -140,7 +140,7 @@ export function buildApprovalRequest(
       ],
     });
   }
-  return { text: `Approval requested to run ${truncate(approval.runbookName, 200)}`, blocks };
+  return { text: `Approval requested to run ${escapeMrkdwn(truncate(approval.runbookName, 200))}`, blocks };
 }
 
 /** The requester's copy (a DM), updated as the request is decided. */
@@ -151,7 +151,7 @@ export function buildApprovalNotice(
 ): SlackMessage {
   const name = escapeMrkdwn(truncate(approval.runbookName, 200));
   return {
-    text: `Your request to run ${truncate(approval.runbookName, 200)}: ${approval.state}`,
+    text: `Your request to run ${escapeMrkdwn(truncate(approval.runbookName, 200))}: ${approval.state}`,
     blocks: requestBlocks(approval, approvers, options, `Your request to run *${name}*`, options.cardLink),
   };
 }
@@ -164,7 +164,7 @@ export function buildWaitingForApproval(approval: Approval, whoApproves: string)
   const name = escapeMrkdwn(truncate(approval.runbookName, 200));
   const text = `:lock: *${name}* needs approval: your run is waiting for it; ${whoApproves}. You will get a DM when it is decided; it expires ${when(new Date(approval.expiresAt).toISOString())}.`;
   return {
-    text: `Your run of ${truncate(approval.runbookName, 200)} is waiting for approval`,
+    text: `Your run of ${escapeMrkdwn(truncate(approval.runbookName, 200))} is waiting for approval`,
     blocks: [{ type: 'section', text: mrkdwnText(text) }],
   };
 }

@@ -13,11 +13,12 @@ export interface SlackMessage {
 /** One clear sentence (already user-facing) as a message. The sentence is escaped here. */
 export function errorMessage(sentence: string): SlackMessage {
   const text = `:warning: ${escapeMrkdwn(sentence)}`;
-  return { text: truncate(sentence, 3000), blocks: [{ type: 'section', text: mrkdwnText(text) }] };
+  return { text: escapeMrkdwn(truncate(sentence, 3000)), blocks: [{ type: 'section', text: mrkdwnText(text) }] };
 }
 
 export function noticeMessage(mrkdwn: string, fallback: string): SlackMessage {
-  return { text: truncate(fallback, 3000), blocks: [{ type: 'section', text: mrkdwnText(mrkdwn) }] };
+  // The fallback is plain words with text from outside in it: escaped like any mrkdwn (it is what notifications show).
+  return { text: escapeMrkdwn(truncate(fallback, 3000)), blocks: [{ type: 'section', text: mrkdwnText(mrkdwn) }] };
 }
 
 export function button(

@@ -34,7 +34,7 @@ export function buildAmbiguousPrefix(
     });
   }
   if (more > 0) blocks.push({ type: 'context', elements: [mrkdwnText(`…and ${more} more. Type more of the id.`)] });
-  return { text: `${prefix} matches ${count} recent executions`, blocks };
+  return { text: `${escapeMrkdwn(truncate(prefix, 120))} matches ${count} recent executions`, blocks };
 }
 
 export function buildPrefixTooShort(prefix: string, minimum: number): SlackMessage {

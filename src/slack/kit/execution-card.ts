@@ -150,7 +150,7 @@ export function buildRunningCard(run: RunContext, executionIds: string[], timing
       elements: [button('Details', ACTIONS.executionStatus, executionIds[0])],
     });
   }
-  return { text: `${run.runbookName} is running`, blocks };
+  return { text: `${escapeMrkdwn(truncate(run.runbookName, 200))} is running`, blocks };
 }
 
 function durationOf(execution: Execution): string {
@@ -304,5 +304,5 @@ export function buildResultCard(
       button('Details', ACTIONS.executionStatus, execution.id),
     ],
   });
-  return { text: `${run.runbookName} ${word}`, blocks };
+  return { text: `${escapeMrkdwn(truncate(run.runbookName, 200))} ${word}`, blocks };
 }

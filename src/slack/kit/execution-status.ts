@@ -142,7 +142,7 @@ export function buildExecutionStatus(input: ExecutionStatusInput): SlackMessage 
     ],
   });
   const name = execution.workflowName || 'Execution';
-  return { text: truncate(`${name} ${STATUS_WORD[status]}`, 3000), blocks };
+  return { text: escapeMrkdwn(truncate(`${name} ${STATUS_WORD[status]}`, 3000)), blocks };
 }
 
 /** What `/runbook status <id>` says when the API has no such execution. */

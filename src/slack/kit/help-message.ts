@@ -72,7 +72,7 @@ export function buildCommandError(parse: {
   if (parse.suggestion) lines.push(`Did you mean \`${escapeMrkdwn(parse.suggestion)}\`?`);
   const help = parse.topic ? topicBlocks(parse.topic) : [subcommandsLine()];
   return {
-    text: parse.error,
+    text: escapeMrkdwn(parse.error),
     blocks: [{ type: 'section', text: mrkdwnText(lines.join('\n')) }, { type: 'divider' }, ...help],
   };
 }

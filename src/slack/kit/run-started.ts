@@ -21,7 +21,7 @@ export function buildRunStarted(s: RunStarted): SlackMessage {
     ? `Its live card is in ${where}: ${slackLink(s.cardLink, 'open it')}.`
     : `Its live card will appear in ${where}.`;
   return {
-    text: `${name} started`,
+    text: `${escapeMrkdwn(name)} started`,
     blocks: [{ type: 'section', text: mrkdwnText(`:rocket: *${escapeMrkdwn(name)}* started. ${card}`) }],
   };
 }

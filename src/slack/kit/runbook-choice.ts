@@ -70,5 +70,5 @@ export function buildRunbookChoice(
   then: PickThen,
 ): SlackMessage {
   const text = resolution.kind === 'several' ? `Several runbooks match “${query}”` : `No runbook matches “${query}”`;
-  return { text: truncate(text, 3000), blocks: buildChoiceBlocks(query, resolution, then) };
+  return { text: escapeMrkdwn(truncate(text, 3000)), blocks: buildChoiceBlocks(query, resolution, then) };
 }

@@ -44,5 +44,5 @@ export function buildRunConfirmation(c: RunConfirmation): SlackMessage {
       ],
     },
   ];
-  return { text: `Run ${c.runbookName} now?`, blocks };
+  return { text: `Run ${escapeMrkdwn(truncate(c.runbookName, 200))} now?`, blocks };
 }

@@ -57,5 +57,5 @@ export function buildRunNowConfirmation(c: RunNowConfirmation): SlackMessage {
       ],
     },
   ];
-  return { text: `Run ${truncate(c.runbookName, 200)} now?`, blocks };
+  return { text: `Run ${escapeMrkdwn(truncate(c.runbookName, 200))} now?`, blocks };
 }

@@ -284,5 +284,5 @@ export function buildScheduleList(input: ScheduleListInput): SlackMessage {
   if (input.runbook)
     nav.elements.push(button('New schedule', ACTIONS.runbookSchedule, input.runbook.id, { style: 'primary' }));
   if (nav.elements.length > 0) blocks.push({ type: 'divider' }, nav);
-  return { text: truncate(`${summary}${paging}`, 3000), blocks };
+  return { text: escapeMrkdwn(truncate(`${summary}${paging}`, 3000)), blocks };
 }

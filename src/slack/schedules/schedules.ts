@@ -503,7 +503,7 @@ export async function saveSubmittedSchedule(
           elements: [button('Try again', ACTIONS.scheduleRetry, draftId, { style: 'primary' })],
         },
       ];
-      await tell({ text: truncate(sentence, 3000), blocks });
+      await tell({ text: escapeMrkdwn(truncate(sentence, 3000)), blocks });
       return null;
     }
     case 'saved':
@@ -520,7 +520,7 @@ export async function saveSubmittedSchedule(
     ? `:white_check_mark: ${verb} *${name}*: ${saidCron}.\n:double_vertical_bar: ${escapeMrkdwn(result.frozen)}`
     : `:white_check_mark: ${verb} *${name}*: ${saidCron}. Next run ${nextText}.`;
   await tell({
-    text: `${verb} ${runbook.name || runbook.id}: ${describeCron(submission.cron)}${result.frozen ? `. ${result.frozen}` : ''}`,
+    text: `${verb} ${escapeMrkdwn(truncate(runbook.name || runbook.id, 200))}: ${escapeMrkdwn(describeCron(submission.cron))}${result.frozen ? `. ${escapeMrkdwn(result.frozen)}` : ''}`,
     blocks: [
       { type: 'section', text: mrkdwnText(line) },
       {

@@ -115,7 +115,7 @@ export function buildSubscribeChoice(
   const q = escapeMrkdwn(truncate(query, 100));
   if (resolution.kind === 'several') {
     return {
-      text: truncate(`Several runbooks match “${query}”`, 3000),
+      text: `Several runbooks match “${q}”`,
       blocks: [
         { type: 'section', text: mrkdwnText(`Several runbooks match “${q}”. Which one should this channel follow?`) },
         ...choices(resolution.candidates, failuresOnly),
