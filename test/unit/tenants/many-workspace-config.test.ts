@@ -32,9 +32,15 @@ describe('many-workspace mode in the configuration', () => {
       stateSecret: 'state-secret-of-enough-length',
       redirectUri: null,
       authorizationUrl: null,
+      dataRetentionDays: 30,
     });
     expect(config.secrets?.key.equals(Buffer.from(KEY, 'base64'))).toBe(true);
     expect(config.secrets?.previousKey).toBeNull();
+  });
+
+  it('reads DATA_RETENTION_DAYS (default 30) and refuses a negative one', () => {
+    expect(loadConfig({ ...OAUTH, DATA_RETENTION_DAYS: '7' }).slack.oauth?.dataRetentionDays).toBe(7);
+    expect(problemsOf({ ...OAUTH, DATA_RETENTION_DAYS: '-1' }).join(' ')).toMatch(/DATA_RETENTION_DAYS/);
   });
 
   it('leaves the single-workspace and sandbox modes as they were', () => {
