@@ -1,5 +1,8 @@
 // A pick list (several runbooks matched what was typed) finishes the command it came from: show, run,
-// schedule, schedules, executions or health of the chosen runbook; inside a modal it continues in that modal.
+// schedules (the forecast when `--next` was typed), executions (its --status/--last kept) or health of the
+// chosen runbook; inside a modal it continues in that modal.
+
+import { FORECAST_WINDOWS, type ForecastWindow } from '../../schedules/forecast.ts';
 import { showRunbook } from '../browse/browse.ts';
 import { showExecutions } from '../executions/executions.ts';
 import { showHealth } from '../health/health.ts';
@@ -9,6 +12,7 @@ import type { ActionArgs } from '../kit/listen.ts';
 import { buttonValue } from '../kit/on-action.ts';
 import { openRunModal, runModalView } from '../kit/run-start.ts';
 import { decodePick } from '../kit/runbook-choice.ts';
+import { showForecast } from '../schedules/forecast.ts';
 import { openScheduleModal, scheduleModalView, showSchedules } from '../schedules/schedules.ts';
 
 export async function pickClicked({ body, client }: ActionArgs, ctx: HandlerContext): Promise<void> {
@@ -39,6 +43,10 @@ export async function pickClicked({ body, client }: ActionArgs, ctx: HandlerCont
     case 'schedule':
       return openScheduleModal(ctx, { runbookId: pick.id });
     case 'schedules':
+      // Picked from `/runbook schedules <name> --next 24h`: the forecast of that window, not the list.
+      if (pick.keep.window && Object.hasOwn(FORECAST_WINDOWS, pick.keep.window)) {
+        return showForecast(ctx, pick.keep.window as ForecastWindow, null, pick.id);
+      }
       return showSchedules(ctx, { runbookId: pick.id });
     case 'health':
       return showHealth(ctx, { id: pick.id });
@@ -48,8 +56,8 @@ export async function pickClicked({ body, client }: ActionArgs, ctx: HandlerCont
       const visible = runbook !== null && (await visibleTo(ctx)).runbook(runbook);
       return showExecutions(ctx, {
         runbookQuery: visible ? runbook.name : pick.id,
-        status: null,
-        last: null,
+        status: (['succeeded', 'failed', 'running'] as const).find((s) => s === pick.keep.status) ?? null,
+        last: (['month', 'year'] as const).find((l) => l === pick.keep.last) ?? null,
         tokens: [],
       });
     }

@@ -94,7 +94,13 @@ export async function showExecutions(
   if (!runbookName && query.runbookQuery) {
     const resolution = await (await visibleTo(ctx)).resolve(query.runbookQuery, 'executions');
     if (resolution.kind !== 'match') {
-      await ctx.respond({ ...buildRunbookChoice(query.runbookQuery, resolution, 'executions'), replaceOriginal });
+      await ctx.respond({
+        ...buildRunbookChoice(query.runbookQuery, resolution, 'executions', {
+          ...(query.status ? { status: query.status } : {}),
+          ...(query.last ? { last: query.last } : {}),
+        }),
+        replaceOriginal,
+      });
       return;
     }
     runbookName = resolution.runbook.name;

@@ -9,15 +9,27 @@ import { buildRunbookChoice } from '../kit/runbook-choice.ts';
 import { buildForecast } from './forecast-list.ts';
 import { userTimeZone } from './schedules.ts';
 
-/** The forecast; with `query` (`/runbook schedules <runbook> --next`), that runbook's runs only. */
-export async function showForecast(ctx: HandlerContext, window: ForecastWindow, query?: string | null): Promise<void> {
+/**
+ * The forecast; with `query` (`/runbook schedules <runbook> --next`), that runbook's runs only; with
+ * `runbookId` (a pick from the list an ambiguous name gave, which keeps the window), that one's.
+ */
+export async function showForecast(
+  ctx: HandlerContext,
+  window: ForecastWindow,
+  query?: string | null,
+  runbookId?: string,
+): Promise<void> {
   const { deps } = ctx;
   const visible = await visibleTo(ctx);
   let runbook: { id: string; name: string } | null = null;
-  if (query?.trim()) {
+  if (runbookId) {
+    const known = await deps.catalog.get(runbookId).catch(() => null);
+    // A button's runbook id is not sealed: a hidden runbook's name is not shown for it.
+    runbook = { id: runbookId, name: known && visible.runbook(known) ? known.name : runbookId };
+  } else if (query?.trim()) {
     const resolution = await visible.resolve(query);
     if (resolution.kind !== 'match') {
-      await ctx.respond(buildRunbookChoice(query, resolution, 'schedules'));
+      await ctx.respond(buildRunbookChoice(query, resolution, 'schedules', { window }));
       return;
     }
     runbook = { id: resolution.runbook.id, name: resolution.runbook.name };
