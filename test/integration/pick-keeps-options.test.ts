@@ -55,3 +55,13 @@ describe('a pick keeps the options typed with the command', () => {
     expect(chosen.map((b) => b.action_id)).toEqual([`${ACTIONS.executionsPage}_status_failed`]);
   });
 });
+
+describe('schedules --next with a window it does not take', () => {
+  it('names every window it takes and suggests none that only looks near', async () => {
+    const told = await answer('schedules --next 3x', '3x');
+    const shown = JSON.stringify([told.text, told.blocks]);
+    expect(shown).toContain('`24h` (the next 24 hours) or `7d` (the next 7 days)');
+    expect(shown).not.toContain('Did you mean');
+    expect(shown).not.toContain('Runs due in');
+  });
+});

@@ -66,6 +66,8 @@ interface FlagSpec {
   /** Allowed values; null → boolean flag; [] → any value. */
   values: readonly string[] | null;
   description: string;
+  /** What each allowed value means, said when a value is not one of them ("`24h` (the next 24 hours)"). */
+  valueHelp?: Readonly<Record<string, string>>;
 }
 
 /** The missing positional argument in words, with its article: "an execution id", "a runbook". */
@@ -138,7 +140,14 @@ export const SUBCOMMANDS = {
     description:
       'List schedules, with Edit, Pause (or Resume), Skip next run, Delete and Run now on each; --next: every run due in the next 24 hours or 7 days (of that runbook, when named), in your time zone.',
     examples: ['schedules', 'schedules "Postgres Vacuum Analyze"', 'schedules --next 24h'],
-    flags: [{ name: 'next', values: ['24h', '7d'], description: 'every run due in that window (a forecast)' }],
+    flags: [
+      {
+        name: 'next',
+        values: ['24h', '7d'],
+        description: 'every run due in that window (a forecast)',
+        valueHelp: { '24h': 'the next 24 hours', '7d': 'the next 7 days' },
+      },
+    ],
     positional: 'optional',
     positionalName: 'runbook',
   },
@@ -335,7 +344,9 @@ export function didYouMean(input: string, candidates: readonly string[]): string
     }
   }
   const threshold = Math.max(2, Math.floor(word.length / 3));
-  return best !== null && bestScore <= threshold ? best : null;
+  // A word sharing no character with the candidate is no near miss (`3x` is not a typo of `7d`).
+  const shares = best !== null && [...word].some((ch) => best!.toLowerCase().includes(ch));
+  return best !== null && bestScore <= threshold && shares ? best : null;
 }
 
 export function parseCommand(rawText: string): ParseResult {
@@ -411,7 +422,9 @@ export function parseCommand(rawText: string): ParseResult {
       const suggestion = didYouMean(value, flag.values);
       return {
         ok: false,
-        error: `\`--${flag.name}\` must be one of ${flag.values.map((v) => `\`${v}\``).join(', ')}, not \`${value}\`.`,
+        error: flag.valueHelp
+          ? `\`--${flag.name}\` takes ${flag.values.map((v) => `\`${v}\` (${flag.valueHelp?.[v]})`).join(' or ')}; \`${value}\` is not one of them.`
+          : `\`--${flag.name}\` must be one of ${flag.values.map((v) => `\`${v}\``).join(', ')}, not \`${value}\`.`,
         topic: sub,
         suggestion: suggestion ? `--${flag.name} ${suggestion}` : null,
       };

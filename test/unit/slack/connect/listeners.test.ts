@@ -7,6 +7,7 @@ import {
   connectRemoveClicked,
   connectSubmitted,
 } from '../../../../src/slack/connect/connect-actions.ts';
+import { settingsOpenClicked, settingsSubmitted } from '../../../../src/slack/connect/settings-actions.ts';
 import { appHomeOpened } from '../../../../src/slack/home/events.ts';
 import type { HandlerContext } from '../../../../src/slack/kit/handler-context.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../../../../src/slack/kit/ids.ts';
@@ -148,5 +149,58 @@ describe('connect listeners', () => {
     await appHomeOpened(opened(MEMBER), await contextOf(MEMBER));
     expect(published()).toContain('Connected to');
     expect(published()).not.toContain(ACTIONS.connectRemove);
+  });
+});
+
+describe('approval settings listeners', () => {
+  function settingsForm(ctx: HandlerContext, group: string): ViewArgs {
+    return {
+      ack: env.ack,
+      client: ctx.client,
+      view: {
+        id: 'V0SETTINGS',
+        callback_id: VIEWS.settings,
+        private_metadata: '',
+        state: {
+          values: { [BLOCKS.settingsGroup]: { [ACTIONS.settingsGroup]: { type: 'plain_text_input', value: group } } },
+        },
+      },
+      body: { user: { id: ctx.userId } },
+    } as unknown as ViewArgs;
+  }
+
+  it('settingsOpenClicked opens the form for an admin, and refuses a member (audited)', async () => {
+    const admin = await contextOf(ADMIN);
+    await settingsOpenClicked({ ...clickOf(env, ADMIN, 'settings'), client: admin.client }, admin);
+    expect(env.acks).toEqual([undefined]);
+    expect(views().map((c) => c.method)).toEqual(['views.open']);
+    expect(lastView()).toContain(VIEWS.settings);
+    expect(lastView()).toContain(BLOCKS.settingsGroup);
+
+    env.reset();
+    const member = await contextOf(MEMBER);
+    await settingsOpenClicked({ ...clickOf(env, MEMBER, 'settings'), client: member.client }, member);
+    expect(lastView()).not.toContain(BLOCKS.settingsGroup);
+    expect(lastView()).toContain('Only a workspace admin or owner');
+    expect((await env.audit(1))[0]).toMatchObject({ action: 'settings.update', outcome: 'denied', userId: MEMBER });
+  });
+
+  it('settingsSubmitted saves what narrows, says so and refreshes Home; a widening group is refused, nothing saved', async () => {
+    const admin = await contextOf(ADMIN);
+    await settingsSubmitted(settingsForm(admin, '  '), admin);
+    expect(env.acks).toEqual([{ response_action: 'update', view: expect.objectContaining({ type: 'modal' }) }]);
+    expect(JSON.stringify(env.acks[0])).toContain('Saved.');
+    expect(await env.store.installationSettings.get(TEAM)).toMatchObject({ approverGroup: null, updatedBy: ADMIN });
+    expect(env.called('refreshHome')).toHaveLength(1);
+    expect((await env.audit(1))[0]).toMatchObject({ action: 'settings.update', outcome: 'ok', target: TEAM });
+
+    env.reset();
+    await settingsSubmitted(settingsForm(admin, 's0anyone'), admin);
+    const answer = JSON.stringify(env.acks[0]);
+    expect(answer).toContain('Nothing was saved.');
+    expect(answer).toContain(BLOCKS.settingsGroup);
+    expect(await env.store.installationSettings.get(TEAM)).toMatchObject({ approverGroup: null });
+    expect((await env.audit(1))[0]).toMatchObject({ action: 'settings.update', outcome: 'denied', userId: ADMIN });
+    expect(env.called('refreshHome')).toEqual([]);
   });
 });

@@ -130,6 +130,9 @@ describe('helpers', () => {
   it('didYouMean only answers for close words', () => {
     expect(didYouMean('exectuions', ['executions', 'list'])).toBe('executions');
     expect(didYouMean('zzz', ['executions', 'list'])).toBeNull();
+    // Two characters away but nothing in common: no near miss.
+    expect(didYouMean('3x', ['24h', '7d'])).toBeNull();
+    expect(didYouMean('7', ['24h', '7d'])).toBe('7d');
   });
 });
 
