@@ -305,7 +305,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         : client;
     const slackClient = (options: WebClientOptions): WebClient =>
       tenantClients
-        ? new RoutedWebClient((id) => tenantClients.tokenFor(id), options)
+        ? new RoutedWebClient(
+            (id) => tenantClients.tokenFor(id),
+            options,
+            // Revoked (uninstalled at another replica): the next call reads the store, not the kept token.
+            (id) => tenantClients.forget(id),
+          )
         : new WebClient(botToken, options);
     /** A client for a pacer (the watcher's, the scanner's): rate-limited answers come back as errors, no retries. */
     const pacedClient = (): WebClient =>

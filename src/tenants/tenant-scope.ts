@@ -2,9 +2,12 @@
 // AsyncLocalStorage: a request runs in its installation's scope, background work enters the scope of the
 // record it handles (a watch's, a subscription's, an approval's team). A RoutedWebClient reads the scope
 // on every call and sends the installation's current token (clientFor's, refreshed when rotated), so code
-// that holds one long-lived client — the watcher, the scanner — posts into the right workspace.
+// that holds one long-lived client — the watcher, the scanner — posts into the right workspace. A token
+// Slack answers as dead (uninstalled at another replica, say) is reported, so the token kept for the
+// installation is dropped and the next call reads the store again instead of reusing it.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type WebAPICallResult, WebClient, type WebClientOptions } from '@slack/web-api';
+import { tokenStateOf } from './revocation.ts';
 
 const scope = new AsyncLocalStorage<string>();
 
@@ -36,21 +39,34 @@ export class RoutedWebClient extends WebClient {
 
   readonly #options: WebClientOptions;
 
-  constructor(tokenFor: (installationId: string) => Promise<string>, options: WebClientOptions) {
+  readonly #onDeadToken: ((installationId: string) => void) | undefined;
+
+  /** `onDeadToken`: Slack answered an installation's token as revoked (drop what is kept for it). */
+  constructor(
+    tokenFor: (installationId: string) => Promise<string>,
+    options: WebClientOptions,
+    onDeadToken?: (installationId: string) => void,
+  ) {
     super(undefined, options);
     this.#tokenFor = tokenFor;
     this.#options = options;
+    this.#onDeadToken = onDeadToken;
   }
 
   /** The same routing with other client options (a copy without retries, say). */
   derive(options: WebClientOptions): RoutedWebClient {
-    return new RoutedWebClient(this.#tokenFor, { ...this.#options, ...options });
+    return new RoutedWebClient(this.#tokenFor, { ...this.#options, ...options }, this.#onDeadToken);
   }
 
   override async apiCall(method: string, options: Record<string, unknown> = {}): Promise<WebAPICallResult> {
     if (options.token) return super.apiCall(method, options);
     const installationId = currentInstallation();
     if (!installationId) throw new NoInstallationInScopeError(method);
-    return super.apiCall(method, { ...options, token: await this.#tokenFor(installationId) });
+    try {
+      return await super.apiCall(method, { ...options, token: await this.#tokenFor(installationId) });
+    } catch (error) {
+      if (tokenStateOf({ error }) === 'revoked') this.#onDeadToken?.(installationId);
+      throw error;
+    }
   }
 }

@@ -14,7 +14,7 @@ import {
   RoutedWebClient,
 } from '../../../src/tenants/tenant-scope.ts';
 
-const TOKENS: Record<string, string> = { T1: 'xoxb-one', E1: 'xoxb-org' };
+const TOKENS: Record<string, string> = { T1: 'xoxb-one', E1: 'xoxb-org', T9: 'xoxb-revoked', T8: 'xoxb-broken' };
 let server: Server;
 let url = '';
 const seen: string[] = [];
@@ -24,6 +24,8 @@ beforeAll(async () => {
     const token = (req.headers.authorization ?? '').replace('Bearer ', '');
     seen.push(token);
     res.writeHead(200, { 'content-type': 'application/json' });
+    if (token === 'xoxb-revoked') return void res.end(JSON.stringify({ ok: false, error: 'token_revoked' }));
+    if (token === 'xoxb-broken') return void res.end(JSON.stringify({ ok: false, error: 'channel_not_found' }));
     // Each workspace knows the same email as a different person.
     res.end(JSON.stringify({ ok: true, user: { id: token === 'xoxb-one' ? 'U_IN_T1' : 'U_IN_E1' }, team_id: token }));
   });
@@ -63,5 +65,19 @@ describe('the installation in scope', () => {
     const inT1 = await inInstallation('T1', () => identity.userIdByEmail(client, 'Ops@Example.com'));
     const inE1 = await inInstallation('E1', () => identity.userIdByEmail(client, 'ops@example.com'));
     expect([inT1, inE1]).toEqual(['U_IN_T1', 'U_IN_E1']);
+  });
+
+  it('a token Slack answers as revoked is reported for its installation (other errors are not), copies too', async () => {
+    const dead: string[] = [];
+    const client = new RoutedWebClient(
+      async (id) => TOKENS[id]!,
+      { slackApiUrl: url, retryConfig: { retries: 0 } },
+      (id) => dead.push(id),
+    );
+    await expect(inInstallation('T9', () => client.auth.test())).rejects.toThrow(/token_revoked/);
+    await expect(inInstallation('T9', () => noRetryClient(client).auth.test())).rejects.toThrow(/token_revoked/);
+    await expect(inInstallation('T8', () => client.auth.test())).rejects.toThrow(/channel_not_found/);
+    await inInstallation('T1', () => client.auth.test());
+    expect(dead).toEqual(['T9', 'T9']);
   });
 });
