@@ -271,7 +271,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
 
   /** options.historyLimit: seconds until the next allowed call (null: allowed). */
   const lastHistoryCall = new Map<string, number>();
-  function historyLimited(method: string, caller: string, args: Record<string, unknown>): number | null {
+  function historyLimited(method: string, caller: string): number | null {
     const limit = options.historyLimit;
     if (!limit || (method !== 'conversations.history' && method !== 'conversations.replies')) return null;
     const windowMs = limit.windowMs ?? 60_000;
@@ -310,7 +310,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       emitter.emit('call', call);
     };
 
-    const historyWait = historyLimited(method, grant?.installationId ?? token ?? '', args);
+    const historyWait = historyLimited(method, grant?.installationId ?? token ?? '');
     const fault = historyWait !== null ? 'ratelimited' : pickFault(faults, method, random);
     if (fault === 'ratelimited') {
       const body = { ok: false, error: 'ratelimited' };

@@ -1,6 +1,7 @@
 // Many-workspace deps for unit tests: an emulator serving tenants A and B (by key), ApiConnections over the
 // env's SQLite store checking keys against it, and createTenantDeps wired as the runtime wires it.
 import { randomBytes } from 'node:crypto';
+import type { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll } from 'vitest';
 import { createRunbookApi } from '../../../src/api/client.ts';
 import type { RunbookApi } from '../../../src/api/runbook-api.ts';
@@ -10,6 +11,7 @@ import { type Emulator, startEmulator } from '../../../src/emulator/server.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { policyGroups } from '../../../src/policy/load-policy.ts';
 import type { SlackDeps } from '../../../src/slack/kit/deps.ts';
+import type { HandlerContext } from '../../../src/slack/kit/handler-context.ts';
 import { Identity } from '../../../src/slack/kit/identity.ts';
 import { Places } from '../../../src/slack/kit/places.ts';
 import { createTenantDeps, type TenantApi, type TenantDeps } from '../../../src/slack/tenant-deps.ts';
@@ -100,4 +102,47 @@ export async function startTenancyEnv(
       await emulator.close();
     },
   };
+}
+
+/** Who is a workspace admin or owner (users.info's is_admin / is_owner); everyone else is a member. */
+export interface Roles {
+  admin: string;
+  owner: string;
+}
+
+/** The env's recording client, with users.info saying who is an admin or owner. */
+function withRoles(env: ListenerEnv, client: WebClient, roles: Roles): WebClient {
+  const info = async ({ user }: { user: string }) => {
+    env.calls.push({ method: 'users.info', args: { user } });
+    return {
+      ok: true,
+      user: {
+        id: user,
+        is_admin: user === roles.admin,
+        is_owner: user === roles.owner,
+        profile: { email: `${user.toLowerCase()}@example.com` },
+      },
+    };
+  };
+  return new Proxy(client, {
+    get: (target, prop) =>
+      prop === 'users'
+        ? new Proxy((target as unknown as { users: object }).users, {
+            get: (u, p) => (p === 'info' ? info : Reflect.get(u, p)),
+          })
+        : Reflect.get(target, prop),
+  });
+}
+
+/** A request context of `userId` in installation `team` (its many-workspace deps), Slack knowing `roles`. */
+export async function installationContextOf(
+  env: ListenerEnv,
+  t: TenancyEnv,
+  team: string,
+  roles: Roles,
+  userId: string,
+): Promise<HandlerContext> {
+  const base = env.context(userId, null);
+  const deps = await t.tenants.depsFor(t.installation(team));
+  return { ...base, deps, client: withRoles(env, base.client, roles), installation: t.installation(team) };
 }

@@ -1,7 +1,6 @@
 // Connect, Replace key and Disconnect, called as Bolt would call them: who may (admin, owner, the
 // installer; a member is refused and audited), the key checked before it is saved and never shown,
 // the audit trail without the key; App Home before and after.
-import type { WebClient } from '@slack/web-api';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   connectOpenClicked,
@@ -16,7 +15,7 @@ import type { EventArgs, ViewArgs } from '../../../../src/slack/kit/listen.ts';
 import { TABLE_POLICY } from '../../../support/authorization-cases.ts';
 import { clickOf } from '../listener-args.ts';
 import type { ListenerEnv } from '../listener-env.ts';
-import { INSTALLER, KEY_A, KEY_B, type TenancyEnv, useTenancyEnvs } from '../tenancy-env.ts';
+import { INSTALLER, installationContextOf, KEY_A, KEY_B, type TenancyEnv, useTenancyEnvs } from '../tenancy-env.ts';
 
 const ADMIN = 'U0ADMIN';
 const OWNER = 'U0OWNER';
@@ -35,36 +34,7 @@ beforeEach(async () => {
   await t.connections.remove(TEAM);
 });
 
-/** The env's recording client, with users.info saying who is an admin or owner. */
-function withRoles(client: WebClient): WebClient {
-  const info = async ({ user }: { user: string }) => {
-    env.calls.push({ method: 'users.info', args: { user } });
-    return {
-      ok: true,
-      user: {
-        id: user,
-        is_admin: user === ADMIN,
-        is_owner: user === OWNER,
-        profile: { email: `${user.toLowerCase()}@example.com` },
-      },
-    };
-  };
-  return new Proxy(client, {
-    get: (target, prop) =>
-      prop === 'users'
-        ? new Proxy((target as unknown as { users: object }).users, {
-            get: (u, p) => (p === 'info' ? info : Reflect.get(u, p)),
-          })
-        : Reflect.get(target, prop),
-  });
-}
-
-async function contextOf(userId: string): Promise<HandlerContext> {
-  const base = env.context(userId, null);
-  const deps = await t.tenants.depsFor(t.installation(TEAM));
-  const client = withRoles(base.client);
-  return { ...base, deps, client, installation: t.installation(TEAM) };
-}
+const contextOf = (userId: string) => installationContextOf(env, t, TEAM, { admin: ADMIN, owner: OWNER }, userId);
 
 function submission(ctx: HandlerContext, apiKey: string): ViewArgs {
   return {
