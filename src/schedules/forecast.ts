@@ -57,7 +57,9 @@ export interface Forecast {
 /** A schedule whose runs come closer than this is summed up (FrequentSchedule). */
 export const FREQUENT_GAP_MS = 60 * 60_000;
 /** Runs of one schedule counted at most (every minute for 7 days is 10,080). */
-const MAX_COUNTED = 20_000;
+const MAX_COUNTED = 11_000;
+/** Runs computed at most across all schedules of one forecast, so many busy schedules stay cheap (counts then cut). */
+const COMPUTE_BUDGET = 20_000;
 
 /** Windows `/runbook schedules --next` accepts. */
 export const FORECAST_WINDOWS = { '24h': 24 * 60 * 60_000, '7d': 7 * 24 * 60 * 60_000 } as const;
@@ -82,6 +84,7 @@ export function forecastRuns(
   /** Run times of each runbook's frequent schedules, so a listed run close to one is still flagged. */
   const frequentTimes = new Map<string, number[][]>();
   let truncated = false;
+  let budget = COMPUTE_BUDGET;
   for (const s of schedules) {
     const check = validateCron(s.cron);
     if (!check.ok) {
@@ -94,10 +97,14 @@ export function forecastRuns(
     let next = cron.nextRun(new Date(Math.max(from, s.after ?? from)));
     let countCut = false;
     while (next && next.getTime() <= end) {
-      if (times.length >= MAX_COUNTED) {
+      // The budget only cuts a schedule already known to fire more often than hourly (its count then
+      // says "+"); any other has at most one run an hour, so it is always computed whole.
+      const frequentSoFar = minGapMs < FREQUENT_GAP_MS;
+      if (times.length >= MAX_COUNTED || (frequentSoFar && budget <= 0)) {
         countCut = true;
         break;
       }
+      budget -= 1;
       const at = next.getTime();
       if (times.length > 0) minGapMs = Math.min(minGapMs, at - times.at(-1)!);
       times.push(at);

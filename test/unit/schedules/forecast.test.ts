@@ -88,4 +88,13 @@ describe('forecastRuns', () => {
     expect(forecast.runs.filter((r) => r.scheduleId === 'hourly')).toHaveLength(7 * 24);
     expect(forecast.truncated).toBe(false);
   });
+
+  it('stays bounded with many schedules firing every minute: each still summed up, late counts marked cut', () => {
+    const many = Array.from({ length: 20 }, (_, i) => s(`m${String(i).padStart(2, '0')}`, `r${i}`, '* * * * *'));
+    const forecast = forecastRuns(many, FROM, FORECAST_WINDOWS['24h']);
+    expect(forecast.frequent).toHaveLength(20);
+    expect(forecast.frequent.every((f) => f.count === 1440 || f.countCut)).toBe(true);
+    expect(forecast.frequent.filter((f) => f.count === 1440 && !f.countCut).length).toBeGreaterThan(0);
+    expect(forecast.frequent.some((f) => f.countCut)).toBe(true);
+  }, 60_000);
 });
