@@ -3,6 +3,7 @@
 // covering its schedule is marked held. Real expressions come from the
 // store for paused ones (the API holds a never-firing placeholder). The times are src/schedules/forecast.ts's.
 import { FORECAST_WINDOWS, type ForecastRun, type ForecastWindow, forecastRuns } from '../schedules/forecast.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { RunsDeps } from './deps.ts';
 import { type ScheduleFreezeScope, scheduleFreezeScope } from './gate.ts';
 import type { Visibility } from './visibility.ts';
@@ -33,7 +34,9 @@ export async function forecastFor(
   runbookId: string | null = null,
 ): Promise<VisibleForecast> {
   const pauses = new Map(
-    (await deps.access.store.schedulePauses.list(MAX_SCHEDULES)).map((p) => [p.scheduleId, p] as const),
+    (await deps.access.store.schedulePauses.list(MAX_SCHEDULES, installationKey())).map(
+      (p) => [p.scheduleId, p] as const,
+    ),
   );
   const schedules = [];
   let pausedCount = 0;
