@@ -9,6 +9,7 @@ import {
   type FrequentSchedule,
   forecastRuns,
 } from '../schedules/forecast.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { RunsDeps } from './deps.ts';
 import { type ScheduleFreezeScope, scheduleFreezeScope } from './gate.ts';
 import type { Visibility } from './visibility.ts';
@@ -46,7 +47,9 @@ export async function forecastFor(
   runbookId: string | null = null,
 ): Promise<VisibleForecast> {
   const pauses = new Map(
-    (await deps.access.store.schedulePauses.list(MAX_SCHEDULES)).map((p) => [p.scheduleId, p] as const),
+    (await deps.access.store.schedulePauses.list(MAX_SCHEDULES, installationKey())).map(
+      (p) => [p.scheduleId, p] as const,
+    ),
   );
   const schedules = [];
   let pausedCount = 0;

@@ -168,6 +168,7 @@ describe('App Home outlook at its worst', () => {
       runbookName: 'Postgres Vacuum Analyze',
       pausedBy: freeze ? '' : 'U01ALICE',
       teamId: null,
+      installationId: '',
       resumeAt: null,
       freeze,
       state: 'paused' as const,
