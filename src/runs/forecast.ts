@@ -2,7 +2,14 @@
 // A paused schedule does not run; a skipped one runs again after its timer; a run due inside a change freeze
 // covering its schedule is marked held. Real expressions come from the
 // store for paused ones (the API holds a never-firing placeholder). The times are src/schedules/forecast.ts's.
-import { FORECAST_WINDOWS, type ForecastRun, type ForecastWindow, forecastRuns } from '../schedules/forecast.ts';
+import {
+  FORECAST_WINDOWS,
+  type ForecastRun,
+  type ForecastWindow,
+  type FrequentSchedule,
+  forecastRuns,
+} from '../schedules/forecast.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { RunsDeps } from './deps.ts';
 import { type ScheduleFreezeScope, scheduleFreezeScope } from './gate.ts';
 import type { Visibility } from './visibility.ts';
@@ -15,8 +22,15 @@ export interface HeldRun extends ForecastRun {
   frozenBy?: string | null;
 }
 
+/** A schedule firing more often than hourly, summed up; held when a freeze covers its first run. */
+export interface HeldFrequent extends FrequentSchedule {
+  frozenBy?: string | null;
+}
+
 export interface VisibleForecast {
   runs: HeldRun[];
+  /** Schedules firing more often than hourly: one summary each, their runs not listed. */
+  frequent: HeldFrequent[];
   /** More runs were due than listed. */
   truncated: boolean;
   /** Schedules left out while paused. */
@@ -33,7 +47,9 @@ export async function forecastFor(
   runbookId: string | null = null,
 ): Promise<VisibleForecast> {
   const pauses = new Map(
-    (await deps.access.store.schedulePauses.list(MAX_SCHEDULES)).map((p) => [p.scheduleId, p] as const),
+    (await deps.access.store.schedulePauses.list(MAX_SCHEDULES, installationKey())).map(
+      (p) => [p.scheduleId, p] as const,
+    ),
   );
   const schedules = [];
   let pausedCount = 0;
@@ -45,30 +61,38 @@ export async function forecastFor(
       pausedCount += 1;
       continue;
     }
-    schedules.push({ id: s.id, runbookId: s.runbookId, runbookName: s.runbookName, cron: pause?.cron ?? s.schedule });
+    // A skipped schedule's runs before its timer do not happen.
+    schedules.push({
+      id: s.id,
+      runbookId: s.runbookId,
+      runbookName: s.runbookName,
+      cron: pause?.cron ?? s.schedule,
+      after: pause?.resumeAt ?? null,
+    });
     if (schedules.length >= MAX_SCHEDULES) break;
   }
   const forecast = forecastRuns(schedules, deps.now(), FORECAST_WINDOWS[window]);
-  // A skipped schedule's runs before its timer do not happen.
-  const runs = forecast.runs.filter((r) => {
-    const resumeAt = pauses.get(r.scheduleId)?.resumeAt;
-    return resumeAt === null || resumeAt === undefined || r.at > resumeAt;
-  });
   // A run due inside a change freeze that covers its schedule will not happen (the freeze pauses it): said.
   const { policy } = deps.access;
   const scopes = new Map<string, ScheduleFreezeScope>();
-  const held: HeldRun[] = [];
-  for (const run of runs) {
-    let frozenBy: string | null = null;
-    if (policy.freezes.length > 0) {
-      let judged = scopes.get(run.scheduleId);
-      if (!judged) {
-        judged = await scheduleFreezeScope(deps, { id: run.scheduleId, ...run });
-        scopes.set(run.scheduleId, judged);
-      }
-      frozenBy = policy.freezeAt(judged.scope, judged.runbook, run.at)?.name ?? null;
+  const heldBy = async (run: { scheduleId: string; runbookId: string; runbookName: string; at: number }) => {
+    if (policy.freezes.length === 0) return null;
+    let judged = scopes.get(run.scheduleId);
+    if (!judged) {
+      judged = await scheduleFreezeScope(deps, { id: run.scheduleId, ...run });
+      scopes.set(run.scheduleId, judged);
     }
-    held.push({ ...run, frozenBy });
-  }
-  return { runs: held, truncated: forecast.truncated, pausedCount, unreadableCount: forecast.unreadable.length };
+    return policy.freezeAt(judged.scope, judged.runbook, run.at)?.name ?? null;
+  };
+  const held: HeldRun[] = [];
+  for (const run of forecast.runs) held.push({ ...run, frozenBy: await heldBy(run) });
+  const frequent: HeldFrequent[] = [];
+  for (const f of forecast.frequent) frequent.push({ ...f, frozenBy: await heldBy({ ...f, at: f.firstAt }) });
+  return {
+    runs: held,
+    frequent,
+    truncated: forecast.truncated,
+    pausedCount,
+    unreadableCount: forecast.unreadable.length,
+  };
 }

@@ -166,7 +166,7 @@ export async function applyFreezes(deps: RunsDeps, options: ApplyFreezeOptions):
   const now = deps.now();
   const store = deps.access.store.schedulePauses;
   const { policy } = deps.access;
-  const frozen = await ofInstallation(await store.listFrozen(500), options.installation);
+  const frozen = await ofInstallation(await store.listFrozen(500, installationKey()), options.installation);
   const anyActive = policy.freezes.some((w) => windowState(w, now).inside);
   if (!anyActive && frozen.length === 0) return report;
   if (!(await deps.access.store.coordination.holdLease(FREEZE_LEASE, options.owner, now + options.leaseMs, now))) {
@@ -192,7 +192,7 @@ export async function applyFreezes(deps: RunsDeps, options: ApplyFreezeOptions):
     const { freeze, channel } = await scheduleFreeze(deps, { id: row.scheduleId, ...row }, options);
     if (freeze?.name === row.freeze) continue;
     if (freeze) {
-      await store.handOver(row.scheduleId, row.freeze, { freeze: freeze.name }, deps.now());
+      await store.handOver(row.scheduleId, row.freeze, { freeze: freeze.name }, deps.now(), row.installationId);
       continue;
     }
     // The freeze acts, not a person: audited as the bot ('' is stored as no user).
@@ -221,7 +221,7 @@ export async function applyFreezes(deps: RunsDeps, options: ApplyFreezeOptions):
   }
   if (!anyActive) return report;
   // Started: pause what a window covers and nobody has paused.
-  const held = new Set((await store.list(10_000)).map((p) => p.scheduleId));
+  const held = new Set((await store.list(10_000, installationKey())).map((p) => p.scheduleId));
   for (const schedule of await allSchedules(deps)) {
     if (held.has(schedule.id)) continue;
     const { freeze, channel } = await scheduleFreeze(deps, schedule, options);

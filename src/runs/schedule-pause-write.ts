@@ -5,6 +5,7 @@
 import { ConnectionError, describeApiError, NotFoundError, RunbookApiError } from '../api/errors.ts';
 import { Schedule } from '../api/schemas.ts';
 import type { SchedulePause } from '../store/store.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { recordAction } from './gate.ts';
@@ -48,6 +49,7 @@ export async function applyPause(
   how: { resumeAt: number | null; freeze: string | null; action: string; detail: string },
 ): Promise<PauseResult> {
   const store = deps.access.store.schedulePauses;
+  const key = installationKey();
   const scheduleId = schedule.id;
   const began = await store.begin(
     {
@@ -61,24 +63,25 @@ export async function applyPause(
       freeze: how.freeze,
     },
     deps.now(),
+    key,
   );
   if (!began) return refused('duplicate', 'That schedule is already paused; the list shows it with Resume.');
   try {
     await deps.api.schedules.update(scheduleId, { schedule: NEVER_FIRES });
   } catch (err) {
     if (err instanceof NotFoundError) {
-      await store.remove(scheduleId, 'pausing');
+      await store.remove(scheduleId, 'pausing', key);
       return refused('not-found', GONE);
     }
     // An answer came back: nothing changed in the API, so the intent goes. A lost answer may have paused
     // it: the intent stays and reconciliation finishes the pause the person asked for.
-    if (definitelyNotApplied(err)) await store.remove(scheduleId, 'pausing');
+    if (definitelyNotApplied(err)) await store.remove(scheduleId, 'pausing', key);
     await recordAction(deps, who, how.action, targetOf(schedule), 'error', describeApiError(err));
     return { kind: 'failed', error: err };
   }
-  await store.move(scheduleId, 'pausing', 'paused', deps.now());
+  await store.move(scheduleId, 'pausing', 'paused', deps.now(), key);
   await recordAction(deps, who, how.action, targetOf(schedule), 'ok', how.detail);
-  const pause = (await store.get(scheduleId)) as SchedulePause;
+  const pause = (await store.get(scheduleId, key)) as SchedulePause;
   return { kind: 'paused', schedule, pause };
 }
 
@@ -90,23 +93,23 @@ export async function restore(
   detail: string,
 ): Promise<PauseResult> {
   const store = deps.access.store.schedulePauses;
-  const { scheduleId } = pause;
+  const { scheduleId, installationId: key } = pause;
   const target = targetOf({ id: scheduleId, runbookId: pause.runbookId, runbookName: pause.runbookName });
-  if (!(await store.move(scheduleId, 'paused', 'resuming', deps.now()))) {
+  if (!(await store.move(scheduleId, 'paused', 'resuming', deps.now(), key))) {
     return refused('duplicate', 'Someone else is resuming that schedule already; the list below is up to date.');
   }
   try {
     await deps.api.schedules.update(scheduleId, { schedule: pause.cron });
   } catch (err) {
     if (err instanceof NotFoundError) {
-      await store.remove(scheduleId);
+      await store.remove(scheduleId, undefined, key);
       return refused('not-found', GONE);
     }
-    if (definitelyNotApplied(err)) await store.move(scheduleId, 'resuming', 'paused', deps.now());
+    if (definitelyNotApplied(err)) await store.move(scheduleId, 'resuming', 'paused', deps.now(), key);
     await recordAction(deps, who, 'schedule.resume', target, 'error', describeApiError(err));
     return { kind: 'failed', error: err };
   }
-  await store.remove(scheduleId, 'resuming');
+  await store.remove(scheduleId, 'resuming', key);
   await recordAction(deps, who, 'schedule.resume', target, 'ok', detail);
   const schedule = Schedule.parse({
     id: scheduleId,

@@ -11,6 +11,7 @@ import type { Schedule } from '../api/schemas.ts';
 import { freezeEnd } from '../policy/freezes.ts';
 import { nextRuns, validateCron } from '../schedules/cron.ts';
 import type { SchedulePause } from '../store/store.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { type FreezeOptions, recordAction, recordDenial, scheduleFreeze } from './gate.ts';
@@ -80,10 +81,11 @@ async function holdSchedule(
   const result = await applyPause(deps, actor, schedule, { resumeAt, freeze: null, action, detail });
   if (result.kind !== 'refused' || result.reason !== 'duplicate' || kind !== 'pause') return result;
   // Paused by a change freeze: Pause takes it over, so it stays paused after the freeze.
-  const held = await store.get(scheduleId);
+  const key = installationKey();
+  const held = await store.get(scheduleId, key);
   if (
     held?.freeze &&
-    (await store.handOver(scheduleId, held.freeze, { freeze: null, pausedBy: actor.userId }, deps.now()))
+    (await store.handOver(scheduleId, held.freeze, { freeze: null, pausedBy: actor.userId }, deps.now(), key))
   ) {
     await recordAction(
       deps,
@@ -93,7 +95,7 @@ async function holdSchedule(
       'ok',
       `was ${held.cron}; taken over from the change freeze “${held.freeze}”`,
     );
-    return { kind: 'paused', schedule, pause: (await store.get(scheduleId)) as SchedulePause };
+    return { kind: 'paused', schedule, pause: (await store.get(scheduleId, key)) as SchedulePause };
   }
   return result;
 }
@@ -101,13 +103,14 @@ async function holdSchedule(
 /** Resumes a paused schedule with its real expression; one caller wins when several click at once. */
 export async function resumeSchedule(deps: RunsDeps, actor: Actor, scheduleId: string): Promise<PauseResult> {
   const store = deps.access.store.schedulePauses;
-  const pause = await store.get(scheduleId);
+  const key = installationKey();
+  const pause = await store.get(scheduleId, key);
   if (pause?.state !== 'paused') {
     return refused('duplicate', 'That schedule is not paused (any more); the list below is up to date.');
   }
   const schedule = await scheduleOrNull(deps, scheduleId);
   if (!schedule) {
-    await store.remove(scheduleId);
+    await store.remove(scheduleId, undefined, key);
     return refused('not-found', GONE);
   }
   const refusal = await checkScheduleChange(deps, actor, schedule, 'schedule.resume');
@@ -123,9 +126,13 @@ export async function resumeSchedule(deps: RunsDeps, actor: Actor, scheduleId: s
   return result.kind === 'resumed' ? { ...result, schedule: { ...schedule, schedule: pause.cron } } : result;
 }
 
-/** Many workspaces: only one workspace's rows (`deps` are its installation's, in its scope); else all. */
+/**
+ * Only the rows of the installation in scope ('' = the single workspace); many workspaces: of one workspace
+ * too (`deps` are its installation's, in its scope).
+ */
 function ofTeam(rows: SchedulePause[], teamId: string | null | undefined): SchedulePause[] {
-  return teamId === undefined ? rows : rows.filter((row) => row.teamId === teamId);
+  const key = installationKey();
+  return rows.filter((row) => row.installationId === key && (teamId === undefined || row.teamId === teamId));
 }
 
 /**
@@ -144,7 +151,12 @@ export async function resumeDueSkips(
   for (const pause of ofTeam(await store.listDue(now, 50), options.teamId)) {
     // Due inside a change freeze that covers it: the freeze holds it and resumes it when it ends.
     const { freeze } = await scheduleFreeze(deps, { id: pause.scheduleId, ...pause }, options);
-    if (freeze && (await store.handOver(pause.scheduleId, null, { freeze: freeze.name }, deps.now()))) continue;
+    if (
+      freeze &&
+      (await store.handOver(pause.scheduleId, null, { freeze: freeze.name }, deps.now(), pause.installationId))
+    ) {
+      continue;
+    }
     const who = { userId: pause.pausedBy, teamId: pause.teamId, channelId: null };
     const skipped = new Date((pause.resumeAt ?? now) - SKIP_MARGIN_MS).toISOString();
     const result = await restore(deps, who, pause, `${pause.cron}; by itself after skipping the run at ${skipped}`);
@@ -182,7 +194,7 @@ export async function reconcilePauses(
       await deps.api.schedules.update(row.scheduleId, { schedule: resuming ? row.cron : NEVER_FIRES });
     } catch (err) {
       if (err instanceof NotFoundError) {
-        await store.remove(row.scheduleId, row.state);
+        await store.remove(row.scheduleId, row.state, row.installationId);
         report.gone.push(row.scheduleId);
         continue;
       }
@@ -192,11 +204,11 @@ export async function reconcilePauses(
     }
     const detail = `${row.cron}; finished after a restart (the answer to the API call was not recorded)`;
     if (resuming) {
-      if (await store.remove(row.scheduleId, 'resuming')) {
+      if (await store.remove(row.scheduleId, 'resuming', row.installationId)) {
         await recordAction(deps, who, 'schedule.resume', target, 'ok', detail);
         report.resumed.push(row.scheduleId);
       }
-    } else if (await store.move(row.scheduleId, 'pausing', 'paused', deps.now())) {
+    } else if (await store.move(row.scheduleId, 'pausing', 'paused', deps.now(), row.installationId)) {
       await recordAction(deps, who, 'schedule.pause', target, 'ok', detail);
       report.paused.push(row.scheduleId);
     }

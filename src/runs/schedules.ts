@@ -53,7 +53,7 @@ const EDITS = new Set(['schedule.open', 'schedule.update']);
  * so the form would show it, and saving any expression would un-pause it behind the store's back.
  */
 async function refusePausedEdit(deps: RunsDeps, scheduleId: string): Promise<Refusal | null> {
-  const pause = await deps.access.store.schedulePauses.get(scheduleId);
+  const pause = await deps.access.store.schedulePauses.get(scheduleId, installationKey());
   return pause
     ? refused('invalid', 'That schedule is paused; resume it from /runbook schedules first, then edit it.')
     : null;
@@ -237,7 +237,7 @@ export async function deleteSchedule(deps: RunsDeps, actor: Actor, scheduleId: s
   }
   await deps.access.store.scheduleOwners.remove(scheduleId, installationKey());
   // A paused schedule deleted is gone with its pause: nothing is left to resume.
-  await deps.access.store.schedulePauses.remove(scheduleId);
+  await deps.access.store.schedulePauses.remove(scheduleId, undefined, installationKey());
   await deps.access.audit.record({
     userId: actor.userId,
     teamId: actor.teamId,

@@ -501,6 +501,37 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE run_drafts ADD COLUMN installation_id TEXT NOT NULL DEFAULT '';
     `,
   },
+  {
+    version: 24,
+    // The same for paused schedules: two tenants' APIs may hold the same schedule id, each paused or not.
+    name: 'paused schedules kept per installation (existing pauses: their workspace’s)',
+    up: () => `
+      CREATE TABLE schedule_pauses_scoped (
+        installation_id TEXT NOT NULL DEFAULT '',
+        schedule_id  TEXT NOT NULL,
+        state        TEXT NOT NULL,
+        cron         TEXT NOT NULL,
+        runbook_id   TEXT NOT NULL,
+        runbook_name TEXT NOT NULL,
+        paused_by    TEXT NOT NULL,
+        team_id      TEXT,
+        paused_at    BIGINT NOT NULL,
+        updated_at   BIGINT NOT NULL,
+        resume_at    BIGINT,
+        frozen_by    TEXT,
+        PRIMARY KEY (installation_id, schedule_id)
+      );
+      INSERT INTO schedule_pauses_scoped (installation_id, schedule_id, state, cron, runbook_id, runbook_name,
+        paused_by, team_id, paused_at, updated_at, resume_at, frozen_by)
+      SELECT '', schedule_id, state, cron, runbook_id, runbook_name, paused_by, team_id, paused_at, updated_at,
+        resume_at, frozen_by FROM schedule_pauses;
+      DROP TABLE schedule_pauses;
+      ALTER TABLE schedule_pauses_scoped RENAME TO schedule_pauses;
+      CREATE INDEX schedule_pauses_state ON schedule_pauses (state, updated_at);
+      CREATE INDEX schedule_pauses_resume_at ON schedule_pauses (resume_at);
+      ${ASSIGN_PAUSE_INSTALLATIONS};
+    `,
+  },
 ];
 
 /**
@@ -533,6 +564,7 @@ function assignScopedSql(table: string, teamOf: string): string {
 
 export const ASSIGN_ALIAS_INSTALLATIONS = assignScopedSql('run_aliases', 'run_aliases.team_id');
 export const ASSIGN_OWNER_INSTALLATIONS = assignScopedSql('schedule_owners', 'schedule_owners.team_id');
+export const ASSIGN_PAUSE_INSTALLATIONS = assignScopedSql('schedule_pauses', 'schedule_pauses.team_id');
 export const ASSIGN_DEFAULTS_INSTALLATIONS = assignScopedSql(
   'channel_defaults',
   `(SELECT a.team_id FROM audit a WHERE a.action = 'defaults.set' AND a.outcome = 'ok'

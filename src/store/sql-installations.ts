@@ -103,6 +103,7 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
           'run_aliases',
           'channel_defaults',
           'schedule_owners',
+          'schedule_pauses',
           'run_drafts',
           'api_connections',
           'installation_settings',

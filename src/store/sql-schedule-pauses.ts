@@ -1,6 +1,7 @@
 // Paused schedules and break-glass passes over the SQL driver (the interfaces and the protocol: store.ts,
 // src/runs/schedule-pauses.ts, src/runs/freezes.ts).
 import { randomUUID } from 'node:crypto';
+import { ASSIGN_PAUSE_INSTALLATIONS } from './migrations.ts';
 import { num, numOrNull, text, textOrNull } from './row-mappers.ts';
 import type { SqlDriver, SqlRow } from './sql-driver.ts';
 import type { FreezePass, FreezePassStore, SchedulePause, SchedulePauseState, SchedulePauseStore } from './store.ts';
@@ -11,6 +12,7 @@ function toSchedulePause(row: SqlRow): SchedulePause {
   const state = text(row.state) as SchedulePauseState;
   return {
     scheduleId: text(row.schedule_id),
+    installationId: text(row.installation_id),
     // An unknown state is treated as in flight toward paused: reconciliation finishes the pause.
     state: STATES.includes(state) ? state : 'pausing',
     cron: text(row.cron),
@@ -29,12 +31,13 @@ const limitOf = (limit: number) => Math.max(0, Math.trunc(limit));
 
 export function schedulePauseStore(db: SqlDriver): SchedulePauseStore {
   return {
-    async begin(p, now) {
+    async begin(p, now, installationId = '') {
       const result = await db.query(
         `INSERT INTO schedule_pauses
-           (schedule_id, state, cron, runbook_id, runbook_name, paused_by, team_id, resume_at, paused_at, updated_at, frozen_by)
-         VALUES ($1, 'pausing', $2, $3, $4, $5, $6, $7, $8, $8, $9)
-         ON CONFLICT (schedule_id) DO NOTHING`,
+           (schedule_id, state, cron, runbook_id, runbook_name, paused_by, team_id, resume_at, paused_at, updated_at,
+            frozen_by, installation_id)
+         VALUES ($1, 'pausing', $2, $3, $4, $5, $6, $7, $8, $8, $9, $10)
+         ON CONFLICT (installation_id, schedule_id) DO NOTHING`,
         [
           p.scheduleId,
           p.cron,
@@ -45,31 +48,44 @@ export function schedulePauseStore(db: SqlDriver): SchedulePauseStore {
           p.resumeAt ?? null,
           now,
           p.freeze ?? null,
+          installationId,
         ],
       );
       return result.rowCount === 1;
     },
-    async move(scheduleId, from, to, now) {
+    async move(scheduleId, from, to, now, installationId = '') {
       const result = await db.query(
-        'UPDATE schedule_pauses SET state = $3, updated_at = $4 WHERE schedule_id = $1 AND state = $2',
-        [scheduleId, from, to, now],
+        `UPDATE schedule_pauses SET state = $3, updated_at = $4
+         WHERE schedule_id = $1 AND state = $2 AND installation_id = $5`,
+        [scheduleId, from, to, now, installationId],
       );
       return result.rowCount === 1;
     },
-    async remove(scheduleId, state) {
+    async remove(scheduleId, state, installationId = '') {
       const result = state
-        ? await db.query('DELETE FROM schedule_pauses WHERE schedule_id = $1 AND state = $2', [scheduleId, state])
-        : await db.query('DELETE FROM schedule_pauses WHERE schedule_id = $1', [scheduleId]);
+        ? await db.query('DELETE FROM schedule_pauses WHERE schedule_id = $1 AND installation_id = $2 AND state = $3', [
+            scheduleId,
+            installationId,
+            state,
+          ])
+        : await db.query('DELETE FROM schedule_pauses WHERE schedule_id = $1 AND installation_id = $2', [
+            scheduleId,
+            installationId,
+          ]);
       return result.rowCount === 1;
     },
-    async get(scheduleId) {
-      const { rows } = await db.query('SELECT * FROM schedule_pauses WHERE schedule_id = $1', [scheduleId]);
+    async get(scheduleId, installationId = '') {
+      const { rows } = await db.query('SELECT * FROM schedule_pauses WHERE schedule_id = $1 AND installation_id = $2', [
+        scheduleId,
+        installationId,
+      ]);
       return rows[0] ? toSchedulePause(rows[0]) : null;
     },
-    async list(limit) {
-      const { rows } = await db.query('SELECT * FROM schedule_pauses ORDER BY paused_at, schedule_id LIMIT $1', [
-        limitOf(limit),
-      ]);
+    async list(limit, installationId = '') {
+      const { rows } = await db.query(
+        'SELECT * FROM schedule_pauses WHERE installation_id = $2 ORDER BY paused_at, schedule_id LIMIT $1',
+        [limitOf(limit), installationId],
+      );
       return rows.map(toSchedulePause);
     },
     async listUnsettled(before, limit) {
@@ -88,24 +104,29 @@ export function schedulePauseStore(db: SqlDriver): SchedulePauseStore {
       );
       return rows.map(toSchedulePause);
     },
-    async listFrozen(limit) {
+    async listFrozen(limit, installationId = '') {
       const { rows } = await db.query(
-        'SELECT * FROM schedule_pauses WHERE frozen_by IS NOT NULL ORDER BY paused_at, schedule_id LIMIT $1',
-        [limitOf(limit)],
+        `SELECT * FROM schedule_pauses WHERE frozen_by IS NOT NULL AND installation_id = $2
+         ORDER BY paused_at, schedule_id LIMIT $1`,
+        [limitOf(limit), installationId],
       );
       return rows.map(toSchedulePause);
     },
-    async handOver(scheduleId, from, to, now) {
+    async handOver(scheduleId, from, to, now, installationId = '') {
       // $3 '' keeps whoever paused it (a skip handed to a freeze); a person's id takes the pause over.
       const set = `frozen_by = $2, resume_at = NULL, updated_at = $4,
         paused_by = CASE WHEN CAST($3 AS TEXT) = '' THEN paused_by ELSE CAST($3 AS TEXT) END,
         paused_at = CASE WHEN CAST($3 AS TEXT) = '' THEN paused_at ELSE $4 END`;
-      const match = from === null ? 'frozen_by IS NULL' : 'frozen_by = $5';
+      const match = from === null ? 'frozen_by IS NULL' : 'frozen_by = $6';
       const result = await db.query(
-        `UPDATE schedule_pauses SET ${set} WHERE schedule_id = $1 AND state = 'paused' AND ${match}`,
-        [scheduleId, to.freeze, to.pausedBy ?? '', now, ...(from === null ? [] : [from])],
+        `UPDATE schedule_pauses SET ${set}
+         WHERE schedule_id = $1 AND installation_id = $5 AND state = 'paused' AND ${match}`,
+        [scheduleId, to.freeze, to.pausedBy ?? '', now, installationId, ...(from === null ? [] : [from])],
       );
       return result.rowCount === 1;
+    },
+    async assignInstallations() {
+      return (await db.query(ASSIGN_PAUSE_INSTALLATIONS)).rowCount ?? 0;
     },
   };
 }

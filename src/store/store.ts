@@ -423,6 +423,8 @@ export interface NewSchedulePause {
 }
 
 export interface SchedulePause extends NewSchedulePause {
+  /** The installation it was paused in ('' = the single workspace). */
+  installationId: string;
   resumeAt: number | null;
   freeze: string | null;
   state: SchedulePauseState;
@@ -430,22 +432,35 @@ export interface SchedulePause extends NewSchedulePause {
   updatedAt: number;
 }
 
+/**
+ * Kept per installation (many workspaces): schedule ids come from each installation's own Runbook API.
+ * `installationId` is the one in scope, '' (the default) for the one workspace of single-workspace mode.
+ */
 export interface SchedulePauseStore {
   /** Records the intent to pause (state `pausing`); false when the schedule already has a row (paused or in flight). */
-  begin(p: NewSchedulePause, now: number): Promise<boolean>;
+  begin(p: NewSchedulePause, now: number, installationId?: string): Promise<boolean>;
   /** Compare-and-set of the state; true only for the one caller that moved it. */
-  move(scheduleId: string, from: SchedulePauseState, to: SchedulePauseState, now: number): Promise<boolean>;
+  move(
+    scheduleId: string,
+    from: SchedulePauseState,
+    to: SchedulePauseState,
+    now: number,
+    installationId?: string,
+  ): Promise<boolean>;
   /** Deletes the row if it is in `state` (any state when omitted); true if one was deleted. */
-  remove(scheduleId: string, state?: SchedulePauseState): Promise<boolean>;
-  get(scheduleId: string): Promise<SchedulePause | null>;
-  /** Every row (paused or in flight), oldest pause first. */
-  list(limit: number): Promise<SchedulePause[]>;
-  /** Rows still `pausing` or `resuming` last moved before `before`, oldest first: left by a crash. */
+  remove(scheduleId: string, state?: SchedulePauseState, installationId?: string): Promise<boolean>;
+  get(scheduleId: string, installationId?: string): Promise<SchedulePause | null>;
+  /** Every row of the installation (paused or in flight), oldest pause first. */
+  list(limit: number, installationId?: string): Promise<SchedulePause[]>;
+  /**
+   * Rows still `pausing` or `resuming` last moved before `before`, oldest first: left by a crash. Every
+   * installation's (background work, which then enters each row's installation).
+   */
   listUnsettled(before: number, limit: number): Promise<SchedulePause[]>;
-  /** Paused rows whose `resumeAt` is at or before `now` (skips whose run has passed), soonest first. */
+  /** Paused rows whose `resumeAt` is at or before `now` (skips whose run has passed), soonest first; every installation's. */
   listDue(now: number, limit: number): Promise<SchedulePause[]>;
-  /** Rows a change freeze paused (any state), oldest first. */
-  listFrozen(limit: number): Promise<SchedulePause[]>;
+  /** The installation's rows a change freeze paused (any state), oldest first. */
+  listFrozen(limit: number, installationId?: string): Promise<SchedulePause[]>;
   /**
    * Hands a paused row over by compare-and-set on its `freeze` (`from`): to a freeze (a skip that came due
    * inside one, its timer dropped) or to a person (`to` null, `pausedBy` set: paused by hand from now on).
@@ -455,7 +470,10 @@ export interface SchedulePauseStore {
     from: string | null,
     to: { freeze: string | null; pausedBy?: string },
     now: number,
+    installationId?: string,
   ): Promise<boolean>;
+  /** Gives pauses kept for the single workspace ('') their workspace's installation (many-workspace start). */
+  assignInstallations(): Promise<number>;
 }
 
 /** One run an approver may start inside a change freeze (break-glass), with the reason; used once. */

@@ -89,14 +89,24 @@ function bySchedule(runs: readonly HeldRun[]): Array<{ first: HeldRun; count: nu
 
 function forecastLines(forecast: VisibleForecast): KnownBlock[] {
   const { runs } = forecast;
-  if (runs.length === 0) {
+  const frequent = forecast.frequent ?? [];
+  if (runs.length === 0 && frequent.length === 0) {
     return [{ type: 'context', elements: [mrkdwnText('Nothing is scheduled to run in the next 24 hours.')] }];
   }
   // One line per schedule (its next run, then how many more), so a frequent one does not hide the rest.
-  const schedules = bySchedule(runs);
+  // A schedule firing more often than hourly comes summed up (its count, its first run): one line too.
+  const schedules = [
+    ...bySchedule(runs),
+    ...frequent.map((f) => ({
+      first: { ...f, at: f.firstAt, overlaps: false },
+      count: f.count,
+      overlaps: false,
+    })),
+  ].sort((a, b) => a.first.at - b.first.at);
+  const total = runs.length + frequent.reduce((sum, f) => sum + f.count, 0);
   const overlapping = runs.filter((r) => r.overlaps).length;
   const notes = [
-    `${runs.length}${forecast.truncated ? '+' : ''} ${runs.length === 1 ? 'run' : 'runs'} due from ${schedules.length} ${schedules.length === 1 ? 'schedule' : 'schedules'}`,
+    `${total}${forecast.truncated ? '+' : ''} ${total === 1 ? 'run' : 'runs'} due from ${schedules.length} ${schedules.length === 1 ? 'schedule' : 'schedules'}`,
     overlapping ? `${overlapping} overlapping` : '',
     forecast.pausedCount ? `${forecast.pausedCount} paused left out` : '',
     forecast.truncated ? 'only the earliest runs were computed' : '',

@@ -79,7 +79,7 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
   const [awaitingApproval, myRuns, pauses, forecast, failing] = await Promise.all([
     awaitingApprovalBy(deps, actor).catch((err: unknown) => err),
     yourRecentRuns(deps, actor.email).catch((err: unknown) => err),
-    deps.access.store.schedulePauses.list(1_000).catch(() => []),
+    deps.access.store.schedulePauses.list(1_000, installationKey()).catch(() => []),
     forecastFor(deps, visible, '24h').catch((err: unknown) => err),
     // One bounded scan shared by everyone for 5 minutes (src/runs/health.ts), filtered by this person's view.
     failingRunbooks(deps, (name) => visible.ref({ name })).catch((err: unknown) => err),

@@ -328,7 +328,7 @@ export async function renderRunResult(
         spec,
       );
       await postToConversation(client, deps.logger, actor.destinationChannel, actor.userId, {
-        text: sentence,
+        text: escapeMrkdwn(sentence),
         blocks: [
           { type: 'section', text: mrkdwnText(`:warning: ${escapeMrkdwn(sentence)}`) },
           {

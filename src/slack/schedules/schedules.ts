@@ -547,7 +547,7 @@ async function ownersOf(deps: SlackDeps, schedules: Schedule[]): Promise<Map<str
 
 /** Paused schedules (and those in flight) by schedule id; none shown when the store cannot be read. */
 async function pausesOf(deps: SlackDeps): Promise<Map<string, SchedulePause>> {
-  const pauses = await deps.access.store.schedulePauses.list(MAX_LISTED).catch(() => []);
+  const pauses = await deps.access.store.schedulePauses.list(MAX_LISTED, installationKey()).catch(() => []);
   return new Map(pauses.map((p) => [p.scheduleId, p]));
 }
 

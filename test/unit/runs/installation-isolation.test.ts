@@ -1,7 +1,8 @@
 // Isolation by installation (many workspaces), at the use cases: every surface scoped so far, run in the
 // same installation and in another one, must show or act on the record only in its own. Records: approval
 // requests (App Home's list, finding one by id, approving, rejecting), the audit trail, saved runs
-// (aliases), channel run defaults, schedule owners (a schedule made in Slack) and run drafts ("Try again").
+// (aliases), channel run defaults, schedule owners (a schedule made in Slack), run drafts ("Try again") and
+// paused schedules (two installations' APIs may hold the same schedule id: here both reach one emulator).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseInputSchema } from '../../../src/forms/input-schema.ts';
 import { actor } from '../../../src/runs/actor.ts';
@@ -10,6 +11,7 @@ import { approveRequest, awaitingApprovalBy, findApproval, rejectRequest } from 
 import { readAuditTrail } from '../../../src/runs/audit-trail.ts';
 import { askApproval } from '../../../src/runs/run.ts';
 import { chooseRun } from '../../../src/runs/run-choice.ts';
+import { pauseSchedule, reconcilePauses, resumeSchedule } from '../../../src/runs/schedule-pauses.ts';
 import { saveSchedule } from '../../../src/runs/schedules.ts';
 import { RunDrafts } from '../../../src/slack/kit/run-drafts.ts';
 import { inInstallation, installationKey } from '../../../src/tenants/tenant-scope.ts';
@@ -69,6 +71,11 @@ let scheduleId: string | null = null;
 /** A schedule made in Slack in OWN's scope (once: its owner is what is looked up). */
 async function scheduleInOwn(): Promise<string> {
   if (scheduleId) return scheduleId;
+  scheduleId = await newScheduleInOwn();
+  return scheduleId;
+}
+
+async function newScheduleInOwn(): Promise<string> {
   const runbook = await env.runbook(PLAIN);
   const saved = await inInstallation(OWN, () =>
     saveSchedule(env.deps, auditor(OWN), {
@@ -80,8 +87,18 @@ async function scheduleInOwn(): Promise<string> {
     }),
   );
   if (saved.kind !== 'saved') throw new Error(`schedule not saved: ${saved.kind}`);
-  scheduleId = saved.schedule.id;
-  return scheduleId;
+  return saved.schedule.id;
+}
+
+let pausedId: string | null = null;
+/** A schedule paused in OWN's scope (once). */
+async function pausedInOwn(): Promise<string> {
+  if (pausedId) return pausedId;
+  const id = await newScheduleInOwn();
+  const paused = await inInstallation(OWN, () => pauseSchedule(env.deps, auditor(OWN), id));
+  if (paused.kind !== 'paused') throw new Error(`schedule not paused: ${paused.kind}`);
+  pausedId = id;
+  return id;
 }
 
 type Surface = { name: string; sees: (installation: string) => Promise<boolean> };
@@ -188,6 +205,21 @@ const SURFACES: Surface[] = [
     },
   },
   {
+    name: 'a paused schedule by id (the edit check, Pause’s take-over)',
+    sees: async (installation) => {
+      const id = await pausedInOwn();
+      return (await inInstallation(installation, () => env.store.schedulePauses.get(id, installationKey()))) !== null;
+    },
+  },
+  {
+    name: 'the paused schedules listed (the schedule list, App Home, the forecast, a freeze’s pass)',
+    sees: async (installation) => {
+      const id = await pausedInOwn();
+      const listed = await inInstallation(installation, () => env.store.schedulePauses.list(100, installationKey()));
+      return listed.some((p) => p.scheduleId === id);
+    },
+  },
+  {
     name: 'a run draft by id ("Try again")',
     sees: async (installation) => {
       const drafts = new RunDrafts({ store: env.store.runDrafts });
@@ -227,6 +259,26 @@ describe('installation isolation', () => {
     expect(theirs?.params).toBe('{"namespace":"other"}');
     // Outside any installation (single-workspace mode) neither is there.
     expect(await aliasFor(env.deps, auditor(OWN), name)).toBeNull();
+  });
+
+  it('a schedule paused in one installation is not paused, listed nor resumable in another with the same id', async () => {
+    const id = await newScheduleInOwn();
+    expect((await inInstallation(OWN, () => pauseSchedule(env.deps, auditor(OWN), id))).kind).toBe('paused');
+    const resumedElsewhere = await inInstallation(OTHER, () => resumeSchedule(env.deps, auditor(OTHER), id));
+    expect(resumedElsewhere).toMatchObject({ kind: 'refused', reason: 'duplicate' });
+    expect(await inInstallation(OTHER, () => env.store.schedulePauses.list(100, installationKey()))).toEqual([]);
+    // Single-workspace scope ('') does not see it either.
+    expect(await env.store.schedulePauses.get(id)).toBeNull();
+    // Reconciliation in the other installation's scope leaves it alone, even in flight.
+    await env.store.schedulePauses.move(id, 'paused', 'resuming', 0, OWN);
+    const report = await inInstallation(OTHER, () => reconcilePauses(env.deps, { graceMs: 0 }));
+    expect(report.resumed).not.toContain(id);
+    expect((await env.store.schedulePauses.get(id, OWN))?.state).toBe('resuming');
+    await env.store.schedulePauses.move(id, 'resuming', 'paused', 0, OWN);
+    // Its own installation still resumes it.
+    const resumed = await inInstallation(OWN, () => resumeSchedule(env.deps, auditor(OWN), id));
+    expect(resumed.kind).toBe('resumed');
+    expect(await env.store.schedulePauses.get(id, OWN)).toBeNull();
   });
 
   it('single-workspace mode (no installation in scope) is unchanged: everything is seen', async () => {

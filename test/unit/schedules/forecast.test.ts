@@ -55,7 +55,13 @@ describe('forecastRuns', () => {
 
   it('cuts a long list at the earliest runs and says so; unreadable and never-firing expressions', () => {
     const forecast = forecastRuns(
-      [s('busy', 'a', '* * * * *'), s('bad', 'b', 'not cron'), s('never', 'c', '0 0 30 2 *')],
+      [
+        s('busy', 'a', '0 * * * *'),
+        s('busier', 'd', '30 * * * *'),
+        s('busiest', 'e', '15 * * * *'),
+        s('bad', 'b', 'not cron'),
+        s('never', 'c', '0 0 30 2 *'),
+      ],
       FROM,
       FORECAST_WINDOWS['24h'],
       { maxRuns: 50 },
@@ -65,4 +71,30 @@ describe('forecastRuns', () => {
     expect(forecast.unreadable).toEqual(['bad']);
     expect(forecast.runs.some((r) => r.scheduleId === 'never')).toBe(false);
   });
+
+  it('sums up a schedule firing more often than hourly in one entry, and flags a listed run close to it', () => {
+    const forecast = forecastRuns(
+      [s('minutely', 'a', '* * * * *'), s('daily', 'a', '0 6 * * *'), s('hourly', 'b', '0 * * * *')],
+      FROM,
+      FORECAST_WINDOWS['7d'],
+    );
+    expect(forecast.frequent).toEqual([
+      expect.objectContaining({ scheduleId: 'minutely', count: 7 * 24 * 60, countCut: false, minGapMs: 60_000 }),
+    ]);
+    expect(forecast.runs.some((r) => r.scheduleId === 'minutely')).toBe(false);
+    // The daily run collides with the every-minute one of the same runbook; the hourly one of another does not.
+    expect(forecast.runs.filter((r) => r.scheduleId === 'daily').every((r) => r.overlaps)).toBe(true);
+    expect(forecast.runs.filter((r) => r.scheduleId === 'hourly').some((r) => r.overlaps)).toBe(false);
+    expect(forecast.runs.filter((r) => r.scheduleId === 'hourly')).toHaveLength(7 * 24);
+    expect(forecast.truncated).toBe(false);
+  });
+
+  it('stays bounded with many schedules firing every minute: each still summed up, late counts marked cut', () => {
+    const many = Array.from({ length: 20 }, (_, i) => s(`m${String(i).padStart(2, '0')}`, `r${i}`, '* * * * *'));
+    const forecast = forecastRuns(many, FROM, FORECAST_WINDOWS['24h']);
+    expect(forecast.frequent).toHaveLength(20);
+    expect(forecast.frequent.every((f) => f.count === 1440 || f.countCut)).toBe(true);
+    expect(forecast.frequent.filter((f) => f.count === 1440 && !f.countCut).length).toBeGreaterThan(0);
+    expect(forecast.frequent.some((f) => f.countCut)).toBe(true);
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-// The audit trail, approval requests, schedule owners and run drafts scoped by installation, the behaviour both databases must have: entries kept with their
+// The audit trail, approval requests, schedule owners, schedule pauses and run drafts scoped by installation, the behaviour both databases must have: entries kept with their
 // installation and read back per installation; entries without one (single-workspace mode, or written
 // before the upgrade) given their workspace's installation — an org-wide install's where the workspace is
 // known to be in it.
@@ -111,6 +111,44 @@ export function runAuditScopeContract(name: string, createHarness: () => Promise
       );
       expect(await store.scheduleOwners.assignInstallations()).toBe(1);
       expect((await store.scheduleOwners.get('s-9', 'T1'))?.userId).toBe('U1');
+    });
+
+    it('keeps schedule pauses per (installation, schedule): the same schedule id paused in one, not the other', async () => {
+      const pauses = store.schedulePauses;
+      const pause = { scheduleId: 's-1', cron: '0 5 * * *', runbookId: 'r', runbookName: 'R', pausedBy: 'U1' };
+      expect(await pauses.begin({ ...pause, teamId: 'T1' }, T0, 'T1')).toBe(true);
+      expect(await pauses.begin({ ...pause, teamId: 'T1' }, T0, 'T1')).toBe(false);
+      expect(await pauses.get('s-1', 'T1')).toMatchObject({ installationId: 'T1', state: 'pausing' });
+      expect(await pauses.get('s-1', 'E2')).toBeNull();
+      expect(await pauses.get('s-1')).toBeNull();
+      // Another installation's move, hand-over and removal touch nothing of T1's.
+      expect(await pauses.move('s-1', 'pausing', 'paused', T0 + 1, 'E2')).toBe(false);
+      expect(await pauses.remove('s-1', undefined, 'E2')).toBe(false);
+      expect(await pauses.move('s-1', 'pausing', 'paused', T0 + 1, 'T1')).toBe(true);
+      expect(await pauses.handOver('s-1', null, { freeze: 'Year end' }, T0 + 2, 'E2')).toBe(false);
+      expect(await pauses.handOver('s-1', null, { freeze: 'Year end' }, T0 + 2, 'T1')).toBe(true);
+      // E2 pauses its own s-1: two rows, each listed only in its installation.
+      expect(await pauses.begin({ ...pause, pausedBy: 'U2', teamId: 'T2', resumeAt: T0 }, T0, 'E2')).toBe(true);
+      await pauses.move('s-1', 'pausing', 'paused', T0, 'E2');
+      expect((await pauses.list(10, 'T1')).map((p) => [p.installationId, p.pausedBy])).toEqual([['T1', 'U1']]);
+      expect((await pauses.list(10, 'E2')).map((p) => [p.installationId, p.pausedBy])).toEqual([['E2', 'U2']]);
+      expect(await pauses.list(10)).toEqual([]);
+      expect((await pauses.listFrozen(10, 'T1')).map((p) => p.freeze)).toEqual(['Year end']);
+      expect(await pauses.listFrozen(10, 'E2')).toEqual([]);
+      // Background lists span installations; each row names its own.
+      expect((await pauses.listDue(T0 + 1, 10)).map((p) => p.installationId)).toEqual(['E2']);
+      expect(await pauses.remove('s-1', 'paused', 'E2')).toBe(true);
+      expect((await pauses.get('s-1', 'T1'))?.freeze).toBe('Year end');
+      // Single workspace ('') until a many-workspace start: then its pauser's workspace's installation.
+      await pauses.begin({ ...pause, scheduleId: 's-9', teamId: 'T1' }, T0);
+      expect(await pauses.assignInstallations()).toBe(0);
+      await store.installations.save(
+        { id: 'T1', teamId: 'T1', enterpriseId: null, isEnterpriseInstall: false, sealed: 'x' },
+        T0,
+      );
+      expect(await pauses.assignInstallations()).toBe(1);
+      expect(await pauses.get('s-9')).toBeNull();
+      expect(await pauses.get('s-9', 'T1')).toMatchObject({ installationId: 'T1', pausedBy: 'U1' });
     });
 
     it('keeps a run draft with its installation: found by id only there', async () => {

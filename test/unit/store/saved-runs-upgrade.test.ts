@@ -1,4 +1,4 @@
-// The upgrades to migrations 21 and 23: aliases, channel defaults and schedule owners gain the installation in their key. A
+// The upgrades to migrations 21, 23 and 24: aliases, channel defaults, schedule owners and schedule pauses gain the installation in their key. A
 // many-workspace deployment's rows go to their workspace's installation (or its Grid org's); a
 // single-workspace deployment's stay its own ('') until a many-workspace start assigns them.
 import { mkdtempSync } from 'node:fs';
@@ -37,6 +37,11 @@ async function before21(withInstallations: boolean): Promise<string> {
     `INSERT INTO schedule_owners (schedule_id, user_id, team_id, user_name, created_at, updated_at, channel)
      VALUES ('s-1', 'U1', 'T0GRIDA', NULL, 1, 1, 'C2')`,
   );
+  await db.query(
+    `INSERT INTO schedule_pauses (schedule_id, state, cron, runbook_id, runbook_name, paused_by, team_id, paused_at,
+       updated_at, resume_at, frozen_by)
+     VALUES ('s-1', 'paused', '0 5 * * *', 'rb', 'R', 'U1', 'T0GRIDA', 1, 2, 3, 'Year end')`,
+  );
   if (withInstallations) await addInstallation(db);
   await db.close();
   return file;
@@ -49,7 +54,7 @@ function addInstallation(db: SqlDriver) {
   );
 }
 
-describe('upgrade to aliases, channel defaults (migration 21) and schedule owners (23) per installation', () => {
+describe('upgrade to aliases, channel defaults (migration 21) schedule owners (23) and schedule pauses (24) per installation', () => {
   it('a many-workspace deployment: each row goes to its workspace’s installation (or its org’s)', async () => {
     const store = createSqlStore(openSqliteDriver(await before21(true)));
     try {
@@ -62,6 +67,19 @@ describe('upgrade to aliases, channel defaults (migration 21) and schedule owner
       // Migration 23: schedule owners the same way.
       expect(await store.scheduleOwners.get('s-1', 'E0GRID')).toMatchObject({ userId: 'U1', channel: 'C2' });
       expect(await store.scheduleOwners.get('s-1')).toBeNull();
+      // Migration 24: schedule pauses the same way, every column kept.
+      expect(await store.schedulePauses.get('s-1', 'E0GRID')).toMatchObject({
+        installationId: 'E0GRID',
+        state: 'paused',
+        cron: '0 5 * * *',
+        pausedBy: 'U1',
+        teamId: 'T0GRIDA',
+        pausedAt: 1,
+        updatedAt: 2,
+        resumeAt: 3,
+        freeze: 'Year end',
+      });
+      expect(await store.schedulePauses.get('s-1')).toBeNull();
     } finally {
       await store.close();
     }
@@ -75,6 +93,8 @@ describe('upgrade to aliases, channel defaults (migration 21) and schedule owner
       expect(await store.aliases.get('C1', 'deploy')).not.toBeNull();
       expect(await store.channelDefaults.get('C1')).toMatchObject({ proxyId: 'p1' });
       expect(await store.scheduleOwners.get('s-1')).toMatchObject({ userId: 'U1' });
+      expect(await store.schedulePauses.get('s-1')).toMatchObject({ cron: '0 5 * * *', freeze: 'Year end' });
+      expect(await store.schedulePauses.assignInstallations()).toBe(0);
       // Still single-workspace: nothing to assign to.
       expect(await store.aliases.assignInstallations()).toBe(0);
       expect(await store.channelDefaults.assignInstallations()).toBe(0);
@@ -91,6 +111,9 @@ describe('upgrade to aliases, channel defaults (migration 21) and schedule owner
       expect(await later.channelDefaults.assignInstallations()).toBe(1);
       expect(await later.scheduleOwners.assignInstallations()).toBe(1);
       expect(await later.scheduleOwners.get('s-1', 'E0GRID')).toMatchObject({ userId: 'U1' });
+      expect(await later.schedulePauses.assignInstallations()).toBe(1);
+      expect(await later.schedulePauses.get('s-1', 'E0GRID')).toMatchObject({ pausedBy: 'U1' });
+      expect(await later.schedulePauses.get('s-1')).toBeNull();
       expect(await later.aliases.get('C1', 'deploy', 'T0ONE')).not.toBeNull();
       expect(await later.aliases.get('C2', 'purge', 'E0GRID')).not.toBeNull();
       expect(await later.channelDefaults.get('C1', 'T0ONE')).toMatchObject({ proxyId: 'p1' });

@@ -730,6 +730,7 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await store.schedulePauses.begin({ ...pause, cron: '* * * * *', teamId: null }, T0 + 1)).toBe(false);
         expect(await store.schedulePauses.get('s-1')).toEqual({
           ...pause,
+          installationId: '',
           teamId: 'T1',
           state: 'pausing',
           resumeAt: null,

@@ -61,6 +61,35 @@ describe('App Home outlook', () => {
     expect(checkBlocks(home.blocks, 'home')).toEqual([]);
   });
 
+  it('shows a schedule firing more often than hourly (summed up by the forecast) as one line with its count', () => {
+    const home = buildAppHome({
+      ...base,
+      forecast: {
+        runs: [run(NOW + 7200_000)],
+        frequent: [
+          {
+            scheduleId: 'm1',
+            runbookId: 'r2',
+            runbookName: 'Heartbeat',
+            cron: '* * * * *',
+            count: 1440,
+            countCut: false,
+            firstAt: NOW + 60_000,
+            minGapMs: 60_000,
+            frozenBy: null,
+          },
+        ],
+        truncated: false,
+        pausedCount: 0,
+        unreadableCount: 0,
+      },
+      failing: new Error('boom'),
+    });
+    const all = text(home);
+    expect(all).toContain('1441 runs due from 2 schedules');
+    expect(all).toMatch(/\*Heartbeat\*, then 1439 more\\n[^"]*\*Postgres Vacuum Analyze\*/);
+  });
+
   it('says when nothing is due or nothing failed, and when either could not be read', () => {
     const quiet = text(
       buildAppHome({
@@ -139,6 +168,7 @@ describe('App Home outlook at its worst', () => {
       runbookName: 'Postgres Vacuum Analyze',
       pausedBy: freeze ? '' : 'U01ALICE',
       teamId: null,
+      installationId: '',
       resumeAt: null,
       freeze,
       state: 'paused' as const,

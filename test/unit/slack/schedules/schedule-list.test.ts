@@ -57,6 +57,7 @@ const buttons = (blocks: KnownBlock[]) =>
 function pausedRow(over: Partial<SchedulePause> = {}): SchedulePause {
   return {
     scheduleId: 'sch-1',
+    installationId: '',
     state: 'paused',
     cron: '0 5 * * *',
     runbookId: 'rb-1',
