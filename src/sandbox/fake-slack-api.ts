@@ -36,6 +36,7 @@ import { createTsClock, mintSlackId, mintTriggerId, randomDigits } from './fake-
 import { messageBlockErrors, viewErrors } from './fake-slack-limits.ts';
 import {
   createFakeOAuth,
+  type FakeGrant,
   type FakeOAuth,
   type FakeOrg,
   type FakeWorkspace,
@@ -289,6 +290,13 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     return { ...args, limit: String(Math.min(Number(args.limit) || limit.maxMessages, limit.maxMessages)) };
   }
 
+  /** A view opened with an installation's token remembers that installation's workspace, as Slack's does. */
+  function stampInstalledTeam(body: SlackBody, grant: FakeGrant): void {
+    const id = (body.view as { id?: unknown } | undefined)?.id;
+    const view = body.ok && typeof id === 'string' ? state.views[id] : undefined;
+    if (view) view.installedTeamId = grant.isEnterpriseInstall ? null : grant.teamId;
+  }
+
   function answerApiCall(method: string, url: URL, req: IncomingMessage, raw: string, res: ServerResponse): void {
     const args = parseArgs(req.headers['content-type'], raw, url.searchParams);
     const token = bearerToken(req.headers.authorization) ?? (typeof args.token === 'string' ? args.token : undefined);
@@ -342,6 +350,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       else {
         const handler = METHODS[method] ?? files[method];
         body = handler ? handler(ctx, cappedHistory(method, args)) : fail('unknown_method', { req_method: method });
+        stampInstalledTeam(body, grant);
       }
     } else if (method === 'apps.connections.open') {
       // Socket Mode: an app-level token asks where to open the WebSocket.

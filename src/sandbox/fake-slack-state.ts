@@ -109,6 +109,11 @@ export interface FakeView {
   previous_view_id: string | null;
   external_id: string;
   closed: boolean;
+  /**
+   * The workspace of the installation whose token opened it (views.* through "Add to Slack"), sent back
+   * as `app_installed_team_id`; null for an org-wide installation, unset for the fake's one bot token.
+   */
+  installedTeamId?: string | null;
 }
 
 export interface ResponseUrlPost {

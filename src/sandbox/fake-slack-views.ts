@@ -39,7 +39,7 @@ export function toViewOutput(state: FakeSlackState, fv: FakeView): Record<string
     root_view_id: fv.root_view_id,
     app_id: state.appId,
     external_id: fv.external_id,
-    app_installed_team_id: state.teamId,
+    ...(fv.installedTeamId === null ? {} : { app_installed_team_id: fv.installedTeamId ?? state.teamId }),
     bot_id: state.botId,
   };
 }

@@ -88,6 +88,16 @@ export interface InteractionActor {
   teamDomain?: string;
   apiAppId?: string;
   token?: string;
+  /** The person's Enterprise Grid org, and whether the app is installed org-wide there. */
+  enterpriseId?: string;
+  isEnterpriseInstall?: boolean;
+}
+
+function gridOf(p: InteractionActor): { enterprise: { id: string } | null; is_enterprise_install: boolean } {
+  return {
+    enterprise: p.enterpriseId ? { id: p.enterpriseId } : null,
+    is_enterprise_install: p.isEnterpriseInstall === true,
+  };
 }
 
 function teamOf(p: InteractionActor): { id: string; domain: string } {
@@ -151,8 +161,7 @@ export function blockActionsPayload(p: BlockActionsInput): Record<string, unknow
       container: { type: 'view', view_id: p.view.id },
       trigger_id: p.triggerId,
       team: teamOf(p),
-      enterprise: null,
-      is_enterprise_install: false,
+      ...gridOf(p),
       view: p.view,
       actions,
     };
@@ -166,8 +175,7 @@ export function blockActionsPayload(p: BlockActionsInput): Record<string, unknow
     container: { type: 'message', message_ts: p.message.ts, channel_id: p.channel.id, is_ephemeral: ephemeral },
     trigger_id: p.triggerId,
     team: teamOf(p),
-    enterprise: null,
-    is_enterprise_install: false,
+    ...gridOf(p),
     channel: { id: p.channel.id, name: p.channel.name ?? channelNameFor(p.channel.id) },
     ...(ephemeral ? {} : { message: p.message }),
     state: { values: p.stateValues ?? {} },
@@ -203,8 +211,7 @@ export function viewSubmissionPayload(p: ViewSubmissionInput): Record<string, un
     trigger_id: p.triggerId,
     view: viewWithValues(p.view, p.values),
     response_urls: p.responseUrls ?? [],
-    is_enterprise_install: false,
-    enterprise: null,
+    ...gridOf(p),
   };
 }
 
@@ -222,8 +229,7 @@ export function viewClosedPayload(p: ViewClosedInput): Record<string, unknown> {
     token: p.token ?? DEFAULT_VERIFICATION_TOKEN,
     view: viewWithValues(p.view, p.values),
     is_cleared: p.isCleared ?? false,
-    is_enterprise_install: false,
-    enterprise: null,
+    ...gridOf(p),
   };
 }
 
@@ -250,8 +256,7 @@ export function blockSuggestionPayload(p: BlockSuggestionInput): Record<string, 
     block_id: p.blockId,
     value: p.value,
     team: teamOf(p),
-    enterprise: null,
-    is_enterprise_install: false,
+    ...gridOf(p),
   };
   if (p.view) {
     return { ...base, container: { type: 'view', view_id: p.view.id }, ...tail, view: p.view };
@@ -284,8 +289,7 @@ export function shortcutPayload(p: ShortcutInput): Record<string, unknown> {
     action_ts: slackTimestamp(p.nowMs),
     team: teamOf(p),
     user: { id: user.id, username: user.username, team_id: user.team_id },
-    is_enterprise_install: false,
-    enterprise: null,
+    ...gridOf(p),
     callback_id: p.callbackId,
     trigger_id: p.triggerId,
   };
@@ -300,6 +304,9 @@ export interface EventCallbackInput {
   eventId?: string;
   eventTimeSeconds?: number;
   token?: string;
+  /** The Grid org the event comes from, and whether the app is installed org-wide there. */
+  enterpriseId?: string;
+  isEnterpriseInstall?: boolean;
 }
 
 export function eventCallbackBody(p: EventCallbackInput): Record<string, unknown> {
@@ -307,7 +314,8 @@ export function eventCallbackBody(p: EventCallbackInput): Record<string, unknown
     token: p.token ?? DEFAULT_VERIFICATION_TOKEN,
     team_id: p.teamId,
     context_team_id: p.teamId,
-    context_enterprise_id: null,
+    ...(p.enterpriseId ? { enterprise_id: p.enterpriseId } : {}),
+    context_enterprise_id: p.enterpriseId ?? null,
     api_app_id: p.apiAppId ?? DEFAULT_APP_ID,
     event: p.event,
     type: 'event_callback',
@@ -315,11 +323,11 @@ export function eventCallbackBody(p: EventCallbackInput): Record<string, unknown
     event_time: p.eventTimeSeconds ?? Math.floor(Date.now() / 1000),
     authorizations: [
       {
-        enterprise_id: null,
-        team_id: p.teamId,
+        enterprise_id: p.enterpriseId ?? null,
+        team_id: p.isEnterpriseInstall ? null : p.teamId,
         user_id: p.botUserId ?? DEFAULT_BOT_USER_ID,
         is_bot: true,
-        is_enterprise_install: false,
+        is_enterprise_install: p.isEnterpriseInstall === true,
       },
     ],
     is_ext_shared_channel: false,

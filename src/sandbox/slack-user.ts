@@ -128,6 +128,7 @@ export class SlackUser {
     const common = {
       userId: this.#o.userId,
       teamId: this.#teamId,
+      ...this.#grid(),
       triggerId: fake.newTriggerId(this.#o.userId),
       actions: [action],
     };
@@ -168,6 +169,7 @@ export class SlackUser {
           viewSubmissionPayload({
             userId: this.#o.userId,
             teamId: this.#teamId,
+            ...this.#grid(),
             triggerId: fake.newTriggerId(this.#o.userId),
             view: view as { id: string },
             ...(values ? { values } : {}),
@@ -207,6 +209,7 @@ export class SlackUser {
           blockSuggestionPayload({
             userId: this.#o.userId,
             teamId: this.#teamId,
+            ...this.#grid(),
             actionId,
             blockId,
             value: query,
@@ -225,6 +228,7 @@ export class SlackUser {
           shortcutPayload({
             userId: this.#o.userId,
             teamId: this.#teamId,
+            ...this.#grid(),
             callbackId,
             triggerId: this.#o.fake.newTriggerId(this.#o.userId),
           }),
@@ -271,6 +275,7 @@ export class SlackUser {
           messageShortcutPayload({
             userId: this.#o.userId,
             teamId: this.#teamId,
+            ...this.#grid(),
             callbackId,
             triggerId: fake.newTriggerId(this.#o.userId),
             responseUrl: fake.newResponseUrl({ channel: message.channel, user: this.#o.userId }),
@@ -311,10 +316,19 @@ export class SlackUser {
       jsonRequest(
         eventCallbackBody({
           teamId: this.#teamId,
+          ...this.#grid(),
           event: appHomeOpenedEvent({ userId: this.#o.userId, channelId: this.#homeChannel() }),
         }),
       ),
     );
+  }
+
+  /** The person's Grid org on interaction payloads, as Slack sends it. */
+  #grid(): { enterpriseId?: string; isEnterpriseInstall?: boolean } {
+    return {
+      ...(this.#o.enterpriseId ? { enterpriseId: this.#o.enterpriseId } : {}),
+      ...(this.#o.isEnterpriseInstall ? { isEnterpriseInstall: true } : {}),
+    };
   }
 
   #homeChannel(): string {
