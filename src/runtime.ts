@@ -440,7 +440,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         (await store.aliases.assignInstallations()) +
         (await store.channelDefaults.assignInstallations()) +
         (await store.scheduleOwners.assignInstallations()) +
-        (await store.schedulePauses.assignInstallations());
+        (await store.schedulePauses.assignInstallations()) +
+        (await store.subscriptions.assignInstallations());
       if (adopted > 0) logger.info({ adopted }, 'records of the single workspace assigned to its installation');
       const built = connectTenants(config, deps, store, baseUrl, logger);
       tenantDeps = built;

@@ -7,6 +7,7 @@ import type { Execution, Workflow } from '../api/schemas.ts';
 import type { Resolution } from '../catalog/runbook-catalog.ts';
 import { executionTime } from '../health/runbook-health.ts';
 import type { Subscription } from '../store/store.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import {
@@ -94,6 +95,7 @@ export async function subscribe(
       teamId: actor.teamId,
     },
     deps.now(),
+    installationKey(),
   );
   await recordAction(
     deps,
@@ -141,7 +143,11 @@ async function findSubscription(
 export async function unsubscribe(deps: RunsDeps, actor: Actor, text: string): Promise<UnsubscribeResult> {
   const channel = actor.channelId?.trim() ? actor.channelId : null;
   if (!channel) return refused('invalid', NO_CHANNEL);
-  const subscriptions = await shownTo(deps, actor, await deps.access.store.subscriptions.listForChannel(channel));
+  const subscriptions = await shownTo(
+    deps,
+    actor,
+    await deps.access.store.subscriptions.listForChannel(channel, installationKey()),
+  );
   const found = await findSubscription(deps, actor, subscriptions, text);
   if (!found) return { kind: 'not-subscribed', left: subscriptions };
   return removeSubscription(deps, actor, found.runbookId);
@@ -152,11 +158,12 @@ export async function removeSubscription(deps: RunsDeps, actor: Actor, runbookId
   const channel = actor.channelId?.trim() ? actor.channelId : null;
   if (!channel) return refused('invalid', NO_CHANNEL);
   const store = deps.access.store.subscriptions;
-  const existing = (await store.listForChannel(channel)).find((s) => s.runbookId === runbookId) ?? null;
-  const removed = await store.remove(channel, runbookId);
+  const existing =
+    (await store.listForChannel(channel, installationKey())).find((s) => s.runbookId === runbookId) ?? null;
+  const removed = await store.remove(channel, runbookId, installationKey());
   const target = runbookId === ALL_RUNBOOKS ? 'all runbooks' : `${existing?.runbookName ?? ''} (${runbookId})`;
   if (removed) await recordAction(deps, actor, 'subscription.remove', target, 'ok', null);
-  const left = await shownTo(deps, actor, await store.listForChannel(channel));
+  const left = await shownTo(deps, actor, await store.listForChannel(channel, installationKey()));
   return { kind: 'removed', subscription: existing, removed, left };
 }
 
@@ -164,7 +171,7 @@ export async function removeSubscription(deps: RunsDeps, actor: Actor, runbookId
 export async function listSubscriptions(deps: RunsDeps, actor: Actor): Promise<Subscription[] | Refusal> {
   const channel = actor.channelId?.trim() ? actor.channelId : null;
   if (!channel) return refused('invalid', NO_CHANNEL);
-  return shownTo(deps, actor, await deps.access.store.subscriptions.listForChannel(channel));
+  return shownTo(deps, actor, await deps.access.store.subscriptions.listForChannel(channel, installationKey()));
 }
 
 /** A channel's subscriptions as the actor may see them: those to runbooks hidden from them are left out. */

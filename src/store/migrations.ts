@@ -532,6 +532,34 @@ export const MIGRATIONS: readonly Migration[] = [
       ${ASSIGN_PAUSE_INSTALLATIONS};
     `,
   },
+  {
+    version: 25,
+    // The same for subscriptions: a channel shared by two installed workspaces (Slack Connect) keeps one
+    // subscription per installation and runbook, each posted from its own tenant's runs.
+    name: 'subscriptions kept per installation (existing ones: their creator’s workspace’s)',
+    up: () => `
+      CREATE TABLE subscriptions_scoped (
+        installation_id TEXT NOT NULL DEFAULT '',
+        channel       TEXT NOT NULL,
+        runbook_id    TEXT NOT NULL,
+        runbook_name  TEXT NOT NULL,
+        failures_only BOOLEAN NOT NULL,
+        created_by    TEXT NOT NULL,
+        team_id       TEXT,
+        created_at    BIGINT NOT NULL,
+        updated_at    BIGINT NOT NULL,
+        PRIMARY KEY (installation_id, channel, runbook_id)
+      );
+      INSERT INTO subscriptions_scoped (installation_id, channel, runbook_id, runbook_name, failures_only,
+        created_by, team_id, created_at, updated_at)
+      SELECT '', channel, runbook_id, runbook_name, failures_only, created_by, team_id, created_at, updated_at
+        FROM subscriptions;
+      DROP TABLE subscriptions;
+      ALTER TABLE subscriptions_scoped RENAME TO subscriptions;
+      CREATE INDEX subscriptions_runbook ON subscriptions (runbook_id);
+      ${ASSIGN_SUBSCRIPTION_INSTALLATIONS};
+    `,
+  },
 ];
 
 /**
@@ -565,6 +593,7 @@ function assignScopedSql(table: string, teamOf: string): string {
 export const ASSIGN_ALIAS_INSTALLATIONS = assignScopedSql('run_aliases', 'run_aliases.team_id');
 export const ASSIGN_OWNER_INSTALLATIONS = assignScopedSql('schedule_owners', 'schedule_owners.team_id');
 export const ASSIGN_PAUSE_INSTALLATIONS = assignScopedSql('schedule_pauses', 'schedule_pauses.team_id');
+export const ASSIGN_SUBSCRIPTION_INSTALLATIONS = assignScopedSql('subscriptions', 'subscriptions.team_id');
 export const ASSIGN_DEFAULTS_INSTALLATIONS = assignScopedSql(
   'channel_defaults',
   `(SELECT a.team_id FROM audit a WHERE a.action = 'defaults.set' AND a.outcome = 'ok'

@@ -81,6 +81,7 @@ export function toSubscription(row: SqlRow): Subscription {
     teamId: textOrNull(row.team_id),
     createdAt: num(row.created_at),
     updatedAt: num(row.updated_at),
+    installationId: text(row.installation_id),
   };
 }
 

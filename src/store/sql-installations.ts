@@ -102,6 +102,7 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
           'approvals',
           'run_aliases',
           'channel_defaults',
+          'subscriptions',
           'schedule_owners',
           'schedule_pauses',
           'run_drafts',

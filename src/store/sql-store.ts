@@ -7,6 +7,7 @@ import {
   ASSIGN_APPROVAL_INSTALLATIONS,
   ASSIGN_AUDIT_INSTALLATIONS,
   ASSIGN_OWNER_INSTALLATIONS,
+  ASSIGN_SUBSCRIPTION_INSTALLATIONS,
   runMigrations,
 } from './migrations.ts';
 import {
@@ -397,43 +398,53 @@ function notificationStore(db: SqlDriver): NotificationStore {
 
 function subscriptionStore(db: SqlDriver): SubscriptionStore {
   return {
-    async add(s, now) {
+    async add(s, now, installationId = '') {
       // Insert-or-update without a dialect-specific "was it inserted?" trick; a concurrent remove
       // between the two statements just means we try the insert again.
       for (let attempt = 0; attempt < 5; attempt++) {
         const inserted = await db.query(
-          `INSERT INTO subscriptions (channel, runbook_id, runbook_name, failures_only, created_by, team_id, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
-           ON CONFLICT (channel, runbook_id) DO NOTHING`,
-          [s.channel, s.runbookId, s.runbookName, s.failuresOnly, s.createdBy, s.teamId, now],
+          `INSERT INTO subscriptions (installation_id, channel, runbook_id, runbook_name, failures_only, created_by,
+             team_id, created_at, updated_at)
+           VALUES ($8, $1, $2, $3, $4, $5, $6, $7, $7)
+           ON CONFLICT (installation_id, channel, runbook_id) DO NOTHING`,
+          [s.channel, s.runbookId, s.runbookName, s.failuresOnly, s.createdBy, s.teamId, now, installationId],
         );
         if (inserted.rowCount === 1) return 'added';
         const updated = await db.query(
           `UPDATE subscriptions SET runbook_name = $3, failures_only = $4, updated_at = $5
-           WHERE channel = $1 AND runbook_id = $2`,
-          [s.channel, s.runbookId, s.runbookName, s.failuresOnly, now],
+           WHERE installation_id = $6 AND channel = $1 AND runbook_id = $2`,
+          [s.channel, s.runbookId, s.runbookName, s.failuresOnly, now, installationId],
         );
         if (updated.rowCount === 1) return 'updated';
       }
       throw new Error('subscription kept changing concurrently; try again');
     },
-    async remove(channel, runbookId) {
-      const result = await db.query('DELETE FROM subscriptions WHERE channel = $1 AND runbook_id = $2', [
-        channel,
-        runbookId,
-      ]);
+    async remove(channel, runbookId, installationId = '') {
+      const result = await db.query(
+        'DELETE FROM subscriptions WHERE installation_id = $3 AND channel = $1 AND runbook_id = $2',
+        [channel, runbookId, installationId],
+      );
       return result.rowCount === 1;
     },
-    async listForChannel(channel) {
+    async listForChannel(channel, installationId = '') {
       const { rows } = await db.query(
-        'SELECT * FROM subscriptions WHERE channel = $1 ORDER BY created_at, runbook_id',
-        [channel],
+        'SELECT * FROM subscriptions WHERE installation_id = $2 AND channel = $1 ORDER BY created_at, runbook_id',
+        [channel, installationId],
       );
       return rows.map(toSubscription);
     },
-    async listAll() {
-      const { rows } = await db.query('SELECT * FROM subscriptions ORDER BY channel, created_at, runbook_id');
+    async listAll(installationId) {
+      const { rows } =
+        installationId === undefined
+          ? await db.query('SELECT * FROM subscriptions ORDER BY channel, created_at, runbook_id')
+          : await db.query(
+              'SELECT * FROM subscriptions WHERE installation_id = $1 ORDER BY channel, created_at, runbook_id',
+              [installationId],
+            );
       return rows.map(toSubscription);
+    },
+    async assignInstallations() {
+      return (await db.query(ASSIGN_SUBSCRIPTION_INSTALLATIONS)).rowCount ?? 0;
     },
   };
 }

@@ -93,6 +93,8 @@ export interface Subscription {
   teamId: string | null;
   createdAt: number;
   updatedAt: number;
+  /** The installation it is kept for ('' = the single workspace). */
+  installationId?: string;
 }
 
 export interface NewSubscription {
@@ -368,12 +370,20 @@ export interface SlackEventStore {
 /** How long an event's keys are remembered: far past Slack's retries (minutes) and usual edits. */
 export const SLACK_EVENT_MEMORY_MS = 7 * 24 * 60 * 60_000;
 
+/**
+ * Subscriptions are kept per installation (many workspaces): `installationId` is the installation in scope, ''
+ * (the default) for the one workspace of single-workspace and sandbox modes. A channel shared by two installed
+ * workspaces (Slack Connect) has one subscription per installation and runbook.
+ */
 export interface SubscriptionStore {
-  /** Upsert on (channel, runbookId); an update keeps createdBy/createdAt and changes name and filter. */
-  add(s: NewSubscription, now: number): Promise<'added' | 'updated'>;
-  remove(channel: string, runbookId: string): Promise<boolean>;
-  listForChannel(channel: string): Promise<Subscription[]>;
-  listAll(): Promise<Subscription[]>;
+  /** Upsert on (installation, channel, runbookId); an update keeps createdBy/createdAt, changes name and filter. */
+  add(s: NewSubscription, now: number, installationId?: string): Promise<'added' | 'updated'>;
+  remove(channel: string, runbookId: string, installationId?: string): Promise<boolean>;
+  listForChannel(channel: string, installationId?: string): Promise<Subscription[]>;
+  /** Every installation's, or (given) one installation's. */
+  listAll(installationId?: string): Promise<Subscription[]>;
+  /** Gives subscriptions kept for the single workspace ('') their workspace's installation (many-workspace start). */
+  assignInstallations(): Promise<number>;
 }
 
 export interface CursorStore {

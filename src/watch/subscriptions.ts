@@ -336,11 +336,17 @@ export class SubscriptionScanner {
   /** Many workspaces: each workspace's scan in its scope; one failing does not stop the others. */
   async #runWorkspaceScans(): Promise<ScanResult> {
     const total: ScanResult = { scanned: false, baseline: false, pages: 0, sent: 0, skipped: 0, failed: 0 };
-    const teams = [...new Set((await this.#store.subscriptions.listAll()).map((s) => s.teamId ?? ''))];
-    for (const team of teams) {
+    // One pass per installation, entered through a workspace of it (an installation's id is its team id, or
+    // its org's; rows kept for '' go by their creator's workspace as before).
+    const passes = new Map<string, string>();
+    for (const s of await this.#store.subscriptions.listAll()) {
+      const key = s.installationId || s.teamId || '';
+      if (!passes.has(key)) passes.set(key, s.teamId ?? key);
+    }
+    for (const [key, team] of passes) {
       try {
         const one = await this.#inTenant(team || null, () =>
-          this.#runScan(`${SUBSCRIPTIONS_CURSOR}:${team}`, (s) => (s.teamId ?? '') === team),
+          this.#runScan(`${SUBSCRIPTIONS_CURSOR}:${key}`, (s) => (s.installationId || s.teamId || '') === key),
         );
         total.scanned ||= one.scanned;
         total.baseline ||= one.baseline;

@@ -4,9 +4,9 @@
 // that needs approval approved by that installation's approver, and the watcher's result card. Then every
 // surface × {same installation, other installation}: each sees its own records, and another's ids are
 // "not found" / absent there.
-// Known gap (not covered here): subscriptions are keyed on (channel, runbook id) with no installation, so
-// two installations sharing one channel (Slack Connect) that subscribe the same runbook id keep ONE row —
-// the second is told "Updated" and the first installation's row stays. Each subscribes its own channel.
+// A and B share C01OPS (Slack Connect) and both subscribe it to the same runbook: each installation keeps its
+// own subscription there (B is not told "Updated"), lists only its own, and gets notices of its own tenant's
+// runs only, each posted with its own token.
 
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,7 +62,8 @@ const B: Inst = {
   approver: { id: 'U12ZED', team: 'T0SECOND' },
   own: 'Postgres Vacuum Analyze',
   tag: 'beta',
-  channel: 'C02DEPLOYS',
+  // Shared with A (Slack Connect): both subscribe it to the same runbook.
+  channel: 'C01OPS',
 };
 const G: Inst = {
   key: 'G',
@@ -138,17 +139,17 @@ async function answer(who: { id: string; team: string }, command: string, needle
 const executionWith = (inst: Inst, needle: string) =>
   [...tenantOf(inst).executions.byId.values()].find((e) => String(e.received.params ?? '').includes(needle));
 
-async function runNow(inst: Inst) {
+async function runNow(inst: Inst, deployment = `${inst.tag}-web`) {
   const since = h.fake.state.ephemerals.length;
   const who = inst.requester;
-  await userOf(who).command(`run "${SCALE}" namespace=prod deployment=${inst.tag}-web replicas=2 --now`, 'C01OPS');
+  await userOf(who).command(`run "${SCALE}" namespace=prod deployment=${deployment} replicas=2 --now`, 'C01OPS');
   const confirm = await until(
     async () =>
       h.fake.state.ephemerals.slice(since).find((e) => e.user === who.id && textOf(e).includes(ACTIONS.confirmRun)),
     'the confirmation',
   );
   await userOf(who).act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmRun);
-  return until(async () => executionWith(inst, `${inst.tag}-web`), `${inst.key}'s run`);
+  return until(async () => executionWith(inst, deployment), `${inst.key}'s run`);
 }
 
 async function requestDrain(inst: Inst, node: string): Promise<{ message: FakeMessage; approvalId: string }> {
@@ -208,14 +209,13 @@ describe('two workspaces and a Grid org, each on its own Runbook API tenant', ()
       inst.scheduleId =
         (schedule as unknown as { schedule: { id: string } }).schedule?.id ?? (schedule as { id?: string }).id;
 
-      // Subscribe the channel.
-      // (Each in a channel of its own: one channel shared by two installations keeps one subscription per
-      // runbook id, whoever made it; see the note at the top.)
-      await answer(inst.requester, `subscribe "${SCALE}"`, SCALE, inst.channel);
+      // Subscribe the channel (A and B the same one: each adds its own, neither updates the other's).
+      const subscribed = await answer(inst.requester, `subscribe "${SCALE}"`, SCALE, inst.channel);
+      expect(subscribed).not.toContain('Updated');
       await until(
         async () =>
           (await h.runtime.store.subscriptions.listAll()).find(
-            (s) => s.teamId === inst.requester.team && s.channel === inst.channel,
+            (s) => s.installationId === inst.installation && s.channel === inst.channel,
           ),
         `${inst.key}'s subscription`,
       );
@@ -240,6 +240,32 @@ describe('two workspaces and a Grid org, each on its own Runbook API tenant', ()
       expect((await resultCardOf(h, inst.approvedId!)).installation).toBe(inst.installation);
     }
   }, 25_000);
+
+  it('a channel shared by A and B: each subscription gets its own tenant’s runs only, with its own token', async () => {
+    const shared = [A, B];
+    const runs = new Map<Inst, string>();
+    for (const inst of shared) runs.set(inst, (await runNow(inst, `${inst.tag}-shared`)).id);
+    h.clock.advance(60 * 60_000);
+    const noticesOf = (id: string) =>
+      h.fake.state.calls.filter(
+        (c) =>
+          c.method === 'chat.postMessage' &&
+          c.ok &&
+          c.args.channel === 'C01OPS' &&
+          JSON.stringify(c.args).includes(id) &&
+          /Succeeded|Failed|succeeded|failed/.test(JSON.stringify(c.args)) &&
+          !JSON.stringify(c.args).includes(ACTIONS.confirmRun),
+      );
+    for (const inst of shared) {
+      const id = runs.get(inst)!;
+      const notices = await until(async () => {
+        const found = noticesOf(id);
+        return found.length > 0 ? found : null;
+      }, `${inst.key}'s notice`);
+      // Posted by its own installation's subscription only: never with the other workspace's token.
+      expect(notices.map((c) => c.installation)).toEqual(notices.map(() => inst.installation));
+    }
+  }, 20_000);
 
   describe.each(ALL.map((inst) => [inst.key, inst] as const))('records of %s', (_key, inst) => {
     const others = () => ALL.filter((o) => o !== inst);
@@ -272,9 +298,12 @@ describe('two workspaces and a Grid org, each on its own Runbook API tenant', ()
     });
 
     it('subscriptions list: its own subscription only', async () => {
-      const rows = await h.runtime.store.subscriptions.listAll();
-      expect(rows.filter((s) => s.teamId === inst.requester.team).map((s) => s.channel)).toEqual([inst.channel]);
-      expect(await answer(inst.requester, 'subscriptions', /ubscri/, inst.channel)).toContain(SCALE);
+      const rows = await h.runtime.store.subscriptions.listAll(inst.installation);
+      expect(rows.map((s) => [s.channel, s.createdBy])).toEqual([[inst.channel, inst.requester.id]]);
+      const listed = await answer(inst.requester, 'subscriptions', /ubscri/, inst.channel);
+      expect(listed).toContain(SCALE);
+      expect(listed).toContain(`<@${inst.requester.id}>`);
+      for (const other of others()) expect(listed).not.toContain(`<@${other.requester.id}>`);
     });
 
     it('aliases: one of the same name per installation, never another’s', async () => {

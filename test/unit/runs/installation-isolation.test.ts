@@ -2,7 +2,8 @@
 // same installation and in another one, must show or act on the record only in its own. Records: approval
 // requests (App Home's list, finding one by id, approving, rejecting), the audit trail, saved runs
 // (aliases), channel run defaults, schedule owners (a schedule made in Slack), run drafts ("Try again") and
-// paused schedules (two installations' APIs may hold the same schedule id: here both reach one emulator).
+// paused schedules (two installations' APIs may hold the same schedule id: here both reach one emulator) and
+// channel subscriptions (a Slack Connect channel shared by both workspaces).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseInputSchema } from '../../../src/forms/input-schema.ts';
 import { actor } from '../../../src/runs/actor.ts';
@@ -13,6 +14,7 @@ import { askApproval } from '../../../src/runs/run.ts';
 import { chooseRun } from '../../../src/runs/run-choice.ts';
 import { pauseSchedule, reconcilePauses, resumeSchedule } from '../../../src/runs/schedule-pauses.ts';
 import { saveSchedule } from '../../../src/runs/schedules.ts';
+import { listSubscriptions, subscribe, unsubscribe } from '../../../src/runs/subscriptions.ts';
 import { RunDrafts } from '../../../src/slack/kit/run-drafts.ts';
 import { inInstallation, installationKey } from '../../../src/tenants/tenant-scope.ts';
 import { PARAMS, PLAIN, TABLE_POLICY } from '../../support/authorization-cases.ts';
@@ -99,6 +101,18 @@ async function pausedInOwn(): Promise<string> {
   if (paused.kind !== 'paused') throw new Error(`schedule not paused: ${paused.kind}`);
   pausedId = id;
   return id;
+}
+
+let subscribedChannel = 0;
+/** A subscription made in OWN's scope, in a channel both workspaces share. */
+async function subscriptionInOwn(): Promise<string> {
+  const runbook = await env.runbook(PLAIN);
+  const channelId = `C0SUBS${++subscribedChannel}`;
+  const made = await inInstallation(OWN, () =>
+    subscribe(env.deps, { ...auditor(OWN), channelId }, { runbookId: runbook.id }, false),
+  );
+  if (made.kind !== 'subscribed') throw new Error(`subscription refused: ${made.kind}`);
+  return channelId;
 }
 
 type Surface = { name: string; sees: (installation: string) => Promise<boolean> };
@@ -220,6 +234,30 @@ const SURFACES: Surface[] = [
     },
   },
   {
+    name: '/runbook subscriptions (a shared channel’s list)',
+    sees: async (installation) => {
+      const channelId = await subscriptionInOwn();
+      const listed = await inInstallation(installation, () =>
+        listSubscriptions(env.deps, { ...auditor(installation), channelId }),
+      );
+      if (!Array.isArray(listed)) throw new Error('list refused');
+      return listed.length === 1;
+    },
+  },
+  {
+    name: '/runbook unsubscribe',
+    sees: async (installation) => {
+      const channelId = await subscriptionInOwn();
+      const runbook = await env.runbook(PLAIN);
+      const removed = await inInstallation(installation, () =>
+        unsubscribe(env.deps, { ...auditor(installation), channelId }, runbook.id),
+      );
+      const own = await inInstallation(OWN, () => listSubscriptions(env.deps, { ...auditor(OWN), channelId }));
+      if (removed.kind !== 'removed') expect(Array.isArray(own) && own.length).toBe(1);
+      return removed.kind === 'removed' && removed.removed;
+    },
+  },
+  {
     name: 'a run draft by id ("Try again")',
     sees: async (installation) => {
       const drafts = new RunDrafts({ store: env.store.runDrafts });
@@ -259,6 +297,21 @@ describe('installation isolation', () => {
     expect(theirs?.params).toBe('{"namespace":"other"}');
     // Outside any installation (single-workspace mode) neither is there.
     expect(await aliasFor(env.deps, auditor(OWN), name)).toBeNull();
+  });
+
+  it('a Slack Connect channel: each installation subscribes the same runbook, neither updates the other’s', async () => {
+    const channelId = await subscriptionInOwn();
+    const runbook = await env.runbook(PLAIN);
+    const theirs = await inInstallation(OTHER, () =>
+      subscribe(env.deps, { ...auditor(OTHER), channelId }, { runbookId: runbook.id }, true),
+    );
+    expect(theirs).toMatchObject({ kind: 'subscribed', added: 'added', failuresOnly: true });
+    const own = await inInstallation(OWN, () => listSubscriptions(env.deps, { ...auditor(OWN), channelId }));
+    const other = await inInstallation(OTHER, () => listSubscriptions(env.deps, { ...auditor(OTHER), channelId }));
+    expect(Array.isArray(own) && own.map((s) => [s.teamId, s.failuresOnly])).toEqual([[OWN, false]]);
+    expect(Array.isArray(other) && other.map((s) => [s.teamId, s.failuresOnly])).toEqual([[OTHER, true]]);
+    // Outside any installation (single-workspace mode) neither is there.
+    expect(await listSubscriptions(env.deps, { ...auditor(OWN), channelId })).toEqual([]);
   });
 
   it('a schedule paused in one installation is not paused, listed nor resumable in another with the same id', async () => {

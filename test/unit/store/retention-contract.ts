@@ -54,6 +54,7 @@ export function runRetentionContract(name: string, createHarness: () => Promise<
       await store.subscriptions.add(
         { channel, runbookId: 'r1', runbookName: 'Restart', failuresOnly: false, createdBy: 'U1', teamId: team },
         T0,
+        id,
       );
       await store.installationSettings.put({
         installationId: id,
@@ -80,7 +81,7 @@ export function runRetentionContract(name: string, createHarness: () => Promise<
     const kept = async (id: string, channel: string) => ({
       alias: (await store.aliases.get(channel, 'restart', id)) !== null,
       defaults: (await store.channelDefaults.get(channel, id)) !== null,
-      subscriptions: (await store.subscriptions.listForChannel(channel)).length,
+      subscriptions: (await store.subscriptions.listForChannel(channel, id)).length,
       settings: (await store.installationSettings.get(id)) !== null,
       owner: (await store.scheduleOwners.get(`s-${channel}`, id)) !== null,
     });

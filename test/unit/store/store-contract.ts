@@ -647,6 +647,7 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
             teamId: 'T1',
             createdAt: T0,
             updatedAt: T0 + 3,
+            installationId: '',
           },
           {
             channel: 'C1',
@@ -657,6 +658,7 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
             teamId: 'T1',
             createdAt: T0 + 1,
             updatedAt: T0 + 1,
+            installationId: '',
           },
         ]);
         const all = await store.subscriptions.listAll();
@@ -667,6 +669,25 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await store.subscriptions.remove('C1', 'rb-1')).toBe(true);
         expect(await store.subscriptions.remove('C1', 'rb-1')).toBe(false);
         expect((await store.subscriptions.listForChannel('C1')).map((s) => s.runbookId)).toEqual(['*']);
+      });
+
+      it('keeps one per installation: the same channel and runbook in two installations are two rows', async () => {
+        expect(await store.subscriptions.add({ ...sub, teamId: 'TA' }, T0, 'TA')).toBe('added');
+        // B subscribing the same runbook in the shared channel adds its own, it does not update A's.
+        expect(
+          await store.subscriptions.add({ ...sub, teamId: 'TB', createdBy: 'U9', failuresOnly: true }, T0 + 1, 'TB'),
+        ).toBe('added');
+        const a = await store.subscriptions.listForChannel('C1', 'TA');
+        const b = await store.subscriptions.listForChannel('C1', 'TB');
+        expect(a.map((s) => [s.createdBy, s.failuresOnly, s.installationId])).toEqual([['U1', false, 'TA']]);
+        expect(b.map((s) => [s.createdBy, s.failuresOnly, s.installationId])).toEqual([['U9', true, 'TB']]);
+        expect(await store.subscriptions.listForChannel('C1')).toEqual([]);
+        expect((await store.subscriptions.listAll('TB')).map((s) => s.createdBy)).toEqual(['U9']);
+        expect(await store.subscriptions.listAll()).toHaveLength(2);
+
+        expect(await store.subscriptions.remove('C1', 'rb-1', 'TA')).toBe(true);
+        expect(await store.subscriptions.remove('C1', 'rb-1', 'TA')).toBe(false);
+        expect((await store.subscriptions.listForChannel('C1', 'TB')).map((s) => s.createdBy)).toEqual(['U9']);
       });
     });
 
