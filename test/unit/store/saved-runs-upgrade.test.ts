@@ -1,4 +1,5 @@
-// The upgrades to migrations 21, 23 and 24: aliases, channel defaults, schedule owners and schedule pauses gain the installation in their key. A
+// The upgrades to migrations 21, 23, 24 and 25: aliases, channel defaults, schedule owners, schedule pauses and
+// subscriptions gain the installation in their key. A
 // many-workspace deployment's rows go to their workspace's installation (or its Grid org's); a
 // single-workspace deployment's stay its own ('') until a many-workspace start assigns them.
 import { mkdtempSync } from 'node:fs';
@@ -42,6 +43,17 @@ async function before21(withInstallations: boolean): Promise<string> {
        updated_at, resume_at, frozen_by)
      VALUES ('s-1', 'paused', '0 5 * * *', 'rb', 'R', 'U1', 'T0GRIDA', 1, 2, 3, 'Year end')`,
   );
+  for (const [runbook, team] of [
+    ['rb-1', 'T0ONE'],
+    ['rb-2', 'T0GRIDA'],
+  ] as const) {
+    await db.query(
+      `INSERT INTO subscriptions (channel, runbook_id, runbook_name, failures_only, created_by, team_id, created_at,
+         updated_at)
+       VALUES ('C1', $1, 'R', true, 'U1', $2, 1, 2)`,
+      [runbook, team],
+    );
+  }
   if (withInstallations) await addInstallation(db);
   await db.close();
   return file;
@@ -54,7 +66,7 @@ function addInstallation(db: SqlDriver) {
   );
 }
 
-describe('upgrade to aliases, channel defaults (migration 21) schedule owners (23) and schedule pauses (24) per installation', () => {
+describe('upgrade to aliases, channel defaults (migration 21) schedule owners (23), schedule pauses (24) and subscriptions (25) per installation', () => {
   it('a many-workspace deployment: each row goes to its workspace’s installation (or its org’s)', async () => {
     const store = createSqlStore(openSqliteDriver(await before21(true)));
     try {
@@ -80,6 +92,22 @@ describe('upgrade to aliases, channel defaults (migration 21) schedule owners (2
         freeze: 'Year end',
       });
       expect(await store.schedulePauses.get('s-1')).toBeNull();
+      // Migration 25: subscriptions the same way, every column kept.
+      expect(await store.subscriptions.listForChannel('C1', 'T0ONE')).toEqual([
+        {
+          installationId: 'T0ONE',
+          channel: 'C1',
+          runbookId: 'rb-1',
+          runbookName: 'R',
+          failuresOnly: true,
+          createdBy: 'U1',
+          teamId: 'T0ONE',
+          createdAt: 1,
+          updatedAt: 2,
+        },
+      ]);
+      expect((await store.subscriptions.listForChannel('C1', 'E0GRID')).map((x) => x.runbookId)).toEqual(['rb-2']);
+      expect(await store.subscriptions.listForChannel('C1')).toEqual([]);
     } finally {
       await store.close();
     }
@@ -98,6 +126,8 @@ describe('upgrade to aliases, channel defaults (migration 21) schedule owners (2
       // Still single-workspace: nothing to assign to.
       expect(await store.aliases.assignInstallations()).toBe(0);
       expect(await store.channelDefaults.assignInstallations()).toBe(0);
+      expect(await store.subscriptions.assignInstallations()).toBe(0);
+      expect(await store.subscriptions.listForChannel('C1')).toHaveLength(2);
     } finally {
       await store.close();
     }
@@ -118,6 +148,10 @@ describe('upgrade to aliases, channel defaults (migration 21) schedule owners (2
       expect(await later.aliases.get('C2', 'purge', 'E0GRID')).not.toBeNull();
       expect(await later.channelDefaults.get('C1', 'T0ONE')).toMatchObject({ proxyId: 'p1' });
       expect(await later.aliases.get('C1', 'deploy')).toBeNull();
+      expect(await later.subscriptions.assignInstallations()).toBe(2);
+      expect((await later.subscriptions.listForChannel('C1', 'T0ONE')).map((x) => x.runbookId)).toEqual(['rb-1']);
+      expect((await later.subscriptions.listForChannel('C1', 'E0GRID')).map((x) => x.runbookId)).toEqual(['rb-2']);
+      expect(await later.subscriptions.listForChannel('C1')).toEqual([]);
     } finally {
       await later.close();
     }
