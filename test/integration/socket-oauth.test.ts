@@ -5,7 +5,10 @@
 // and are answered with that installation's own token; a workspace not installed gets nothing run; an
 // uninstall delivered over the socket deletes that installation's tokens and ends its requests.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { describeStartupError } from '../../src/ops/startup-error.ts';
 import type { SlackUser } from '../../src/sandbox/slack-user.ts';
+import { createSlackApp } from '../../src/slack/app.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import {
   API_KEY,
@@ -178,5 +181,24 @@ describe('many workspaces over Socket Mode', () => {
     for (const secret of [...tokens, APP_TOKEN, CLIENT_SECRET, STATE_SECRET, API_KEY]) {
       expect(text).not.toContain(secret);
     }
+  });
+
+  // Last: the refused app's socket client connects to the fake Socket Mode before it is stopped.
+  it('a taken PORT fails the start of a Socket Mode app (Bolt listens without waiting), naming the variable', async () => {
+    const taken = createSlackApp(h.runtime.deps, {
+      mode: 'socket',
+      botToken: 'xoxb-one-workspace',
+      appToken: APP_TOKEN,
+      apiUrl: h.fake.url,
+      port: h.runtime.slackPort,
+    });
+    const failure = await taken.start().then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(failure).toMatchObject({ code: 'EADDRINUSE' });
+    expect(describeStartupError(failure, loadConfig({ PORT: String(h.runtime.slackPort) }))).toContain('set PORT');
+    await taken.stop();
+    expect((await fetch(`${h.origin}/healthz`)).status).toBe(200);
   });
 });
