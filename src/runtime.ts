@@ -57,7 +57,7 @@ import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
 import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
 import { TenantClients, type TenantClientsOptions } from './tenants/tenant-clients.ts';
-import { currentInstallation, inInstallation, RoutedWebClient } from './tenants/tenant-scope.ts';
+import { currentInstallation, inInstallation, installationKey, RoutedWebClient } from './tenants/tenant-scope.ts';
 import { createWatchMetrics } from './watch/metrics.ts';
 import {
   catalogLookup,
@@ -298,6 +298,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
                   { ratePerSecond: 1000 / historyIntervalMs, burst: 1 },
                   1,
                   Date.now(),
+                  installationKey(),
                 );
                 return { granted: granted >= 1, waitMs };
               },
@@ -445,7 +446,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         (await store.channelDefaults.assignInstallations()) +
         (await store.scheduleOwners.assignInstallations()) +
         (await store.schedulePauses.assignInstallations()) +
-        (await store.subscriptions.assignInstallations());
+        (await store.subscriptions.assignInstallations()) +
+        (await store.outputUploads.assignInstallations()) +
+        (await store.workflowSteps.assignInstallations()) +
+        (await store.freezePasses.assignInstallations());
       if (adopted > 0) logger.info({ adopted }, 'records of the single workspace assigned to its installation');
       const built = connectTenants(config, deps, store, baseUrl, logger);
       tenantDeps = built;
