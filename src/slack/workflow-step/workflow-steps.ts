@@ -17,6 +17,7 @@ import { chooseRun, proxyRefusal } from '../../runs/run-choice.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
 import { runParams } from '../../runs/run-params.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
+import { installationKey } from '../../tenants/tenant-scope.ts';
 import { actorFor } from '../kit/actor.ts';
 import { describeFailure, notStartedSentence } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
@@ -204,7 +205,7 @@ export async function runStepExecuted(
     if (input.wait) {
       // The watcher ends the step when the run ends. A run so quick that its watch finished before the
       // step was linked to it is ended here (endStep's claim keeps that exactly once).
-      const watch = await store.watches.get(executionId);
+      const watch = await store.watches.get(executionId, installationKey());
       if (watch && watch.state !== 'active') {
         const step = await store.workflowSteps.get(functionExecutionId);
         const execution = await deps.api.executions.get(executionId);
