@@ -285,9 +285,10 @@ export async function freezeCheck(
   const freeze = deps.access.policy.freezeAt(options.scope ?? runScope(actor), runbook, deps.now());
   if (!freeze) return null;
   const passes = deps.access.store.freezePasses;
+  // The installation's own passes: one granted in another workspace the person is in does not count here.
   const pass = options.take
-    ? await passes.take(actor.userId, runbook.id, deps.now())
-    : await passes.peek(actor.userId, runbook.id, deps.now());
+    ? await passes.take(actor.userId, runbook.id, deps.now(), installationKey())
+    : await passes.peek(actor.userId, runbook.id, deps.now(), installationKey());
   if (pass) {
     if (options.take) {
       await recordAction(deps, actor, 'freeze.break', options.target, 'ok', `“${freeze.name}” broken: ${pass.reason}`);

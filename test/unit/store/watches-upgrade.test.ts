@@ -1,4 +1,4 @@
-// The upgrade to migration 26, on SQLite and Postgres: watches gain the installation in their key (two tenants'
+// The upgrade to migration 27, on SQLite and Postgres: watches gain the installation in their key (two tenants'
 // APIs may hand out the same execution id) and run intents the installation whose API they went to. A
 // many-workspace deployment's rows go to their workspace's installation (or its Grid org's), every column kept,
 // and a card claimed before the upgrade stays claimed under its new key; a single-workspace deployment's stay
@@ -17,7 +17,7 @@ import { openSqliteDriver } from '../../../src/store/sqlite-driver.ts';
 import type { Store } from '../../../src/store/store.ts';
 import { TEST_DATABASE_URL } from '../../support/test-database.ts';
 
-const VERSION = 26;
+const VERSION = 27;
 
 /** A database at migration VERSION − 1, reopened (driver) and opened as a store after the upgrade. */
 interface Before {
