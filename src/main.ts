@@ -26,7 +26,14 @@ async function main(): Promise<void> {
     level: config.log.level,
     // A person trying the sandbox at a terminal reads lines; anything else (a log collector) gets JSON.
     format: config.log.format ?? (config.sandbox && process.stdout.isTTY ? 'pretty' : 'json'),
-    secrets: [config.api.apiKey, config.slack.botToken, config.slack.appToken, config.slack.signingSecret],
+    secrets: [
+      config.api.apiKey,
+      config.slack.botToken,
+      config.slack.appToken,
+      config.slack.signingSecret,
+      config.slack.oauth?.clientSecret,
+      config.slack.oauth?.stateSecret,
+    ],
   });
 
   let tracing: Tracing | null = null;

@@ -419,8 +419,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
           ...(options.membershipTtlMs !== undefined ? { membershipTtlMs: options.membershipTtlMs } : {}),
         }),
         audit: new AuditLog(store, logger, now),
-        // Keyed by the bot token, or (many workspaces, one key for all of them) by the signing secret.
-        seal: createMetadataSeal(botToken ?? signingSecret ?? ''),
+        // Keyed by the bot token, or (many workspaces, one key for all of them) by the signing secret, or in
+        // Socket Mode, which has none, by the state secret: secret, and the same on every replica.
+        seal: createMetadataSeal(botToken ?? signingSecret ?? oauth?.stateSecret ?? ''),
         runLimit: new RunRateLimit({ perMinute: config.access.runsPerMinute, store: store.runLimits }),
         store,
         approvalsChannel: config.access.approvalsChannel ?? options.defaultApprovalsChannel ?? null,

@@ -1,6 +1,8 @@
 // The bot in many-workspace mode, in-process: the emulator, the fake Slack (with "Add to Slack"), and the
 // real runtime with Bolt's OAuth installer. `install(target)` walks the browser's way through it —
 // /slack/install (state cookie), Slack's consent page, the redirect back — and returns the final page.
+// `socketMode: true`: the bot over Socket Mode (SLACK_APP_TOKEN, no signing secret), people's requests and
+// delivered events arriving as envelopes on the fake Socket Mode connection.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,18 +18,23 @@ import { jsonRequest, sendToBot } from '../../src/sandbox/slack-requests.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import { collectLogs, QUICK_WATCH_ENV, START } from './bot-harness.ts';
+import { deliverOverSocket, type FakeSocketMode, startFakeSocketMode } from './fake-socket-mode.ts';
 
 export const CLIENT_ID = '1111.2222';
 export const CLIENT_SECRET = 'client-secret-0123456789abcdef';
 export const STATE_SECRET = 'state-secret-0123456789abcdef';
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
 export const API_KEY = 'test-api-key-0123456789';
+/** Socket Mode's app-level token (one for every installation). */
+export const APP_TOKEN = 'xapp-1-A0SANDBOX-1234-org-app-level-token';
 
 export interface OAuthHarness {
   emulator: Emulator;
   /** The emulator's clock: runs end when it is advanced. */
   clock: ManualClock;
   fake: FakeSlack;
+  /** Slack's side of the bot's WebSocket (`socketMode: true`), else null. */
+  socket: FakeSocketMode | null;
   runtime: Runtime;
   /** http://127.0.0.1:PORT */
   origin: string;
@@ -43,7 +50,7 @@ export interface OAuthHarness {
   user(userId: string, teamId: string, grid?: { enterpriseId: string; isEnterpriseInstall: boolean }): SlackUser;
   /** `/runbook run "Scale Kubernetes Deployment" … --now` and Run, as `userId` of `team`: the execution. */
   runNow(userId: string, team: string, deployment: string): Promise<{ id: string }>;
-  /** Delivers an Events API body, signed, as Slack does. */
+  /** Delivers an Events API body as Slack does: signed to /slack/events, or on the socket. */
   deliver(body: Record<string, unknown>): Promise<number>;
   /** Another replica on the same config and store (Postgres with DATABASE_URL), stopped with the harness. */
   replica(): Promise<{ runtime: Runtime; origin: string }>;
@@ -76,7 +83,12 @@ export function resultCardOf(h: OAuthHarness, id: string) {
 }
 
 export async function startOAuthHarness(
-  options: { env?: Record<string, string>; tokenRotation?: boolean; tenants?: EmulatorOptions['tenants'] } = {},
+  options: {
+    env?: Record<string, string>;
+    tokenRotation?: boolean;
+    tenants?: EmulatorOptions['tenants'];
+    socketMode?: boolean;
+  } = {},
 ): Promise<OAuthHarness> {
   const clock = new ManualClock(START);
   const emulator = await startEmulator({
@@ -87,6 +99,8 @@ export async function startOAuthHarness(
   });
   const fake = await startFakeSlack({ port: 0 });
   addWorkspacePeople(fake);
+  const socket = options.socketMode ? await startFakeSocketMode() : null;
+  if (socket) fake.setSocketModeUrl(socket.url);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'runbook-bot-oauth-'));
   const { logs, destination } = collectLogs();
   const config = loadConfig({
@@ -95,7 +109,8 @@ export async function startOAuthHarness(
     SLACK_CLIENT_ID: CLIENT_ID,
     SLACK_CLIENT_SECRET: CLIENT_SECRET,
     SLACK_STATE_SECRET: STATE_SECRET,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    // Socket Mode needs no signing secret: nothing but the install pages and the probes come over HTTP.
+    ...(socket ? { SLACK_APP_TOKEN: APP_TOKEN } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     SLACK_API_URL: fake.url,
     SLACK_AUTHORIZATION_URL: `${fake.origin}/oauth/v2/authorize`,
@@ -105,8 +120,13 @@ export async function startOAuthHarness(
     ...QUICK_WATCH_ENV,
     ...options.env,
   });
-  const logger = createLogger({ level: 'debug', secrets: [API_KEY, CLIENT_SECRET, SIGNING_SECRET], destination });
+  const logger = createLogger({
+    level: 'debug',
+    secrets: [API_KEY, CLIENT_SECRET, SIGNING_SECRET, STATE_SECRET, APP_TOKEN],
+    destination,
+  });
   const runtime = await startRuntime(config, { logger });
+  await socket?.connected();
   const origin = `http://127.0.0.1:${runtime.slackPort}`;
   fake.oauth.configureApp({
     clientId: CLIENT_ID,
@@ -119,6 +139,7 @@ export async function startOAuthHarness(
     emulator,
     clock,
     fake,
+    socket,
     runtime,
     origin,
     dataDir,
@@ -134,8 +155,9 @@ export async function startOAuthHarness(
     user(userId, teamId, grid) {
       return new SlackUser({
         fake,
-        botUrl: `${origin}/slack/events`,
-        signingSecret: SIGNING_SECRET,
+        ...(socket
+          ? { deliver: deliverOverSocket(socket) }
+          : { botUrl: `${origin}/slack/events`, signingSecret: SIGNING_SECRET }),
         userId,
         teamId,
         ...(grid ? { enterpriseId: grid.enterpriseId, isEnterpriseInstall: grid.isEnterpriseInstall } : {}),
@@ -164,6 +186,7 @@ export async function startOAuthHarness(
       );
     },
     async deliver(body) {
+      if (socket) return (await deliverOverSocket(socket)(jsonRequest(body))).status;
       const res = await sendToBot(`${origin}/slack/events`, SIGNING_SECRET, jsonRequest(body));
       return res.status;
     },
@@ -175,6 +198,7 @@ export async function startOAuthHarness(
     async stop() {
       for (const other of replicas) await other.stop();
       await runtime.stop();
+      await socket?.close();
       await fake.close();
       await emulator.close();
     },
