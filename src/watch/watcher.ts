@@ -422,8 +422,8 @@ export class Watcher implements RunTracker {
     return this.#store.notifications.claim(messageKey(executionId, installationId), this.#now());
   }
 
-  releaseMessage(executionId: string): Promise<void> {
-    return this.#store.notifications.release(messageKey(executionId));
+  releaseMessage(executionId: string, installationId = installationKey()): Promise<void> {
+    return this.#store.notifications.release(messageKey(executionId, installationId));
   }
 
   async adopt(run: AdoptedRun): Promise<boolean> {
