@@ -59,6 +59,14 @@ export interface SqlStoreOptions {
 }
 
 /** `column` is one of the ids bound as an array parameter `$n`. */
+/**
+ * `state = 'active'` beside a lookup by a list of ids. On SQLite the unary `+` keeps the planner from
+ * preferring the (state, …) indexes, which scanned every active watch per call, over the primary key.
+ */
+function activeById(dialect: SqlDialect): string {
+  return dialect === 'postgres' ? `state = 'active'` : `+state = 'active'`;
+}
+
 function inList(dialect: SqlDialect, column: string, n: number): string {
   return dialect === 'postgres'
     ? `${column} = ANY($${n}::text[])`
@@ -246,7 +254,7 @@ function watchStore(db: SqlDriver): WatchStore {
       const sql = `UPDATE watches SET lease_owner = $1, lease_until = $2
         WHERE installation_id = $5 AND execution_id IN (
           SELECT execution_id FROM watches
-          WHERE installation_id = $5 AND ${inList(dialect, 'execution_id', 4)} AND state = 'active'
+          WHERE installation_id = $5 AND ${inList(dialect, 'execution_id', 4)} AND ${activeById(dialect)}
             AND (lease_owner IS NULL OR lease_until <= $3)
           ${dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : ''})
         RETURNING *`;
@@ -260,7 +268,8 @@ function watchStore(db: SqlDriver): WatchStore {
       if (executionIds.length === 0) return 0;
       const result = await db.query(
         `UPDATE watches SET lease_until = $3
-         WHERE installation_id = $4 AND ${inList(dialect, 'execution_id', 1)} AND lease_owner = $2 AND state = 'active'`,
+         WHERE installation_id = $4 AND ${inList(dialect, 'execution_id', 1)} AND lease_owner = $2
+           AND ${activeById(dialect)}`,
         [unique(executionIds), owner, until, installationId],
       );
       return result.rowCount;
@@ -360,6 +369,19 @@ function watchStore(db: SqlDriver): WatchStore {
       return rows.map((r) => String(r.execution_id));
     },
 
+    async listActiveKeys(limit) {
+      const { rows } = await db.query(
+        `SELECT installation_id, execution_id, team_id, created_at FROM watches WHERE state = 'active' LIMIT $1`,
+        [Math.max(0, Math.trunc(limit))],
+      );
+      return rows.map((r) => ({
+        installationId: String(r.installation_id),
+        executionId: String(r.execution_id),
+        teamId: r.team_id === null ? null : String(r.team_id),
+        createdAt: Number(r.created_at),
+      }));
+    },
+
     async oldestActiveCreatedAt(installationId = '') {
       const { rows } = await db.query(
         `SELECT MIN(created_at) AS oldest FROM watches WHERE installation_id = $1 AND state = 'active'`,
@@ -369,11 +391,23 @@ function watchStore(db: SqlDriver): WatchStore {
       return oldest === null || oldest === undefined ? null : Number(oldest);
     },
 
+    async deferSeen(executionIds, nextCheckAt, now, installationId = '') {
+      if (executionIds.length === 0) return 0;
+      const result = await db.query(
+        `UPDATE watches SET next_check_at = $2, attempts = 1, updated_at = $3
+         WHERE installation_id = $4 AND ${inList(dialect, 'execution_id', 1)} AND ${activeById(dialect)}
+           AND attempts = 0 AND message_ts IS NOT NULL AND (lease_owner IS NULL OR lease_until <= $3)
+           AND next_check_at < $2`,
+        [unique(executionIds), nextCheckAt, now, installationId],
+      );
+      return result.rowCount;
+    },
+
     async expedite(executionIds, now, installationId = '') {
       if (executionIds.length === 0) return;
       await db.query(
         `UPDATE watches SET next_check_at = $2
-         WHERE installation_id = $3 AND ${inList(dialect, 'execution_id', 1)} AND state = 'active'
+         WHERE installation_id = $3 AND ${inList(dialect, 'execution_id', 1)} AND ${activeById(dialect)}
            AND next_check_at > $2`,
         [unique(executionIds), now, installationId],
       );

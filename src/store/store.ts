@@ -336,6 +336,20 @@ export interface WatchStore {
   listActiveIds(limit: number, installationId?: string): Promise<string[]>;
   /** The installation's oldest active watch's createdAt. */
   oldestActiveCreatedAt(installationId?: string): Promise<number | null>;
+  /**
+   * Many workspaces: each active watch's installation, id, workspace and creation time in one read, so one
+   * sweep groups every workspace's listing (what it looks for, how far back) without a query per workspace.
+   */
+  listActiveKeys(
+    limit: number,
+  ): Promise<Array<{ installationId: string; executionId: string; teamId: string | null; createdAt: number }>>;
+  /**
+   * Watches of one installation a listing saw still running that were never looked at (attempts 0), have
+   * their card up and are not leased: their next look moves to `nextCheckAt` and counts as their first, in
+   * one statement (claiming each only to hear "running" again costs a claim and a write per watch). Returns
+   * how many.
+   */
+  deferSeen(executionIds: string[], nextCheckAt: number, now: number, installationId?: string): Promise<number>;
   /** Brings nextCheckAt forward to `now` for these active watches of one installation (bulk discovery saw them finish). */
   expedite(executionIds: string[], now: number, installationId?: string): Promise<void>;
   /** Active watches whose running message was never posted (messageTs null), oldest first. */
