@@ -54,7 +54,7 @@ import { createInstallationStore, type SealedInstallationStore } from './tenants
 import { createStoredStateStore } from './tenants/oauth-state-store.ts';
 import { purgeUninstalled } from './tenants/retention.ts';
 import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
-import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
+import { NoApiInScopeError, RoutedRunbookCatalog, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
 import { TenantClients, type TenantClientsOptions } from './tenants/tenant-clients.ts';
 import { currentInstallation, inInstallation, installationKey, RoutedWebClient } from './tenants/tenant-scope.ts';
@@ -407,7 +407,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const configured = config.proxies.list.length ? config.proxies.list : emulator ? EMULATOR_PROXIES : [];
     const deps: SlackDeps = {
       api: backgroundApi,
-      catalog,
+      // Many workspaces: background work reads the runbooks of the installation in scope, never one catalog for all.
+      catalog: oauth ? new RoutedRunbookCatalog(async () => (await scopedDeps()).catalog) : catalog,
       proxies: new ProxyDirectory({
         api: backgroundApi,
         configured,
