@@ -63,7 +63,8 @@ export function manyWorkspaceSandboxConfig(config: Config, fake: FakeSlack): Con
         stateSecret: randomBytes(16).toString('hex'),
         redirectUri: null,
         authorizationUrl: `${fake.origin}/oauth/v2/authorize`,
-        dataRetentionDays: config.slack.oauth?.dataRetentionDays ?? 30,
+        // DATA_RETENTION_DAYS holds here too (the sandbox makes up the rest of the OAuth settings).
+        dataRetentionDays: config.sandbox?.dataRetentionDays ?? config.slack.oauth?.dataRetentionDays ?? 30,
       },
     },
     // Fixed, so a restart still opens the installations it stored: the fake's tokens protect nothing.
