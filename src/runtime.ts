@@ -45,7 +45,7 @@ import { guardClient } from './slack/kit/outgoing-guard.ts';
 import { Places } from './slack/kit/places.ts';
 import { RunDrafts } from './slack/kit/run-drafts.ts';
 import { postRunningCard } from './slack/kit/run-start.ts';
-import { createTenantDeps, type TenantApi, type TenantDeps } from './slack/tenant-deps.ts';
+import { createTenantDeps, RoutedRunbookCatalog, type TenantApi, type TenantDeps } from './slack/tenant-deps.ts';
 import { finishWaitingSteps } from './slack/workflow-step/workflow-step-finish.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
@@ -54,7 +54,7 @@ import { createInstallationStore, type SealedInstallationStore } from './tenants
 import { createStoredStateStore } from './tenants/oauth-state-store.ts';
 import { purgeUninstalled } from './tenants/retention.ts';
 import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
-import { NoApiInScopeError, RoutedRunbookCatalog, routedRunbookApi } from './tenants/routed-api.ts';
+import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
 import { TenantClients, type TenantClientsOptions } from './tenants/tenant-clients.ts';
 import { currentInstallation, inInstallation, installationKey, RoutedWebClient } from './tenants/tenant-scope.ts';
