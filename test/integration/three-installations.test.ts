@@ -16,7 +16,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorState } from '../../src/emulator/state.ts';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
-import { API_KEY, type OAuthHarness, resultCardOf, startOAuthHarness, until } from '../support/oauth-harness.ts';
+import {
+  API_KEY,
+  addZed,
+  type OAuthHarness,
+  publishedHomeOf,
+  requestDrainApproval,
+  resultCardOf,
+  startOAuthHarness,
+  until,
+} from '../support/oauth-harness.ts';
 import { submit as stateOf } from '../unit/forms/slack-state.ts';
 
 const SCALE = 'Scale Kubernetes Deployment';
@@ -90,17 +99,7 @@ beforeAll(async () => {
     env: { SUBSCRIPTIONS_POLL_SECONDS: '0.05', POLICY_FILE: path.join(dir, 'policy.yaml') },
   });
   // A second person in the second workspace, to approve Sam's requests there.
-  h.fake.state.users.push({
-    id: 'U12ZED',
-    name: 'zed',
-    real_name: 'Zed Second',
-    email: 'zed@example.com',
-    tz: 'Europe/London',
-    tz_label: 'Greenwich Mean Time',
-    tz_offset: 0,
-    team_id: 'T0SECOND',
-  });
-  for (const channel of h.fake.state.channels) if (!channel.is_private) channel.members?.push('U12ZED');
+  addZed(h);
   for (const inst of ALL) {
     expect((await h.install(inst.installation, { connect: false })).status).toBe(200);
     const connected = await h.runtime.tenants!.connections.connect(
@@ -153,29 +152,8 @@ async function runNow(inst: Inst, deployment = `${inst.tag}-web`) {
 }
 
 async function requestDrain(inst: Inst, node: string): Promise<{ message: FakeMessage; approvalId: string }> {
-  const who = userOf(inst.requester);
-  await who.command(`run "${DRAIN}"`, 'C01OPS');
-  const modal = await until(async () => {
-    const top = who.topModal();
-    return top && JSON.stringify(top.view).includes('field_node_name') ? top : null;
-  }, 'the drain form');
-  expect(JSON.stringify(modal.view.blocks)).toContain('needs approval');
-  await who.submit(modal.id, {
-    ...(stateOf(modal.view.blocks as KnownBlock[]) as Record<string, Record<string, Record<string, unknown>>>),
-    [BLOCKS.channel]: { [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: 'C01OPS' } },
-    field_node_name: { value: { type: 'plain_text_input', value: node } },
-  });
-  const message = await until(
-    async () =>
-      Object.values(h.fake.state.messages)
-        .flat()
-        .find(
-          (m) =>
-            JSON.stringify(m.blocks ?? []).includes(node) && JSON.stringify(m.blocks).includes(ACTIONS.approvalApprove),
-        ),
-    `${inst.key}'s approval request`,
-  );
-  const approvalId = JSON.stringify(message.blocks).match(/"action_id":"approval_approve","value":"([^"]+)"/)![1]!;
+  const { message, approvalId, form } = await requestDrainApproval(h, userOf(inst.requester), node);
+  expect(form).toContain('needs approval');
   return { message, approvalId };
 }
 
@@ -331,18 +309,7 @@ describe('two workspaces and a Grid org, each on its own Runbook API tenant', ()
 
     it('App Home: a pending approval reaches its own approver only', async () => {
       const { approvalId } = await requestDrain(inst, `${inst.tag}-pending`);
-      const homeOf = async (p: { id: string; team: string }) => {
-        const before = h.fake.state.calls.length;
-        await userOf(p).openHome();
-        const call = await until(
-          async () =>
-            h.fake.state.calls
-              .slice(before)
-              .find((c) => c.method === 'views.publish' && c.ok && JSON.stringify(c.args).includes(p.id)),
-          `${p.id}'s home`,
-        );
-        return JSON.stringify(call.args);
-      };
+      const homeOf = async (p: { id: string; team: string }) => (await publishedHomeOf(h, userOf(p))).text;
       expect(await homeOf(inst.approver)).toContain(approvalId);
       for (const other of others()) expect(await homeOf(other.approver)).not.toContain(approvalId);
     });
