@@ -413,6 +413,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         api: backgroundApi,
         configured,
         defaultId: config.proxies.defaultId ?? (emulator ? EMULATOR_PROXIES[0]!.id : null),
+        // Many workspaces: the proxies seen on one installation's schedules are never named in another's.
+        scope: () => currentInstallation() ?? '',
       }),
       drafts: new RunDrafts({ store: store.runDrafts }),
       runs: options.runs ?? watcher!,
