@@ -11,25 +11,24 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { KnownBlock } from '@slack/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorState } from '../../src/emulator/state.ts';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
-import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
+import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import {
   API_KEY,
   addZed,
+  DRAIN,
   type OAuthHarness,
   publishedHomeOf,
   requestDrainApproval,
   resultCardOf,
+  SCALE,
+  scheduleThroughForm,
   startOAuthHarness,
   until,
 } from '../support/oauth-harness.ts';
-import { submit as stateOf } from '../unit/forms/slack-state.ts';
 
-const SCALE = 'Scale Kubernetes Deployment';
-const DRAIN = 'Drain Kubernetes Node';
 const KEY_B = 'tenant-b-key-0123456789';
 const KEY_G = 'tenant-g-key-0123456789';
 const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
@@ -164,20 +163,12 @@ describe('two workspaces and a Grid org, each on its own Runbook API tenant', ()
       inst.runId = (await runNow(inst)).id;
 
       // Schedule through the form.
-      const who = userOf(inst.requester);
-      await who.command(`schedule "${SCALE}"`, 'C01OPS');
-      const form = await until(async () => {
-        const top = who.topModal();
-        return top && JSON.stringify(top.view).includes(BLOCKS.cron) ? top : null;
-      }, `${inst.key}'s schedule form`);
       const before = tenantOf(inst).schedules.byId.size;
-      await who.submit(form.id, {
-        ...stateOf(form.view.blocks as KnownBlock[], { [BLOCKS.preset]: { selected_option: { value: 'custom' } } }),
-        [BLOCKS.cron]: { [ACTIONS.cronInput]: { type: 'plain_text_input', value: '15 4 * * *' } },
+      await scheduleThroughForm(userOf(inst.requester), SCALE, '15 4 * * *', {
         field_namespace: { value: { type: 'plain_text_input', value: 'prod' } },
         field_deployment: { value: { type: 'plain_text_input', value: `${inst.tag}-nightly` } },
         field_replicas: { value: { type: 'number_input', value: '3' } },
-      } as Record<string, Record<string, Record<string, unknown>>>);
+      });
       const schedule = await until(
         async () =>
           tenantOf(inst).schedules.byId.size > before &&
