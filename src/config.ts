@@ -197,7 +197,8 @@ export interface Config {
     port: number;
     /**
      * Many-workspace mode (SLACK_CLIENT_ID set): installs through Bolt's OAuth installer at
-     * /slack/install and /slack/oauth_redirect, tokens in the store. null → one workspace (or the sandbox).
+     * /slack/install and /slack/oauth_redirect on PORT (in Socket Mode too: SLACK_APP_TOKEN), tokens in
+     * the store. null → one workspace (or the sandbox).
      */
     oauth: {
       clientId: string;
@@ -211,7 +212,8 @@ export interface Config {
   };
   /** Keys that seal secrets at rest; null when SECRETS_ENCRYPTION_KEY is unset (required with oauth). */
   secrets: { key: Buffer; previousKey: Buffer | null } | null;
-  sandbox: { port: number; manyWorkspaces: boolean } | null;
+  /** `dataRetentionDays`: DATA_RETENTION_DAYS for the many-workspace sandbox, whose OAuth settings it makes up. */
+  sandbox: { port: number; manyWorkspaces: boolean; dataRetentionDays: number } | null;
   store: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string };
   watch: {
     requestsPerSecond: number;
@@ -302,22 +304,24 @@ export function loadConfig(rawEnv: Env): Config {
   let mode: Config['slack']['mode'] = 'sandbox';
   const manyWorkspaces = Boolean(oauth?.SLACK_CLIENT_ID);
   if (slack && oauth && manyWorkspaces) {
-    // Many workspaces: each installation's token comes from the store, requests over HTTP.
-    mode = 'http';
+    // Many workspaces: each installation's token comes from the store. Requests over Socket Mode when
+    // SLACK_APP_TOKEN is set (one app-level token serves every installation), else over HTTP.
+    mode = slack.SLACK_APP_TOKEN ? 'socket' : 'http';
     if (!oauth.SLACK_CLIENT_SECRET) problems.push('SLACK_CLIENT_SECRET: required when SLACK_CLIENT_ID is set');
     if (!oauth.SLACK_STATE_SECRET) {
       problems.push(
         'SLACK_STATE_SECRET: required when SLACK_CLIENT_ID is set (any random text of 16+ characters, e.g. `openssl rand -hex 32`)',
       );
     }
-    if (!slack.SLACK_SIGNING_SECRET) problems.push('SLACK_SIGNING_SECRET: required when SLACK_CLIENT_ID is set');
+    if (mode === 'http' && !slack.SLACK_SIGNING_SECRET) {
+      problems.push(
+        'SLACK_SIGNING_SECRET: required when SLACK_CLIENT_ID is set (HTTP mode), unless SLACK_APP_TOKEN is set for Socket Mode',
+      );
+    }
     if (slack.SLACK_BOT_TOKEN) {
       problems.push(
         'SLACK_BOT_TOKEN: leave it unset when SLACK_CLIENT_ID is set (many workspaces: each installation has its own token)',
       );
-    }
-    if (slack.SLACK_APP_TOKEN) {
-      problems.push('SLACK_APP_TOKEN: many-workspace mode runs over HTTP (/slack/events); leave it unset');
     }
     if (!secrets?.SECRETS_ENCRYPTION_KEY) {
       problems.push(
@@ -414,7 +418,14 @@ export function loadConfig(rawEnv: Env): Config {
         : null,
     },
     secrets: secretKeys,
-    sandbox: mode === 'sandbox' ? { port: slack.SANDBOX_PORT, manyWorkspaces: slack.SANDBOX_MANY_WORKSPACES } : null,
+    sandbox:
+      mode === 'sandbox'
+        ? {
+            port: slack.SANDBOX_PORT,
+            manyWorkspaces: slack.SANDBOX_MANY_WORKSPACES,
+            dataRetentionDays: oauth.DATA_RETENTION_DAYS,
+          }
+        : null,
     store: store.DATABASE_URL
       ? {
           kind: 'postgres',

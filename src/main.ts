@@ -9,7 +9,12 @@ import { type FakeSlack, startFakeSlack } from './sandbox/fake-slack-api.ts';
 import { installThroughSlack } from './sandbox/install-flow.ts';
 import { SANDBOX_APPROVALS_CHANNEL, sandboxPolicy } from './sandbox/sandbox-defaults.ts';
 import { type Sandbox, startSandbox } from './sandbox/sandbox-server.ts';
-import { addWorkspacePeople, manyWorkspaceSandboxConfig, registerSandboxApp } from './sandbox/sandbox-workspaces.ts';
+import {
+  addWorkspacePeople,
+  manyWorkspaceSandboxConfig,
+  registerSandboxApp,
+  SANDBOX_EMULATOR_TENANTS,
+} from './sandbox/sandbox-workspaces.ts';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -26,7 +31,14 @@ async function main(): Promise<void> {
     level: config.log.level,
     // A person trying the sandbox at a terminal reads lines; anything else (a log collector) gets JSON.
     format: config.log.format ?? (config.sandbox && process.stdout.isTTY ? 'pretty' : 'json'),
-    secrets: [config.api.apiKey, config.slack.botToken, config.slack.appToken, config.slack.signingSecret],
+    secrets: [
+      config.api.apiKey,
+      config.slack.botToken,
+      config.slack.appToken,
+      config.slack.signingSecret,
+      config.slack.oauth?.clientSecret,
+      config.slack.oauth?.stateSecret,
+    ],
   });
 
   let tracing: Tracing | null = null;
@@ -62,6 +74,8 @@ async function main(): Promise<void> {
             slackApiUrl: fakeSlack.url,
             defaultPolicy: sandboxPolicy(),
             defaultApprovalsChannel: SANDBOX_APPROVALS_CHANNEL,
+            // Many workspaces: a second tenant of the built-in emulator, so two workspaces can reach two.
+            ...(config.sandbox?.manyWorkspaces && !config.api.url ? { emulatorTenants: SANDBOX_EMULATOR_TENANTS } : {}),
           }
         : {}),
     });

@@ -9,7 +9,7 @@ import type { RunbookApi } from './api/runbook-api.ts';
 import { ProxyDirectory } from './catalog/proxy-directory.ts';
 import { RunbookCatalog } from './catalog/runbook-catalog.ts';
 import type { Config } from './config.ts';
-import { type Emulator, startEmulator } from './emulator/server.ts';
+import { type Emulator, type EmulatorOptions, startEmulator } from './emulator/server.ts';
 import type { Logger } from './logger.ts';
 import { createInteractiveMetrics } from './ops/interactive-metrics.ts';
 import { type MetricsServer, opsRoutes, startMetricsServer } from './ops/ops-routes.ts';
@@ -57,7 +57,7 @@ import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
 import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
 import { TenantClients, type TenantClientsOptions } from './tenants/tenant-clients.ts';
-import { currentInstallation, inInstallation, RoutedWebClient } from './tenants/tenant-scope.ts';
+import { currentInstallation, inInstallation, installationKey, RoutedWebClient } from './tenants/tenant-scope.ts';
 import { createWatchMetrics } from './watch/metrics.ts';
 import {
   catalogLookup,
@@ -94,6 +94,8 @@ export interface RuntimeOptions {
   defaultPolicy?: Policy;
   /** Approvals channel to use when APPROVALS_CHANNEL is unset. */
   defaultApprovalsChannel?: string;
+  /** More tenants of the built-in emulator, each chosen by its own key (the many-workspace sandbox's second). */
+  emulatorTenants?: EmulatorOptions['tenants'];
   /** Lease owner name of the watcher (default hostname:pid:random). */
   watcherOwner?: string;
   /** How long a person's channel memberships are trusted for the destination check (default 30 s; tests: 0). */
@@ -217,6 +219,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         // The demo: a month of runs so health has something to say.
         recentHistory: true,
         ...(config.emulator ? { filterMode: config.emulator.filterMode } : {}),
+        ...(options.emulatorTenants ? { tenants: options.emulatorTenants } : {}),
       });
       cleanups.push(() => emulator!.close());
       baseUrl = emulator.url;
@@ -295,6 +298,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
                   { ratePerSecond: 1000 / historyIntervalMs, burst: 1 },
                   1,
                   Date.now(),
+                  installationKey(),
                 );
                 return { granted: granted >= 1, waitMs };
               },
@@ -419,8 +423,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
           ...(options.membershipTtlMs !== undefined ? { membershipTtlMs: options.membershipTtlMs } : {}),
         }),
         audit: new AuditLog(store, logger, now),
-        // Keyed by the bot token, or (many workspaces, one key for all of them) by the signing secret.
-        seal: createMetadataSeal(botToken ?? signingSecret ?? ''),
+        // Keyed by the bot token, or (many workspaces, one key for all of them) by the signing secret, or in
+        // Socket Mode, which has none, by the state secret: secret, and the same on every replica.
+        seal: createMetadataSeal(botToken ?? signingSecret ?? oauth?.stateSecret ?? ''),
         runLimit: new RunRateLimit({ perMinute: config.access.runsPerMinute, store: store.runLimits }),
         store,
         approvalsChannel: config.access.approvalsChannel ?? options.defaultApprovalsChannel ?? null,
@@ -441,7 +446,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         (await store.channelDefaults.assignInstallations()) +
         (await store.scheduleOwners.assignInstallations()) +
         (await store.schedulePauses.assignInstallations()) +
-        (await store.subscriptions.assignInstallations());
+        (await store.subscriptions.assignInstallations()) +
+        (await store.outputUploads.assignInstallations()) +
+        (await store.workflowSteps.assignInstallations()) +
+        (await store.freezePasses.assignInstallations());
       if (adopted > 0) logger.info({ adopted }, 'records of the single workspace assigned to its installation');
       const built = connectTenants(config, deps, store, baseUrl, logger);
       tenantDeps = built;

@@ -2,6 +2,7 @@
 // cannot start a runbook hundreds of times. The window lives in the store, so N replicas enforce one
 // limit between them instead of N limits side by side: a limit, not an accounting record.
 import type { RunLimitDecision, RunLimitStore } from '../store/store.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 
 const WINDOW_MS = 60_000;
 
@@ -30,7 +31,8 @@ export class RunRateLimit {
    */
   async take(userId: string): Promise<RunLimitDecision> {
     const now = this.#now();
-    const decision = await this.#store.take(`run:${userId}`, now, WINDOW_MS, this.#perMinute);
+    // Per installation: a person in two installed workspaces has each one's limit, not one shared.
+    const decision = await this.#store.take(`run:${userId}`, now, WINDOW_MS, this.#perMinute, installationKey());
     await this.#sweep(now);
     return decision;
   }

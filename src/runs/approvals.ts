@@ -316,6 +316,8 @@ export interface AwaitingRequest {
  * nothing is audited (listing is not acting).
  */
 export async function awaitingApprovalBy(deps: RunsDeps, actor: Actor, limit = 50): Promise<AwaitingRequest[]> {
+  // Many workspaces: a person who is not of this installation is shown none of its requests.
+  if (actor.installationMember === false) return [];
   const subject = { userId: actor.userId, groups: actor.groups, channelId: null, teamId: actor.teamId };
   const out: AwaitingRequest[] = [];
   const installationId = currentInstallation();

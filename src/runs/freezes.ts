@@ -77,6 +77,7 @@ export async function breakFreeze(deps: RunsDeps, actor: Actor, query: string, r
   await deps.access.store.freezePasses.grant(
     { userId: actor.userId, runbookId: runbook.id, freeze: freeze.name, reason: why.slice(0, 500), expiresAt },
     deps.now(),
+    installationKey(),
   );
   await recordAction(deps, actor, 'freeze.break-glass', target, 'ok', `“${freeze.name}”: ${why.slice(0, 500)}`);
   return { kind: 'granted', freeze, expiresAt, runbook };

@@ -211,6 +211,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     workspaces: options.workspaces ?? SANDBOX_WORKSPACES.map((w, i) => (i === 0 ? { ...w, id: seed.teamId } : w)),
     orgs: options.orgs ?? SANDBOX_ORGS,
     installerUserId: seed.users[0]?.id ?? 'U01ALICE',
+    people: () =>
+      state.users
+        .filter((u) => !u.is_bot)
+        .map((u) => ({ id: u.id, teamId: u.team_id ?? state.teamId, enterpriseId: u.enterprise_id ?? null })),
   });
 
   const ctx: MethodContext = {

@@ -63,6 +63,11 @@ export interface FakeOAuth {
   grants: Map<string, FakeGrant>;
   configureApp(app: FakeOAuthApp | null): void;
   readonly app: FakeOAuthApp | null;
+  /**
+   * The person signed in to (fake) Slack in the browser, as the sandbox's sidebar says when "Add to Slack"
+   * is clicked: the consent page installs as them when they belong to the workspace or org picked.
+   */
+  signIn(userId: string): void;
   /** The consent step: GET /oauth/v2/authorize. Returns false if `url` is not that page. */
   handleAuthorize(url: URL, res: ServerResponse): boolean;
   /** oauth.v2.access (authenticated by client id and secret, no token). */
@@ -112,14 +117,26 @@ export function createFakeOAuth(options: {
   now: () => number;
   workspaces: readonly FakeWorkspace[];
   orgs: readonly FakeOrg[];
-  /** Who approves installs on the consent page (the installing user). */
+  /** Who approves installs on the consent page when nobody of the picked workspace or org is signed in. */
   installerUserId: string;
+  /** The people of the fake Slack: the installer is one of the picked workspace's (or org's). */
+  people?: () => ReadonlyArray<{ id: string; teamId: string; enterpriseId: string | null }>;
 }): FakeOAuth {
   const codes = new Map<string, PendingCode>();
   const grants = new Map<string, FakeGrant>();
   const byRefresh = new Map<string, FakeGrant>();
   let app: FakeOAuthApp | null = null;
+  let signedIn: string | null = null;
   const secret = () => randomBytes(18).toString('base64url');
+
+  // Slack installs as the person approving on its page, who is always a member of what they install into:
+  // the one signed in when they belong there, else the workspace's (or org's) first person.
+  const installerFor = (installTo: string): string => {
+    const people = options.people?.() ?? [];
+    const members = people.filter((p) => p.teamId === installTo || p.enterpriseId === installTo);
+    if (signedIn && members.some((p) => p.id === signedIn)) return signedIn;
+    return members[0]?.id ?? options.installerUserId;
+  };
 
   const issue = (installTo: string, installer: string, scopes: string[]): FakeGrant | null => {
     const org = options.orgs.find((o) => o.id === installTo);
@@ -190,6 +207,9 @@ export function createFakeOAuth(options: {
     get app() {
       return app;
     },
+    signIn(userId) {
+      signedIn = userId;
+    },
     handleAuthorize(url, res) {
       if (url.pathname !== '/oauth/v2/authorize') return false;
       const send = (status: number, html: string, headers: Record<string, string> = {}) => {
@@ -217,7 +237,7 @@ export function createFakeOAuth(options: {
         const code = `${randomDigits(12)}.${secret()}`;
         codes.set(code, {
           installTo,
-          userId: options.installerUserId,
+          userId: installerFor(installTo),
           scopes: (url.searchParams.get('scope') ?? '').split(',').filter(Boolean),
           redirectUri: redirect,
           createdAt: options.now(),

@@ -91,6 +91,8 @@ export interface FakeEphemeral {
   text: string;
   blocks?: unknown[];
   source: 'api' | 'response_url';
+  /** Slack itself said it (a command no app of the workspace has), not the bot. */
+  from?: 'slackbot';
   /** Set when a response_url later replaced or deleted it. */
   replaced?: boolean;
   deleted?: boolean;

@@ -12,7 +12,13 @@ import { MAX_MESSAGE_TEXT } from './fake-slack-chat.ts';
 import { servedFile } from './fake-slack-files.ts';
 import { mintSlackId, mintViewHash } from './fake-slack-ids.ts';
 import type { FakeEphemeral, FakeSlackState, FakeView } from './fake-slack-state.ts';
-import type { BlockActionInput, BotResponse, ViewStateValues } from './slack-requests.ts';
+import {
+  type BlockActionInput,
+  type BotResponse,
+  jsonRequest,
+  sendToBot,
+  type ViewStateValues,
+} from './slack-requests.ts';
 import { SlackUser, type Surface } from './slack-user.ts';
 import { stepDefinition, stepInputs } from './workflow-steps.ts';
 
@@ -122,6 +128,24 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     return user;
   };
 
+  // Many workspaces: the workspace this person is in, when the bot is not added there (nor to its org).
+  // Slack sends such a workspace nothing of the app: no command, mention, Home or workflow step.
+  const workspaceOf = (userId: string) => {
+    const person = fake.state.users.find((u) => u.id === userId);
+    const teamId = person?.team_id ?? fake.state.teamId;
+    return fake.oauth.workspaces.find((w) => w.id === teamId);
+  };
+  const withoutBot = (userId: string): { id: string; name: string } | null => {
+    if (!options.installUrl) return null;
+    const space = workspaceOf(userId);
+    if (!space) return null;
+    const added =
+      installedHere(fake, space.id) || (space.enterpriseId !== null && installedHere(fake, space.enterpriseId));
+    return added ? null : { id: space.id, name: space.name };
+  };
+  const notAddedSentence = (space: { name: string }) =>
+    `Runbook Bot is not in ${space.name} yet: click Add to Slack next to it under Workspaces, then try again.`;
+
   const routes: Record<string, (body: Record<string, unknown>) => Promise<unknown>> = {
     async command(body) {
       const user = userFor(body.user);
@@ -129,6 +153,20 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       const text = requireText(body, 'text').trim();
       const match = text.match(/^(\/\S+)\s*([\s\S]*)$/);
       if (!match) throw new HttpError(400, 'a command starts with /');
+      const missing = withoutBot(user.id);
+      if (missing) {
+        // What Slack says for a command no app of this workspace has, with the sandbox's way out.
+        fake.state.ephemerals.push({
+          channel,
+          user: user.id,
+          ts: `${(Date.now() / 1000).toFixed(6)}`,
+          text: `${match[1]} is not a valid command in ${missing.name}. ${notAddedSentence(missing)}`,
+          source: 'api',
+          from: 'slackbot',
+        });
+        notify();
+        return { status: 200 };
+      }
       const res = await user.command(match[2] ?? '', channel, match[1]);
       applyCommandAnswer(fake.state, res, { user: user.id, channel, command: match[1]! });
       notify();
@@ -138,7 +176,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       const user = userFor(body.user);
       const text = requireString(body, 'text');
       const thread = typeof body.thread_ts === 'string' ? body.thread_ts : undefined;
-      if (MENTION.test(text)) {
+      if (MENTION.test(text) && !withoutBot(user.id)) {
         // A message that mentions the bot: Slack delivers it as an app_mention event.
         const res = await user.mention(text.replace(MENTION, ''), requireString(body, 'channel'), thread);
         notify();
@@ -219,6 +257,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     async workflow(body) {
       // A workflow the person started reaches the app's custom step (Workflows panel).
       const user = userFor(body.user);
+      const missing = withoutBot(user.id);
+      if (missing) throw new HttpError(409, notAddedSentence(missing));
       const callbackId = requireString(body, 'callbackId');
       const definition = stepDefinition(callbackId);
       const given = (body.inputs ?? {}) as Record<string, unknown>;
@@ -228,8 +268,36 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       notify();
       return { status: res.status, functionExecutionId: res.started.execution.id };
     },
+    async uninstall(body) {
+      // The workspace's admin removes the app (Slack's app settings): its tokens die at once and Slack
+      // sends the bot app_uninstalled and tokens_revoked. The org's installation when it came from there.
+      const user = userFor(body.user);
+      const space = workspaceOf(user.id);
+      if (!options.installUrl || !space) throw new HttpError(400, 'this sandbox has one workspace: nothing to remove');
+      const target = installedHere(fake, space.id)
+        ? space.id
+        : space.enterpriseId !== null && installedHere(fake, space.enterpriseId)
+          ? space.enterpriseId
+          : null;
+      if (!target) throw new HttpError(409, notAddedSentence(space));
+      const events = fake.oauth.uninstall(target);
+      for (const event of [events.appUninstalled, events.tokensRevoked]) {
+        const res = await sendToBot(options.botUrl, options.signingSecret, jsonRequest(event));
+        if (res.status !== 200) logger.warn({ status: res.status, target }, 'the bot refused an uninstall event');
+      }
+      notify();
+      return { status: 200, removed: target };
+    },
+    async signin(body) {
+      // "Add to Slack" clicked: the person now signed in to (fake) Slack, who approves on its consent page.
+      fake.oauth.signIn(userFor(body.user).id);
+      return { status: 200 };
+    },
     async home(body) {
-      const res = await userFor(body.user).openHome();
+      const user = userFor(body.user);
+      // No app, no Home tab: the page says how to add it (the snapshot's workspaces).
+      if (withoutBot(user.id)) return { status: 200 };
+      const res = await user.openHome();
       return { status: res.status };
     },
   };

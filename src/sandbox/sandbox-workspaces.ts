@@ -3,10 +3,34 @@
 // the fake's consent page, with a fixed key (the fake's tokens are worthless anywhere else).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
+import type { TenantSeed } from '../emulator/server.ts';
 import type { FakeSlack } from './fake-slack-api.ts';
 import { SANDBOX_WORKSPACE_PEOPLE } from './fake-slack-oauth.ts';
 
 export const SANDBOX_CLIENT_ID = '1000000000.2000000000';
+
+/**
+ * The built-in emulator's second tenant in this sandbox, chosen by its own key: a smaller catalog of its
+ * own (no database or cloud runbooks), so a workspace connected with it plainly sees another tenant.
+ */
+export const SANDBOX_SECOND_TENANT_KEY = 'second-tenant-key';
+export const SANDBOX_EMULATOR_TENANTS: Record<string, TenantSeed> = {
+  [SANDBOX_SECOND_TENANT_KEY]: {
+    name: 'second',
+    runbooks: [
+      'Restart Kubernetes Deployment',
+      'Drain Kubernetes Node',
+      'Scale Kubernetes Deployment',
+      'Find Crashlooping Pods',
+      'Collect Kubernetes Pod Logs',
+      'Rollback Kubernetes Deployment',
+      'Check Disk Usage on Hosts',
+      'Restart Systemd Service',
+      'Deploy Payments API Hotfix',
+      'Restart Checkout Workers',
+    ],
+  },
+};
 
 /** The other workspaces' people join the fake Slack and its channels (the default people are the first workspace's). */
 export function addWorkspacePeople(fake: FakeSlack): void {
@@ -39,7 +63,8 @@ export function manyWorkspaceSandboxConfig(config: Config, fake: FakeSlack): Con
         stateSecret: randomBytes(16).toString('hex'),
         redirectUri: null,
         authorizationUrl: `${fake.origin}/oauth/v2/authorize`,
-        dataRetentionDays: config.slack.oauth?.dataRetentionDays ?? 30,
+        // DATA_RETENTION_DAYS holds here too (the sandbox makes up the rest of the OAuth settings).
+        dataRetentionDays: config.sandbox?.dataRetentionDays ?? config.slack.oauth?.dataRetentionDays ?? 30,
       },
     },
     // Fixed, so a restart still opens the installations it stored: the fake's tokens protect nothing.

@@ -16,6 +16,7 @@ import {
   formRequest,
   interactivityBody,
   jsonRequest,
+  type SlackRequestBody,
   sendToBot,
   shortcutPayload,
   slashCommandBody,
@@ -26,9 +27,11 @@ import {
 
 export interface SlackUserOptions {
   fake: FakeSlack;
-  /** The bot's events endpoint, e.g. http://127.0.0.1:3001/slack/events */
-  botUrl: string;
-  signingSecret: string;
+  /** The bot's events endpoint, e.g. http://127.0.0.1:3001/slack/events, and the secret Slack signs with. */
+  botUrl?: string;
+  signingSecret?: string;
+  /** Delivers instead of a signed POST to `botUrl` (Socket Mode: an envelope on the bot's WebSocket). */
+  deliver?: (body: SlackRequestBody) => Promise<BotResponse>;
   userId: string;
   teamId?: string;
   /** Enterprise Grid (slash commands): the org, and whether the app is installed org-wide. */
@@ -83,8 +86,12 @@ export class SlackUser {
     return this.#o.teamId ?? this.#o.fake.state.teamId;
   }
 
-  #send(body: { kind: 'form' | 'json'; raw: string }): Promise<BotResponse> {
-    return sendToBot(this.#o.botUrl, this.#o.signingSecret, body);
+  #send(body: SlackRequestBody): Promise<BotResponse> {
+    const { deliver, botUrl, signingSecret } = this.#o;
+    if (deliver) return deliver(body);
+    if (botUrl === undefined || signingSecret === undefined)
+      throw new Error('a SlackUser needs botUrl and signingSecret, or deliver');
+    return sendToBot(botUrl, signingSecret, body);
   }
 
   /** `/runbook <text>` in a channel. */

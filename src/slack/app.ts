@@ -1,9 +1,10 @@
 // Builds the Bolt App from its dependencies and picks the transport: Socket Mode (bot + app
 // token), HTTP (bot token + signing secret; commands, interactivity and options at /slack/events)
-// or the sandbox (HTTP against the local fake Slack). Many workspaces: HTTP with Bolt's OAuth installer
-// (installs.ts) instead of a bot token. Every Web API call goes to SLACK_API_URL.
+// or the sandbox (HTTP against the local fake Slack). Many workspaces: Bolt's OAuth installer
+// (installs.ts) instead of a bot token, in either transport (Socket Mode: Bolt's SocketModeReceiver
+// serves the install pages on PORT beside the health routes). Every Web API call goes to SLACK_API_URL.
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { App, type CustomRoute, HTTPReceiver, LogLevel, type ReceiverEvent } from '@slack/bolt';
+import { App, type CustomRoute, HTTPReceiver, LogLevel, type ReceiverEvent, SocketModeReceiver } from '@slack/bolt';
 import type { InstallProvider } from '@slack/oauth';
 import { boltLoggerAdapter } from '../logger.ts';
 import type { TenantInstallation } from '../tenants/installation.ts';
@@ -26,6 +27,7 @@ import type { Registration } from './kit/listen.ts';
 import { registerNotConnectedGate } from './kit/not-connected.ts';
 import { registerMetadataSeal } from './kit/seal-metadata.ts';
 import { registerWhoActs } from './kit/who-acts.ts';
+import { answerNotInstalled, isAuthorizationFailure, notInstalled } from './not-installed.ts';
 import { runListeners } from './run/register.ts';
 import { schedulesListeners } from './schedules/register.ts';
 import { subscriptionsListeners } from './subscriptions/register.ts';
@@ -50,7 +52,7 @@ export interface SlackAppSettings {
   mode: 'socket' | 'http';
   /** The one workspace's token; null in many-workspace mode (`install`). */
   botToken: string | null;
-  /** Many-workspace mode (HTTP only): Bolt's OAuth installer, each request authorized from the installation store. */
+  /** Many-workspace mode: Bolt's OAuth installer, each request authorized from the installation store. */
   install?:
     | (InstallSettings & {
         /** app_uninstalled / tokens_revoked for an installation. */
@@ -59,10 +61,11 @@ export interface SlackAppSettings {
         onInstallation?: (installation: TenantInstallation) => Promise<void>;
       })
     | null;
+  /** Socket Mode's app-level token (many workspaces: one for every installation). */
   appToken?: string | null;
   signingSecret?: string | null;
   apiUrl: string;
-  /** HTTP port (HTTP mode: events + health; Socket Mode: health only). 0 = any free port. */
+  /** HTTP port (HTTP mode: events + health; Socket Mode: health, and the install pages with `install`). 0 = any free port. */
   port: number;
   /** Interface to listen on in HTTP mode (default: all; the sandbox uses loopback only). */
   host?: string;
@@ -132,6 +135,33 @@ function answer404OnUnknownPath(listener: RequestListener): RequestListener {
   };
 }
 
+/**
+ * The HTTP server Bolt's SocketModeReceiver makes for its custom routes and install pages (a private
+ * field of the receiver: this and ops/slack-connection.ts are the places that reach into it).
+ */
+function socketReceiverServer(receiver: SocketModeReceiver | null): Server | null {
+  return (receiver as unknown as { httpServer?: Server } | null)?.httpServer ?? null;
+}
+
+/**
+ * Bolt's Socket Mode request listener is async and lets a failure reject unanswered (the installer
+ * rethrows when the state store cannot be written): that would be an unhandled rejection. Answer 500.
+ */
+function guardAsyncListener(server: Server): void {
+  const listeners = server.listeners('request') as Array<(...args: Parameters<RequestListener>) => unknown>;
+  server.removeAllListeners('request');
+  server.on('request', (req, res) => {
+    for (const listener of listeners) {
+      Promise.resolve()
+        .then(() => listener(req, res))
+        .catch(() => {
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        });
+    }
+  });
+}
+
 export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): SlackAppHandle {
   const logger = boltLoggerAdapter(deps.logger);
   const routes: CustomRoute[] = [
@@ -154,6 +184,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
 
   let app: App;
   let receiver: HTTPReceiver | null = null;
+  let socket: SocketModeReceiver | null = null;
   if (settings.mode === 'http') {
     if (!settings.signingSecret) throw new Error('HTTP mode needs a signing secret');
     receiver = new HTTPReceiver({
@@ -163,28 +194,42 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
       logger,
       processBeforeResponse: false,
       unhandledRequestTimeoutMillis: 2_900,
-      ...(settings.install ? installerReceiverOptions(settings.install, settings.apiUrl) : {}),
+      ...(settings.install
+        ? {
+            ...installerReceiverOptions(settings.install, settings.apiUrl),
+            // A workspace without the app is told so (not-installed.ts) instead of an empty 200.
+            processEventErrorHandler: answerNotInstalled(settings.install.redirectUri, deps.logger),
+          }
+        : {}),
     });
     // With the installer Bolt authorizes each request from the installation store: no token here.
     const token = settings.install ? {} : { token: settings.botToken ?? undefined };
-    app = new App({ ...token, receiver, clientOptions, logger, logLevel: LogLevel.INFO });
+    app = new App({ ...token, receiver, clientOptions, logger, logLevel: LogLevel.INFO, extendedErrorHandler: true });
   } else {
-    if (!settings.appToken || !settings.botToken) throw new Error('Socket Mode needs a bot token and an app token');
-    if (settings.install) throw new Error('Many-workspace mode runs over HTTP, not Socket Mode');
-    app = new App({
-      token: settings.botToken,
+    if (!settings.appToken) throw new Error('Socket Mode needs an app token');
+    if (!settings.install && !settings.botToken)
+      throw new Error('Socket Mode needs a bot token or the OAuth installer');
+    const installer = settings.install ? installerReceiverOptions(settings.install, settings.apiUrl) : null;
+    socket = new SocketModeReceiver({
       appToken: settings.appToken,
-      socketMode: true,
-      customRoutes: routes,
-      // The Socket Mode client's own Web API calls (apps.connections.open) go to SLACK_API_URL too.
-      installerOptions: { port: settings.port, clientOptions },
-      clientOptions,
       logger,
       logLevel: LogLevel.INFO,
+      customRoutes: routes,
+      ...installer,
+      // Its HTTP server (health, and the install pages with the installer) listens on PORT. The Socket Mode
+      // client's own Web API call (apps.connections.open) and the installer's go to SLACK_API_URL too.
+      installerOptions: { ...installer?.installerOptions, port: settings.port, clientOptions },
     });
+    // With the installer Bolt authorizes each request from the installation store: no token here.
+    const token = settings.install ? {} : { token: settings.botToken ?? undefined };
+    app = new App({ ...token, receiver: socket, clientOptions, logger, logLevel: LogLevel.INFO });
   }
 
-  app.error(async (error) => {
+  // HTTP mode gets the body with each error (extendedErrorHandler): a failed authorize (many workspaces: no
+  // installation for the request's workspace) is answered by the receiver, never logged with the body.
+  app.error(async (args: unknown) => {
+    const { error, body } = (settings.mode === 'http' ? args : { error: args }) as { error: Error; body?: unknown };
+    if (settings.install && isAuthorizationFailure(error)) notInstalled(error, body);
     deps.logger.error({ err: error }, 'unhandled error in a Slack listener');
   });
 
@@ -209,7 +254,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   let server: Server | null = null;
   return {
     app,
-    installer: receiver?.installer ?? null,
+    installer: receiver?.installer ?? socket?.installer ?? null,
     async start() {
       if (receiver) {
         // Our own server so every request passes the guard before Bolt parses it.
@@ -223,8 +268,28 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
         const address = listening.address();
         return { port: typeof address === 'object' && address ? address.port : settings.port };
       }
-      await app.start(settings.port);
-      return { port: settings.port };
+      const http = socketReceiverServer(socket);
+      if (!http) {
+        await app.start();
+        return { port: settings.port };
+      }
+      guardAsyncListener(http);
+      // Bolt listens without waiting: wait here, so a taken port fails start-up and port 0 is known.
+      const listening = new Promise<void>((resolve, reject) => {
+        http.once('listening', resolve);
+        http.once('error', reject);
+      });
+      const started = app.start();
+      try {
+        await listening;
+      } catch (err) {
+        await started.catch(() => undefined);
+        await app.stop().catch(() => undefined);
+        throw err;
+      }
+      await started;
+      const address = http.address();
+      return { port: typeof address === 'object' && address ? address.port : settings.port };
     },
     async stop() {
       if (server) {
@@ -234,6 +299,8 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
         await new Promise<void>((resolve) => closing.close(() => resolve()));
       } else {
         await app.stop();
+        // Bolt's close waits for idle keep-alive connections (an install page's browser): end them.
+        socketReceiverServer(socket)?.closeAllConnections();
       }
       await drain();
     },

@@ -560,6 +560,89 @@ export const MIGRATIONS: readonly Migration[] = [
       ${ASSIGN_SUBSCRIPTION_INSTALLATIONS};
     `,
   },
+  {
+    version: 26,
+    // The rest of what was kept by ids two tenants may share (an execution id, a user id with a service
+    // runbook's id) or by a name, now per installation, so a purge finds them: uploaded outputs and Workflow
+    // Builder steps (existing ones: the workspace of their run's watch), break-glass passes (the workspace the
+    // grant was audited in), run limits (a minute long: they start again), the scan cursors (the installation
+    // their name carried) and the request buckets (a tenant's budget by its name; any other on its next use).
+    name: 'uploads, workflow steps, break-glass passes, run limits, cursors and request buckets kept per installation',
+    up: () => `
+      CREATE TABLE output_uploads_scoped (
+        installation_id TEXT NOT NULL DEFAULT '',
+        execution_id TEXT NOT NULL,
+        claimed_at   BIGINT NOT NULL,
+        file_id      TEXT,
+        completed_at BIGINT,
+        PRIMARY KEY (installation_id, execution_id)
+      );
+      INSERT INTO output_uploads_scoped (installation_id, execution_id, claimed_at, file_id, completed_at)
+      SELECT '', execution_id, claimed_at, file_id, completed_at FROM output_uploads;
+      DROP TABLE output_uploads;
+      ALTER TABLE output_uploads_scoped RENAME TO output_uploads;
+      ${ASSIGN_UPLOAD_INSTALLATIONS};
+
+      CREATE TABLE workflow_steps_scoped (
+        installation_id       TEXT NOT NULL DEFAULT '',
+        function_execution_id TEXT NOT NULL,
+        runbook_id            TEXT NOT NULL,
+        runbook_name          TEXT NOT NULL,
+        actor_id              TEXT NOT NULL,
+        channel               TEXT,
+        wait_for_completion   BOOLEAN NOT NULL,
+        execution_id          TEXT,
+        state                 TEXT NOT NULL,
+        outputs               TEXT,
+        error                 TEXT,
+        created_at            BIGINT NOT NULL,
+        updated_at            BIGINT NOT NULL,
+        PRIMARY KEY (installation_id, function_execution_id)
+      );
+      INSERT INTO workflow_steps_scoped (installation_id, function_execution_id, runbook_id, runbook_name, actor_id,
+        channel, wait_for_completion, execution_id, state, outputs, error, created_at, updated_at)
+      SELECT '', function_execution_id, runbook_id, runbook_name, actor_id, channel, wait_for_completion,
+        execution_id, state, outputs, error, created_at, updated_at FROM workflow_steps;
+      DROP TABLE workflow_steps;
+      ALTER TABLE workflow_steps_scoped RENAME TO workflow_steps;
+      CREATE INDEX workflow_steps_execution ON workflow_steps (installation_id, execution_id, state);
+      ${ASSIGN_STEP_INSTALLATIONS};
+
+      ALTER TABLE freeze_passes ADD COLUMN installation_id TEXT NOT NULL DEFAULT '';
+      DROP INDEX freeze_passes_user;
+      CREATE INDEX freeze_passes_user ON freeze_passes (installation_id, user_id, runbook_id, expires_at);
+      ${ASSIGN_PASS_INSTALLATIONS};
+
+      CREATE TABLE run_limits_scoped (
+        installation_id TEXT NOT NULL DEFAULT '',
+        key     TEXT NOT NULL,
+        starts  TEXT NOT NULL,
+        last_at BIGINT NOT NULL,
+        PRIMARY KEY (installation_id, key)
+      );
+      INSERT INTO run_limits_scoped (installation_id, key, starts, last_at)
+      SELECT '', key, starts, last_at FROM run_limits;
+      DROP TABLE run_limits;
+      ALTER TABLE run_limits_scoped RENAME TO run_limits;
+      CREATE INDEX run_limits_last ON run_limits (last_at);
+
+      CREATE TABLE cursors_scoped (
+        installation_id TEXT NOT NULL DEFAULT '',
+        name       TEXT NOT NULL,
+        value      TEXT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (installation_id, name)
+      );
+      INSERT INTO cursors_scoped (installation_id, name, value, updated_at)
+      SELECT CASE WHEN name LIKE 'subscriptions:%' THEN substr(name, 15) ELSE '' END,
+        CASE WHEN name LIKE 'subscriptions:%' THEN 'subscriptions' ELSE name END, value, updated_at FROM cursors;
+      DROP TABLE cursors;
+      ALTER TABLE cursors_scoped RENAME TO cursors;
+
+      ALTER TABLE rate_buckets ADD COLUMN installation_id TEXT NOT NULL DEFAULT '';
+      UPDATE rate_buckets SET installation_id = substr(name, 20) WHERE name LIKE 'runbook-api/tenant/%';
+    `,
+  },
 ];
 
 /**
@@ -594,6 +677,19 @@ export const ASSIGN_ALIAS_INSTALLATIONS = assignScopedSql('run_aliases', 'run_al
 export const ASSIGN_OWNER_INSTALLATIONS = assignScopedSql('schedule_owners', 'schedule_owners.team_id');
 export const ASSIGN_PAUSE_INSTALLATIONS = assignScopedSql('schedule_pauses', 'schedule_pauses.team_id');
 export const ASSIGN_SUBSCRIPTION_INSTALLATIONS = assignScopedSql('subscriptions', 'subscriptions.team_id');
+/** An uploaded output's, and a Workflow Builder step's: the workspace of the watch of its run. */
+const WATCH_TEAM_OF = (table: string) =>
+  `(SELECT w.team_id FROM watches w WHERE w.execution_id = ${table}.execution_id AND w.team_id IS NOT NULL
+      ORDER BY w.created_at LIMIT 1)`;
+export const ASSIGN_UPLOAD_INSTALLATIONS = assignScopedSql('output_uploads', WATCH_TEAM_OF('output_uploads'));
+export const ASSIGN_STEP_INSTALLATIONS = assignScopedSql('workflow_steps', WATCH_TEAM_OF('workflow_steps'));
+/** A break-glass pass's: the workspace its grant was audited in (by whom, for which runbook, from when). */
+export const ASSIGN_PASS_INSTALLATIONS = assignScopedSql(
+  'freeze_passes',
+  `(SELECT a.team_id FROM audit a WHERE a.action = 'freeze.break-glass' AND a.outcome = 'ok'
+      AND a.user_id = freeze_passes.user_id AND a.at >= freeze_passes.created_at
+      AND a.target LIKE '%(' || freeze_passes.runbook_id || ')' AND a.team_id IS NOT NULL ORDER BY a.at LIMIT 1)`,
+);
 export const ASSIGN_DEFAULTS_INSTALLATIONS = assignScopedSql(
   'channel_defaults',
   `(SELECT a.team_id FROM audit a WHERE a.action = 'defaults.set' AND a.outcome = 'ok'

@@ -92,13 +92,22 @@ export type NewWorkflowStep = Pick<
   'functionExecutionId' | 'runbookId' | 'runbookName' | 'actorId' | 'channel' | 'waitForCompletion'
 >;
 
+/**
+ * Kept per installation (many workspaces; '' = the single workspace): a step waits for an execution id of its
+ * installation's own Runbook API, which another tenant may hold too.
+ */
 export interface WorkflowStepStore {
   /** False if this function execution is already known (Slack retried the event): start nothing. */
-  begin(step: NewWorkflowStep, now: number): Promise<boolean>;
-  attachExecution(functionExecutionId: string, executionId: string, now: number): Promise<void>;
-  get(functionExecutionId: string): Promise<WorkflowStep | null>;
+  begin(step: NewWorkflowStep, now: number, installationId?: string): Promise<boolean>;
+  attachExecution(
+    functionExecutionId: string,
+    executionId: string,
+    now: number,
+    installationId?: string,
+  ): Promise<void>;
+  get(functionExecutionId: string, installationId?: string): Promise<WorkflowStep | null>;
   /** The pending step waiting for this execution, if any. */
-  pendingForExecution(executionId: string): Promise<WorkflowStep | null>;
+  pendingForExecution(executionId: string, installationId?: string): Promise<WorkflowStep | null>;
   /**
    * Compare-and-set from 'pending': true only for the one caller (restart, replica) that ends the
    * step. Claim before calling functions.complete*; `reopen` undoes a claim whose call definitely failed.
@@ -108,6 +117,9 @@ export interface WorkflowStepStore {
     to: 'completed' | 'failed',
     result: { outputs?: Record<string, unknown>; error?: string },
     now: number,
+    installationId?: string,
   ): Promise<boolean>;
-  reopen(functionExecutionId: string, now: number): Promise<void>;
+  reopen(functionExecutionId: string, now: number, installationId?: string): Promise<void>;
+  /** Gives steps kept for the single workspace ('') their workspace's installation (many-workspace start). */
+  assignInstallations(): Promise<number>;
 }

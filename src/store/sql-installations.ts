@@ -108,6 +108,12 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
           'run_drafts',
           'api_connections',
           'installation_settings',
+          'output_uploads',
+          'workflow_steps',
+          'freeze_passes',
+          'run_limits',
+          'cursors',
+          'rate_buckets',
         ]) {
           await run(table, `DELETE FROM ${table} WHERE installation_id = $1`, [id]);
         }

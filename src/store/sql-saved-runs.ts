@@ -2,7 +2,7 @@
 // (a step is completed or failed once) is an UPDATE … WHERE state = 'pending' whose row count names
 // the winner, like approvals.decide.
 
-import { ASSIGN_ALIAS_INSTALLATIONS, ASSIGN_DEFAULTS_INSTALLATIONS } from './migrations.ts';
+import { ASSIGN_ALIAS_INSTALLATIONS, ASSIGN_DEFAULTS_INSTALLATIONS, ASSIGN_STEP_INSTALLATIONS } from './migrations.ts';
 import { num, text, textOrNull } from './row-mappers.ts';
 import type {
   AliasStore,
@@ -175,57 +175,71 @@ export function channelDefaultsStore(db: SqlDriver): ChannelDefaultsStore {
 
 export function workflowStepStore(db: SqlDriver): WorkflowStepStore {
   return {
-    async begin(s, now) {
+    async begin(s, now, installationId = '') {
       const result = await db.query(
-        `INSERT INTO workflow_steps (function_execution_id, runbook_id, runbook_name, actor_id, channel,
-           wait_for_completion, state, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $7)
-         ON CONFLICT (function_execution_id) DO NOTHING`,
-        [s.functionExecutionId, s.runbookId, s.runbookName, s.actorId, s.channel, s.waitForCompletion, now],
+        `INSERT INTO workflow_steps (installation_id, function_execution_id, runbook_id, runbook_name, actor_id,
+           channel, wait_for_completion, state, created_at, updated_at)
+         VALUES ($8, $1, $2, $3, $4, $5, $6, 'pending', $7, $7)
+         ON CONFLICT (installation_id, function_execution_id) DO NOTHING`,
+        [
+          s.functionExecutionId,
+          s.runbookId,
+          s.runbookName,
+          s.actorId,
+          s.channel,
+          s.waitForCompletion,
+          now,
+          installationId,
+        ],
       );
       return result.rowCount === 1;
     },
-    async attachExecution(functionExecutionId, executionId, now) {
-      await db.query('UPDATE workflow_steps SET execution_id = $2, updated_at = $3 WHERE function_execution_id = $1', [
-        functionExecutionId,
-        executionId,
-        now,
-      ]);
+    async attachExecution(functionExecutionId, executionId, now, installationId = '') {
+      await db.query(
+        `UPDATE workflow_steps SET execution_id = $2, updated_at = $3
+         WHERE installation_id = $4 AND function_execution_id = $1`,
+        [functionExecutionId, executionId, now, installationId],
+      );
     },
-    async get(functionExecutionId) {
-      const { rows } = await db.query('SELECT * FROM workflow_steps WHERE function_execution_id = $1', [
-        functionExecutionId,
-      ]);
-      return rows[0] ? toStep(rows[0]) : null;
-    },
-    async pendingForExecution(executionId) {
+    async get(functionExecutionId, installationId = '') {
       const { rows } = await db.query(
-        `SELECT * FROM workflow_steps WHERE execution_id = $1 AND state = 'pending'
-         ORDER BY created_at, function_execution_id LIMIT 1`,
-        [executionId],
+        'SELECT * FROM workflow_steps WHERE installation_id = $2 AND function_execution_id = $1',
+        [functionExecutionId, installationId],
       );
       return rows[0] ? toStep(rows[0]) : null;
     },
-    async finish(functionExecutionId, to, result, now) {
+    async pendingForExecution(executionId, installationId = '') {
+      const { rows } = await db.query(
+        `SELECT * FROM workflow_steps WHERE installation_id = $2 AND execution_id = $1 AND state = 'pending'
+         ORDER BY created_at, function_execution_id LIMIT 1`,
+        [executionId, installationId],
+      );
+      return rows[0] ? toStep(rows[0]) : null;
+    },
+    async finish(functionExecutionId, to, result, now, installationId = '') {
       const updated = await db.query(
         `UPDATE workflow_steps SET state = $2, outputs = $3, error = $4, updated_at = $5
-         WHERE function_execution_id = $1 AND state = 'pending'`,
+         WHERE installation_id = $6 AND function_execution_id = $1 AND state = 'pending'`,
         [
           functionExecutionId,
           to,
           result.outputs === undefined ? null : JSON.stringify(result.outputs),
           result.error ?? null,
           now,
+          installationId,
         ],
       );
       return updated.rowCount === 1;
     },
-    async reopen(functionExecutionId, now) {
+    async reopen(functionExecutionId, now, installationId = '') {
       await db.query(
         `UPDATE workflow_steps SET state = 'pending', outputs = NULL, error = NULL, updated_at = $2
-         WHERE function_execution_id = $1`,
-        [functionExecutionId, now],
+         WHERE installation_id = $3 AND function_execution_id = $1`,
+        [functionExecutionId, now, installationId],
       );
+    },
+    async assignInstallations() {
+      return (await db.query(ASSIGN_STEP_INSTALLATIONS)).rowCount ?? 0;
     },
   };
 }

@@ -1,7 +1,7 @@
 // Paused schedules and break-glass passes over the SQL driver (the interfaces and the protocol: store.ts,
 // src/runs/schedule-pauses.ts, src/runs/freezes.ts).
 import { randomUUID } from 'node:crypto';
-import { ASSIGN_PAUSE_INSTALLATIONS } from './migrations.ts';
+import { ASSIGN_PASS_INSTALLATIONS, ASSIGN_PAUSE_INSTALLATIONS } from './migrations.ts';
 import { num, numOrNull, text, textOrNull } from './row-mappers.ts';
 import type { SqlDriver, SqlRow } from './sql-driver.ts';
 import type { FreezePass, FreezePassStore, SchedulePause, SchedulePauseState, SchedulePauseStore } from './store.ts';
@@ -145,29 +145,30 @@ function toFreezePass(row: SqlRow): FreezePass {
 }
 
 export function freezePassStore(db: SqlDriver): FreezePassStore {
-  const peek = async (userId: string, runbookId: string, now: number) => {
+  const peek = async (userId: string, runbookId: string, now: number, installationId = '') => {
     const { rows } = await db.query(
-      `SELECT * FROM freeze_passes WHERE user_id = $1 AND runbook_id = $2 AND used_at IS NULL AND expires_at > $3
+      `SELECT * FROM freeze_passes WHERE installation_id = $4 AND user_id = $1 AND runbook_id = $2 AND used_at IS NULL
+         AND expires_at > $3
        ORDER BY created_at, id LIMIT 1`,
-      [userId, runbookId, now],
+      [userId, runbookId, now, installationId],
     );
     return rows[0] ? toFreezePass(rows[0]) : null;
   };
   return {
-    async grant(p, now) {
+    async grant(p, now, installationId = '') {
       const pass: FreezePass = { ...p, id: randomUUID(), createdAt: now, usedAt: null };
       await db.query(
-        `INSERT INTO freeze_passes (id, user_id, runbook_id, window_name, reason, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [pass.id, pass.userId, pass.runbookId, pass.freeze, pass.reason, now, pass.expiresAt],
+        `INSERT INTO freeze_passes (id, user_id, runbook_id, window_name, reason, created_at, expires_at, installation_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [pass.id, pass.userId, pass.runbookId, pass.freeze, pass.reason, now, pass.expiresAt, installationId],
       );
       return pass;
     },
     peek,
-    async take(userId, runbookId, now) {
+    async take(userId, runbookId, now, installationId = '') {
       // Compare-and-set on used_at: a second run racing for the same pass finds it used and tries the next.
       for (let i = 0; i < 5; i++) {
-        const pass = await peek(userId, runbookId, now);
+        const pass = await peek(userId, runbookId, now, installationId);
         if (!pass) return null;
         const result = await db.query('UPDATE freeze_passes SET used_at = $2 WHERE id = $1 AND used_at IS NULL', [
           pass.id,
@@ -176,6 +177,9 @@ export function freezePassStore(db: SqlDriver): FreezePassStore {
         if (result.rowCount === 1) return { ...pass, usedAt: now };
       }
       return null;
+    },
+    async assignInstallations() {
+      return (await db.query(ASSIGN_PASS_INSTALLATIONS)).rowCount ?? 0;
     },
   };
 }

@@ -8,6 +8,7 @@ import {
   ASSIGN_AUDIT_INSTALLATIONS,
   ASSIGN_OWNER_INSTALLATIONS,
   ASSIGN_SUBSCRIPTION_INSTALLATIONS,
+  ASSIGN_UPLOAD_INSTALLATIONS,
   runMigrations,
 } from './migrations.ts';
 import {
@@ -114,24 +115,32 @@ function byNextCheck(a: Watch, b: Watch): number {
 
 function outputUploadStore(db: SqlDriver): OutputUploadStore {
   return {
-    async claim(executionId, now) {
+    async claim(executionId, now, installationId = '') {
       const result = await db.query(
-        'INSERT INTO output_uploads (execution_id, claimed_at) VALUES ($1, $2) ON CONFLICT (execution_id) DO NOTHING',
-        [executionId, now],
+        `INSERT INTO output_uploads (installation_id, execution_id, claimed_at) VALUES ($3, $1, $2)
+         ON CONFLICT (installation_id, execution_id) DO NOTHING`,
+        [executionId, now, installationId],
       );
       return result.rowCount === 1;
     },
-    async complete(executionId, fileId, now) {
+    async complete(executionId, fileId, now, installationId = '') {
       await db.query(
-        'UPDATE output_uploads SET file_id = $2, completed_at = $3 WHERE execution_id = $1 AND file_id IS NULL',
-        [executionId, fileId, now],
+        `UPDATE output_uploads SET file_id = $2, completed_at = $3
+         WHERE installation_id = $4 AND execution_id = $1 AND file_id IS NULL`,
+        [executionId, fileId, now, installationId],
       );
     },
-    async release(executionId) {
-      await db.query('DELETE FROM output_uploads WHERE execution_id = $1 AND file_id IS NULL', [executionId]);
+    async release(executionId, installationId = '') {
+      await db.query(
+        'DELETE FROM output_uploads WHERE installation_id = $2 AND execution_id = $1 AND file_id IS NULL',
+        [executionId, installationId],
+      );
     },
-    async get(executionId) {
-      const { rows } = await db.query('SELECT * FROM output_uploads WHERE execution_id = $1', [executionId]);
+    async get(executionId, installationId = '') {
+      const { rows } = await db.query('SELECT * FROM output_uploads WHERE installation_id = $2 AND execution_id = $1', [
+        executionId,
+        installationId,
+      ]);
       const row = rows[0];
       if (!row) return null;
       return {
@@ -140,6 +149,9 @@ function outputUploadStore(db: SqlDriver): OutputUploadStore {
         fileId: row.file_id === null || row.file_id === undefined ? null : String(row.file_id),
         completedAt: row.completed_at === null || row.completed_at === undefined ? null : Number(row.completed_at),
       };
+    },
+    async assignInstallations() {
+      return (await db.query(ASSIGN_UPLOAD_INSTALLATIONS)).rowCount ?? 0;
     },
   };
 }
@@ -516,15 +528,18 @@ function intentStore(db: SqlDriver): RunIntentStore {
 
 function cursorStore(db: SqlDriver): CursorStore {
   return {
-    async get(name) {
-      const { rows } = await db.query('SELECT value FROM cursors WHERE name = $1', [name]);
+    async get(name, installationId = '') {
+      const { rows } = await db.query('SELECT value FROM cursors WHERE installation_id = $2 AND name = $1', [
+        name,
+        installationId,
+      ]);
       return rows[0] ? String(rows[0].value) : null;
     },
-    async set(name, value, now) {
+    async set(name, value, now, installationId = '') {
       await db.query(
-        `INSERT INTO cursors (name, value, updated_at) VALUES ($1, $2, $3)
-         ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-        [name, value, now],
+        `INSERT INTO cursors (installation_id, name, value, updated_at) VALUES ($4, $1, $2, $3)
+         ON CONFLICT (installation_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+        [name, value, now, installationId],
       );
     },
   };
@@ -746,25 +761,26 @@ function runDraftStore(db: SqlDriver): RunDraftStore {
 
 function runLimitStore(db: SqlDriver): RunLimitStore {
   return {
-    take(key, now, windowMs, limit) {
+    take(key, now, windowMs, limit, installationId = '') {
       return db.transaction(async (tx) => {
         // The upsert takes the key's row lock (Postgres) or runs under the write lock (SQLite), so
         // two replicas counting the same person's starts are serialised: the second one reads the
         // first one's start. Only this one row is locked, so takes of different keys never deadlock.
         const { rows } = await tx.query(
-          `INSERT INTO run_limits (key, starts, last_at) VALUES ($1, '[]', $2)
-           ON CONFLICT (key) DO UPDATE SET last_at = run_limits.last_at
+          `INSERT INTO run_limits (installation_id, key, starts, last_at) VALUES ($3, $1, '[]', $2)
+           ON CONFLICT (installation_id, key) DO UPDATE SET last_at = run_limits.last_at
            RETURNING starts`,
-          [key, now],
+          [key, now, installationId],
         );
         const recent = parseStarts(rows[0]?.starts).filter((t) => now - t < windowMs);
         // A start stamped slightly after `now` (another replica's clock runs ahead) still counts.
         const full = recent.length >= limit;
         if (!full) recent.push(now);
-        await tx.query('UPDATE run_limits SET starts = $2, last_at = $3 WHERE key = $1', [
+        await tx.query('UPDATE run_limits SET starts = $2, last_at = $3 WHERE installation_id = $4 AND key = $1', [
           key,
           JSON.stringify(recent),
           recent.length ? Math.max(...recent) : now,
+          installationId,
         ]);
         if (!full) return { ok: true as const };
         const oldest = recent.length ? Math.min(...recent) : now;
@@ -779,13 +795,14 @@ function runLimitStore(db: SqlDriver): RunLimitStore {
 
 function coordinationStore(db: SqlDriver): CoordinationStore {
   return {
-    async takeTokens(name, spec, want, now) {
+    async takeTokens(name, spec, want, now, installationId = '') {
       const rate = Math.max(1e-6, spec.ratePerSecond);
       const burst = Math.max(1, spec.burst);
       return db.transaction(async (tx) => {
         await tx.query(
-          'INSERT INTO rate_buckets (name, tokens, at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
-          [name, burst, now],
+          `INSERT INTO rate_buckets (name, tokens, at, installation_id) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (name) DO NOTHING`,
+          [name, burst, now, installationId],
         );
         // Postgres: the row lock serialises replicas; SQLite: the transaction holds the write lock.
         const { rows } = await tx.query(
@@ -798,7 +815,13 @@ function coordinationStore(db: SqlDriver): CoordinationStore {
         const tokens = Math.min(burst, Number(rows[0]?.tokens ?? burst) + ((stamp - at) * rate) / 1000);
         const granted = Math.max(0, Math.min(Math.floor(want), Math.floor(tokens)));
         const left = tokens - granted;
-        await tx.query('UPDATE rate_buckets SET tokens = $2, at = $3 WHERE name = $1', [name, left, stamp]);
+        // A bucket kept from before it was recorded per installation takes its installation on this use.
+        await tx.query('UPDATE rate_buckets SET tokens = $2, at = $3, installation_id = $4 WHERE name = $1', [
+          name,
+          left,
+          stamp,
+          installationId,
+        ]);
         const waitMs = granted >= want ? 0 : Math.ceil((Math.max(0, 1 - left) * 1000) / rate);
         return { granted, waitMs };
       });

@@ -386,9 +386,10 @@ export interface SubscriptionStore {
   assignInstallations(): Promise<number>;
 }
 
+/** Positions by name, per installation ('' = the single workspace, or what belongs to none). */
 export interface CursorStore {
-  get(name: string): Promise<string | null>;
-  set(name: string, value: string, now: number): Promise<void>;
+  get(name: string, installationId?: string): Promise<string | null>;
+  set(name: string, value: string, now: number, installationId?: string): Promise<void>;
 }
 
 /** Who created a schedule in Slack (the API only knows the API key's user). */
@@ -498,12 +499,18 @@ export interface FreezePass {
   usedAt: number | null;
 }
 
+/**
+ * Kept per installation (many workspaces; '' = the single workspace): a person in two installed workspaces
+ * holds a pass in the one it was granted in, and service runbooks have one id in every tenant.
+ */
 export interface FreezePassStore {
-  grant(p: Omit<FreezePass, 'id' | 'createdAt' | 'usedAt'>, now: number): Promise<FreezePass>;
+  grant(p: Omit<FreezePass, 'id' | 'createdAt' | 'usedAt'>, now: number, installationId?: string): Promise<FreezePass>;
   /** The person's unused, unexpired pass for this runbook, if any (not taken). */
-  peek(userId: string, runbookId: string, now: number): Promise<FreezePass | null>;
+  peek(userId: string, runbookId: string, now: number, installationId?: string): Promise<FreezePass | null>;
   /** Takes that pass by compare-and-set: of two runs at once, one gets it. */
-  take(userId: string, runbookId: string, now: number): Promise<FreezePass | null>;
+  take(userId: string, runbookId: string, now: number, installationId?: string): Promise<FreezePass | null>;
+  /** Gives passes kept for the single workspace ('') their workspace's installation (many-workspace start). */
+  assignInstallations(): Promise<number>;
 }
 
 export interface ApprovalStore {
@@ -556,14 +563,20 @@ export interface OutputUpload {
   completedAt: number | null;
 }
 
+/**
+ * Kept per installation (many workspaces; '' = the single workspace): execution ids come from each
+ * installation's own Runbook API, so two tenants may hold the same one.
+ */
 export interface OutputUploadStore {
   /** True only for the one caller, across restarts and replicas, that may upload this execution's output. */
-  claim(executionId: string, now: number): Promise<boolean>;
+  claim(executionId: string, now: number, installationId?: string): Promise<boolean>;
   /** Records the uploaded file (first completion wins). */
-  complete(executionId: string, fileId: string, now: number): Promise<void>;
+  complete(executionId: string, fileId: string, now: number, installationId?: string): Promise<void>;
   /** Gives the claim back when the upload definitely did not happen, so a later delivery may try again. */
-  release(executionId: string): Promise<void>;
-  get(executionId: string): Promise<OutputUpload | null>;
+  release(executionId: string, installationId?: string): Promise<void>;
+  get(executionId: string, installationId?: string): Promise<OutputUpload | null>;
+  /** Gives uploads kept for the single workspace ('') their workspace's installation (many-workspace start). */
+  assignInstallations(): Promise<number>;
 }
 
 export interface AuditStore {
@@ -590,9 +603,10 @@ export interface RunLimitStore {
   /**
    * Sliding-window limit shared by every replica: records a start for `key` at `now` if fewer than
    * `limit` starts of that key fall within (now - windowMs, now]; otherwise records nothing and says
-   * how long until the oldest of them leaves the window. Serialised per key across replicas.
+   * how long until the oldest of them leaves the window. Serialised per key across replicas;
+   * keys are per installation ('' = the single workspace).
    */
-  take(key: string, now: number, windowMs: number, limit: number): Promise<RunLimitDecision>;
+  take(key: string, now: number, windowMs: number, limit: number, installationId?: string): Promise<RunLimitDecision>;
   /** Forgets keys whose latest start is at or before `before` (their window is over); returns how many. */
   deleteIdle(before: number): Promise<number>;
 }
@@ -615,6 +629,8 @@ export interface CoordinationStore {
     spec: TokenBucketSpec,
     want: number,
     now: number,
+    /** The installation the bucket is of ('' = none: a deployment-wide bucket), so its purge finds it. */
+    installationId?: string,
   ): Promise<{ granted: number; waitMs: number }>;
   /**
    * Takes the named lease for `owner` until `until`, or renews it: true if `owner` holds it now.

@@ -1,7 +1,8 @@
 // DATA_RETENTION_DAYS: what an uninstalled installation left — aliases, channel defaults, subscriptions,
-// watches, approvals, schedule owners and pauses, run intents, its API connection and settings — is kept
-// that long (a reinstall finds it all again) and then purged, by a periodic pass on one replica at a time
-// (a lease). The audit trail is not purged. The deletes themselves are the store's (installations.purge).
+// watches, approvals, schedule owners and pauses, run intents and drafts, uploads, workflow steps, break-glass
+// passes, run limits, its scan cursor and request budget, its API connection and settings — is kept that long
+// (a reinstall finds it all again) and then purged, by a periodic pass on one replica at a time (a lease).
+// The audit trail is not purged. The deletes themselves are the store's (installations.purge).
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/store.ts';
 

@@ -13,6 +13,7 @@ import { OUTPUT_FILE_MAX_BYTES, outputWorthAFile } from '../slack/kit/execution-
 import { escapeMrkdwn } from '../slack/kit/mrkdwn.ts';
 import { UploadFailed, uploadFile } from '../slack/kit/upload-file.ts';
 import type { Store } from '../store/store.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 
 /** The file keeps the last this-many bytes of a longer output (with a first line saying so); the card says so too. */
 export const MAX_OUTPUT_FILE_BYTES = OUTPUT_FILE_MAX_BYTES;
@@ -67,9 +68,11 @@ function lineCount(text: string): number {
 export async function uploadOutputOnce(deps: OutputUploadDeps, run: OutputToUpload): Promise<UploadOutcome> {
   if (!outputWorthAFile(run.output)) return 'not_needed';
   const log = deps.logger.child({ component: 'output-upload', executionId: run.executionId });
+  // Kept per installation: another tenant's execution may have the same id.
+  const installation = installationKey();
   let claimed: boolean;
   try {
-    claimed = await deps.store.outputUploads.claim(run.executionId, deps.now());
+    claimed = await deps.store.outputUploads.claim(run.executionId, deps.now(), installation);
   } catch (err) {
     log.warn({ err }, 'could not claim the output upload; not uploading');
     return 'failed';
@@ -78,7 +81,7 @@ export async function uploadOutputOnce(deps: OutputUploadDeps, run: OutputToUplo
   const giveBack = async (err: unknown, step: string): Promise<'failed'> => {
     log.warn({ err, step }, 'output upload failed; the claim is given back');
     await deps.store.outputUploads
-      .release(run.executionId)
+      .release(run.executionId, installation)
       .catch((e: unknown) => log.warn({ err: e }, 'could not give the upload claim back'));
     return 'failed';
   };
@@ -112,7 +115,7 @@ export async function uploadOutputOnce(deps: OutputUploadDeps, run: OutputToUplo
     return 'unknown';
   }
   await deps.store.outputUploads
-    .complete(run.executionId, fileId, deps.now())
+    .complete(run.executionId, fileId, deps.now(), installation)
     .catch((err: unknown) => log.warn({ err }, 'could not record the uploaded file'));
   return 'uploaded';
 }

@@ -11,6 +11,8 @@ export function createApiBudget(options: {
   store: Store;
   /** The store's bucket (default: the watcher's one budget). */
   bucket?: string;
+  /** The installation the bucket is of (a tenant's budget), so its purge finds it; default none. */
+  installationId?: string;
   ratePerSecond: number;
   concurrency: number;
   now?: () => number;
@@ -30,7 +32,13 @@ export function createApiBudget(options: {
       ? {
           source: {
             take: (want: number) =>
-              options.store.coordination.takeTokens(options.bucket ?? API_BUDGET_BUCKET, spec, want, now()),
+              options.store.coordination.takeTokens(
+                options.bucket ?? API_BUDGET_BUCKET,
+                spec,
+                want,
+                now(),
+                options.installationId,
+              ),
           },
         }
       : {}),

@@ -304,7 +304,7 @@ export class SubscriptionScanner {
   /** One scan now (the loop uses it; tests call it). Concurrent calls in one process share a scan. */
   scanOnce(): Promise<ScanResult> {
     if (!this.#scan) {
-      const scan = this.#perWorkspace ? this.#runWorkspaceScans() : this.#runScan(SUBSCRIPTIONS_CURSOR, null);
+      const scan = this.#perWorkspace ? this.#runWorkspaceScans() : this.#runScan('', null);
       this.#scan = scan.finally(() => {
         this.#scan = null;
       });
@@ -346,7 +346,7 @@ export class SubscriptionScanner {
     for (const [key, team] of passes) {
       try {
         const one = await this.#inTenant(team || null, () =>
-          this.#runScan(`${SUBSCRIPTIONS_CURSOR}:${key}`, (s) => (s.installationId || s.teamId || '') === key),
+          this.#runScan(key, (s) => (s.installationId || s.teamId || '') === key),
         );
         total.scanned ||= one.scanned;
         total.baseline ||= one.baseline;
@@ -367,14 +367,15 @@ export class SubscriptionScanner {
     return only ? all.filter(only) : all;
   }
 
-  async #runScan(cursorKey: string, only: ((s: Subscription) => boolean) | null): Promise<ScanResult> {
+  /** One scan; its position is the cursor kept for `installation` ('' = the one workspace). */
+  async #runScan(installation: string, only: ((s: Subscription) => boolean) | null): Promise<ScanResult> {
     const result: ScanResult = { scanned: false, baseline: false, pages: 0, sent: 0, skipped: 0, failed: 0 };
     const subscriptions = await this.#subscriptionsOf(only);
-    const raw = await this.#store.cursors.get(cursorKey);
+    const raw = await this.#store.cursors.get(SUBSCRIPTIONS_CURSOR, installation);
     if (subscriptions.length === 0) {
       // Nobody listens: forget the position, so a later first subscription starts from "now"
       // instead of replaying everything that happened in between.
-      if (raw) await this.#store.cursors.set(cursorKey, '', this.#now());
+      if (raw) await this.#store.cursors.set(SUBSCRIPTIONS_CURSOR, '', this.#now(), installation);
       return result;
     }
     result.scanned = true;
@@ -473,11 +474,11 @@ export class SubscriptionScanner {
       );
     }
     // Another replica may have written pending runs since this scan read the cursor: keep them.
-    const latest = decodeCursor(await this.#store.cursors.get(cursorKey));
+    const latest = decodeCursor(await this.#store.cursors.get(SUBSCRIPTIONS_CURSOR, installation));
     if (latest) window.adoptPending(latest.pending);
     const { state, abandoned } = window.finish(complete, resumeToken);
     if (abandoned.length > 0) this.#log.info({ count: abandoned.length }, 'stopped waiting for unfinished executions');
-    await this.#store.cursors.set(cursorKey, encodeCursor(state), this.#now());
+    await this.#store.cursors.set(SUBSCRIPTIONS_CURSOR, encodeCursor(state), this.#now(), installation);
     return result;
   }
 

@@ -89,6 +89,7 @@ export class TenantBudgets implements RequestSpender {
     budget = createApiBudget({
       store: this.#store,
       bucket: tenantBucket(tenant),
+      installationId: tenant,
       ratePerSecond: this.#rate,
       concurrency: this.#concurrency,
       ...(this.#now ? { now: this.#now } : {}),

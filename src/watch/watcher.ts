@@ -401,6 +401,10 @@ export class Watcher implements RunTracker {
     return this.#store.notifications.claim(messageKey(executionId), this.#now());
   }
 
+  releaseMessage(executionId: string): Promise<void> {
+    return this.#store.notifications.release(messageKey(executionId));
+  }
+
   async adopt(run: AdoptedRun): Promise<boolean> {
     const now = this.#now();
     return this.#store.watches.insert(

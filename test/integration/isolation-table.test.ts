@@ -22,14 +22,19 @@ import type { EmulatorState } from '../../src/emulator/state.ts';
 import type { FakeEphemeral, FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
 import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
 import { ACTIONS, BLOCKS, FUNCTIONS, SHORTCUTS } from '../../src/slack/kit/ids.ts';
-import { type OAuthHarness, resultCardOf, startOAuthHarness, until } from '../support/oauth-harness.ts';
 import {
   addZed,
+  type OAuthHarness,
+  requestDrainApproval,
+  resultCardOf,
+  startOAuthHarness,
+  until,
+} from '../support/oauth-harness.ts';
+import {
   answer as answerOf,
   DRAIN,
   type Person,
   personIn,
-  requestDrain,
   SCALE,
   scheduleScale,
   textOf,
@@ -294,10 +299,10 @@ async function makeRecords(inst: Inst): Promise<void> {
   await answerText(inst.requester, `alias add ${r.alias} "${SCALE}" deployment=${inst.marker}-alias`, 'added');
   await answerText(inst.requester, `defaults --to <#${inst.defaultsTo}>`, /efault/, 'C02DEPLOYS');
   // Approvals and votes: one approved by its approver, one left pending.
-  const approved = await requestDrain(h, inst.requester, `${inst.marker}-node`);
+  const approved = await requestDrainApproval(h, userOf(inst.requester), `${inst.marker}-node`);
   await userOf(inst.approver).act({ kind: 'message', message: approved.message }, ACTIONS.approvalApprove);
   r.approvedId = (await until(async () => executionWith(inst, `${inst.marker}-node`), `${inst.key}'s approved run`)).id;
-  r.pending = await requestDrain(h, inst.requester, `${inst.marker}-pending`);
+  r.pending = await requestDrainApproval(h, userOf(inst.requester), `${inst.marker}-pending`);
   // Installation settings: its admin sets where approval requests go (after its requests above).
   const admin = userOf(ADMIN[inst.key]);
   await homeOf(ADMIN[inst.key]);

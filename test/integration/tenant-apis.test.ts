@@ -4,6 +4,7 @@
 // the other workspace stays on tenant A; an execution id of one is "not found" in the other.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
+import { SUBSCRIPTIONS_CURSOR } from '../../src/watch/subscriptions.ts';
 import { API_KEY, type OAuthHarness, resultCardOf, startOAuthHarness, until } from '../support/oauth-harness.ts';
 
 const KEY_B = 'tenant-b-key-0123456789';
@@ -133,7 +134,7 @@ describe('each workspace on its own Runbook API tenant', () => {
       'the subscription',
     );
     // The workspace's first scan sets its own baseline (its own cursor).
-    await until(async () => h.runtime.store.cursors.get('subscriptions:T0SECOND'), 'the first scan');
+    await until(async () => h.runtime.store.cursors.get(SUBSCRIPTIONS_CURSOR, 'T0SECOND'), 'the first scan');
     const start = (state: typeof h.emulator.state) => {
       const runbook = [...state.workflows.byId.values()].find((r) => r.workflow.name === VACUUM)!;
       return state.runWorkflow(runbook.workflow.id, { proxyId: 'proxy-dev', params: '{"database":"app"}' });

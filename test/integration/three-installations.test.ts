@@ -13,14 +13,20 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorState } from '../../src/emulator/state.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
-import { API_KEY, type OAuthHarness, resultCardOf, startOAuthHarness, until } from '../support/oauth-harness.ts';
 import {
+  API_KEY,
   addZed,
+  type OAuthHarness,
+  requestDrainApproval,
+  resultCardOf,
+  startOAuthHarness,
+  until,
+} from '../support/oauth-harness.ts';
+import {
   answer as answerOf,
   DRAIN,
   type Person,
   personIn,
-  requestDrain as requestDrainOf,
   SCALE,
   scheduleScale,
   textOf,
@@ -113,7 +119,7 @@ const userOf = (p: Person) => personIn(h, p);
 const answer = async (who: Person, command: string, needle: string | RegExp, channel = 'C01OPS') =>
   textOf(await answerOf(h, who, command, needle, channel));
 async function requestDrain(inst: Inst, node: string) {
-  const request = await requestDrainOf(h, inst.requester, node);
+  const request = await requestDrainApproval(h, userOf(inst.requester), node);
   expect(request.form).toContain('needs approval');
   return request;
 }

@@ -3,6 +3,7 @@
 // Slack does, and resolve with the bot's acknowledgement.
 import { randomUUID } from 'node:crypto';
 import { type WebSocket, WebSocketServer } from 'ws';
+import type { BotResponse, SlackRequestBody } from '../../src/sandbox/slack-requests.ts';
 
 export type EnvelopeType = 'slash_commands' | 'interactive' | 'events_api';
 
@@ -73,5 +74,26 @@ export async function startFakeSocketMode(): Promise<FakeSocketMode> {
       for (const client of server.clients) client.terminate();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/**
+ * What a SlackUser sends, delivered the Socket Mode way (SlackUserOptions.deliver): a slash command's form
+ * fields as a `slash_commands` payload, an interaction's `payload` as `interactive`, an Events API body as
+ * `events_api`. The bot's ack (and its response payload) comes back as the answer.
+ */
+export function deliverOverSocket(socket: FakeSocketMode): (body: SlackRequestBody) => Promise<BotResponse> {
+  return async (body) => {
+    let ack: { envelope_id: string; payload?: unknown };
+    if (body.kind === 'json') ack = await socket.send('events_api', JSON.parse(body.raw) as object);
+    else {
+      const form = new URLSearchParams(body.raw);
+      const payload = form.get('payload');
+      ack = payload
+        ? await socket.send('interactive', JSON.parse(payload) as object)
+        : await socket.send('slash_commands', Object.fromEntries(form));
+    }
+    const json = ack.payload;
+    return { status: 200, headers: {}, body: json === undefined ? '' : JSON.stringify(json), json };
   };
 }

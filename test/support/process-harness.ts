@@ -213,6 +213,32 @@ export async function waitUntil(probe: () => Promise<boolean>, what: string, tim
   }
 }
 
+/**
+ * Reads `read` until `done` holds; gives up (returning the last reading) only once the reading has not
+ * changed for `stallMs`. A deadline that moves while work gets done: on a loaded machine the wait is
+ * longer, and something stuck is still caught.
+ */
+export async function whileProgressing<T>(
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  stallMs: number,
+): Promise<{ value: T; stalled: boolean }> {
+  let value = await read();
+  let seen = JSON.stringify(value);
+  let movedAt = Date.now();
+  while (!done(value)) {
+    if (Date.now() - movedAt > stallMs) return { value, stalled: true };
+    await new Promise((r) => setTimeout(r, 50));
+    value = await read();
+    const now = JSON.stringify(value);
+    if (now !== seen) {
+      seen = now;
+      movedAt = Date.now();
+    }
+  }
+  return { value, stalled: false };
+}
+
 /** One statement on its own connection (creating and dropping a test's Postgres schema). */
 export async function pgAdmin(url: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });

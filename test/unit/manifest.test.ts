@@ -79,7 +79,8 @@ function functionsHandled(): string[] {
 }
 
 const MANY = 'manifest.many-workspaces.json';
-const manifests = ['manifest.socket.json', 'manifest.http.json', MANY].map((name) => ({
+const MANY_SOCKET = 'manifest.many-workspaces.socket.json';
+const manifests = ['manifest.socket.json', 'manifest.http.json', MANY, MANY_SOCKET].map((name) => ({
   name,
   json: JSON.parse(readFileSync(path.join(root, 'manifest', name), 'utf8')),
 }));
@@ -144,7 +145,7 @@ describe('Slack app manifests', () => {
       ]);
       expect(json.features.app_home.home_tab_enabled).toBe(true);
       // Many workspaces also hears when an installation ends (handled before any listener, installs.ts).
-      const expected = name === MANY ? [...events, ...UNINSTALL_EVENTS].sort() : events;
+      const expected = name === MANY || name === MANY_SOCKET ? [...events, ...UNINSTALL_EVENTS].sort() : events;
       expect([...json.settings.event_subscriptions.bot_events].sort()).toEqual(expected);
       expect(events).toEqual(['app_home_opened', 'app_mention']);
       expect(json.settings.interactivity.is_enabled).toBe(true);
@@ -176,6 +177,21 @@ describe('Slack app manifests', () => {
     // Everything else is the HTTP manifest's.
     expect(many.features).toEqual(http.features);
     expect(many.functions).toEqual(http.functions);
+  });
+
+  it('the many-workspace Socket Mode manifest is the Socket Mode one with the OAuth redirect, token rotation and the end of an installation', () => {
+    const many = manifests.find((m) => m.name === MANY_SOCKET)!.json;
+    const socket = manifests.find((m) => m.name === 'manifest.socket.json')!.json;
+    expect(many.settings.socket_mode_enabled).toBe(true);
+    // The install pages are served over HTTP in Socket Mode too: Slack sends people back to this URL.
+    expect(many.oauth_config.redirect_urls).toEqual([`https://runbook-bot.example.com${REDIRECT_PATH}`]);
+    expect(many.settings.token_rotation_enabled).toBe(true);
+    expect([...many.oauth_config.scopes.bot].sort()).toEqual([...BOT_SCOPES].sort());
+    // No request URL anywhere: everything else arrives over the socket.
+    expect(JSON.stringify(many)).not.toContain('/slack/events');
+    expect(many.features).toEqual(socket.features);
+    expect(many.functions).toEqual(socket.functions);
+    expect(many.settings.interactivity).toEqual(socket.settings.interactivity);
   });
 
   it('HTTP mode sends commands, interactivity, options and events to /slack/events', () => {

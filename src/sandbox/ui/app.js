@@ -158,12 +158,34 @@ function renderWorkspaces(state) {
     ...spaces.map((w) => {
       const li = h('li', 'workspace-item', w.id === mine?.id ? `${w.name} (you)` : w.name);
       li.dataset.workspace = w.id;
-      if (w.installed) li.append(h('span', 'workspace-added', ' ✓ added'));
-      else {
+      if (w.installed) {
+        li.append(h('span', 'workspace-added', ' ✓ added'));
+        // Your own workspace's admin can remove the app, as in Slack's app settings.
+        if (w.id === mine?.id) {
+          const remove = h('button', 'remove-app', 'Remove');
+          remove.type = 'button';
+          remove.title = `Remove Runbook Bot from ${w.name}`;
+          remove.addEventListener('click', async () => {
+            const ok = await askConfirm({
+              title: { text: `Remove Runbook Bot from ${w.name}?` },
+              text: {
+                type: 'plain_text',
+                text: 'Its tokens stop working at once and the bot is told (app_uninstalled, tokens_revoked). What it keeps for this workspace (its API connection, aliases, subscriptions, settings) is kept for DATA_RETENTION_DAYS (30 days unless set): Add to Slack within that time finds it again.',
+              },
+              confirm: { text: 'Remove' },
+              style: 'danger',
+            });
+            if (ok) api('uninstall', {}).catch(() => {});
+          });
+          li.append(' ', remove);
+        }
+      } else {
         const add = h('a', 'add-to-slack', 'Add to Slack');
         add.href = state.installUrl;
         add.target = '_blank';
         add.rel = 'noopener';
+        // (Fake) Slack's consent page then installs as you, as Slack does for the person signed in.
+        add.addEventListener('click', () => api('signin', {}).catch(() => {}));
         li.append(' ', add);
       }
       return li;
@@ -260,11 +282,12 @@ function author(m) {
 function messageShell(name, bot, ts, extraClass) {
   const e = h('article', `message${extraClass ? ` ${extraClass}` : ''}`);
   e.dataset.ts = ts;
-  const avatar = h('div', `avatar${bot ? ' bot' : ''}`, bot ? 'RB' : name.slice(0, 1));
+  const slackbot = name === 'Slackbot';
+  const avatar = h('div', `avatar${bot ? ' bot' : ''}`, slackbot ? 'SB' : bot ? 'RB' : name.slice(0, 1));
   const content = h('div', 'message-content');
   const meta = h('div', 'message-meta');
   meta.append(h('span', 'author', name));
-  if (bot) meta.append(h('span', 'badge', 'APP'));
+  if (bot && !slackbot) meta.append(h('span', 'badge', 'APP'));
   meta.append(h('span', 'time', formatTime(ts)));
   content.append(meta);
   e.append(avatar, content);
@@ -518,7 +541,12 @@ function workflowRuns(runs) {
 }
 
 function renderEphemeral(eph) {
-  const { e, content, meta } = messageShell('Runbook Bot', true, eph.ts, 'ephemeral');
+  const { e, content, meta } = messageShell(
+    eph.from === 'slackbot' ? 'Slackbot' : 'Runbook Bot',
+    true,
+    eph.ts,
+    'ephemeral',
+  );
   meta.append(h('span', 'only-you', 'Only visible to you'));
   renderBody(content, eph, { kind: 'ephemeral', ts: eph.ts });
   return e;
@@ -531,9 +559,24 @@ function renderHome() {
   $('composer').hidden = true;
   const box = $('messages');
   const home = state.home;
-  const key = home ? `${home.id}:${home.hash}` : 'none';
+  // Many workspaces: a workspace the bot is not added to has no Home tab of it.
+  const me = state.users.find((u) => u.id === app.user);
+  const missing = state.workspaces?.find((w) => w.id === me?.team_id && !w.installed);
+  const key = missing ? `missing:${missing.id}` : home ? `${home.id}:${home.hash}` : 'none';
   if (key === app.homeKey) return;
+  // Just added (the sidebar's Add to Slack): Home opens now, as it does when you click it.
+  if (!missing && app.homeKey.startsWith('missing:')) api('home', {}).catch(() => {});
   app.homeKey = key;
+  if (missing) {
+    box.replaceChildren(
+      h(
+        'div',
+        'empty not-added',
+        `Runbook Bot is not in ${missing.name} yet: click Add to Slack next to it under Workspaces, then open Home again.`,
+      ),
+    );
+    return;
+  }
   if (!home) {
     box.replaceChildren(h('div', 'empty', 'Opening the Home tab…'));
     return;

@@ -10,6 +10,7 @@ import type { SlackMessage } from './common.ts';
 import type { SlackDeps } from './deps.ts';
 import { permalinkOf, postToConversation, slackErrorCode } from './post-to-conversation.ts';
 import { buildScheduleApprovalMessages } from './schedule-approval.ts';
+import { memberOfInstallation } from './standing.ts';
 
 function englishCron(cron: string): string {
   try {
@@ -56,15 +57,31 @@ async function viewOptions(deps: SlackDeps, client: WebClient, approval: Approva
 /** At most this many approvers get a request by DM (without APPROVALS_CHANNEL). */
 const MAX_APPROVER_DMS = 20;
 
-/** The people named as approvers (users, and members of the named groups), the requester left out. */
-async function approverIds(client: WebClient, need: RunApprovalNeed, requesterId: string): Promise<string[]> {
+/**
+ * The people named as approvers (users, and members of the named groups, read with this installation's
+ * token), the requester left out. Many workspaces: only those Slack says belong to this installation — a
+ * user id the operator's policy names may be a person of another workspace, who is never told of it.
+ */
+async function approverIds(
+  deps: SlackDeps,
+  client: WebClient,
+  need: RunApprovalNeed,
+  requesterId: string,
+): Promise<{ ids: string[]; elsewhere: number }> {
   const people = new Set(need.approverUsers);
   for (const group of need.approverGroups) {
     const res = await client.usergroups.users.list({ usergroup: group }).catch(() => null);
     for (const user of res?.users ?? []) people.add(user);
   }
   people.delete(requesterId);
-  return [...people].slice(0, MAX_APPROVER_DMS);
+  const ids: string[] = [];
+  let elsewhere = 0;
+  for (const person of people) {
+    if (ids.length >= MAX_APPROVER_DMS) break;
+    if (await memberOfInstallation(deps, client, person)) ids.push(person);
+    else elsewhere++;
+  }
+  return { ids, elsewhere };
 }
 
 /**
@@ -90,12 +107,15 @@ export async function publishApprovalRequest(
   };
   if (deps.access.approvalsChannel) keep(await post(deps.access.approvalsChannel, approval.requesterId));
   else {
-    const approvers = await approverIds(client, need, approval.requesterId);
-    for (const approver of approvers) keep(await post(null, approver));
-    if (approvers.length === 0 && actedIn) keep(await post(actedIn, approval.requesterId));
+    const approvers = await approverIds(deps, client, need, approval.requesterId);
+    for (const approver of approvers.ids) keep(await post(null, approver));
+    // Anyone may approve: the channel the requester acted in (never when the named ones are elsewhere).
+    if (approvers.ids.length === 0 && approvers.elsewhere === 0 && actedIn) {
+      keep(await post(actedIn, approval.requesterId));
+    }
     if (landed.length === 0) {
       deps.logger.warn(
-        { approvalId: approval.id },
+        { approvalId: approval.id, approversElsewhere: approvers.elsewhere },
         'the approval request reached nobody; approvers see it in App Home',
       );
     }

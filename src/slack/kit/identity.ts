@@ -30,6 +30,8 @@ export interface Profile {
   teamId: string | null;
   /** Their Enterprise Grid org, when they are in one. */
   enterpriseId: string | null;
+  /** On Enterprise Grid, the org's workspaces the person is in (users.info `enterprise_user.teams`). */
+  teams?: readonly string[];
   /** The user's Slack time zone (users.info `tz`, `tz_label`), read in the same call. */
   timeZone: PersonTimeZone | null;
 }
@@ -112,6 +114,7 @@ export class Identity {
         isBot: userId === 'USLACKBOT' || user?.is_bot === true || user?.is_app_user === true,
         teamId: user?.team_id ?? null,
         enterpriseId: user?.enterprise_user?.enterprise_id ?? null,
+        teams: user?.enterprise_user?.teams ?? [],
         timeZone: tz ? { id: tz, label: user?.tz_label || tz } : null,
       };
     } catch (err) {

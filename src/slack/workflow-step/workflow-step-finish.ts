@@ -10,6 +10,7 @@ import { plainTextMentions } from '../../mentions.ts';
 import type { FinishHook } from '../../runs/run-tracker.ts';
 import type { WorkflowStep } from '../../store/saved-runs.ts';
 import type { Store } from '../../store/store.ts';
+import { installationKey } from '../../tenants/tenant-scope.ts';
 import { STEP_OUTPUTS } from '../kit/ids.ts';
 import { permalinkOf, slackErrorCode } from '../kit/post-to-conversation.ts';
 
@@ -80,6 +81,7 @@ export async function endStep(
     end.kind,
     end.kind === 'completed' ? { outputs: end.outputs } : { error: end.error },
     now(),
+    installationKey(),
   );
   if (!won) return false;
   try {
@@ -98,7 +100,7 @@ export async function endStep(
       return true;
     }
     // Not delivered (rate limit, 5xx, network): give the claim back so a later attempt sends it.
-    await store.workflowSteps.reopen(functionExecutionId, now());
+    await store.workflowSteps.reopen(functionExecutionId, now(), installationKey());
     throw err;
   }
 }
@@ -109,7 +111,8 @@ export function finishWaitingSteps(
   client: WebClient,
 ): FinishHook {
   return async ({ watch, execution, stale, channel, messageTs }) => {
-    const step = await deps.store.workflowSteps.pendingForExecution(watch.executionId);
+    // The installation in scope: the watcher delivers each run in its own (another tenant may hold the id).
+    const step = await deps.store.workflowSteps.pendingForExecution(watch.executionId, installationKey());
     if (!step?.waitForCompletion) return;
     const cardLink = await permalinkOf(client, { channel, ts: messageTs });
     const end = endOfRun(step, execution, stale, cardLink);

@@ -17,6 +17,7 @@ import { chooseRun, proxyRefusal } from '../../runs/run-choice.ts';
 import { runWithoutApproval } from '../../runs/run-direct.ts';
 import { runParams } from '../../runs/run-params.ts';
 import { visibilityFor } from '../../runs/visibility.ts';
+import { installationKey } from '../../tenants/tenant-scope.ts';
 import { actorFor } from '../kit/actor.ts';
 import { describeFailure, notStartedSentence } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
@@ -188,6 +189,7 @@ export async function runStepExecuted(
         waitForCompletion: input.wait,
       },
       deps.now(),
+      installationKey(),
     );
     if (!first) return;
     begun = true;
@@ -199,14 +201,14 @@ export async function runStepExecuted(
       return;
     }
     const executionId = result.run.executionIds[0] ?? '';
-    await store.workflowSteps.attachExecution(functionExecutionId, executionId, deps.now());
+    await store.workflowSteps.attachExecution(functionExecutionId, executionId, deps.now(), installationKey());
     const card = await postRunningCard(deps, client, result.run);
     if (input.wait) {
       // The watcher ends the step when the run ends. A run so quick that its watch finished before the
       // step was linked to it is ended here (endStep's claim keeps that exactly once).
       const watch = await store.watches.get(executionId);
       if (watch && watch.state !== 'active') {
-        const step = await store.workflowSteps.get(functionExecutionId);
+        const step = await store.workflowSteps.get(functionExecutionId, installationKey());
         const execution = await deps.api.executions.get(executionId);
         if (step) await end(endOfRun(step, execution, watch.state === 'stale', await permalinkOf(client, card)));
       }
@@ -219,7 +221,8 @@ export async function runStepExecuted(
     // Once begun, the step is only ever ended through the store's claim: a failure that cannot even
     // read the store (the process stopping under this listener) must not end a step that the
     // watcher of the next start will end with the run's result.
-    const claimable = begun || (await store.workflowSteps.get(functionExecutionId).catch(() => null)) !== null;
+    const claimable =
+      begun || (await store.workflowSteps.get(functionExecutionId, installationKey()).catch(() => null)) !== null;
     const sentence = `The runbook step failed. ${describeFailure(err)}`;
     if (!claimable) await refuse(sentence);
     else

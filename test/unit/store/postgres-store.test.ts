@@ -12,6 +12,7 @@ import type { Store } from '../../../src/store/store.ts';
 import { TEST_DATABASE_URL } from '../../support/test-database.ts';
 import { runApiConnectionsContract } from './api-connections-contract.ts';
 import { runAuditScopeContract } from './audit-scope-contract.ts';
+import { runInstallationKeysContract } from './installation-keys-contract.ts';
 import { runInstallationSettingsContract } from './installation-settings-contract.ts';
 import { runInstallationsContract } from './installations-contract.ts';
 import { runRetentionContract } from './retention-contract.ts';
@@ -47,6 +48,15 @@ async function createPostgresHarness(): Promise<StoreHarness> {
       await admin((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
     },
     rawRows: (table) => admin(async (c) => (await c.query(`SELECT * FROM ${schema}.${table}`)).rows),
+    tables: () =>
+      admin(async (c) =>
+        (
+          await c.query<{ table_name: string }>(
+            'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
+            [schema],
+          )
+        ).rows.map((row) => row.table_name),
+      ),
   };
 }
 
@@ -57,6 +67,7 @@ runApiConnectionsContract('postgres', createPostgresHarness);
 runAuditScopeContract('postgres', createPostgresHarness);
 runInstallationSettingsContract('postgres', createPostgresHarness);
 runRetentionContract('postgres', createPostgresHarness);
+runInstallationKeysContract('postgres', createPostgresHarness);
 
 describe('postgres store', () => {
   const cleanup: Array<() => Promise<unknown>> = [];

@@ -21,7 +21,8 @@ function alias(overrides: Partial<NewRunAlias> = {}): NewRunAlias {
   };
 }
 
-const step = (id: string) => ({
+/** A Workflow Builder step waiting for its run. */
+export const step = (id: string) => ({
   functionExecutionId: id,
   runbookId: 'rb-1',
   runbookName: 'Restart Pods',

@@ -10,6 +10,7 @@ import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
 import { runApiConnectionsContract } from './api-connections-contract.ts';
 import { runAuditScopeContract } from './audit-scope-contract.ts';
+import { runInstallationKeysContract } from './installation-keys-contract.ts';
 import { runInstallationSettingsContract } from './installation-settings-contract.ts';
 import { runInstallationsContract } from './installations-contract.ts';
 import { runRetentionContract } from './retention-contract.ts';
@@ -38,6 +39,17 @@ async function createSqliteHarness(): Promise<StoreHarness> {
         raw.close();
       }
     },
+    async tables() {
+      const raw = new DatabaseSync(file);
+      try {
+        const rows = raw
+          .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+          .all();
+        return rows.map((row) => String(row.name));
+      } finally {
+        raw.close();
+      }
+    },
   };
 }
 
@@ -48,6 +60,7 @@ runApiConnectionsContract('sqlite', createSqliteHarness);
 runAuditScopeContract('sqlite', createSqliteHarness);
 runInstallationSettingsContract('sqlite', createSqliteHarness);
 runRetentionContract('sqlite', createSqliteHarness);
+runInstallationKeysContract('sqlite', createSqliteHarness);
 
 describe('sqlite store', () => {
   const cleanup: Array<() => Promise<void> | void> = [];

@@ -10,6 +10,8 @@ export interface StoreHarness {
   destroy(): Promise<void>;
   /** Every row of a table as the database holds it, read past the store (what an attacker with the file sees). */
   rawRows(table: string): Promise<Array<Record<string, unknown>>>;
+  /** Every table of the schema, by name. */
+  tables(): Promise<string[]>;
 }
 
 const T0 = 1_700_000_000_000;

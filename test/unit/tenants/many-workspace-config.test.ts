@@ -38,6 +38,38 @@ describe('many-workspace mode in the configuration', () => {
     expect(config.secrets?.previousKey).toBeNull();
   });
 
+  it('runs over Socket Mode when SLACK_APP_TOKEN is set: one app-level token for every installation, no signing secret', () => {
+    const { SLACK_SIGNING_SECRET: _, ...withoutSecret } = OAUTH;
+    const config = loadConfig({ ...withoutSecret, SLACK_APP_TOKEN: 'xapp-1-A1-org-token' });
+    expect(config.slack.mode).toBe('socket');
+    expect(config.slack.appToken).toBe('xapp-1-A1-org-token');
+    expect(config.slack.botToken).toBeNull();
+    expect(config.slack.oauth?.clientId).toBe('111.222');
+    // A signing secret set anyway changes nothing: Socket Mode it is.
+    expect(loadConfig({ ...OAUTH, SLACK_APP_TOKEN: 'xapp-1-A1-org-token' }).slack.mode).toBe('socket');
+    // Without the app token, HTTP needs the signing secret and says the other way.
+    expect(problemsOf(withoutSecret)).toEqual([
+      'SLACK_SIGNING_SECRET: required when SLACK_CLIENT_ID is set (HTTP mode), unless SLACK_APP_TOKEN is set for Socket Mode',
+    ]);
+  });
+
+  it('refuses Socket Mode with the same sentences as HTTP for what is missing', () => {
+    const problems = problemsOf({
+      SLACK_CLIENT_ID: '111.222',
+      SLACK_APP_TOKEN: 'xapp-1-A1-org-token',
+      SLACK_BOT_TOKEN: 'xoxb-should-not-be-here',
+    });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'SECRETS_ENCRYPTION_KEY',
+      'SLACK_BOT_TOKEN',
+      'SLACK_CLIENT_SECRET',
+      'SLACK_STATE_SECRET',
+    ]);
+    const http = problemsOf({ SLACK_CLIENT_ID: '111.222', SLACK_BOT_TOKEN: 'xoxb-should-not-be-here' });
+    for (const sentence of problems) expect(http).toContain(sentence);
+    expect(problems.join('\n')).not.toContain('xoxb-should-not-be-here');
+  });
+
   it('reads DATA_RETENTION_DAYS (default 30) and refuses a negative one', () => {
     expect(loadConfig({ ...OAUTH, DATA_RETENTION_DAYS: '7' }).slack.oauth?.dataRetentionDays).toBe(7);
     expect(problemsOf({ ...OAUTH, DATA_RETENTION_DAYS: '-1' }).join(' ')).toMatch(/DATA_RETENTION_DAYS/);

@@ -385,10 +385,10 @@ describe('SubscriptionScanner', () => {
       ...store,
       cursors: {
         ...store.cursors,
-        set: async (name, value, now) => {
+        set: async (name, value, now, installationId) => {
           reachedSet = true;
           await gate;
-          return store.cursors.set(name, value, now);
+          return store.cursors.set(name, value, now, installationId);
         },
       },
     };
