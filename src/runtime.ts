@@ -45,7 +45,7 @@ import { guardClient } from './slack/kit/outgoing-guard.ts';
 import { Places } from './slack/kit/places.ts';
 import { RunDrafts } from './slack/kit/run-drafts.ts';
 import { postRunningCard } from './slack/kit/run-start.ts';
-import { createTenantDeps, type TenantApi, type TenantDeps } from './slack/tenant-deps.ts';
+import { createTenantDeps, RoutedRunbookCatalog, type TenantApi, type TenantDeps } from './slack/tenant-deps.ts';
 import { finishWaitingSteps } from './slack/workflow-step/workflow-step-finish.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
@@ -407,7 +407,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const configured = config.proxies.list.length ? config.proxies.list : emulator ? EMULATOR_PROXIES : [];
     const deps: SlackDeps = {
       api: backgroundApi,
-      catalog,
+      // Many workspaces: background work reads the runbooks of the installation in scope, never one catalog for all.
+      catalog: oauth ? new RoutedRunbookCatalog(async () => (await scopedDeps()).catalog) : catalog,
       proxies: new ProxyDirectory({
         api: backgroundApi,
         configured,

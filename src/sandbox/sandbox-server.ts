@@ -447,6 +447,8 @@ export function snapshot(
     })),
     // Many workspaces: each workspace, whether the bot is in it (its own install or its org's), and where to add it.
     ...(install ? { installUrl: install.url, workspaces: workspacesOf(install.fake) } : {}),
+    // User groups by id → handle, so `<!subteam^S…>` reads as Slack shows it (@approvers).
+    usergroups: Object.fromEntries(Object.entries(state.usergroups).map(([id, g]) => [id, g.handle])),
     channels: state.channels.map((c) => ({
       id: c.id,
       name: c.name,

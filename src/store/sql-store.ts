@@ -56,6 +56,14 @@ export interface SqlStoreOptions {
 }
 
 /** `column` is one of the ids bound as an array parameter `$n`. */
+/**
+ * `state = 'active'` beside a lookup by a list of ids. On SQLite the unary `+` keeps the planner from
+ * preferring the (state, …) indexes, which scanned every active watch per call, over the primary key.
+ */
+function activeById(dialect: SqlDialect): string {
+  return dialect === 'postgres' ? `state = 'active'` : `+state = 'active'`;
+}
+
 function inList(dialect: SqlDialect, column: string, n: number): string {
   return dialect === 'postgres'
     ? `${column} = ANY($${n}::text[])`
@@ -236,7 +244,7 @@ function watchStore(db: SqlDriver): WatchStore {
       const sql = `UPDATE watches SET lease_owner = $1, lease_until = $2
         WHERE execution_id IN (
           SELECT execution_id FROM watches
-          WHERE ${inList(dialect, 'execution_id', 4)} AND state = 'active' AND (lease_owner IS NULL OR lease_until <= $3)
+          WHERE ${inList(dialect, 'execution_id', 4)} AND ${activeById(dialect)} AND (lease_owner IS NULL OR lease_until <= $3)
           ${dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : ''})
         RETURNING *`;
       const params = [owner, now + leaseMs, now, unique(executionIds)];
@@ -249,7 +257,7 @@ function watchStore(db: SqlDriver): WatchStore {
       if (executionIds.length === 0) return 0;
       const result = await db.query(
         `UPDATE watches SET lease_until = $3
-         WHERE ${inList(dialect, 'execution_id', 1)} AND lease_owner = $2 AND state = 'active'`,
+         WHERE ${inList(dialect, 'execution_id', 1)} AND lease_owner = $2 AND ${activeById(dialect)}`,
         [unique(executionIds), owner, until],
       );
       return result.rowCount;
@@ -338,17 +346,40 @@ function watchStore(db: SqlDriver): WatchStore {
       return rows.map((r) => String(r.execution_id));
     },
 
+    async listActiveKeys(limit) {
+      const { rows } = await db.query(
+        `SELECT execution_id, team_id, created_at FROM watches WHERE state = 'active' LIMIT $1`,
+        [Math.max(0, Math.trunc(limit))],
+      );
+      return rows.map((r) => ({
+        executionId: String(r.execution_id),
+        teamId: r.team_id === null ? null : String(r.team_id),
+        createdAt: Number(r.created_at),
+      }));
+    },
+
     async oldestActiveCreatedAt() {
       const { rows } = await db.query(`SELECT MIN(created_at) AS oldest FROM watches WHERE state = 'active'`);
       const oldest = rows[0]?.oldest;
       return oldest === null || oldest === undefined ? null : Number(oldest);
     },
 
+    async deferSeen(executionIds, nextCheckAt, now) {
+      if (executionIds.length === 0) return 0;
+      const result = await db.query(
+        `UPDATE watches SET next_check_at = $2, attempts = 1, updated_at = $3
+         WHERE ${inList(dialect, 'execution_id', 1)} AND ${activeById(dialect)} AND attempts = 0
+           AND message_ts IS NOT NULL AND (lease_owner IS NULL OR lease_until <= $3) AND next_check_at < $2`,
+        [unique(executionIds), nextCheckAt, now],
+      );
+      return result.rowCount;
+    },
+
     async expedite(executionIds, now) {
       if (executionIds.length === 0) return;
       await db.query(
         `UPDATE watches SET next_check_at = $2
-         WHERE ${inList(dialect, 'execution_id', 1)} AND state = 'active' AND next_check_at > $2`,
+         WHERE ${inList(dialect, 'execution_id', 1)} AND ${activeById(dialect)} AND next_check_at > $2`,
         [unique(executionIds), now],
       );
     },

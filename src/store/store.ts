@@ -293,6 +293,17 @@ export interface WatchStore {
   /** Ids of active watches (any order): what a listing must look for, without loading whole rows. */
   listActiveIds(limit: number): Promise<string[]>;
   oldestActiveCreatedAt(): Promise<number | null>;
+  /**
+   * Many workspaces: each active watch's id, workspace and creation time in one read, so one sweep
+   * groups every workspace's listing (what it looks for, how far back) without a query per workspace.
+   */
+  listActiveKeys(limit: number): Promise<Array<{ executionId: string; teamId: string | null; createdAt: number }>>;
+  /**
+   * Watches a listing saw still running that were never looked at (attempts 0), have their card up and
+   * are not leased: their next look moves to `nextCheckAt` and counts as their first, in one statement
+   * (claiming each only to hear "running" again costs a claim and a write per watch). Returns how many.
+   */
+  deferSeen(executionIds: string[], nextCheckAt: number, now: number): Promise<number>;
   /** Brings nextCheckAt forward to `now` for the given active watches (bulk discovery saw them finish). */
   expedite(executionIds: string[], now: number): Promise<void>;
   /** Active watches whose running message was never posted (messageTs null), oldest first. */

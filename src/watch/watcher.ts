@@ -177,6 +177,20 @@ export const SWEEP_LEASE = 'watch-sweep';
 /** A listing's page count stops steering the plan after this long (the history moves on). */
 const LISTING_COST_TTL_MS = 5 * 60_000;
 
+/** Most watches one many-workspace sweep reads from the store (every workspace's together). */
+const MAX_SWEPT = 1_000_000;
+
+/** Many workspaces: one workspace's listing sweep (its own executions, in its scope, on its budget). */
+interface TeamSweep {
+  mode: 'single' | 'list';
+  /** Pages its last listing needed (steers its plan while fresh), and when. */
+  pages: number | null;
+  pagesAt: number;
+  lastAt: number;
+  snapshot: BulkSnapshot | null;
+  listing: Promise<void> | null;
+}
+
 /** Running cards remembered as already saying "longer than usual" (a restart repeats one identical edit). */
 const MAX_LATE_SHOWN = 10_000;
 
@@ -206,6 +220,10 @@ export class Watcher implements RunTracker {
   #teamRates = new Map<string | null, number>();
   /** The workspace of each watch in flight (fair claims skip a workspace at its cap). */
   readonly #inFlightTeam = new Map<string, string | null>();
+  /** Many-workspace mode: each workspace's listing sweep, and the pass that starts them (one at a time). */
+  readonly #teamSweeps = new Map<string | null, TeamSweep>();
+  #teamPass: Promise<void> | null = null;
+  #lastTeamPassAt = Number.NEGATIVE_INFINITY;
   readonly #pacer: SlackPacer;
   readonly #inFlight = new Map<string, Promise<void>>();
   #running = false;
@@ -302,12 +320,17 @@ export class Watcher implements RunTracker {
   /** The plan a workspace's watches follow: its own in many-workspace mode, else the one plan. */
   planFor(teamId: string | null): CheckPlan {
     if (!this.#tenantBudgets) return this.#plan;
-    return this.#teamPlans.get(teamId) ?? this.#planTeam(1, this.settings.requestsPerSecond);
+    return this.#teamPlans.get(teamId) ?? this.#planTeam(teamId, 1, this.settings.requestsPerSecond);
   }
 
-  /** One workspace's plan: single gets (no listing reaches across tenants), over its rate. */
-  #planTeam(watches: number, rate: number): CheckPlan {
-    return planChecks({ watches, requestsPerSecond: rate, listingPages: Number.POSITIVE_INFINITY }, this.settings.plan);
+  /**
+   * One workspace's plan over its rate: single gets, or (cheaper once it has a few watches) a listing of
+   * its own executions, made in its scope, so it sees that tenant's runs only.
+   */
+  #planTeam(teamId: string | null, watches: number, rate: number): CheckPlan {
+    const sweep = this.#teamSweeps.get(teamId);
+    const pages = sweep && this.#now() - sweep.pagesAt < LISTING_COST_TTL_MS ? sweep.pages : null;
+    return planChecks({ watches, requestsPerSecond: rate, listingPages: pages }, this.settings.plan);
   }
 
   /** Many-workspace mode: each workspace's share of the ceiling, and its plan over that share. */
@@ -315,7 +338,9 @@ export class Watcher implements RunTracker {
     const counts = await this.#store.watches.countActiveByTeam();
     const wants = new Map<string, number>();
     for (const { teamId, count } of counts) {
-      wants.set(teamId ?? '', wantedRate(count, this.settings.plan.minIntervalMs, this.settings.plan.share));
+      // What one sweep of its watches costs (single gets, or its listing's pages, whichever is fewer).
+      const cost = this.#planTeam(teamId, count, this.settings.requestsPerSecond).sweepCost;
+      wants.set(teamId ?? '', wantedRate(cost, this.settings.plan.minIntervalMs, this.settings.plan.share));
     }
     const shares = fairShares(wants, this.settings.requestsPerSecond, this.settings.globalRequestsPerSecond);
     const plans = new Map<string | null, CheckPlan>();
@@ -323,7 +348,7 @@ export class Watcher implements RunTracker {
     for (const { teamId, count } of counts) {
       const rate = Math.max(1e-3, shares.get(teamId ?? '') ?? this.settings.requestsPerSecond);
       rates.set(teamId, rate);
-      plans.set(teamId, this.#planTeam(count, rate));
+      plans.set(teamId, this.#planTeam(teamId, count, rate));
     }
     this.#teamPlans = plans;
     this.#teamRates = rates;
@@ -455,6 +480,7 @@ export class Watcher implements RunTracker {
     this.#timer = null;
     await this.#roundRunning;
     await this.#listing;
+    await this.#teamListings();
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
     await this.#pacer.idle();
     if (this.#renewTimer) clearInterval(this.#renewTimer);
@@ -474,6 +500,7 @@ export class Watcher implements RunTracker {
   /** Resolves when no watch is being handled and no Slack call is queued. */
   async idle(): Promise<void> {
     await this.#listing;
+    await this.#teamListings();
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
     await this.#pacer.idle();
   }
@@ -528,6 +555,7 @@ export class Watcher implements RunTracker {
     const due =
       claimed.length === 0 ? 0 : claimed.length < capacity ? claimed.length : await this.#store.watches.countDue(now);
     if (await this.#listingWanted(due, now)) this.#startListing();
+    if (this.#tenantBudgets) this.#sweepTeams(now);
     for (const watch of claimed) {
       const work = this.#afterListing(watch)
         .then(() => this.#handle(watch))
@@ -638,8 +666,12 @@ export class Watcher implements RunTracker {
       ? await this.#store.watches.claimIds(this.owner, mine, this.#now(), this.settings.leaseMs)
       : [];
     for (const watch of claimed) {
-      const work = this.#handle(watch).finally(() => this.#inFlight.delete(watch.executionId));
+      const work = this.#handle(watch).finally(() => {
+        this.#inFlight.delete(watch.executionId);
+        this.#inFlightTeam.delete(watch.executionId);
+      });
       this.#inFlight.set(watch.executionId, work);
+      if (this.#tenantBudgets) this.#inFlightTeam.set(watch.executionId, watch.teamId);
     }
     const taken = new Set(claimed.map((w) => w.executionId));
     const rest = finished.filter((id) => !taken.has(id));
@@ -648,8 +680,123 @@ export class Watcher implements RunTracker {
 
   /** A claimed watch the last listing did not cover waits for the one in progress (it may cover it). */
   async #afterListing(watch: Watch): Promise<void> {
-    if (this.#snapshot()?.statuses.has(watch.executionId)) return;
-    await this.#listing;
+    if (this.#snapshotFor(watch.teamId)?.statuses.has(watch.executionId)) return;
+    if (this.#tenantBudgets) await this.#teamSweeps.get(watch.teamId)?.listing;
+    else await this.#listing;
+  }
+
+  /** The listing that stands in for a check of this workspace's watches: its own with tenants, else the one. */
+  #snapshotFor(teamId: string | null): BulkSnapshot | null {
+    if (!this.#tenantBudgets) return this.#snapshot();
+    const sweep = this.#teamSweeps.get(teamId);
+    const fresh = Math.max(this.settings.bulkIntervalMs, this.planFor(teamId).intervalMs) * 2;
+    return sweep?.snapshot && this.#now() - sweep.snapshot.at < fresh ? sweep.snapshot : null;
+  }
+
+  async #teamListings(): Promise<void> {
+    await this.#teamPass;
+    await Promise.allSettled([...this.#teamSweeps.values()].map((sweep) => sweep.listing));
+  }
+
+  /**
+   * Many workspaces: at most once per shortest interval, a pass over the workspaces whose plan is list
+   * mode (a listing of its executions costs fewer requests than a get per watch): the sweep-lease holder
+   * reads every workspace's watches in one store read and starts each workspace's listing that is due,
+   * in its scope and on its budget, one per workspace at a time. No timer per workspace.
+   */
+  #sweepTeams(now: number): void {
+    if (this.#teamPass || now - this.#lastTeamPassAt < this.settings.plan.minIntervalMs) return;
+    const listing = [...this.#teamPlans.values()].some((plan) => plan.mode === 'list');
+    if (!listing && ![...this.#teamSweeps.values()].some((sweep) => sweep.mode === 'list')) return;
+    this.#lastTeamPassAt = now;
+    this.#teamPass = this.#passTeams(now)
+      .catch((err: unknown) => this.#log.warn({ err }, 'workspace sweep failed; checking one by one'))
+      .finally(() => {
+        this.#teamPass = null;
+      });
+  }
+
+  async #passTeams(now: number): Promise<void> {
+    const held = await this.#store.coordination.holdLease(SWEEP_LEASE, this.owner, now + this.settings.leaseMs, now);
+    this.#sweptElsewhereAt = held ? Number.NEGATIVE_INFINITY : now;
+    if (!held) return;
+    const groups = new Map<string | null, { ids: Set<string>; oldest: number }>();
+    for (const key of await this.#store.watches.listActiveKeys(MAX_SWEPT)) {
+      const group = groups.get(key.teamId);
+      if (!group) groups.set(key.teamId, { ids: new Set([key.executionId]), oldest: key.createdAt });
+      else {
+        group.ids.add(key.executionId);
+        group.oldest = Math.min(group.oldest, key.createdAt);
+      }
+    }
+    for (const [team, sweep] of this.#teamSweeps)
+      if (!groups.has(team) && !sweep.listing) this.#teamSweeps.delete(team);
+    for (const [team, group] of groups) {
+      const plan = this.planFor(team);
+      let sweep = this.#teamSweeps.get(team);
+      if (plan.mode !== 'list') {
+        // Leaving list mode: its watches deferred to the listing's backstop are looked at now.
+        if (sweep?.mode === 'list') await this.#store.watches.expedite([...group.ids], now);
+        if (sweep) sweep.mode = 'single';
+        continue;
+      }
+      if (!sweep) {
+        sweep = {
+          mode: 'list',
+          pages: null,
+          pagesAt: 0,
+          lastAt: Number.NEGATIVE_INFINITY,
+          snapshot: null,
+          listing: null,
+        };
+        this.#teamSweeps.set(team, sweep);
+      }
+      sweep.mode = 'list';
+      if (sweep.listing || now - sweep.lastAt < plan.intervalMs) continue;
+      sweep.lastAt = now;
+      const current = sweep;
+      current.listing = this.#listTeam(team, group, current).finally(() => {
+        current.listing = null;
+      });
+    }
+  }
+
+  /** One workspace's listing back to its oldest watch, in its scope; the runs it saw end are taken here. */
+  async #listTeam(team: string | null, group: { ids: Set<string>; oldest: number }, sweep: TeamSweep): Promise<void> {
+    try {
+      const maxPages = Math.max(Math.ceil(group.ids.size / BULK_PAGE_SIZE) + 5, Math.min(group.ids.size, 50));
+      const result = await this.#inTenant(team, () =>
+        discoverFinished(this.#api, {
+          watched: group.ids,
+          oldestWatchCreatedAt: group.oldest,
+          maxPages,
+          call: (fn) => this.#spender.run(fn),
+        }),
+      );
+      for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
+      // As with one workspace: a listing that found fewer than half of its watches is no cheaper.
+      sweep.pages = result.statuses.size * 2 < group.ids.size ? Math.max(result.pages, group.ids.size) : result.pages;
+      sweep.pagesAt = this.#now();
+      sweep.snapshot = { at: this.#now(), statuses: result.statuses, finished: result.finishedExecutions };
+      // Runs it saw running that were never looked at need no claim to hear so: their first look is this
+      // listing, and their next the backstop (the next listing is what notices their end).
+      const running = [...result.statuses].filter(([, status]) => status === 'EXECUTION_STATUS_IN_PROGRESS');
+      if (running.length > 0) {
+        const now = this.#now();
+        const backstop = this.planFor(team).backstopMs;
+        await this.#store.watches.deferSeen(
+          running.map(([id]) => id),
+          now + backstop,
+          now,
+        );
+      }
+      if (result.finished.length > 0) await this.#takeFinished(result.finished);
+    } catch (err) {
+      // An uninstalled workspace: its watches are dropped when next claimed.
+      if (err instanceof TenantGoneError) return;
+      this.#apiError(err);
+      this.#log.warn({ err, teamId: team }, 'workspace listing failed; checking one by one');
+    }
   }
 
   /** The last listing, while it is recent enough to stand in for a check. */
@@ -710,7 +857,7 @@ export class Watcher implements RunTracker {
         await this.#reportStale(w);
         return;
       }
-      const snapshot = this.#snapshot();
+      const snapshot = this.#snapshotFor(w.teamId);
       const known = snapshot?.statuses.get(id);
       let terminal: boolean;
       if (known === 'EXECUTION_STATUS_IN_PROGRESS') {
@@ -807,7 +954,7 @@ export class Watcher implements RunTracker {
   #leaveToSweeper(w: Watch): boolean {
     return (
       this.settings.schedule === 'budget' &&
-      this.#plan.mode === 'list' &&
+      this.planFor(w.teamId).mode === 'list' &&
       w.attempts > 0 &&
       this.#now() - this.#sweptElsewhereAt < this.settings.leaseMs
     );

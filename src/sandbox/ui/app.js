@@ -108,10 +108,15 @@ function channelName(id) {
 function viewerTimeZone() {
   return app.state?.users.find((x) => x.id === app.user)?.tz;
 }
+/** A user group's handle, as Slack shows `<!subteam^S…>` (the fake Slack's groups). */
+function groupName(id) {
+  return app.state?.usergroups?.[id];
+}
 function baseContext() {
   return {
     userName,
     channelName,
+    groupName,
     timeZone: viewerTimeZone(),
     channels: app.state.channels,
     users: app.state.users,
@@ -682,7 +687,7 @@ function askConfirm(dialog) {
   const d = $('confirm-dialog');
   $('confirm-title').textContent = dialog.title?.text ?? 'Are you sure?';
   $('confirm-text').replaceChildren(
-    renderText(dialog.text, { userName, channelName, timeZone: viewerTimeZone() }, 'div'),
+    renderText(dialog.text, { userName, channelName, groupName, timeZone: viewerTimeZone() }, 'div'),
   );
   $('confirm-ok').textContent = dialog.confirm?.text ?? 'Yes';
   $('confirm-ok').className = `bk-button ${dialog.style === 'danger' ? 'bk-danger' : 'bk-primary'}`;

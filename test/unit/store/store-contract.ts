@@ -419,6 +419,41 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await store.watches.oldestActiveCreatedAt()).toBe(T0 + 10);
         expect((await store.watches.listActiveIds(10)).sort()).toEqual(['newer', 'newest', 'older']);
         expect(await store.watches.listActiveIds(2)).toHaveLength(2);
+        await store.watches.insert(newWatch('team-b', { teamId: 'TB' }), T0 + 40);
+        await store.watches.insert(newWatch('no-team', { teamId: null }), T0 + 50);
+        const keys = await store.watches.listActiveKeys(10);
+        expect(keys.sort((a, b) => a.createdAt - b.createdAt)).toEqual([
+          { executionId: 'older', teamId: 'T1', createdAt: T0 + 10 },
+          { executionId: 'newer', teamId: 'T1', createdAt: T0 + 20 },
+          { executionId: 'newest', teamId: 'T1', createdAt: T0 + 30 },
+          { executionId: 'team-b', teamId: 'TB', createdAt: T0 + 40 },
+          { executionId: 'no-team', teamId: null, createdAt: T0 + 50 },
+        ]);
+        expect(await store.watches.listActiveKeys(2)).toHaveLength(2);
+      });
+
+      it('deferSeen moves only never-looked-at, unleased, posted watches, and counts it as their first look', async () => {
+        await store.watches.insert(newWatch('fresh', { messageTs: '1.1', nextCheckAt: T0 + 10 }), T0);
+        await store.watches.insert(newWatch('unposted', { nextCheckAt: T0 + 10 }), T0);
+        await store.watches.insert(newWatch('leased', { messageTs: '1.2', nextCheckAt: T0 + 10 }), T0);
+        await store.watches.insert(newWatch('looked', { messageTs: '1.3', nextCheckAt: T0 + 10 }), T0);
+        await store.watches.claimIds('other', ['leased', 'looked'], T0, LEASE);
+        await store.watches.reschedule('looked', 'other', T0 + 10, 1, T0);
+        const now = T0 + 100;
+        expect(
+          await store.watches.deferSeen(['fresh', 'unposted', 'leased', 'looked', 'missing'], T0 + 60_000, now),
+        ).toBe(1);
+        expect(await store.watches.deferSeen([], T0 + 60_000, now)).toBe(0);
+        expect(await store.watches.get('fresh')).toMatchObject({ nextCheckAt: T0 + 60_000, attempts: 1 });
+        expect(await store.watches.get('unposted')).toMatchObject({ nextCheckAt: T0 + 10, attempts: 0 });
+        expect(await store.watches.get('leased')).toMatchObject({
+          nextCheckAt: T0 + 10,
+          attempts: 0,
+          leaseOwner: 'other',
+        });
+        expect(await store.watches.get('looked')).toMatchObject({ nextCheckAt: T0 + 10, attempts: 1 });
+        // Once looked at, a second listing leaves it alone.
+        expect(await store.watches.deferSeen(['fresh'], T0 + 90_000, now)).toBe(0);
       });
 
       it('expedite brings active watches forward and leaves the rest alone', async () => {
