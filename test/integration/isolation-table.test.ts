@@ -24,21 +24,16 @@ import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
 import { ACTIONS, BLOCKS, FUNCTIONS, SHORTCUTS } from '../../src/slack/kit/ids.ts';
 import {
   addZed,
+  DRAIN,
   type OAuthHarness,
   requestDrainApproval,
   resultCardOf,
+  SCALE,
+  scheduleThroughForm,
   startOAuthHarness,
   until,
 } from '../support/oauth-harness.ts';
-import {
-  answer as answerOf,
-  DRAIN,
-  type Person,
-  personIn,
-  SCALE,
-  scheduleScale,
-  textOf,
-} from '../support/tenant-flows.ts';
+import { answer as answerOf, type Person, personIn, textOf } from '../support/tenant-flows.ts';
 
 const LOGS = 'Collect Kubernetes Pod Logs';
 const FROZEN = 'Rotate Nginx Logs';
@@ -269,8 +264,12 @@ async function runNow(inst: Inst, runbook: string, inputs: string, needle: strin
   return { id: run.id, confirm, card };
 }
 
-async function scheduleThroughForm(inst: Inst): Promise<string> {
-  await scheduleScale(h, inst.requester, `${inst.marker}-nightly`);
+async function scheduleMadeBy(inst: Inst): Promise<string> {
+  await scheduleThroughForm(userOf(inst.requester), SCALE, '15 4 * * *', {
+    field_namespace: { value: { type: 'plain_text_input', value: 'prod' } },
+    field_deployment: { value: { type: 'plain_text_input', value: `${inst.marker}-nightly` } },
+    field_replicas: { value: { type: 'number_input', value: '3' } },
+  });
   const schedule = await until(
     async () =>
       [...tenantOf(inst).schedules.byId.values()].find((s) => JSON.stringify(s).includes(`${inst.marker}-nightly`)),
@@ -300,7 +299,7 @@ async function makeRecords(inst: Inst): Promise<void> {
   r.logsId = logs.id;
   r.logsCard = logs.card;
   // Schedule owners and pauses: a schedule made through the form, paused from the list.
-  r.scheduleId = await scheduleThroughForm(inst);
+  r.scheduleId = await scheduleMadeBy(inst);
   const list = await answer(inst.requester, `schedules "${SCALE}"`, r.scheduleId);
   await userOf(inst.requester).act(
     { kind: 'ephemeral', ephemeral: list },

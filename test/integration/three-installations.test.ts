@@ -12,25 +12,21 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorState } from '../../src/emulator/state.ts';
+import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import {
   API_KEY,
   addZed,
+  DRAIN,
   type OAuthHarness,
   requestDrainApproval,
   resultCardOf,
+  SCALE,
+  scheduleThroughForm,
   startOAuthHarness,
   until,
 } from '../support/oauth-harness.ts';
-import {
-  answer as answerOf,
-  DRAIN,
-  type Person,
-  personIn,
-  SCALE,
-  scheduleScale,
-  textOf,
-} from '../support/tenant-flows.ts';
+import { answer as answerOf, type Person, personIn, textOf } from '../support/tenant-flows.ts';
 
 const KEY_B = 'tenant-b-key-0123456789';
 const KEY_G = 'tenant-g-key-0123456789';
@@ -118,11 +114,6 @@ const tenantOf = (inst: Inst): EmulatorState =>
 const userOf = (p: Person) => personIn(h, p);
 const answer = async (who: Person, command: string, needle: string | RegExp, channel = 'C01OPS') =>
   textOf(await answerOf(h, who, command, needle, channel));
-async function requestDrain(inst: Inst, node: string) {
-  const request = await requestDrainApproval(h, userOf(inst.requester), node);
-  expect(request.form).toContain('needs approval');
-  return request;
-}
 
 const executionWith = (inst: Inst, needle: string) =>
   [...tenantOf(inst).executions.byId.values()].find((e) => String(e.received.params ?? '').includes(needle));
@@ -140,6 +131,12 @@ async function runNow(inst: Inst, deployment = `${inst.tag}-web`) {
   return until(async () => executionWith(inst, deployment), `${inst.key}'s run`);
 }
 
+async function requestDrain(inst: Inst, node: string): Promise<{ message: FakeMessage; approvalId: string }> {
+  const { message, approvalId, form } = await requestDrainApproval(h, userOf(inst.requester), node);
+  expect(form).toContain('needs approval');
+  return { message, approvalId };
+}
+
 describe('two workspaces and a Grid org, each on its own Runbook API tenant', () => {
   it('in each: run, schedule, subscribe, approve and watch, all in its own tenant', async () => {
     for (const inst of ALL) {
@@ -148,7 +145,11 @@ describe('two workspaces and a Grid org, each on its own Runbook API tenant', ()
 
       // Schedule through the form.
       const before = tenantOf(inst).schedules.byId.size;
-      await scheduleScale(h, inst.requester, `${inst.tag}-nightly`);
+      await scheduleThroughForm(userOf(inst.requester), SCALE, '15 4 * * *', {
+        field_namespace: { value: { type: 'plain_text_input', value: 'prod' } },
+        field_deployment: { value: { type: 'plain_text_input', value: `${inst.tag}-nightly` } },
+        field_replicas: { value: { type: 'number_input', value: '3' } },
+      });
       const schedule = await until(
         async () =>
           tenantOf(inst).schedules.byId.size > before &&

@@ -1,14 +1,9 @@
 // What the many-workspace end-to-end tests do the same way in each installation, through the real Bolt
-// pipeline: a person by id and workspace, a command's answer, and a schedule saved through the schedule form
-// (a second approver and a request for approval are in oauth-harness.ts).
-import type { KnownBlock } from '@slack/types';
+// pipeline: a person by id and workspace, and a command's answer (forms and the second approver are in
+// oauth-harness.ts).
 import type { SlackUser } from '../../src/sandbox/slack-user.ts';
-import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
-import { submit as stateOf } from '../unit/forms/slack-state.ts';
 import { type OAuthHarness, until } from './oauth-harness.ts';
 
-export const SCALE = 'Scale Kubernetes Deployment';
-export const DRAIN = 'Drain Kubernetes Node';
 export const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
 
 /** A person as the tests name them: their id and their workspace. */
@@ -40,21 +35,4 @@ export async function answer(
     const got = h.fake.state.ephemerals.slice(since).filter((e) => e.user === who.id);
     throw new Error(`${err.message}; answered: ${got.map(textOf).join(' | ') || 'nothing'}`);
   });
-}
-
-/** Saves a schedule of "Scale Kubernetes Deployment" (15 4 * * *, deployment `deployment`) through the form. */
-export async function scheduleScale(h: OAuthHarness, requester: Person, deployment: string): Promise<void> {
-  const who = personIn(h, requester);
-  await who.command(`schedule "${SCALE}"`, 'C01OPS');
-  const form = await until(async () => {
-    const top = who.topModal();
-    return top && JSON.stringify(top.view).includes(BLOCKS.cron) ? top : null;
-  }, `${requester.team}'s schedule form`);
-  await who.submit(form.id, {
-    ...stateOf(form.view.blocks as KnownBlock[], { [BLOCKS.preset]: { selected_option: { value: 'custom' } } }),
-    [BLOCKS.cron]: { [ACTIONS.cronInput]: { type: 'plain_text_input', value: '15 4 * * *' } },
-    field_namespace: { value: { type: 'plain_text_input', value: 'prod' } },
-    field_deployment: { value: { type: 'plain_text_input', value: deployment } },
-    field_replicas: { value: { type: 'number_input', value: '3' } },
-  } as Record<string, Record<string, Record<string, unknown>>>);
 }

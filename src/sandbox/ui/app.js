@@ -169,13 +169,15 @@ function renderWorkspaces(state) {
         if (w.id === mine?.id) {
           const remove = h('button', 'remove-app', 'Remove');
           remove.type = 'button';
-          remove.title = `Remove Runbook Bot from ${w.name}`;
+          // Added org-wide: removing it is the org's, from every one of its workspaces.
+          const from = w.orgName ? `${w.orgName} (every workspace)` : w.name;
+          remove.title = `Remove Runbook Bot from ${from}`;
           remove.addEventListener('click', async () => {
             const ok = await askConfirm({
-              title: { text: `Remove Runbook Bot from ${w.name}?` },
+              title: { text: `Remove Runbook Bot from ${from}?` },
               text: {
                 type: 'plain_text',
-                text: 'Its tokens stop working at once and the bot is told (app_uninstalled, tokens_revoked). What it keeps for this workspace (its API connection, aliases, subscriptions, settings) is kept for DATA_RETENTION_DAYS (30 days unless set): Add to Slack within that time finds it again.',
+                text: `Its tokens stop working at once and the bot is told (app_uninstalled, tokens_revoked). What it keeps for ${w.orgName ? 'the org' : 'this workspace'} (its API connection, aliases, subscriptions, settings) is kept for DATA_RETENTION_DAYS (30 days unless set): Add to Slack within that time finds it again.`,
               },
               confirm: { text: 'Remove' },
               style: 'danger',

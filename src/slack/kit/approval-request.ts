@@ -5,6 +5,7 @@ import { approvalProgress, approversOf, askOf, findApproval, recordApprovalMessa
 import type { RunApprovalNeed } from '../../runs/gate.ts';
 import { describeCron } from '../../schedules/cron.ts';
 import type { Approval } from '../../store/store.ts';
+import { installationKey } from '../../tenants/tenant-scope.ts';
 import { type ApprovalViewOptions, buildApprovalNotice, buildApprovalRequest } from './approval.ts';
 import type { SlackMessage } from './common.ts';
 import type { SlackDeps } from './deps.ts';
@@ -42,7 +43,7 @@ function messagesOf(
 async function cardLinkOf(deps: SlackDeps, client: WebClient, approval: Approval): Promise<string | null> {
   const executionId = approval.executionIds[0];
   if (!executionId) return null;
-  const watch = await deps.access.store.watches.get(executionId).catch(() => null);
+  const watch = await deps.access.store.watches.get(executionId, installationKey()).catch(() => null);
   return permalinkOf(client, watch ? { channel: watch.channel, ts: watch.messageTs } : null);
 }
 

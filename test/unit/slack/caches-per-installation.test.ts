@@ -1,10 +1,13 @@
 // Many workspaces: the caches in front of Slack and the Runbook API are kept per installation. A's runbook
 // catalog never answers B's list, search, lookup or resolution; what A's Slack said about a user id (profile,
 // email, user groups) or a channel (the bot in it, the person in it) is never B's answer, even when one object
-// serves both (background work holds one Identity, one Places and one routed catalog for every installation).
+// serves both (background work holds one Identity, one Places, one proxy directory and one routed catalog for
+// every installation).
 import { Writable } from 'node:stream';
 import type { WebClient } from '@slack/web-api';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { RunbookApi } from '../../../src/api/runbook-api.ts';
+import { ProxyDirectory } from '../../../src/catalog/proxy-directory.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { Identity } from '../../../src/slack/kit/identity.ts';
 import { Places } from '../../../src/slack/kit/places.ts';
@@ -84,6 +87,35 @@ describe('the places cache, per installation', () => {
       chooserIsMember: false,
     });
     expect(b.calls).toEqual(['conversations.info']);
+  });
+});
+
+describe('the proxies seen on schedules, per installation', () => {
+  it('background work’s one directory never names or offers A’s proxies in B', async () => {
+    const schedulesOf: Record<string, Array<{ proxyId: string; proxyName: string }>> = {
+      [A]: [{ proxyId: 'proxy-a', proxyName: 'A’s vault proxy' }],
+      [B]: [],
+    };
+    const api = {
+      schedules: {
+        async *iterate() {
+          yield* schedulesOf[currentInstallation() ?? ''] ?? [];
+        },
+      },
+    } as unknown as RunbookApi;
+    const proxies = new ProxyDirectory({
+      api,
+      configured: [],
+      defaultId: null,
+      scope: () => currentInstallation() ?? '',
+    });
+    const inA = await inInstallation(A, () => proxies.choicesFor(null));
+    expect(inA.options.map((p) => p.id)).toEqual(['proxy-a']);
+    expect(inInstallation(A, () => proxies.nameOf('proxy-a'))).toBe('A’s vault proxy');
+    expect((await inInstallation(B, () => proxies.choicesFor(null))).options).toEqual([]);
+    expect(inInstallation(B, () => proxies.nameOf('proxy-a'))).toBeNull();
+    inInstallation(B, () => proxies.remember({ id: 'proxy-b', name: 'B’s' }));
+    expect(inInstallation(A, () => proxies.nameOf('proxy-b'))).toBeNull();
   });
 });
 
