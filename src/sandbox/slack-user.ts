@@ -201,7 +201,12 @@ export class SlackUser {
     return this.#send(
       formRequest(
         interactivityBody(
-          viewClosedPayload({ userId: this.#o.userId, teamId: this.#teamId, view: view as { id: string } }),
+          viewClosedPayload({
+            userId: this.#o.userId,
+            teamId: this.#teamId,
+            ...this.#grid(),
+            view: view as { id: string },
+          }),
         ),
       ),
     );
