@@ -72,4 +72,17 @@ describe('approvals in the many-workspace sandbox', () => {
     const run = await waitFor(() => ranFor('node-second-1')[0], "Sid's approval runs it");
     expect(run.received.userId).toBe('U11SAM');
   });
+
+  it('a Grid org added org-wide: a mention from one of its workspaces reaches the bot as the org', async () => {
+    expect((await h.install('E0ACMEGRID', { connect: false })).status).toBe(200);
+    const uma = h.user('U22UMA', 'T0GRIDB', { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true });
+    const since = h.fake.state.ephemerals.length;
+    expect((await uma.mention('list', 'C01OPS')).status).toBe(200);
+    // Authorized as the org's installation (not refused as "no installation for T0GRIDB"): it says who connects it.
+    const answer = await waitFor(
+      () => h.fake.state.ephemerals.slice(since).find((e) => e.user === 'U22UMA'),
+      "the answer to Uma's mention",
+    );
+    expect(answer.text).toContain('not connected to a Runbook API yet');
+  });
 });
