@@ -317,7 +317,14 @@ export class SlackUser {
     options: { startedBy?: 'person' | 'nobody' } = {},
   ): Promise<BotResponse & { started: StartedFunction }> {
     const interactor = options.startedBy === 'nobody' ? null : this.#o.userId;
-    const started = this.#o.fake.startFunction({ callbackId, definition, inputs, interactor });
+    const started = this.#o.fake.startFunction({
+      callbackId,
+      definition,
+      inputs,
+      interactor,
+      teamId: this.#teamId,
+      ...(this.#o.enterpriseId ? { enterpriseId: this.#o.enterpriseId } : {}),
+    });
     const response = await this.#send(
       jsonRequest(eventCallbackBody({ teamId: this.#teamId, ...this.#grid(), event: started.event })),
     );
