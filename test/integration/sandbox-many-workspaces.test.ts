@@ -2,7 +2,7 @@
 // real Bolt pipeline against the fake Slack: the first workspace is added, connected and given #approvals
 // and Bob's group at start, as `npm start` does; a workspace added later has an approver of its own (Sid,
 // in the second workspace's group), so a request made there can be approved there — the sandbox's default
-// policy names no person of another workspace as the only approver.
+// policy names no person of another workspace as the only approver. A restart keeps what was changed since.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_APPROVALS_CHANNEL, SANDBOX_MANY_WORKSPACES_POLICY_YAML } from '../../src/sandbox/sandbox-defaults.ts';
 import { addFirstWorkspace } from '../../src/sandbox/sandbox-workspaces.ts';
@@ -71,5 +71,36 @@ describe('approvals in the many-workspace sandbox', () => {
     await h.user('U12SID', 'T0SECOND').act({ kind: 'message', message: request }, ACTIONS.approvalApprove);
     const run = await waitFor(() => ranFor('node-second-1')[0], "Sid's approval runs it");
     expect(run.received.userId).toBe('U11SAM');
+  });
+
+  it('a Grid org added org-wide: a mention from one of its workspaces reaches the bot as the org', async () => {
+    expect((await h.install('E0ACMEGRID', { connect: false })).status).toBe(200);
+    const uma = h.user('U22UMA', 'T0GRIDB', { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true });
+    const since = h.fake.state.ephemerals.length;
+    expect((await uma.mention('list', 'C01OPS')).status).toBe(200);
+    // Authorized as the org's installation (not refused as "no installation for T0GRIDB"): it says who connects it.
+    const answer = await waitFor(
+      () => h.fake.state.ephemerals.slice(since).find((e) => e.user === 'U22UMA'),
+      "the answer to Uma's mention",
+    );
+    expect(answer.text).toContain('not connected to a Runbook API yet');
+  });
+
+  it('a restart adds the first workspace again but keeps its connection and its settings as changed', async () => {
+    const before = await h.runtime.tenants!.connections.status('T0SANDBOX');
+    expect(before).not.toBeNull();
+    const changed = {
+      installationId: 'T0SANDBOX',
+      approvalsChannel: 'C02DEPLOYS',
+      approverGroup: 'S0APPROVERS',
+      updatedBy: 'U02BOB',
+      updatedAt: Date.now(),
+    };
+    await h.runtime.store.installationSettings.put(changed);
+    await addFirstWorkspace(h.runtime, h.fake, { botOrigin: h.origin, apiKey: API_KEY, approvalSettings: true });
+    expect(await h.runtime.store.installationSettings.get('T0SANDBOX')).toMatchObject({
+      approvalsChannel: 'C02DEPLOYS',
+    });
+    expect((await h.runtime.tenants!.connections.status('T0SANDBOX'))?.connectedAt).toBe(before!.connectedAt);
   });
 });
