@@ -92,7 +92,8 @@ export function registerSandboxApp(fake: FakeSlack, botOrigin: string, clientSec
 /**
  * The first workspace at start, so the sandbox answers as before: added through Slack's consent page,
  * connected to the Runbook API, and — with the sandbox's own policy — its approvals channel and approver
- * group set, as its admin (Bob) would in App Home. The other workspaces wait for Add to Slack and Connect.
+ * group set, as its admin (Bob) would in App Home, unless a run before already did. The other workspaces
+ * wait for Add to Slack and Connect.
  */
 export async function addFirstWorkspace(
   runtime: Runtime,
@@ -103,10 +104,13 @@ export async function addFirstWorkspace(
   const first = await installThroughSlack(options.botOrigin, teamId);
   if (first.status !== 200)
     throw new Error(`the sandbox could not add the bot to its first workspace (${first.status})`);
-  const connected = await runtime.tenants?.connections.connect(teamId, { apiKey: options.apiKey }, 'U02BOB');
-  if (connected && !connected.ok)
-    throw new Error(`the sandbox could not connect its first workspace: ${connected.sentence}`);
-  if (options.approvalSettings) {
+  // Only what is not there yet: a restart keeps a key replaced, and settings changed, in App Home.
+  const connections = runtime.tenants?.connections;
+  if (connections && !(await connections.status(teamId))) {
+    const connected = await connections.connect(teamId, { apiKey: options.apiKey }, 'U02BOB');
+    if (!connected.ok) throw new Error(`the sandbox could not connect its first workspace: ${connected.sentence}`);
+  }
+  if (options.approvalSettings && !(await runtime.store.installationSettings.get(teamId))) {
     await runtime.store.installationSettings.put({
       installationId: teamId,
       approvalsChannel: SANDBOX_APPROVALS_CHANNEL,

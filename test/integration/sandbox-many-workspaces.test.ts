@@ -2,7 +2,7 @@
 // real Bolt pipeline against the fake Slack: the first workspace is added, connected and given #approvals
 // and Bob's group at start, as `npm start` does; a workspace added later has an approver of its own (Sid,
 // in the second workspace's group), so a request made there can be approved there — the sandbox's default
-// policy names no person of another workspace as the only approver.
+// policy names no person of another workspace as the only approver. A restart keeps what was changed since.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_APPROVALS_CHANNEL, SANDBOX_MANY_WORKSPACES_POLICY_YAML } from '../../src/sandbox/sandbox-defaults.ts';
 import { addFirstWorkspace } from '../../src/sandbox/sandbox-workspaces.ts';
@@ -84,5 +84,23 @@ describe('approvals in the many-workspace sandbox', () => {
       "the answer to Uma's mention",
     );
     expect(answer.text).toContain('not connected to a Runbook API yet');
+  });
+
+  it('a restart adds the first workspace again but keeps its connection and its settings as changed', async () => {
+    const before = await h.runtime.tenants!.connections.status('T0SANDBOX');
+    expect(before).not.toBeNull();
+    const changed = {
+      installationId: 'T0SANDBOX',
+      approvalsChannel: 'C02DEPLOYS',
+      approverGroup: 'S0APPROVERS',
+      updatedBy: 'U02BOB',
+      updatedAt: Date.now(),
+    };
+    await h.runtime.store.installationSettings.put(changed);
+    await addFirstWorkspace(h.runtime, h.fake, { botOrigin: h.origin, apiKey: API_KEY, approvalSettings: true });
+    expect(await h.runtime.store.installationSettings.get('T0SANDBOX')).toMatchObject({
+      approvalsChannel: 'C02DEPLOYS',
+    });
+    expect((await h.runtime.tenants!.connections.status('T0SANDBOX'))?.connectedAt).toBe(before!.connectedAt);
   });
 });
