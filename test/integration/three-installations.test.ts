@@ -16,14 +16,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorState } from '../../src/emulator/state.ts';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
-import { API_KEY, type OAuthHarness, resultCardOf, startOAuthHarness, until } from '../support/oauth-harness.ts';
+import {
+  API_KEY,
+  DRAIN,
+  KEY_B,
+  KEY_G,
+  type OAuthHarness,
+  personIn,
+  resultCardOf,
+  SCALE,
+  startOAuthHarness,
+  textOf,
+  until,
+} from '../support/oauth-harness.ts';
 import { submit as stateOf } from '../unit/forms/slack-state.ts';
 
-const SCALE = 'Scale Kubernetes Deployment';
-const DRAIN = 'Drain Kubernetes Node';
-const KEY_B = 'tenant-b-key-0123456789';
-const KEY_G = 'tenant-g-key-0123456789';
-const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
 const POLICY = `
 contact: "#platform"
 approvers: { users: [U02BOB, U12ZED, U22UMA] }
@@ -115,9 +122,7 @@ afterAll(() => h?.stop());
 
 const tenantOf = (inst: Inst): EmulatorState =>
   inst.apiKey === API_KEY ? h.emulator.state : h.emulator.tenant(inst.apiKey)!;
-const userOf = (p: { id: string; team: string }) =>
-  h.user(p.id, p.team, p.team.startsWith('T0GRID') ? GRID : undefined);
-const textOf = (e: { text?: string | null; blocks?: unknown }) => `${e.text ?? ''}${JSON.stringify(e.blocks ?? [])}`;
+const userOf = (p: { id: string; team: string }) => personIn(h, p);
 
 /** Sends `/runbook <command>` as `who` and returns the answer (ephemeral) that contains `needle`. */
 async function answer(who: { id: string; team: string }, command: string, needle: string | RegExp, channel = 'C01OPS') {

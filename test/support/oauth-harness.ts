@@ -57,6 +57,21 @@ export interface OAuthHarness {
   stop(): Promise<void>;
 }
 
+/** Two more Runbook API tenants (the emulator serves each by its key), and the Grid org installed org-wide. */
+export const KEY_B = 'tenant-b-key-0123456789';
+export const KEY_G = 'tenant-g-key-0123456789';
+export const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
+export const SCALE = 'Scale Kubernetes Deployment';
+export const DRAIN = 'Drain Kubernetes Node';
+
+/** A person of a workspace, as `h.user` (those of T0GRID… in the org-wide Grid installation). */
+export const personIn = (h: OAuthHarness, p: { id: string; team: string }): SlackUser =>
+  h.user(p.id, p.team, p.team.startsWith('T0GRID') ? GRID : undefined);
+
+/** A message's text and blocks, to search in. */
+export const textOf = (e: { text?: string | null; blocks?: unknown }): string =>
+  `${e.text ?? ''}${JSON.stringify(e.blocks ?? [])}`;
+
 /** Polls an async probe until it gives a value (store reads, work Bolt does after its answer). */
 export async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string): Promise<T> {
   for (let i = 0; i < 1_000; i++) {
