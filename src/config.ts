@@ -212,7 +212,8 @@ export interface Config {
   };
   /** Keys that seal secrets at rest; null when SECRETS_ENCRYPTION_KEY is unset (required with oauth). */
   secrets: { key: Buffer; previousKey: Buffer | null } | null;
-  sandbox: { port: number; manyWorkspaces: boolean } | null;
+  /** `dataRetentionDays`: DATA_RETENTION_DAYS for the many-workspace sandbox, whose OAuth settings it makes up. */
+  sandbox: { port: number; manyWorkspaces: boolean; dataRetentionDays: number } | null;
   store: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string };
   watch: {
     requestsPerSecond: number;
@@ -417,7 +418,14 @@ export function loadConfig(rawEnv: Env): Config {
         : null,
     },
     secrets: secretKeys,
-    sandbox: mode === 'sandbox' ? { port: slack.SANDBOX_PORT, manyWorkspaces: slack.SANDBOX_MANY_WORKSPACES } : null,
+    sandbox:
+      mode === 'sandbox'
+        ? {
+            port: slack.SANDBOX_PORT,
+            manyWorkspaces: slack.SANDBOX_MANY_WORKSPACES,
+            dataRetentionDays: oauth.DATA_RETENTION_DAYS,
+          }
+        : null,
     store: store.DATABASE_URL
       ? {
           kind: 'postgres',

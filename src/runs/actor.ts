@@ -17,6 +17,12 @@ export interface Actor {
   groups: readonly string[];
   /** The person's IANA time zone (Slack's `tz`), for times told to them; null or absent: UTC. */
   timeZone?: string | null;
+  /**
+   * Many workspaces: whether Slack says the person belongs to the installation acted in (its workspace,
+   * or its org when installed org-wide); absent where that is not judged (one workspace). A person who
+   * does not (another organisation's, even where external users may act) never approves its requests.
+   */
+  installationMember?: boolean;
   /** The channel the person acted in (null: App Home, a DM the bot cannot name, a global shortcut). */
   channelId: string | null;
   /** Where the result of a run goes (null: a DM to the person). Defaults to channelId. */

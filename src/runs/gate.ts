@@ -141,10 +141,18 @@ export function decideFor(
   return deps.access.policy.decide(action, subjectOf(actor, channel), runbook);
 }
 
+/** Many workspaces: an approval request is decided only by people of the installation it was made in. */
+export const NOT_A_MEMBER =
+  'Only people of this workspace (or of its organization, where the app is installed org-wide) can approve its requests, and Slack does not count you as one of them; ask one of its approvers.';
+
 export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): Promise<GateVerdict> {
   const { policy } = deps.access;
   const target = request.auditTarget ?? `${request.runbook.name} (${request.runbook.id})`;
   const denial = { action: request.auditAction, target, ...(request.via ? { via: request.via } : {}) };
+  if (request.intent === 'approve' && actor.installationMember === false) {
+    await recordDenial(deps, actor, { ...denial, sentence: NOT_A_MEMBER, channel: actor.channelId });
+    return { allowed: false, reason: 'denied', sentence: NOT_A_MEMBER };
+  }
   for (const channel of channelsOf(actor, request.intent)) {
     for (const action of ACTIONS_OF[request.intent]) {
       const decision =

@@ -55,7 +55,7 @@ export function wideningSentence(
         : 'none: ask the operator to name your group in the policy file first';
       return {
         field: 'approverGroup',
-        sentence: `Approvers can only be narrowed to a user group the operator's policy (${access.policy.source}) names as approvers for this workspace — ${allowed}. ${/^S[A-Z0-9]{2,30}$/.test(input.approverGroup) ? mention.group(input.approverGroup) : 'That'} is not one of them, so it would let people approve whom the policy does not.`,
+        sentence: `Approvers can only be narrowed to a user group the operator's policy (${access.policy.source}) names as approvers for this workspace — ${allowed}. ${/^S[A-Z0-9]{2,30}$/.test(input.approverGroup) ? `\`${input.approverGroup}\`` : 'That'} is not one of them, so it would let people approve whom the policy does not.`,
       };
     }
   }

@@ -37,6 +37,11 @@ export interface RunTracker {
   /** The right to post an execution's first card; whoever loses does not post (the winner does). */
   claimMessage(executionId: string): Promise<boolean>;
   /**
+   * Gives the card claim back after a post that certainly did not arrive (Slack kept refusing it), so
+   * the watcher posts the card once the unposted grace has passed instead of waiting out a dead claimant.
+   */
+  releaseMessage(executionId: string): Promise<void>;
+  /**
    * Follows an execution started elsewhere (`/runbook watch`). False when it is already watched.
    * A finished one is due at once, so its result goes out through the normal exactly-once path.
    */

@@ -8,6 +8,7 @@ import { labelInputs } from '../forms/labelled-inputs.ts';
 import { maskSecretsAndEchoes } from '../forms/secret-values.ts';
 import { createRequest, type ScheduleAsk } from '../policy/approvals.ts';
 import type { Approval } from '../store/store.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { maskErrorSecrets } from './execution-secrets.ts';
@@ -254,6 +255,8 @@ export async function startRun(
         inputsSummary: JSON.stringify(masked),
         // A run found after a crash is recorded naming its entry point, as this one would be.
         via: viaText(request.via, approval?.approvedBy),
+        // The run goes to the Runbook API of the installation in scope: a restart looks for it there only.
+        installationId: installationKey(),
       },
       deps.now(),
     );

@@ -226,7 +226,8 @@ export async function watchExecution(
     auditTarget: `${name} (${id})`,
   });
   if (!verdict.allowed) return refused(verdict.reason, verdict.sentence);
-  const existing = await deps.access.store.watches.get(id);
+  // Kept per installation: an execution of another tenant's API with the same id is not this one.
+  const existing = await deps.access.store.watches.get(id, installationKey());
   if (existing)
     return { kind: 'already', executionId: id, channel: existing.channel, active: existing.state === 'active' };
   const inputs = maskExecutionInputs(parseExecutionInputs(execution.inputs), runbook);

@@ -4,8 +4,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { TenantSeed } from '../emulator/server.ts';
+import type { Runtime } from '../runtime.ts';
 import type { FakeSlack } from './fake-slack-api.ts';
 import { SANDBOX_WORKSPACE_PEOPLE } from './fake-slack-oauth.ts';
+import { installThroughSlack } from './install-flow.ts';
+import { SANDBOX_APPROVALS_CHANNEL, SANDBOX_APPROVER_GROUPS } from './sandbox-defaults.ts';
 
 export const SANDBOX_CLIENT_ID = '1000000000.2000000000';
 
@@ -32,8 +35,13 @@ export const SANDBOX_EMULATOR_TENANTS: Record<string, TenantSeed> = {
   },
 };
 
-/** The other workspaces' people join the fake Slack and its channels (the default people are the first workspace's). */
+/**
+ * The other workspaces' people join the fake Slack and its channels (the default people are the first
+ * workspace's), with each workspace's approver group.
+ */
 export function addWorkspacePeople(fake: FakeSlack): void {
+  for (const [id, group] of Object.entries(SANDBOX_APPROVER_GROUPS))
+    fake.state.usergroups[id] ??= { handle: group.handle, users: [...group.users] };
   for (const p of SANDBOX_WORKSPACE_PEOPLE) {
     if (fake.state.users.some((u) => u.id === p.id)) continue;
     fake.state.users.push({
@@ -63,7 +71,8 @@ export function manyWorkspaceSandboxConfig(config: Config, fake: FakeSlack): Con
         stateSecret: randomBytes(16).toString('hex'),
         redirectUri: null,
         authorizationUrl: `${fake.origin}/oauth/v2/authorize`,
-        dataRetentionDays: config.slack.oauth?.dataRetentionDays ?? 30,
+        // DATA_RETENTION_DAYS holds here too (the sandbox makes up the rest of the OAuth settings).
+        dataRetentionDays: config.sandbox?.dataRetentionDays ?? config.slack.oauth?.dataRetentionDays ?? 30,
       },
     },
     // Fixed, so a restart still opens the installations it stored: the fake's tokens protect nothing.
@@ -78,4 +87,36 @@ export function registerSandboxApp(fake: FakeSlack, botOrigin: string, clientSec
     clientSecret,
     redirectUrl: `${botOrigin}/slack/oauth_redirect`,
   });
+}
+
+/**
+ * The first workspace at start, so the sandbox answers as before: added through Slack's consent page,
+ * connected to the Runbook API, and — with the sandbox's own policy — its approvals channel and approver
+ * group set, as its admin (Bob) would in App Home, unless a run before already did. The other workspaces
+ * wait for Add to Slack and Connect.
+ */
+export async function addFirstWorkspace(
+  runtime: Runtime,
+  fake: FakeSlack,
+  options: { botOrigin: string; apiKey: string; approvalSettings: boolean },
+): Promise<void> {
+  const teamId = fake.state.teamId;
+  const first = await installThroughSlack(options.botOrigin, teamId);
+  if (first.status !== 200)
+    throw new Error(`the sandbox could not add the bot to its first workspace (${first.status})`);
+  // Only what is not there yet: a restart keeps a key replaced, and settings changed, in App Home.
+  const connections = runtime.tenants?.connections;
+  if (connections && !(await connections.status(teamId))) {
+    const connected = await connections.connect(teamId, { apiKey: options.apiKey }, 'U02BOB');
+    if (!connected.ok) throw new Error(`the sandbox could not connect its first workspace: ${connected.sentence}`);
+  }
+  if (options.approvalSettings && !(await runtime.store.installationSettings.get(teamId))) {
+    await runtime.store.installationSettings.put({
+      installationId: teamId,
+      approvalsChannel: SANDBOX_APPROVALS_CHANNEL,
+      approverGroup: 'S0APPROVERS',
+      updatedBy: 'U02BOB',
+      updatedAt: Date.now(),
+    });
+  }
 }

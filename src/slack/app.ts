@@ -27,6 +27,7 @@ import type { Registration } from './kit/listen.ts';
 import { registerNotConnectedGate } from './kit/not-connected.ts';
 import { registerMetadataSeal } from './kit/seal-metadata.ts';
 import { registerWhoActs } from './kit/who-acts.ts';
+import { answerNotInstalled, isAuthorizationFailure, notInstalled } from './not-installed.ts';
 import { runListeners } from './run/register.ts';
 import { schedulesListeners } from './schedules/register.ts';
 import { subscriptionsListeners } from './subscriptions/register.ts';
@@ -193,11 +194,17 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
       logger,
       processBeforeResponse: false,
       unhandledRequestTimeoutMillis: 2_900,
-      ...(settings.install ? installerReceiverOptions(settings.install, settings.apiUrl) : {}),
+      ...(settings.install
+        ? {
+            ...installerReceiverOptions(settings.install, settings.apiUrl),
+            // A workspace without the app is told so (not-installed.ts) instead of an empty 200.
+            processEventErrorHandler: answerNotInstalled(settings.install.redirectUri, deps.logger),
+          }
+        : {}),
     });
     // With the installer Bolt authorizes each request from the installation store: no token here.
     const token = settings.install ? {} : { token: settings.botToken ?? undefined };
-    app = new App({ ...token, receiver, clientOptions, logger, logLevel: LogLevel.INFO });
+    app = new App({ ...token, receiver, clientOptions, logger, logLevel: LogLevel.INFO, extendedErrorHandler: true });
   } else {
     if (!settings.appToken) throw new Error('Socket Mode needs an app token');
     if (!settings.install && !settings.botToken)
@@ -218,7 +225,11 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
     app = new App({ ...token, receiver: socket, clientOptions, logger, logLevel: LogLevel.INFO });
   }
 
-  app.error(async (error) => {
+  // HTTP mode gets the body with each error (extendedErrorHandler): a failed authorize (many workspaces: no
+  // installation for the request's workspace) is answered by the receiver, never logged with the body.
+  app.error(async (args: unknown) => {
+    const { error, body } = (settings.mode === 'http' ? args : { error: args }) as { error: Error; body?: unknown };
+    if (settings.install && isAuthorizationFailure(error)) notInstalled(error, body);
     deps.logger.error({ err: error }, 'unhandled error in a Slack listener');
   });
 

@@ -6,8 +6,15 @@
 // the operator's one file as this installation applies it (`forInstallation`: its ids count for `teams:`).
 import { LRUCache } from 'lru-cache';
 import type { RunbookApi } from '../api/runbook-api.ts';
+import type { Workflow } from '../api/schemas.ts';
 import type { ProxyDirectory } from '../catalog/proxy-directory.ts';
-import type { RunbookCatalog } from '../catalog/runbook-catalog.ts';
+import {
+  type BrowsePage,
+  type BrowseQuery,
+  type Resolution,
+  RunbookCatalog,
+  type Visible,
+} from '../catalog/runbook-catalog.ts';
 import { withInstallationSettings } from '../runs/installation-settings.ts';
 import type { ApiConnections, OpenConnection } from '../tenants/api-connections.ts';
 import type { TenantInstallation } from '../tenants/installation.ts';
@@ -66,6 +73,54 @@ export function unavailableApi(sentence: string): RunbookApi {
     executions: { list: fail, iterate: failEach, get: fail },
     close: async () => {},
   };
+}
+
+/**
+ * Background work's one catalog (many workspaces): every lookup is the installation in scope's own catalog
+ * (`current()`, which fails outside any), so a notice of B never reads A's copy of a runbook. Keeps nothing.
+ */
+export class RoutedRunbookCatalog extends RunbookCatalog {
+  readonly #current: () => Promise<RunbookCatalog>;
+
+  constructor(current: () => Promise<RunbookCatalog>) {
+    super({ api: unavailableApi('This catalog keeps no runbooks of its own.') });
+    this.#current = current;
+  }
+
+  override async all(): Promise<Workflow[]> {
+    return (await this.#current()).all();
+  }
+
+  override async get(id: string): Promise<Workflow | null> {
+    return (await this.#current()).get(id);
+  }
+
+  override async named(name: string): Promise<Workflow[]> {
+    return (await this.#current()).named(name);
+  }
+
+  /** Unknown here (it would need the scope's catalog loaded): callers treat null as "ask the API". */
+  override isService(): boolean | null {
+    return null;
+  }
+
+  override invalidate(): void {
+    void this.#current()
+      .then((catalog) => catalog.invalidate())
+      .catch(() => {});
+  }
+
+  override async browse(query: BrowseQuery): Promise<BrowsePage> {
+    return (await this.#current()).browse(query);
+  }
+
+  override async search(query: string, limit?: number, visible?: Visible): Promise<Workflow[]> {
+    return (await this.#current()).search(query, limit, visible);
+  }
+
+  override async resolve(text: string, visible?: Visible): Promise<Resolution> {
+    return (await this.#current()).resolve(text, visible);
+  }
 }
 
 export interface TenantDeps {

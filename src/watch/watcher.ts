@@ -31,6 +31,7 @@ import type { AdoptedRun, FinishHook, RunTracker, StartedRun } from '../runs/run
 import { buildResultCard, buildRunningCard, type RunContext, type RunningEta } from '../slack/kit/execution-card.ts';
 import { namesCard, namesFinished, namesResultCard, readBackMessages } from '../slack/kit/read-back.ts';
 import type { Store, Watch, WatchEta } from '../store/store.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
 import { BULK_PAGE_SIZE, chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
 import { type CheckPlan, DEFAULT_PLAN_SETTINGS, nextLookIn, type PlanSettings, planChecks } from './check-plan.ts';
@@ -139,6 +140,12 @@ export interface WatcherOptions {
    */
   inTenant?: InTenant;
   /**
+   * Many-workspace mode: runs the work on a watch kept for an installation in that installation's scope (its
+   * token, its Runbook API), throwing TenantGoneError once it is uninstalled. Watches kept for '' (the single
+   * workspace, or not yet assigned) go through `inTenant` by their team. Default: `inTenant`.
+   */
+  inInstallation?: <T>(installationId: string, work: () => Promise<T>) => Promise<T>;
+  /**
    * Many-workspace mode: the tenant (installation) in scope inside `inTenant`. Turns on per-tenant
    * budgets and fair claims (fair-share.ts): each tenant spends its own `requestsPerSecond` under the
    * `globalRequestsPerSecond` ceiling, watches are planned per workspace, and claims go round-robin
@@ -177,12 +184,43 @@ export const SWEEP_LEASE = 'watch-sweep';
 /** A listing's page count stops steering the plan after this long (the history moves on). */
 const LISTING_COST_TTL_MS = 5 * 60_000;
 
+/** Most watches one many-workspace sweep reads from the store (every workspace's together). */
+const MAX_SWEPT = 1_000_000;
+
+/** One workspace's active watches, as one sweep pass read them: those kept for its installation. */
+interface TeamGroup {
+  installationId: string;
+  ids: Set<string>;
+  oldest: number;
+}
+
+/** Many workspaces: one workspace's listing sweep (its own executions, in its scope, on its budget). */
+interface TeamSweep {
+  /** The installation whose API its listing reads (the workspace's watches are kept for it). */
+  installationId: string;
+  mode: 'single' | 'list';
+  /** Pages its last listing needed (steers its plan while fresh), and when. */
+  pages: number | null;
+  pagesAt: number;
+  lastAt: number;
+  snapshot: BulkSnapshot | null;
+  listing: Promise<void> | null;
+}
+
 /** Running cards remembered as already saying "longer than usual" (a restart repeats one identical edit). */
 const MAX_LATE_SHOWN = 10_000;
 
-/** Dedupe key of the claim to post an execution's first card. */
-function messageKey(executionId: string): string {
-  return `message:${executionId}`;
+/**
+ * Dedupe key of the claim to post an execution's first card: per installation, since two tenants' APIs may
+ * hand out the same execution id ('' = the single workspace, whose key is as it always was).
+ */
+function messageKey(executionId: string, installationId: string): string {
+  return installationId ? `message:${installationId}:${executionId}` : `message:${executionId}`;
+}
+
+/** A watch's key in this process's maps: (installation, execution id), as in the store. */
+function keyOf(w: { installationId: string; executionId: string }): string {
+  return `${w.installationId}\n${w.executionId}`;
 }
 
 export class Watcher implements RunTracker {
@@ -206,8 +244,15 @@ export class Watcher implements RunTracker {
   #teamRates = new Map<string | null, number>();
   /** The workspace of each watch in flight (fair claims skip a workspace at its cap). */
   readonly #inFlightTeam = new Map<string, string | null>();
+  /** Many-workspace mode: each workspace's listing sweep, and the pass that starts them (one at a time). */
+  readonly #teamSweeps = new Map<string | null, TeamSweep>();
+  #teamPass: Promise<void> | null = null;
+  #lastTeamPassAt = Number.NEGATIVE_INFINITY;
   readonly #pacer: SlackPacer;
+  /** Watches being handled, by keyOf. */
   readonly #inFlight = new Map<string, Promise<void>>();
+  /** Which watch each #inFlight key is (its leases are renewed per installation). */
+  readonly #inFlightWatch = new Map<string, { installationId: string; executionId: string }>();
   #running = false;
   #timer: NodeJS.Timeout | null = null;
   #renewTimer: NodeJS.Timeout | null = null;
@@ -228,6 +273,7 @@ export class Watcher implements RunTracker {
   /** Set when the plan left list mode: deferred watches are brought forward in the next round. */
   #leftListMode = false;
   readonly #inTenant: InTenant;
+  readonly #inInstallation: (<T>(installationId: string, work: () => Promise<T>) => Promise<T>) | null;
   /** When this replica last found the sweep lease held by another (that one lists for everyone). */
   #sweptElsewhereAt = Number.NEGATIVE_INFINITY;
   /** Running cards this process edited to "longer than usual" (so each is edited once). */
@@ -251,6 +297,7 @@ export class Watcher implements RunTracker {
     this.#onFinished = options.onFinished ?? null;
     this.#userIdByEmail = options.userIdByEmail ?? null;
     this.#inTenant = options.inTenant ?? ((_teamId, work) => work());
+    this.#inInstallation = options.inInstallation ?? null;
     this.#etaFromCache = !options.currentTenant;
     this.#budget = createApiBudget({
       store: this.#store,
@@ -302,12 +349,17 @@ export class Watcher implements RunTracker {
   /** The plan a workspace's watches follow: its own in many-workspace mode, else the one plan. */
   planFor(teamId: string | null): CheckPlan {
     if (!this.#tenantBudgets) return this.#plan;
-    return this.#teamPlans.get(teamId) ?? this.#planTeam(1, this.settings.requestsPerSecond);
+    return this.#teamPlans.get(teamId) ?? this.#planTeam(teamId, 1, this.settings.requestsPerSecond);
   }
 
-  /** One workspace's plan: single gets (no listing reaches across tenants), over its rate. */
-  #planTeam(watches: number, rate: number): CheckPlan {
-    return planChecks({ watches, requestsPerSecond: rate, listingPages: Number.POSITIVE_INFINITY }, this.settings.plan);
+  /**
+   * One workspace's plan over its rate: single gets, or (cheaper once it has a few watches) a listing of
+   * its own executions, made in its scope, so it sees that tenant's runs only.
+   */
+  #planTeam(teamId: string | null, watches: number, rate: number): CheckPlan {
+    const sweep = this.#teamSweeps.get(teamId);
+    const pages = sweep && this.#now() - sweep.pagesAt < LISTING_COST_TTL_MS ? sweep.pages : null;
+    return planChecks({ watches, requestsPerSecond: rate, listingPages: pages }, this.settings.plan);
   }
 
   /** Many-workspace mode: each workspace's share of the ceiling, and its plan over that share. */
@@ -315,7 +367,9 @@ export class Watcher implements RunTracker {
     const counts = await this.#store.watches.countActiveByTeam();
     const wants = new Map<string, number>();
     for (const { teamId, count } of counts) {
-      wants.set(teamId ?? '', wantedRate(count, this.settings.plan.minIntervalMs, this.settings.plan.share));
+      // What one sweep of its watches costs (single gets, or its listing's pages, whichever is fewer).
+      const cost = this.#planTeam(teamId, count, this.settings.requestsPerSecond).sweepCost;
+      wants.set(teamId ?? '', wantedRate(cost, this.settings.plan.minIntervalMs, this.settings.plan.share));
     }
     const shares = fairShares(wants, this.settings.requestsPerSecond, this.settings.globalRequestsPerSecond);
     const plans = new Map<string | null, CheckPlan>();
@@ -323,7 +377,7 @@ export class Watcher implements RunTracker {
     for (const { teamId, count } of counts) {
       const rate = Math.max(1e-3, shares.get(teamId ?? '') ?? this.settings.requestsPerSecond);
       rates.set(teamId, rate);
-      plans.set(teamId, this.#planTeam(count, rate));
+      plans.set(teamId, this.#planTeam(teamId, count, rate));
     }
     this.#teamPlans = plans;
     this.#teamRates = rates;
@@ -372,6 +426,7 @@ export class Watcher implements RunTracker {
     for (const executionId of run.executionIds) {
       await this.#store.watches.insert(
         {
+          installationId: installationKey(),
           executionId,
           runbookId: run.runbookId,
           runbookName: run.runbookName,
@@ -397,14 +452,19 @@ export class Watcher implements RunTracker {
    * The right to post an execution's (first) card. startRun, /runbook watch and the watcher all take
    * it before posting, so two of them racing (a slow Slack post, a finished run) never make two cards.
    */
-  claimMessage(executionId: string): Promise<boolean> {
-    return this.#store.notifications.claim(messageKey(executionId), this.#now());
+  claimMessage(executionId: string, installationId = installationKey()): Promise<boolean> {
+    return this.#store.notifications.claim(messageKey(executionId, installationId), this.#now());
+  }
+
+  releaseMessage(executionId: string, installationId = installationKey()): Promise<void> {
+    return this.#store.notifications.release(messageKey(executionId, installationId));
   }
 
   async adopt(run: AdoptedRun): Promise<boolean> {
     const now = this.#now();
     return this.#store.watches.insert(
       {
+        installationId: installationKey(),
         executionId: run.executionId,
         runbookId: run.runbookId,
         runbookName: run.runbookName,
@@ -423,7 +483,8 @@ export class Watcher implements RunTracker {
 
   async posted(executionIds: string[], channel: string, ts: string, eta: WatchEta | null = null): Promise<void> {
     const now = this.#now();
-    for (const id of executionIds) await this.#store.watches.setMessage(id, channel, ts, now, eta);
+    const installationId = installationKey();
+    for (const id of executionIds) await this.#store.watches.setMessage(id, channel, ts, now, eta, installationId);
   }
 
   // ---- lifecycle -----------------------------------------------------------------------------
@@ -451,6 +512,7 @@ export class Watcher implements RunTracker {
     this.#timer = null;
     await this.#roundRunning;
     await this.#listing;
+    await this.#teamListings();
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
     await this.#pacer.idle();
     if (this.#renewTimer) clearInterval(this.#renewTimer);
@@ -470,6 +532,7 @@ export class Watcher implements RunTracker {
   /** Resolves when no watch is being handled and no Slack call is queued. */
   async idle(): Promise<void> {
     await this.#listing;
+    await this.#teamListings();
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
     await this.#pacer.idle();
   }
@@ -493,12 +556,17 @@ export class Watcher implements RunTracker {
 
   async #renew(): Promise<void> {
     if (this.#inFlight.size === 0) return;
+    const byInstallation = new Map<string, string[]>();
+    for (const w of this.#inFlightWatch.values()) {
+      const ids = byInstallation.get(w.installationId);
+      if (ids) ids.push(w.executionId);
+      else byInstallation.set(w.installationId, [w.executionId]);
+    }
     try {
-      await this.#store.watches.renewLeases(
-        this.owner,
-        [...this.#inFlight.keys()],
-        this.#now() + this.settings.leaseMs,
-      );
+      const until = this.#now() + this.settings.leaseMs;
+      for (const [installationId, ids] of byInstallation) {
+        await this.#store.watches.renewLeases(this.owner, ids, until, installationId);
+      }
     } catch (err) {
       this.#log.warn({ err }, 'could not renew leases');
     }
@@ -524,16 +592,26 @@ export class Watcher implements RunTracker {
     const due =
       claimed.length === 0 ? 0 : claimed.length < capacity ? claimed.length : await this.#store.watches.countDue(now);
     if (await this.#listingWanted(due, now)) this.#startListing();
+    if (this.#tenantBudgets) this.#sweepTeams(now);
     for (const watch of claimed) {
+      const key = keyOf(watch);
       const work = this.#afterListing(watch)
         .then(() => this.#handle(watch))
-        .finally(() => {
-          this.#inFlight.delete(watch.executionId);
-          this.#inFlightTeam.delete(watch.executionId);
-        });
-      this.#inFlight.set(watch.executionId, work);
-      if (this.#tenantBudgets) this.#inFlightTeam.set(watch.executionId, watch.teamId);
+        .finally(() => this.#settled(key));
+      this.#track(key, watch, work);
+      if (this.#tenantBudgets) this.#inFlightTeam.set(key, watch.teamId);
     }
+  }
+
+  #track(key: string, watch: Watch, work: Promise<void>): void {
+    this.#inFlight.set(key, work);
+    this.#inFlightWatch.set(key, { installationId: watch.installationId, executionId: watch.executionId });
+  }
+
+  #settled(key: string): void {
+    this.#inFlight.delete(key);
+    this.#inFlightWatch.delete(key);
+    this.#inFlightTeam.delete(key);
   }
 
   /**
@@ -569,11 +647,10 @@ export class Watcher implements RunTracker {
     // Messages startRun never got up (crash, Slack down): make them due so #handle posts them.
     const unposted = await this.#store.watches.listUnposted(100);
     const late = unposted.filter((w) => now - w.createdAt >= this.settings.unpostedGraceMs && w.leaseOwner === null);
-    if (late.length > 0)
-      await this.#store.watches.expedite(
-        late.map((w) => w.executionId),
-        now,
-      );
+    const byInstallation = new Map<string, string[]>();
+    for (const w of late)
+      byInstallation.set(w.installationId, [...(byInstallation.get(w.installationId) ?? []), w.executionId]);
+    for (const [installationId, ids] of byInstallation) await this.#store.watches.expedite(ids, now, installationId);
   }
 
   /**
@@ -627,29 +704,178 @@ export class Watcher implements RunTracker {
    * often with the output, so no further request), as many as it has room for; the rest are
    * brought forward for whoever claims them next.
    */
-  async #takeFinished(finished: string[]): Promise<void> {
+  async #takeFinished(finished: string[], installationId = ''): Promise<void> {
     const room = Math.max(0, MAX_DELIVERING - this.#inFlight.size);
-    const mine = finished.filter((id) => !this.#inFlight.has(id)).slice(0, room);
+    // The listing is of one installation's API ('' = the single workspace's): only its watches are these runs.
+    const mine = finished
+      .filter((id) => !this.#inFlight.has(keyOf({ installationId, executionId: id })))
+      .slice(0, room);
     const claimed = this.#running
-      ? await this.#store.watches.claimIds(this.owner, mine, this.#now(), this.settings.leaseMs)
+      ? await this.#store.watches.claimIds(this.owner, mine, this.#now(), this.settings.leaseMs, installationId)
       : [];
     for (const watch of claimed) {
-      const work = this.#handle(watch).finally(() => this.#inFlight.delete(watch.executionId));
-      this.#inFlight.set(watch.executionId, work);
+      const key = keyOf(watch);
+      this.#track(
+        key,
+        watch,
+        this.#handle(watch).finally(() => this.#settled(key)),
+      );
+      if (this.#tenantBudgets) this.#inFlightTeam.set(key, watch.teamId);
     }
     const taken = new Set(claimed.map((w) => w.executionId));
     const rest = finished.filter((id) => !taken.has(id));
-    if (rest.length > 0) await this.#store.watches.expedite(rest, this.#now());
+    if (rest.length > 0) await this.#store.watches.expedite(rest, this.#now(), installationId);
   }
 
   /** A claimed watch the last listing did not cover waits for the one in progress (it may cover it). */
   async #afterListing(watch: Watch): Promise<void> {
-    if (this.#snapshot()?.statuses.has(watch.executionId)) return;
-    await this.#listing;
+    if (this.#snapshotFor(watch)?.statuses.has(watch.executionId)) return;
+    if (this.#tenantBudgets) await this.#sweepOf(watch)?.listing;
+    else await this.#listing;
   }
 
-  /** The last listing, while it is recent enough to stand in for a check. */
-  #snapshot(): BulkSnapshot | null {
+  /** The sweep of this watch's workspace, when it lists this watch's installation's API (many workspaces). */
+  #sweepOf(w: Watch): TeamSweep | undefined {
+    const sweep = this.#teamSweeps.get(w.teamId);
+    return sweep?.installationId === w.installationId ? sweep : undefined;
+  }
+
+  /**
+   * The listing that stands in for a check of this watch: its workspace's own with tenants (a listing of its
+   * installation's API: another installation's execution of the same id is not this one), else the one.
+   */
+  #snapshotFor(w: Watch): BulkSnapshot | null {
+    if (!this.#tenantBudgets) return this.#snapshot(w);
+    const sweep = this.#sweepOf(w);
+    const fresh = Math.max(this.settings.bulkIntervalMs, this.planFor(w.teamId).intervalMs) * 2;
+    return sweep?.snapshot && this.#now() - sweep.snapshot.at < fresh ? sweep.snapshot : null;
+  }
+
+  async #teamListings(): Promise<void> {
+    await this.#teamPass;
+    await Promise.allSettled([...this.#teamSweeps.values()].map((sweep) => sweep.listing));
+  }
+
+  /**
+   * Many workspaces: at most once per shortest interval, a pass over the workspaces whose plan is list
+   * mode (a listing of its executions costs fewer requests than a get per watch): the sweep-lease holder
+   * reads every workspace's watches in one store read and starts each workspace's listing that is due,
+   * in its scope and on its budget, one per workspace at a time. No timer per workspace.
+   */
+  #sweepTeams(now: number): void {
+    if (this.#teamPass || now - this.#lastTeamPassAt < this.settings.plan.minIntervalMs) return;
+    const listing = [...this.#teamPlans.values()].some((plan) => plan.mode === 'list');
+    if (!listing && ![...this.#teamSweeps.values()].some((sweep) => sweep.mode === 'list')) return;
+    this.#lastTeamPassAt = now;
+    this.#teamPass = this.#passTeams(now)
+      .catch((err: unknown) => this.#log.warn({ err }, 'workspace sweep failed; checking one by one'))
+      .finally(() => {
+        this.#teamPass = null;
+      });
+  }
+
+  async #passTeams(now: number): Promise<void> {
+    const held = await this.#store.coordination.holdLease(SWEEP_LEASE, this.owner, now + this.settings.leaseMs, now);
+    this.#sweptElsewhereAt = held ? Number.NEGATIVE_INFINITY : now;
+    if (!held) return;
+    // A workspace's watches are its installation's (the API a listing in its scope reads); any kept for
+    // another (left unassigned across an upgrade) are not in its listing and are checked one by one.
+    const groups = new Map<string | null, TeamGroup>();
+    for (const key of await this.#store.watches.listActiveKeys(MAX_SWEPT)) {
+      const group = groups.get(key.teamId);
+      if (!group) {
+        groups.set(key.teamId, {
+          installationId: key.installationId,
+          ids: new Set([key.executionId]),
+          oldest: key.createdAt,
+        });
+      } else if (group.installationId === key.installationId) {
+        group.ids.add(key.executionId);
+        group.oldest = Math.min(group.oldest, key.createdAt);
+      }
+    }
+    for (const [team, sweep] of this.#teamSweeps)
+      if (!groups.has(team) && !sweep.listing) this.#teamSweeps.delete(team);
+    for (const [team, group] of groups) {
+      const plan = this.planFor(team);
+      let sweep = this.#teamSweeps.get(team);
+      if (plan.mode !== 'list') {
+        // Leaving list mode: its watches deferred to the listing's backstop are looked at now.
+        if (sweep?.mode === 'list') await this.#store.watches.expedite([...group.ids], now, group.installationId);
+        if (sweep) sweep.mode = 'single';
+        continue;
+      }
+      if (!sweep) {
+        sweep = {
+          installationId: group.installationId,
+          mode: 'list',
+          pages: null,
+          pagesAt: 0,
+          lastAt: Number.NEGATIVE_INFINITY,
+          snapshot: null,
+          listing: null,
+        };
+        this.#teamSweeps.set(team, sweep);
+      }
+      sweep.mode = 'list';
+      if (sweep.installationId !== group.installationId && !sweep.listing) {
+        sweep.installationId = group.installationId;
+        sweep.snapshot = null;
+      }
+      if (sweep.listing || now - sweep.lastAt < plan.intervalMs) continue;
+      sweep.lastAt = now;
+      const current = sweep;
+      current.listing = this.#listTeam(team, group, current).finally(() => {
+        current.listing = null;
+      });
+    }
+  }
+
+  /** One workspace's listing back to its oldest watch, in its scope; the runs it saw end are taken here. */
+  async #listTeam(team: string | null, group: TeamGroup, sweep: TeamSweep): Promise<void> {
+    try {
+      const maxPages = Math.max(Math.ceil(group.ids.size / BULK_PAGE_SIZE) + 5, Math.min(group.ids.size, 50));
+      const list = () =>
+        discoverFinished(this.#api, {
+          watched: group.ids,
+          oldestWatchCreatedAt: group.oldest,
+          maxPages,
+          call: (fn) => this.#spender.run(fn),
+        });
+      const result = await this.#inScopeOf({ installationId: group.installationId, teamId: team }, list);
+      for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
+      // As with one workspace: a listing that found fewer than half of its watches is no cheaper.
+      sweep.pages = result.statuses.size * 2 < group.ids.size ? Math.max(result.pages, group.ids.size) : result.pages;
+      sweep.pagesAt = this.#now();
+      sweep.snapshot = { at: this.#now(), statuses: result.statuses, finished: result.finishedExecutions };
+      // Runs it saw running that were never looked at need no claim to hear so: their first look is this
+      // listing, and their next the backstop (the next listing is what notices their end).
+      const running = [...result.statuses].filter(([, status]) => status === 'EXECUTION_STATUS_IN_PROGRESS');
+      if (running.length > 0) {
+        const now = this.#now();
+        const backstop = this.planFor(team).backstopMs;
+        await this.#store.watches.deferSeen(
+          running.map(([id]) => id),
+          now + backstop,
+          now,
+          group.installationId,
+        );
+      }
+      if (result.finished.length > 0) await this.#takeFinished(result.finished, group.installationId);
+    } catch (err) {
+      // An uninstalled workspace: its watches are dropped when next claimed.
+      if (err instanceof TenantGoneError) return;
+      this.#apiError(err);
+      this.#log.warn({ err, teamId: team }, 'workspace listing failed; checking one by one');
+    }
+  }
+
+  /**
+   * The last listing, while it is recent enough to stand in for a check. It is of the single workspace's
+   * API (there is no listing with tenants), so it answers only for watches kept for ''.
+   */
+  #snapshot(w: Watch): BulkSnapshot | null {
+    if (w.installationId) return null;
     const fresh = Math.max(this.settings.bulkIntervalMs, this.#plan.intervalMs) * 2;
     return this.#bulk && this.#now() - this.#bulk.at < fresh ? this.#bulk : null;
   }
@@ -683,13 +909,33 @@ export class Watcher implements RunTracker {
 
   // ---- one watch -----------------------------------------------------------------------------
 
+  /**
+   * Work for a watch (or a workspace's listing) in its installation's scope; one kept for '' (the single
+   * workspace, or not yet assigned) by its workspace.
+   */
+  #inScopeOf<T>(w: { installationId: string; teamId: string | null }, work: () => Promise<T>): Promise<T> {
+    return w.installationId && this.#inInstallation
+      ? this.#inInstallation(w.installationId, work)
+      : this.#inTenant(w.teamId, work);
+  }
+
   /** One watch, in its workspace's scope (many-workspace mode: the installation's token is used). */
   #handle(watch: Watch): Promise<void> {
-    return this.#inTenant(watch.teamId, () => this.#handleWatch(watch)).catch(async (err: unknown) => {
+    return this.#inScopeOf(watch, () => this.#handleWatch(watch)).catch(async (err: unknown) => {
       if (!(err instanceof TenantGoneError)) throw err;
       // Uninstalled: nothing can be posted there any more, and its runs cost no more requests.
-      this.#log.info({ executionId: watch.executionId, teamId: watch.teamId }, 'workspace uninstalled; watch dropped');
-      await this.#store.watches.complete(watch.executionId, this.owner, 'stale', null, this.#now());
+      this.#log.info(
+        { executionId: watch.executionId, installation: watch.installationId, teamId: watch.teamId },
+        'workspace uninstalled; watch dropped',
+      );
+      await this.#store.watches.complete(
+        watch.executionId,
+        this.owner,
+        'stale',
+        null,
+        this.#now(),
+        watch.installationId,
+      );
     });
   }
 
@@ -706,7 +952,7 @@ export class Watcher implements RunTracker {
         await this.#reportStale(w);
         return;
       }
-      const snapshot = this.#snapshot();
+      const snapshot = this.#snapshotFor(w);
       const known = snapshot?.statuses.get(id);
       let terminal: boolean;
       if (known === 'EXECUTION_STATUS_IN_PROGRESS') {
@@ -723,6 +969,7 @@ export class Watcher implements RunTracker {
           this.#now() + this.planFor(w.teamId).intervalMs,
           w.attempts,
           this.#now(),
+          w.installationId,
         );
         return;
       } else {
@@ -744,19 +991,33 @@ export class Watcher implements RunTracker {
             : covered
               ? nextLookIn(plan, attempts, this.settings.backoff.firstMs)
               : plan.intervalMs;
-        await this.#store.watches.reschedule(id, this.owner, this.#now() + delay, attempts, this.#now());
+        await this.#store.watches.reschedule(
+          id,
+          this.owner,
+          this.#now() + delay,
+          attempts,
+          this.#now(),
+          w.installationId,
+        );
         return;
       }
       if (w.messageTs === null && w.origin === 'slack') {
         // The claim's copy may be older than the running message: startRun can still be posting it
         // (Slack retries) when the run ends. Read again; while it is not up yet and the grace period
         // runs, wait for it instead of posting a second card and leaving the first at "running".
-        const fresh = await this.#store.watches.get(id);
+        const fresh = await this.#store.watches.get(id, w.installationId);
         if (fresh?.messageTs) {
           w = { ...w, channel: fresh.channel, messageTs: fresh.messageTs };
         } else {
           const wait = Math.max(250, Math.min(1_000, w.createdAt + this.settings.unpostedGraceMs - this.#now()));
-          await this.#store.watches.reschedule(id, this.owner, this.#now() + wait, w.attempts, this.#now());
+          await this.#store.watches.reschedule(
+            id,
+            this.owner,
+            this.#now() + wait,
+            w.attempts,
+            this.#now(),
+            w.installationId,
+          );
           return;
         }
       }
@@ -803,7 +1064,7 @@ export class Watcher implements RunTracker {
   #leaveToSweeper(w: Watch): boolean {
     return (
       this.settings.schedule === 'budget' &&
-      this.#plan.mode === 'list' &&
+      this.planFor(w.teamId).mode === 'list' &&
       w.attempts > 0 &&
       this.#now() - this.#sweptElsewhereAt < this.settings.leaseMs
     );
@@ -815,7 +1076,14 @@ export class Watcher implements RunTracker {
     const attempts = watch.attempts + 1;
     const now = this.#now();
     await this.#store.watches
-      .reschedule(watch.executionId, this.owner, now + nextCheckDelay(attempts, this.settings.backoff), attempts, now)
+      .reschedule(
+        watch.executionId,
+        this.owner,
+        now + nextCheckDelay(attempts, this.settings.backoff),
+        attempts,
+        now,
+        watch.installationId,
+      )
       .catch((e: unknown) => this.#log.warn({ err: e }, 'could not reschedule a watch'));
   }
 
@@ -874,8 +1142,8 @@ export class Watcher implements RunTracker {
     return { eta, late: isLongerThanUsual(eta, this.#now() - (w.startedAt ?? w.createdAt)) };
   }
 
-  #rememberLate(executionId: string): void {
-    this.#lateShown.add(executionId);
+  #rememberLate(w: Watch): void {
+    this.#lateShown.add(keyOf(w));
     if (this.#lateShown.size > MAX_LATE_SHOWN) this.#lateShown.delete(this.#lateShown.values().next().value!);
   }
 
@@ -884,12 +1152,12 @@ export class Watcher implements RunTracker {
    * watch's lease, so no replica can deliver the result card before this edit lands (it would undo it).
    */
   async #showIfLate(w: Watch): Promise<void> {
-    if (!w.messageTs || !w.channel || this.#lateShown.has(w.executionId)) return;
+    if (!w.messageTs || !w.channel || this.#lateShown.has(keyOf(w))) return;
     const timing = this.#timing(w);
     if (!timing.late) return;
     const card = buildRunningCard(this.#runContext(w), [w.executionId], timing);
     const edited = await this.#pacer.update(w.channel, w.messageTs, card);
-    if (edited.ok || (edited.code && GONE.has(edited.code))) this.#rememberLate(w.executionId);
+    if (edited.ok || (edited.code && GONE.has(edited.code))) this.#rememberLate(w);
   }
 
   async #postRunningCard(w: Watch): Promise<Watch> {
@@ -901,12 +1169,19 @@ export class Watcher implements RunTracker {
     const posted = await this.#pacer.post(channel, buildRunningCard(this.#runContext(w), [w.executionId], timing), {
       sentCheck: namesCard(w.executionId),
     });
-    if (posted.ok && timing.late) this.#rememberLate(w.executionId);
+    if (posted.ok && timing.late) this.#rememberLate(w);
     if (!posted.ok) {
       if (posted.code && GONE.has(posted.code)) return w;
       throw posted.error;
     }
-    await this.#store.watches.setMessage(w.executionId, posted.value.channel, posted.value.ts, this.#now(), timing.eta);
+    await this.#store.watches.setMessage(
+      w.executionId,
+      posted.value.channel,
+      posted.value.ts,
+      this.#now(),
+      timing.eta,
+      w.installationId,
+    );
     return { ...w, channel: posted.value.channel, messageTs: posted.value.ts, eta: timing.eta };
   }
 
@@ -915,8 +1190,8 @@ export class Watcher implements RunTracker {
    * someone else recorded or that Slack shows, or unchanged while another poster is still at it.
    */
   async #mayPostCard(w: Watch, channel: string): Promise<true | Watch> {
-    if (await this.claimMessage(w.executionId)) return true;
-    const fresh = await this.#store.watches.get(w.executionId);
+    if (await this.claimMessage(w.executionId, w.installationId)) return true;
+    const fresh = await this.#store.watches.get(w.executionId, w.installationId);
     if (fresh?.messageTs) return { ...w, channel: fresh.channel, messageTs: fresh.messageTs };
     if (this.#now() - w.createdAt < this.settings.messageTakeoverMs) return w;
     // The claimant has been silent far longer than any post takes: it died. Slack tells whether its
@@ -925,7 +1200,7 @@ export class Watcher implements RunTracker {
     if (seen === null) return w;
     const card = seen.find(namesCard(w.executionId));
     if (card) {
-      await this.#store.watches.setMessage(w.executionId, channel, card.ts, this.#now());
+      await this.#store.watches.setMessage(w.executionId, channel, card.ts, this.#now(), null, w.installationId);
       return { ...w, channel, messageTs: card.ts };
     }
     return true;
@@ -983,7 +1258,7 @@ export class Watcher implements RunTracker {
       threadTs: ts,
       message: { text: replyText(w, execution, stale) },
       digestLine: digestLine(w, execution, stale),
-      claim: () => this.#store.watches.claimReply(id, this.#now()),
+      claim: () => this.#store.watches.claimReply(id, this.#now(), w.installationId),
       sentCheck: namesFinished(id),
     });
   }
@@ -1013,7 +1288,7 @@ export class Watcher implements RunTracker {
         // edit done on Slack and not in the store, the only one a takeover repeats.
         const edited = await this.#pacer.update(channel, ts, card, {
           record: async () => {
-            await this.#store.watches.markResultPosted(id, this.#now());
+            await this.#store.watches.markResultPosted(id, this.#now(), w.installationId);
             recorded = true;
           },
         });
@@ -1030,12 +1305,26 @@ export class Watcher implements RunTracker {
         if (mine !== true) {
           if (mine.messageTs) {
             // Someone else's card is up now: edit that one next time round.
-            await this.#store.watches.reschedule(id, this.owner, this.#now(), w.attempts, this.#now());
-            this.#cardDeferred.add(id);
+            await this.#store.watches.reschedule(
+              id,
+              this.owner,
+              this.#now(),
+              w.attempts,
+              this.#now(),
+              w.installationId,
+            );
+            this.#cardDeferred.add(keyOf(w));
             return;
           }
-          await this.#store.watches.reschedule(id, this.owner, this.#now() + 1_000, w.attempts, this.#now());
-          this.#cardDeferred.add(id);
+          await this.#store.watches.reschedule(
+            id,
+            this.owner,
+            this.#now() + 1_000,
+            w.attempts,
+            this.#now(),
+            w.installationId,
+          );
+          this.#cardDeferred.add(keyOf(w));
           return;
         }
       }
@@ -1053,10 +1342,10 @@ export class Watcher implements RunTracker {
           channel = posted.value.channel;
           ts = posted.value.ts;
           moved(channel, ts);
-          await this.#store.watches.setMessage(id, channel, ts, this.#now());
+          await this.#store.watches.setMessage(id, channel, ts, this.#now(), null, w.installationId);
         }
       }
-      if (!recorded) await this.#store.watches.markResultPosted(id, this.#now());
+      if (!recorded) await this.#store.watches.markResultPosted(id, this.#now(), w.installationId);
       const ended = execution.endTime ? Date.parse(execution.endTime) : Number.NaN;
       if (!stale && Number.isFinite(ended)) this.#metrics.reported((Date.now() - ended) / 1000);
       this.#metrics.result(stale ? 'stale' : execution.executionStatus);
@@ -1064,12 +1353,13 @@ export class Watcher implements RunTracker {
   }
 
   async #deliver(w: Watch, execution: Execution, stale: boolean): Promise<void> {
-    this.#lateShown.delete(w.executionId);
-    this.#delivering.add(w.executionId);
+    const key = keyOf(w);
+    this.#lateShown.delete(key);
+    this.#delivering.add(key);
     try {
       await this.#deliverResult(w, execution, stale);
     } finally {
-      this.#delivering.delete(w.executionId);
+      this.#delivering.delete(key);
     }
   }
 
@@ -1105,7 +1395,7 @@ export class Watcher implements RunTracker {
       await early;
       throw err;
     }
-    if (this.#cardDeferred.delete(id)) return;
+    if (this.#cardDeferred.delete(keyOf(w))) return;
     if (channel && ts && !stale && execution.output) {
       // Longer output than the card shows goes into the thread as a file: once per execution, ever.
       await uploadOutputOnce(
@@ -1119,7 +1409,7 @@ export class Watcher implements RunTracker {
       // wait that out first (asking Slack now could miss a reply still in flight and double it).
       const settleAt = w.replyPostedAt + this.settings.replySettleMs;
       if (this.#now() < settleAt) {
-        await this.#store.watches.reschedule(id, this.owner, settleAt, w.attempts, this.#now());
+        await this.#store.watches.reschedule(id, this.owner, settleAt, w.attempts, this.#now(), w.installationId);
         return;
       }
       // Nobody is sending it any more; Slack itself tells whether the reply made it.
@@ -1149,6 +1439,7 @@ export class Watcher implements RunTracker {
       state,
       stale ? null : execution.executionStatus,
       this.#now(),
+      w.installationId,
     );
     if (completed) this.#metrics.finished(state);
   }

@@ -162,6 +162,14 @@ describe('Add to Slack in the sandbox', () => {
       .poll(() => page.locator('#workspace-list li[data-workspace="T0GRIDB"]').textContent())
       .toContain('✓ added');
     expect((await h.runtime.store.installations.get('E0ACMEGRID'))?.isEnterpriseInstall).toBe(true);
+    // Removing it here removes the org's installation: the dialog says so (and Cancel keeps it).
+    await eu.locator('button.remove-app').click();
+    expect(await page.locator('#confirm-title').textContent()).toBe(
+      'Remove Runbook Bot from Acme (Enterprise Grid) (every workspace)?',
+    );
+    expect(await page.locator('#confirm-text').textContent()).toContain('What it keeps for the org');
+    await page.locator('#confirm-deny').click();
+    expect((await h.runtime.store.installations.get('E0ACMEGRID'))?.sealed).not.toBeNull();
     await context.close();
   });
 });

@@ -7,11 +7,17 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { ephemeralContaining, type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
-import { countReports, findRunMessages } from '../support/process-harness.ts';
+import { countReports, findRunMessages, whileProgressing } from '../support/process-harness.ts';
 
 const SCALE = Math.max(0.1, Number(process.env.TEST_FAULTS_SCALE ?? 1));
 const SUBMISSIONS = Math.max(4, Math.round(20 * SCALE));
 const RUNBOOK = 'Scale Kubernetes Deployment';
+/**
+ * How long nothing may change (no card, notice or finished watch) before a wait gives up: past the
+ * watcher's 15 s grace for a card startRun could not post, and short of the 3 min after which it takes
+ * over a claimant it thinks dead.
+ */
+const STALL_MS = 60_000;
 
 let h: Harness;
 beforeAll(async () => {
@@ -125,12 +131,13 @@ it('never starts a run twice and tells the person about every run that did not s
       .filter((m) => m.text.includes(`${RUNBOOK} is running`)).length;
     return { started, refused, running, notices: notStartedNotices() };
   };
-  let settled = snapshot();
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
-    settled = snapshot();
-    if (settled.running >= settled.started && settled.notices >= settled.refused) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  // Waited for while cards and notices keep appearing: under load they come later, not fewer. A card
+  // held back (its post given up on, its claim never handed on) stalls this and fails below.
+  const { value: settled } = await whileProgressing(
+    snapshot,
+    (s) => s.running >= s.started && s.notices >= s.refused,
+    STALL_MS,
+  );
   // Each submission settled: started (its running message is up) or refused (the person was told).
   expect(settled.notices, JSON.stringify(settled)).toBe(settled.refused);
   expect(settled.running, JSON.stringify(settled)).toBe(settled.started);
@@ -157,11 +164,12 @@ it('never starts a run twice and tells the person about every run that did not s
   // Runs of this runbook take 3–15 s of emulator time; they end lazily on the next API read.
   h.emulator.advance(60_000);
   const store = h.runtime.store;
-  for (const deadline = Date.now() + 45_000; (await store.watches.countByState()).active > 0; ) {
-    if (Date.now() > deadline)
-      throw new Error(`watches still active: ${JSON.stringify(await store.watches.countByState())}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const reported = await whileProgressing(
+    () => store.watches.countByState(),
+    (counts) => counts.active === 0,
+    STALL_MS,
+  );
+  if (reported.stalled) throw new Error(`watches still active: ${JSON.stringify(reported.value)}`);
   const faultedSlackCalls = h.fake.state.calls
     .slice(callsBefore)
     .filter((c) => c.status === 429 || c.status >= 500).length;

@@ -10,18 +10,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
-import {
-  API_KEY,
-  DRAIN,
-  KEY_B,
-  KEY_G,
-  type OAuthHarness,
-  personIn,
-  SCALE,
-  startOAuthHarness,
-  textOf,
-  until,
-} from '../support/oauth-harness.ts';
+import { API_KEY, DRAIN, type OAuthHarness, SCALE, startOAuthHarness, until } from '../support/oauth-harness.ts';
+import { answer as answerIn, type Person, personIn, textOf } from '../support/tenant-flows.ts';
+
+const KEY_B = 'tenant-b-key-0123456789';
+const KEY_G = 'tenant-g-key-0123456789';
 
 const POLICY = `
 contact: "#platform"
@@ -79,19 +72,10 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(() => h?.stop());
 
-const userOf = (p: { id: string; team: string }) => personIn(h, p);
+const userOf = (p: Person) => personIn(h, p);
 
-/** Sends `/runbook <command>` as `who` in #ops and returns their first private answer matching `needle`. */
-async function said(who: { id: string; team: string }, command: string, needle: RegExp) {
-  const since = h.fake.state.ephemerals.length;
-  await userOf(who).command(command, 'C01OPS');
-  return until(
-    async () => h.fake.state.ephemerals.slice(since).find((e) => e.user === who.id && needle.test(textOf(e))),
-    `${who.team}: ${command}`,
-  );
-}
-const answer = async (who: { id: string; team: string }, command: string, needle: RegExp) =>
-  textOf(await said(who, command, needle));
+const said = (who: Person, command: string, needle: RegExp) => answerIn(h, who, command, needle);
+const answer = async (who: Person, command: string, needle: RegExp) => textOf(await said(who, command, needle));
 
 const scaleNow = (who: { id: string; team: string }, deployment: string) =>
   said(

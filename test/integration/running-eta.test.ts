@@ -84,7 +84,13 @@ describe('ETA on running cards', () => {
     const card = await waitFor(() => cardOf('C01OPS', started.id), 'the adopted run’s card');
     expect(JSON.stringify(card.blocks)).toContain('usually takes about 10 min (median of the last 20 runs)');
     expect(JSON.stringify(card.blocks)).toContain('running longer than usual');
-    const watch = await h.runtime.store.watches.get(started.id);
+    // The card is in Slack a moment before the bot records it (with its ETA) on the watch.
+    let watch = await h.runtime.store.watches.get(started.id);
+    for (let look = 0; !watch?.messageTs && look < 200; look++) {
+      await new Promise((r) => setTimeout(r, 25));
+      watch = await h.runtime.store.watches.get(started.id);
+    }
+    expect(watch?.messageTs).toBe(card.ts);
     expect(watch?.startedAt).toBe(startedAt);
     expect(watch?.eta).toMatchObject({ runs: 20 });
     expect(watch!.eta!.p95Ms).toBeGreaterThan(10 * MINUTE);

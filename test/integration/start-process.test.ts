@@ -67,6 +67,40 @@ describe('npm start', () => {
     }
   }, 60_000);
 
+  it('SANDBOX_MANY_WORKSPACES: the built-in emulator also serves the second tenant, and a workspace without the bot is told so', async () => {
+    const sandboxPort = await freePort();
+    const run = runStart(
+      `SANDBOX_PORT=${sandboxPort}\nPORT=${await freePort()}\nSANDBOX_MANY_WORKSPACES=true\nLOG_FORMAT=json`,
+      /Open http:\/\/localhost:\d+/,
+    );
+    try {
+      const { output } = await run.done;
+      expect(output).toContain(`Open http://localhost:${sandboxPort} to try the bot`);
+      const emulatorUrl = output.match(/"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"built-in Runbook API emulator/)?.[1];
+      expect(emulatorUrl).toBeDefined();
+      const list = (key: string) =>
+        fetch(`${emulatorUrl}/v1alpha1/executions`, { headers: { 'x-service-api-key': key } }).then((r) => r.status);
+      // The key README tells people to paste in the second workspace's Home opens a tenant of its own.
+      expect(await list('second-tenant-key')).toBe(200);
+      expect(await list('no-such-key')).toBe(401);
+      const origin = `http://127.0.0.1:${sandboxPort}`;
+      const sent = await fetch(`${origin}/api/command`, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ user: 'U11SAM', channel: 'C01OPS', text: '/runbook list' }),
+      });
+      expect(sent.status).toBe(200);
+      const state = (await (await fetch(`${origin}/api/state?user=U11SAM`)).json()) as {
+        ephemerals: Array<{ text: string }>;
+      };
+      expect(state.ephemerals.map((e) => e.text)).toEqual([
+        '/runbook is not a valid command in Second workspace. Runbook Bot is not in Second workspace yet: click Add to Slack next to it under Workspaces, then try again.',
+      ]);
+    } finally {
+      await run.stop();
+    }
+  }, 60_000);
+
   it('a taken port stops start-up with the variable to change', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, resolve));

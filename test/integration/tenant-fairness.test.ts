@@ -105,4 +105,31 @@ describe('per-tenant budgets and fair claims', () => {
     // Tenant B was asked only about its own runs: a summary and a full read each, no more.
     expect(h.emulator.tenant(KEY_B)!.requests.snapshot().total).toBeLessThanOrEqual(SMALL * 2 + 2);
   }, 60_000);
+
+  it('a workspace’s open watches are swept by a listing of its own tenant’s executions, not a get per watch', async () => {
+    const b = h.emulator.tenant(KEY_B)!;
+    // The listing reaches back to the oldest watch by the API's creation times: runs created now.
+    if (h.clock.now() < Date.now()) h.clock.advance(Date.now() - h.clock.now());
+    b.requests.reset();
+    const running = startRuns(b, 40);
+    // First looks a couple of seconds after the start, as for a run started from Slack.
+    await watch(running, 'T0SECOND', Date.now() + 3_000);
+    const GET = 'GET /v1alpha1/executions/{executionId}';
+    const LIST = 'GET /v1alpha1/executions';
+    // Three sweeps of B's 40 running watches: each one listing page of B's tenant (in B's scope, with B's
+    // key), where a get per watch would have cost 40 requests a sweep.
+    await until(async () => b.requests.count(LIST) >= 3, 'three listings of tenant B');
+    expect(b.requests.count(GET)).toBeLessThan(running.length);
+    const listed = b.requests.count(LIST);
+    expect(b.requests.snapshot().total).toBeLessThan(listed + running.length);
+
+    h.clock.advance(60 * 60_000);
+    const done = await until(async () => {
+      const posts = resultPosts(running);
+      return posts.size === running.length ? posts : null;
+    }, 'the results of B’s swept runs');
+    for (const post of done.values()) expect(post.installation).toBe('T0SECOND');
+    // The listing carries each finished run's output: no further request per run either.
+    expect(b.requests.count(GET)).toBeLessThan(running.length);
+  }, 60_000);
 });

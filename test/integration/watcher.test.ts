@@ -142,6 +142,22 @@ describe('execution watcher', () => {
     expect(repliesTo('D02BOB', running.ts)).toHaveLength(1);
   });
 
+  it('posts the running card once when Slack kept refusing it at the start, without waiting for a dead claimant', async () => {
+    // startRun's post is rate-limited on each of its attempts: it did not arrive, so the watcher posts it.
+    const before = h.fake.state.calls.length;
+    h.fake.setFaults({ ratelimitedNext: 3, retryAfterSeconds: 1, methods: ['chat.postMessage'] });
+    const id = await start({ simulate_duration_seconds: 30 }, 'C02DEPLOYS');
+    expect(h.fake.state.calls.slice(before).filter((c) => c.error === 'ratelimited')).toHaveLength(3);
+    const running = await waitFor(() => cardFor('C02DEPLOYS', id), 'running card posted by the watcher');
+    expect(running.text).toContain('is running');
+    h.clock.advance(60_000);
+    await waitDone(id);
+    const cards = messagesIn('C02DEPLOYS').filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(id));
+    expect(cards.map((m) => m.ts)).toEqual([running.ts]);
+    expect(cards[0]!.text).toContain('succeeded');
+    expect(repliesTo('C02DEPLOYS', running.ts)).toHaveLength(1);
+  });
+
   it('posts the running message itself when startRun never did, then the result', async () => {
     const { executionIds } = await h.runtime.api.workflows.run(runbook.id, {
       proxyId: 'proxy-dev',

@@ -7,16 +7,19 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { KnownBlock } from '@slack/types';
 import { loadConfig } from '../../src/config.ts';
 import { type Emulator, type EmulatorOptions, ManualClock, startEmulator } from '../../src/emulator/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type Runtime, startRuntime } from '../../src/runtime.ts';
 import { type FakeSlack, startFakeSlack } from '../../src/sandbox/fake-slack-api.ts';
+import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
 import { installThroughSlack } from '../../src/sandbox/install-flow.ts';
 import { addWorkspacePeople } from '../../src/sandbox/sandbox-workspaces.ts';
 import { jsonRequest, sendToBot } from '../../src/sandbox/slack-requests.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
-import { ACTIONS } from '../../src/slack/kit/ids.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
+import { submit as submittedState } from '../unit/forms/slack-state.ts';
 import { collectLogs, QUICK_WATCH_ENV, START } from './bot-harness.ts';
 import { deliverOverSocket, type FakeSocketMode, startFakeSocketMode } from './fake-socket-mode.ts';
 
@@ -25,6 +28,9 @@ export const CLIENT_SECRET = 'client-secret-0123456789abcdef';
 export const STATE_SECRET = 'state-secret-0123456789abcdef';
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
 export const API_KEY = 'test-api-key-0123456789';
+/** Two runbooks of the emulator's catalog: one that runs at once, one that needs approval. */
+export const SCALE = 'Scale Kubernetes Deployment';
+export const DRAIN = 'Drain Kubernetes Node';
 /** Socket Mode's app-level token (one for every installation). */
 export const APP_TOKEN = 'xapp-1-A0SANDBOX-1234-org-app-level-token';
 
@@ -48,29 +54,17 @@ export interface OAuthHarness {
   install(target: string, options?: { deny?: boolean; connect?: boolean }): Promise<{ status: number; html: string }>;
   /** A person in a workspace (of an org, installed org-wide or not). */
   user(userId: string, teamId: string, grid?: { enterpriseId: string; isEnterpriseInstall: boolean }): SlackUser;
-  /** `/runbook run "Scale Kubernetes Deployment" … --now` and Run, as `userId` of `team`: the execution. */
-  runNow(userId: string, team: string, deployment: string): Promise<{ id: string }>;
+  /**
+   * `/runbook run "Scale Kubernetes Deployment" … --now` and Run, as `userId` of `team`: the execution (in
+   * the emulator's tenant of `tenantKey`, default its first).
+   */
+  runNow(userId: string, team: string, deployment: string, tenantKey?: string): Promise<{ id: string }>;
   /** Delivers an Events API body as Slack does: signed to /slack/events, or on the socket. */
   deliver(body: Record<string, unknown>): Promise<number>;
   /** Another replica on the same config and store (Postgres with DATABASE_URL), stopped with the harness. */
   replica(): Promise<{ runtime: Runtime; origin: string }>;
   stop(): Promise<void>;
 }
-
-/** Two more Runbook API tenants (the emulator serves each by its key), and the Grid org installed org-wide. */
-export const KEY_B = 'tenant-b-key-0123456789';
-export const KEY_G = 'tenant-g-key-0123456789';
-export const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
-export const SCALE = 'Scale Kubernetes Deployment';
-export const DRAIN = 'Drain Kubernetes Node';
-
-/** A person of a workspace, as `h.user` (those of T0GRID… in the org-wide Grid installation). */
-export const personIn = (h: OAuthHarness, p: { id: string; team: string }): SlackUser =>
-  h.user(p.id, p.team, p.team.startsWith('T0GRID') ? GRID : undefined);
-
-/** A message's text and blocks, to search in. */
-export const textOf = (e: { text?: string | null; blocks?: unknown }): string =>
-  `${e.text ?? ''}${JSON.stringify(e.blocks ?? [])}`;
 
 /** Polls an async probe until it gives a value (store reads, work Bolt does after its answer). */
 export async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string): Promise<T> {
@@ -178,7 +172,7 @@ export async function startOAuthHarness(
         ...(grid ? { enterpriseId: grid.enterpriseId, isEnterpriseInstall: grid.isEnterpriseInstall } : {}),
       });
     },
-    async runNow(userId, team, deployment) {
+    async runNow(userId, team, deployment, tenantKey) {
       const user = harness.user(userId, team);
       await user.command(
         `run "Scale Kubernetes Deployment" namespace=prod deployment=${deployment} replicas=2 --now`,
@@ -192,11 +186,10 @@ export async function startOAuthHarness(
         'the confirmation',
       );
       await user.act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmRun);
+      const tenant = tenantKey ? emulator.tenant(tenantKey)! : emulator.state;
       return until(
         async () =>
-          [...emulator.state.executions.byId.values()].find((e) =>
-            String(e.received.params ?? '').includes(deployment),
-          ),
+          [...tenant.executions.byId.values()].find((e) => String(e.received.params ?? '').includes(deployment)),
         'the run',
       );
     },
@@ -219,4 +212,112 @@ export async function startOAuthHarness(
     },
   };
   return harness;
+}
+
+/** Opens App Home as `user` and returns what the bot published there (with the installation it used). */
+export async function publishedHomeOf(
+  h: OAuthHarness,
+  user: SlackUser,
+): Promise<{ text: string; installation?: string }> {
+  const before = h.fake.state.calls.length;
+  await user.openHome();
+  const call = await until(
+    async () =>
+      h.fake.state.calls.slice(before).find((c) => c.method === 'views.publish' && c.ok && c.args.user_id === user.id),
+    `${user.id}'s home`,
+  );
+  return { text: JSON.stringify(call.args), ...(call.installation ? { installation: call.installation } : {}) };
+}
+
+/** Opens App Home as `user`, clicks Connect (or Replace key) and waits for the form with the key field. */
+export async function openConnectForm(h: OAuthHarness, user: SlackUser) {
+  await user.openHome();
+  const home = await until(async () => {
+    const view = h.fake.state.views[h.fake.state.homeViews[user.id] ?? ''];
+    return view && JSON.stringify(view.view).includes(ACTIONS.connectOpen) ? view : undefined;
+  }, `${user.id}'s Connect button`);
+  await user.act({ kind: 'view', view: home }, ACTIONS.connectOpen);
+  return until(async () => {
+    const top = user.topModal();
+    return top && JSON.stringify(top.view).includes(BLOCKS.connectKey) ? top : undefined;
+  }, `${user.id}'s connect form`);
+}
+
+/** Connect / Replace key from App Home as `user` (an admin, owner or the installer), with `apiKey`. */
+export async function connectFromHome(h: OAuthHarness, user: SlackUser, apiKey: string): Promise<void> {
+  const form = await openConnectForm(h, user);
+  await user.submit(form.id, {
+    [BLOCKS.connectKey]: { [ACTIONS.connectKey]: { type: 'plain_text_input', value: apiKey } },
+  });
+  await until(async () => JSON.stringify(user.topModal()?.view ?? {}).includes('Connected to'), 'connected');
+}
+
+/**
+ * `/runbook run "Drain Kubernetes Node"` (a runbook that needs approval) as `user`, the form filled with
+ * `node` and sent to C01OPS: the approvers' message (a DM or a channel post) and the request's id.
+ */
+export async function requestDrainApproval(
+  h: OAuthHarness,
+  user: SlackUser,
+  node: string,
+): Promise<{ message: FakeMessage; approvalId: string; form: string }> {
+  await user.command(`run "${DRAIN}"`, 'C01OPS');
+  const modal = await until(async () => {
+    const top = user.topModal();
+    return top && JSON.stringify(top.view).includes('field_node_name') ? top : null;
+  }, 'the drain form');
+  await user.submit(modal.id, {
+    ...(submittedState(modal.view.blocks as KnownBlock[]) as Record<string, Record<string, Record<string, unknown>>>),
+    [BLOCKS.channel]: { [ACTIONS.channelSelect]: { type: 'conversations_select', selected_conversation: 'C01OPS' } },
+    field_node_name: { value: { type: 'plain_text_input', value: node } },
+  });
+  const message = await until(
+    async () =>
+      Object.values(h.fake.state.messages)
+        .flat()
+        .find(
+          (m) =>
+            JSON.stringify(m.blocks ?? []).includes(node) && JSON.stringify(m.blocks).includes(ACTIONS.approvalApprove),
+        ),
+    `the approval request for ${node}`,
+  );
+  const approvalId = JSON.stringify(message.blocks).match(/"action_id":"approval_approve","value":"([^"]+)"/)![1]!;
+  return { message, approvalId, form: JSON.stringify(modal.view.blocks) };
+}
+
+/** Zed, a second person of the second workspace (T0SECOND), in every public channel. */
+export function addZed(h: OAuthHarness): void {
+  h.fake.state.users.push({
+    id: 'U12ZED',
+    name: 'zed',
+    real_name: 'Zed Second',
+    email: 'zed@example.com',
+    tz: 'Europe/London',
+    tz_label: 'Greenwich Mean Time',
+    tz_offset: 0,
+    team_id: 'T0SECOND',
+  });
+  for (const channel of h.fake.state.channels) if (!channel.is_private) channel.members?.push('U12ZED');
+}
+
+/**
+ * `/runbook schedule "<runbook>"` as `user`, the form filled with a custom `cron` and `fields` (block id →
+ * its element's state, as `field_<name>: { value: … }`), and saved.
+ */
+export async function scheduleThroughForm(
+  user: SlackUser,
+  runbook: string,
+  cron: string,
+  fields: Record<string, Record<string, Record<string, unknown>>>,
+): Promise<void> {
+  await user.command(`schedule "${runbook}"`, 'C01OPS');
+  const form = await until(async () => {
+    const top = user.topModal();
+    return top && JSON.stringify(top.view).includes(BLOCKS.cron) ? top : null;
+  }, `${user.id}'s schedule form`);
+  await user.submit(form.id, {
+    ...submittedState(form.view.blocks as KnownBlock[], { [BLOCKS.preset]: { selected_option: { value: 'custom' } } }),
+    [BLOCKS.cron]: { [ACTIONS.cronInput]: { type: 'plain_text_input', value: cron } },
+    ...fields,
+  } as Record<string, Record<string, Record<string, unknown>>>);
 }

@@ -108,10 +108,15 @@ function channelName(id) {
 function viewerTimeZone() {
   return app.state?.users.find((x) => x.id === app.user)?.tz;
 }
+/** A user group's handle, as Slack shows `<!subteam^S…>` (the fake Slack's groups). */
+function groupName(id) {
+  return app.state?.usergroups?.[id];
+}
 function baseContext() {
   return {
     userName,
     channelName,
+    groupName,
     timeZone: viewerTimeZone(),
     channels: app.state.channels,
     users: app.state.users,
@@ -164,13 +169,15 @@ function renderWorkspaces(state) {
         if (w.id === mine?.id) {
           const remove = h('button', 'remove-app', 'Remove');
           remove.type = 'button';
-          remove.title = `Remove Runbook Bot from ${w.name}`;
+          // Added org-wide: removing it is the org's, from every one of its workspaces.
+          const from = w.orgName ? `${w.orgName} (every workspace)` : w.name;
+          remove.title = `Remove Runbook Bot from ${from}`;
           remove.addEventListener('click', async () => {
             const ok = await askConfirm({
-              title: { text: `Remove Runbook Bot from ${w.name}?` },
+              title: { text: `Remove Runbook Bot from ${from}?` },
               text: {
                 type: 'plain_text',
-                text: 'Its tokens stop working at once and the bot is told (app_uninstalled, tokens_revoked). What it keeps for this workspace (its API connection, aliases, subscriptions, settings) is kept for DATA_RETENTION_DAYS (30 days unless set): Add to Slack within that time finds it again.',
+                text: `Its tokens stop working at once and the bot is told (app_uninstalled, tokens_revoked). What it keeps for ${w.orgName ? 'the org' : 'this workspace'} (its API connection, aliases, subscriptions, settings) is kept for DATA_RETENTION_DAYS (30 days unless set): Add to Slack within that time finds it again.`,
               },
               confirm: { text: 'Remove' },
               style: 'danger',
@@ -682,7 +689,7 @@ function askConfirm(dialog) {
   const d = $('confirm-dialog');
   $('confirm-title').textContent = dialog.title?.text ?? 'Are you sure?';
   $('confirm-text').replaceChildren(
-    renderText(dialog.text, { userName, channelName, timeZone: viewerTimeZone() }, 'div'),
+    renderText(dialog.text, { userName, channelName, groupName, timeZone: viewerTimeZone() }, 'div'),
   );
   $('confirm-ok').textContent = dialog.confirm?.text ?? 'Yes';
   $('confirm-ok').className = `bk-button ${dialog.style === 'danger' ? 'bk-danger' : 'bk-primary'}`;

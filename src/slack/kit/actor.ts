@@ -8,7 +8,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Actor } from '../../runs/actor.ts';
 import { SAVED_DEFAULTS, savedAlias } from '../../runs/destinations.ts';
 import type { SlackDeps } from './deps.ts';
-import { standingOf } from './standing.ts';
+import { memberOfInstallation, standingOf } from './standing.ts';
 import { UserFacingError } from './user-facing-error.ts';
 
 export interface Who {
@@ -54,6 +54,8 @@ export async function actorFor(
           who.savedBy ? (who.savedBy.alias ? savedAlias(who.savedBy.alias) : SAVED_DEFAULTS) : null,
         )
       : null;
+  // Many workspaces: whether the person is of this installation (the profile is cached with the email).
+  const member = deps.tenancy ? { installationMember: await memberOfInstallation(deps, client, who.userId) } : {};
   return {
     userId: who.userId,
     teamId: who.teamId,
@@ -61,6 +63,7 @@ export async function actorFor(
     email,
     groups,
     timeZone,
+    ...member,
     channelId: who.channelId,
     destinationChannel,
     ...(chosen ? { destination: chosen } : {}),

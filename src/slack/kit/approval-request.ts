@@ -1,15 +1,24 @@
 // Approval requests on Slack: posting a request (stored by the use case) to the approvers and a copy
 // to the requester, and keeping both messages in step with the decision (../approvals/ decides).
 import type { WebClient } from '@slack/web-api';
-import { approvalProgress, approversOf, askOf, findApproval, recordApprovalMessages } from '../../runs/approvals.ts';
+import {
+  approvalProgress,
+  approversOf,
+  askOf,
+  describeApproversAmong,
+  findApproval,
+  recordApprovalMessages,
+} from '../../runs/approvals.ts';
 import type { RunApprovalNeed } from '../../runs/gate.ts';
 import { describeCron } from '../../schedules/cron.ts';
 import type { Approval } from '../../store/store.ts';
+import { installationKey } from '../../tenants/tenant-scope.ts';
 import { type ApprovalViewOptions, buildApprovalNotice, buildApprovalRequest } from './approval.ts';
 import type { SlackMessage } from './common.ts';
 import type { SlackDeps } from './deps.ts';
 import { permalinkOf, postToConversation, slackErrorCode } from './post-to-conversation.ts';
 import { buildScheduleApprovalMessages } from './schedule-approval.ts';
+import { memberOfInstallation } from './standing.ts';
 
 function englishCron(cron: string): string {
   try {
@@ -41,7 +50,7 @@ function messagesOf(
 async function cardLinkOf(deps: SlackDeps, client: WebClient, approval: Approval): Promise<string | null> {
   const executionId = approval.executionIds[0];
   if (!executionId) return null;
-  const watch = await deps.access.store.watches.get(executionId).catch(() => null);
+  const watch = await deps.access.store.watches.get(executionId, installationKey()).catch(() => null);
   return permalinkOf(client, watch ? { channel: watch.channel, ts: watch.messageTs } : null);
 }
 
@@ -56,15 +65,31 @@ async function viewOptions(deps: SlackDeps, client: WebClient, approval: Approva
 /** At most this many approvers get a request by DM (without APPROVALS_CHANNEL). */
 const MAX_APPROVER_DMS = 20;
 
-/** The people named as approvers (users, and members of the named groups), the requester left out. */
-async function approverIds(client: WebClient, need: RunApprovalNeed, requesterId: string): Promise<string[]> {
+/**
+ * The people named as approvers (users, and members of the named groups, read with this installation's
+ * token), the requester left out. Many workspaces: only those Slack says belong to this installation — a
+ * user id the operator's policy names may be a person of another workspace, who is never told of it.
+ */
+async function approverIds(
+  deps: SlackDeps,
+  client: WebClient,
+  need: RunApprovalNeed,
+  requesterId: string,
+): Promise<{ ids: string[]; elsewhere: number }> {
   const people = new Set(need.approverUsers);
   for (const group of need.approverGroups) {
     const res = await client.usergroups.users.list({ usergroup: group }).catch(() => null);
     for (const user of res?.users ?? []) people.add(user);
   }
   people.delete(requesterId);
-  return [...people].slice(0, MAX_APPROVER_DMS);
+  const ids: string[] = [];
+  let elsewhere = 0;
+  for (const person of people) {
+    if (ids.length >= MAX_APPROVER_DMS) break;
+    if (await memberOfInstallation(deps, client, person)) ids.push(person);
+    else elsewhere++;
+  }
+  return { ids, elsewhere };
 }
 
 /**
@@ -81,7 +106,11 @@ export async function publishApprovalRequest(
   /** The channel the requester acted in (null: App Home, a shortcut). */
   actedIn: string | null,
 ): Promise<void> {
-  const { request, notice } = messagesOf(approval, need.approvers, await viewOptions(deps, client, approval));
+  // Named as approvers in the messages: only those of this installation (a mention would notify others).
+  const here: string[] = [];
+  for (const user of need.approverUsers) if (await memberOfInstallation(deps, client, user)) here.push(user);
+  const approvers = describeApproversAmong(need, here);
+  const { request, notice } = messagesOf(approval, approvers, await viewOptions(deps, client, approval));
   const post = (channel: string | null, userId: string) =>
     postToConversation(client, deps.logger, channel, userId, request);
   const landed: Array<{ channel: string; ts: string }> = [];
@@ -90,12 +119,15 @@ export async function publishApprovalRequest(
   };
   if (deps.access.approvalsChannel) keep(await post(deps.access.approvalsChannel, approval.requesterId));
   else {
-    const approvers = await approverIds(client, need, approval.requesterId);
-    for (const approver of approvers) keep(await post(null, approver));
-    if (approvers.length === 0 && actedIn) keep(await post(actedIn, approval.requesterId));
+    const approvers = await approverIds(deps, client, need, approval.requesterId);
+    for (const approver of approvers.ids) keep(await post(null, approver));
+    // Anyone may approve: the channel the requester acted in (never when the named ones are elsewhere).
+    if (approvers.ids.length === 0 && approvers.elsewhere === 0 && actedIn) {
+      keep(await post(actedIn, approval.requesterId));
+    }
     if (landed.length === 0) {
       deps.logger.warn(
-        { approvalId: approval.id },
+        { approvalId: approval.id, approversElsewhere: approvers.elsewhere },
         'the approval request reached nobody; approvers see it in App Home',
       );
     }
@@ -126,7 +158,7 @@ export async function refreshApprovalMessages(deps: SlackDeps, client: WebClient
   if (!approval) return;
   const { request, notice } = messagesOf(
     approval,
-    await approversOf(deps, approval),
+    await approversOf(deps, approval, (user) => memberOfInstallation(deps, client, user)),
     await viewOptions(deps, client, approval),
   );
   const updates: Array<[string | null, string | null, SlackMessage]> = [

@@ -4,7 +4,8 @@
 // the channel back (as the watcher does for replies): a message that arrived is found and used; only
 // one that did not arrive is sent again. Without a way to recognise the message, an unknown outcome
 // is final: lost beats doubled. A rate-limited answer means Slack refused it, so it is sent again
-// after Retry-After.
+// after Retry-After. When every attempt is spent but each failure is settled (rate-limited, or read
+// back and not there), the outcome is `not-sent`: nothing arrived, so a later sender may try again.
 import type { KnownBlock } from '@slack/types';
 import { ErrorCode, WebClient } from '@slack/web-api';
 import { RoutedWebClient } from '../../tenants/tenant-scope.ts';
@@ -34,7 +35,12 @@ export type PostOnceOutcome =
   /** Slack answered with an error: nothing was posted. */
   | { kind: 'refused'; code: string; error: unknown }
   /** It may or may not be there; nothing more was tried. */
-  | { kind: 'unknown'; error: unknown };
+  | { kind: 'unknown'; error: unknown }
+  /**
+   * Every attempt failed (rate-limited, or a 5xx after which reading back found it absent): it is not
+   * there, and sending it again later cannot double it.
+   */
+  | { kind: 'not-sent'; error: unknown };
 
 const once = new WeakMap<WebClient, WebClient>();
 
@@ -87,7 +93,7 @@ export async function postOnce(
       const wait = rateLimitedMs(err);
       if (wait !== null) {
         if (wait > (options.maxWaitMs ?? 10_000)) return { kind: 'refused', code: 'ratelimited', error: err };
-        await sleep(wait);
+        if (attempt < attempts) await sleep(wait);
         continue;
       }
       // A reset, a timeout, a 5xx: Slack may have stored it. Look before sending it again.
@@ -102,5 +108,6 @@ export async function postOnce(
       if (found) return { kind: 'posted', channel, ts: found.ts, readBack: true };
     }
   }
-  return { kind: 'unknown', error: lastError };
+  // Each failure above was settled (refused by a rate limit, or read back and absent): nothing is there.
+  return { kind: 'not-sent', error: lastError };
 }

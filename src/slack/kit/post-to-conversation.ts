@@ -54,6 +54,24 @@ export async function postToConversation(
   userId: string,
   message: Postable,
 ): Promise<{ channel: string; ts: string } | null> {
+  return (await sendToConversation(client, logger, channel, userId, message)).at;
+}
+
+/** Where a post landed; `notSent`: the channel kept refusing or failing it and it is not there. */
+export interface ConversationPost {
+  at: { channel: string; ts: string } | null;
+  /** Nothing arrived (no DM copy either): someone else (the watcher) may send it later without doubling it. */
+  notSent: boolean;
+}
+
+/** postToConversation, also saying whether a message that did not land may be sent again later. */
+export async function sendToConversation(
+  client: WebClient,
+  logger: Logger,
+  channel: string | null,
+  userId: string,
+  message: Postable,
+): Promise<ConversationPost> {
   const { text, blocks } = message;
   if (message.ephemeralTo && channel) {
     try {
@@ -64,7 +82,7 @@ export async function postToConversation(
         blocks,
         ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
       });
-      return null;
+      return { at: null, notSent: false };
     } catch (err) {
       // Meant for one person: never posted where others read it, only sent to them directly.
       logger.warn({ err: slackErrorCode(err) ?? err }, 'ephemeral post failed; sending a DM instead');
@@ -86,17 +104,22 @@ export async function postToConversation(
         logger.warn({ err: slackErrorCode(joinErr) ?? joinErr, channel }, 'could not join the channel');
       }
     }
-    if (outcome.kind === 'posted') return landed(outcome);
+    if (outcome.kind === 'posted') return { at: landed(outcome), notSent: false };
     if (outcome.kind === 'unknown') {
       // It may be in the channel already: a DM copy could be a second one. Lost beats doubled.
       logger.warn({ err: outcome.error, channel }, 'the post may not have arrived; not sending it again');
-      return null;
+      return { at: null, notSent: false };
+    }
+    if (outcome.kind === 'not-sent') {
+      // The channel is busy or failing, not out of reach: no DM copy; the caller may hand it on.
+      logger.warn({ err: outcome.error, channel }, 'Slack kept refusing the post; it did not arrive');
+      return { at: null, notSent: true };
     }
     logger.warn({ err: outcome.code, channel }, 'could not post to the channel; sending a DM instead');
   }
   try {
     const dm = await openDm(client, message.ephemeralTo ?? userId);
-    if (!dm) return null;
+    if (!dm) return { at: null, notSent: false };
     const why = !channel
       ? null
       : message.ephemeralTo
@@ -105,9 +128,9 @@ export async function postToConversation(
     const note: KnownBlock[] = why ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: why }] }] : [];
     const outcome = await postOnce(client, dm, { text, blocks: [...blocks, ...note].slice(0, 50) }, once);
     if (outcome.kind !== 'posted') logger.warn({ err: outcome.error, userId }, 'the DM may not have arrived');
-    return landed(outcome);
+    return { at: landed(outcome), notSent: false };
   } catch (err) {
     logger.error({ err: slackErrorCode(err) ?? err, userId }, 'could not reach the user at all');
-    return null;
+    return { at: null, notSent: false };
   }
 }

@@ -27,7 +27,7 @@ import { formTimeZone } from './identity.ts';
 import { ACTIONS } from './ids.ts';
 import { channelMention, escapeMrkdwn, mrkdwnText } from './mrkdwn.ts';
 import { proxyText } from './people.ts';
-import { permalinkOf, postToConversation } from './post-to-conversation.ts';
+import { permalinkOf, postToConversation, sendToConversation } from './post-to-conversation.ts';
 import { namesCard } from './read-back.ts';
 import { buildRunModal, type SavedOrigin } from './run-modal.ts';
 import { buildRunStarted } from './run-started.ts';
@@ -363,6 +363,17 @@ export async function runStartedNotice(
 }
 
 /**
+ * A card Slack kept refusing (rate limits, 5xx; read back and not there) goes back to the watcher, which
+ * posts it after the unposted grace; otherwise the claim would hold it back until the claimant counts as dead.
+ */
+export async function handCardOn(deps: SlackDeps, executionId: string | undefined, notSent: boolean): Promise<void> {
+  if (!executionId || !notSent) return;
+  await deps.runs
+    .releaseMessage(executionId)
+    .catch((err: unknown) => deps.logger.warn({ err, executionId }, 'could not hand the card on to the watcher'));
+}
+
+/**
  * Posts the live card of a started run (in its thread, when started from one), if this process holds
  * the card claim (else the watcher posts it). Returns where it landed.
  */
@@ -379,12 +390,14 @@ export async function postRunningCard(
   const card = buildRunningCard({ ...run, ...(run.sourceLink ? { sourceLink: run.sourceLink } : {}) }, executionIds, {
     eta,
   });
-  const posted = await postToConversation(client, deps.logger, run.channel, run.startedBy ?? '', {
+  const sent = await sendToConversation(client, deps.logger, run.channel, run.startedBy ?? '', {
     ...card,
     ...(run.threadTs ? { threadTs: run.threadTs } : {}),
     // A lost answer is resolved by reading the channel back: one card per execution, always.
     ...(executionIds[0] ? { sentCheck: namesCard(executionIds[0]) } : {}),
   });
+  const posted = sent.at;
   if (posted) await deps.runs.posted(executionIds, posted.channel, posted.ts, eta);
+  else await handCardOn(deps, executionIds[0], sent.notSent);
   return posted;
 }

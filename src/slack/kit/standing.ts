@@ -3,7 +3,9 @@
 // users. "Another organisation": neither their workspace nor their Enterprise Grid org is the
 // installation's, so people of a sibling workspace of the same org are members, not external.
 import type { WebClient } from '@slack/web-api';
+import { currentInstallation } from '../../tenants/tenant-scope.ts';
 import type { SlackDeps } from './deps.ts';
+import { belongsTo } from './membership.ts';
 
 export type Standing =
   /** A person of this workspace or org (or Slack could not tell otherwise). */
@@ -39,4 +41,18 @@ export async function standingOf(deps: Pick<SlackDeps, 'access'>, client: WebCli
   if (!installation?.teamId || !teamId || teamId === installation.teamId) return { kind: 'member' };
   if (installation.enterpriseId && profile?.enterpriseId === installation.enterpriseId) return { kind: 'member' };
   return { kind: 'external', teamId };
+}
+
+/**
+ * Whether the person belongs to the installation this request or background work is for (users.info,
+ * cached); true where there is none (one workspace: not judged). Never throws: unknown is "no".
+ */
+export async function memberOfInstallation(
+  deps: Pick<SlackDeps, 'access' | 'tenancy'>,
+  client: WebClient,
+  userId: string,
+): Promise<boolean> {
+  const installationId = deps.tenancy?.installationId ?? currentInstallation();
+  if (!installationId) return true;
+  return belongsTo(await deps.access.identity.profileOf(client, userId), installationId);
 }

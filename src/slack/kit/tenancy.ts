@@ -6,6 +6,7 @@ import { mention } from '../../mentions.ts';
 import type { ConnectFacts } from '../../runs/api-connection.ts';
 import type { InstallationSettingsRecord } from '../../store/installation-settings.ts';
 import type { ApiConnections, ConnectionStatus } from '../../tenants/api-connections.ts';
+import { belongsTo } from './membership.ts';
 import { channelMention, escapeMrkdwn, userMention } from './mrkdwn.ts';
 
 export interface TenancyDeps {
@@ -36,13 +37,34 @@ export function notConnectedSentence(installerId: string | null): string {
   return `This workspace is not connected to a Runbook API yet: ${whoMayConnect(installerId)} can connect it with Connect in the app's Home tab.`;
 }
 
-/** The facts the connect use cases decide on: the person's role in the workspace and the installer. */
+/**
+ * The facts the connect use cases decide on: the person's role in the workspace and the installer. The
+ * role counts only where Slack says the person belongs to this installation (membership.ts):
+ * an admin of another workspace — a sibling one of the same Grid org, or another organisation's where
+ * external users may act — is a member here, so cannot connect, replace or disconnect its Runbook API.
+ */
 export async function connectFactsOf(tenancy: TenancyDeps, client: WebClient, userId: string): Promise<ConnectFacts> {
   const answer = (await client.users.info({ user: userId })) as {
-    user?: { is_owner?: boolean; is_primary_owner?: boolean; is_admin?: boolean };
+    user?: {
+      is_owner?: boolean;
+      is_primary_owner?: boolean;
+      is_admin?: boolean;
+      is_bot?: boolean;
+      team_id?: string;
+      enterprise_user?: { enterprise_id?: string; teams?: string[] };
+    };
   };
   const user = answer.user ?? {};
-  const role = user.is_owner || user.is_primary_owner ? 'owner' : user.is_admin ? 'admin' : 'member';
+  const here = belongsTo(
+    {
+      isBot: user.is_bot === true,
+      teamId: user.team_id ?? null,
+      enterpriseId: user.enterprise_user?.enterprise_id ?? null,
+      teams: user.enterprise_user?.teams ?? [],
+    },
+    tenancy.installationId,
+  );
+  const role = !here ? 'member' : user.is_owner || user.is_primary_owner ? 'owner' : user.is_admin ? 'admin' : 'member';
   return { installationId: tenancy.installationId, role, installerId: tenancy.installerId };
 }
 

@@ -21,7 +21,8 @@ import { executionIdFor } from '../kit/execution-ref.ts';
 import { buildExecutionNotFound } from '../kit/execution-status.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
 import { channelMention, escapeMrkdwn, inlineCode, truncate } from '../kit/mrkdwn.ts';
-import { postToConversation } from '../kit/post-to-conversation.ts';
+import { sendToConversation } from '../kit/post-to-conversation.ts';
+import { handCardOn } from '../kit/run-start.ts';
 import { buildSubscriptionAnnouncement, type SubscriptionChange } from './subscription-announcement.ts';
 import { buildSubscribeChoice, buildSubscriptionList, subscriptionTarget } from './subscription-list.ts';
 
@@ -185,6 +186,7 @@ export async function watchExecutionHere(ctx: HandlerContext, executionId: strin
   );
   // The watcher may already be posting (the run ended meanwhile): only the holder of the card claim posts.
   if (!(await deps.runs.claimMessage(id))) return;
-  const posted = await postToConversation(ctx.client, deps.logger, ctx.channelId, ctx.userId, card);
-  if (posted) await deps.runs.posted([id], posted.channel, posted.ts, eta);
+  const sent = await sendToConversation(ctx.client, deps.logger, ctx.channelId, ctx.userId, card);
+  if (sent.at) await deps.runs.posted([id], sent.at.channel, sent.at.ts, eta);
+  else await handCardOn(deps, id, sent.notSent);
 }

@@ -50,6 +50,7 @@ export class RecordingTracker implements RunTracker {
   async claimMessage(): Promise<boolean> {
     return true;
   }
+  async releaseMessage(): Promise<void> {}
   async adopt(run: AdoptedRun): Promise<boolean> {
     this.adopted.push(run);
     return true;

@@ -110,14 +110,15 @@ export interface Roles {
   owner: string;
 }
 
-/** The env's recording client, with users.info saying who is an admin or owner. */
-function withRoles(env: ListenerEnv, client: WebClient, roles: Roles): WebClient {
+/** The env's recording client, with users.info saying who is an admin or owner (people of `team`). */
+function withRoles(env: ListenerEnv, client: WebClient, roles: Roles, team: string): WebClient {
   const info = async ({ user }: { user: string }) => {
     env.calls.push({ method: 'users.info', args: { user } });
     return {
       ok: true,
       user: {
         id: user,
+        team_id: team,
         is_admin: user === roles.admin,
         is_owner: user === roles.owner,
         profile: { email: `${user.toLowerCase()}@example.com` },
@@ -144,5 +145,5 @@ export async function installationContextOf(
 ): Promise<HandlerContext> {
   const base = env.context(userId, null);
   const deps = await t.tenants.depsFor(t.installation(team));
-  return { ...base, deps, client: withRoles(env, base.client, roles), installation: t.installation(team) };
+  return { ...base, deps, client: withRoles(env, base.client, roles, team), installation: t.installation(team) };
 }

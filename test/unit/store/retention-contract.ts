@@ -56,6 +56,40 @@ export function runRetentionContract(name: string, createHarness: () => Promise<
         T0,
         id,
       );
+      // A watch and a run intent kept for the installation (no workspace on them: found by the installation),
+      // with the same execution id in every installation, and the claim of its card.
+      await store.watches.insert(
+        {
+          installationId: id,
+          executionId: 'X',
+          runbookId: 'r1',
+          runbookName: 'Restart',
+          channel,
+          teamId: null,
+          proxyId: 'p1',
+          inputsSummary: '{}',
+          origin: 'slack',
+        },
+        T0,
+      );
+      await store.notifications.claim(`message:${id}:X`, T0);
+      await store.intents.record(
+        {
+          id: `i-${id}`,
+          userId: 'U1',
+          userEmail: null,
+          teamId: null,
+          runbookId: 'r1',
+          runbookName: 'Restart',
+          proxyId: 'p1',
+          paramsHash: 'h',
+          channel,
+          inputsSummary: '{}',
+          via: null,
+          installationId: id,
+        },
+        T0,
+      );
       await store.installationSettings.put({
         installationId: id,
         approvalsChannel: channel,
@@ -84,9 +118,30 @@ export function runRetentionContract(name: string, createHarness: () => Promise<
       subscriptions: (await store.subscriptions.listForChannel(channel, id)).length,
       settings: (await store.installationSettings.get(id)) !== null,
       owner: (await store.scheduleOwners.get(`s-${channel}`, id)) !== null,
+      watch: (await store.watches.get('X', id)) !== null,
+      cardClaim: await store.notifications.has(`message:${id}:X`),
+      intents: (await store.intents.listOpen(T0 + 1, 10, id)).length,
     });
-    const ALL = { alias: true, defaults: true, subscriptions: 1, settings: true, owner: true };
-    const NONE = { alias: false, defaults: false, subscriptions: 0, settings: false, owner: false };
+    const ALL = {
+      alias: true,
+      defaults: true,
+      subscriptions: 1,
+      settings: true,
+      owner: true,
+      watch: true,
+      cardClaim: true,
+      intents: 1,
+    };
+    const NONE = {
+      alias: false,
+      defaults: false,
+      subscriptions: 0,
+      settings: false,
+      owner: false,
+      watch: false,
+      cardClaim: false,
+      intents: 0,
+    };
 
     it('a reinstall within the retention finds everything again', async () => {
       await install('T1', T0);
@@ -112,6 +167,9 @@ export function runRetentionContract(name: string, createHarness: () => Promise<
         run_aliases: 1,
         channel_defaults: 1,
         subscriptions: 1,
+        watches: 1,
+        run_intents: 1,
+        notifications: 1,
         installations: 1,
       });
       expect(await kept('T1', 'C1')).toEqual(NONE);

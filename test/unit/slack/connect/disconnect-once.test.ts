@@ -28,7 +28,7 @@ async function ownerContext(): Promise<HandlerContext> {
   const base = env.context(OWNER, null);
   const info = async ({ user }: { user: string }) => ({
     ok: true,
-    user: { id: user, is_owner: user === OWNER, profile: { email: 'owner@example.com' } },
+    user: { id: user, team_id: TEAM, is_owner: user === OWNER, profile: { email: 'owner@example.com' } },
   });
   const client = new Proxy(base.client, {
     get: (target, prop) =>

@@ -52,4 +52,22 @@ describe('postOnce', () => {
     expect(waits).toEqual([2000]);
     expect(await postOnce(f.client, 'CNOPE', card)).toMatchObject({ kind: 'refused', code: 'channel_not_found' });
   });
+
+  it('says not-sent when every attempt was rate-limited or read back absent: nothing is there', async () => {
+    const waits: number[] = [];
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+    };
+    f.fake.setFaults({ ratelimitedNext: 3, retryAfterSeconds: 1, methods: ['chat.postMessage'] });
+    expect((await postOnce(f.client, 'C01OPS', card, { sleep })).kind).toBe('not-sent');
+    // No wait after the last attempt: nothing follows it.
+    expect(waits).toEqual([1000, 1000]);
+    f.fake.setFaults({ serverErrorNext: 3, methods: ['chat.postMessage'] });
+    const failing = await postOnce(f.client, 'C01OPS', card, { sentCheck: namesExec1, sinceMs: START_MS - 60_000 });
+    expect(failing.kind).toBe('not-sent');
+    expect(posts()).toEqual([]);
+    // A lost answer it could not check stays unknown: it may be there.
+    f.fake.setFaults({ lostAnswerNext: 1, methods: ['chat.postMessage'] });
+    expect((await postOnce(f.client, 'C01OPS', card)).kind).toBe('unknown');
+  });
 });
