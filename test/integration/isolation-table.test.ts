@@ -20,6 +20,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorState } from '../../src/emulator/state.ts';
 import type { FakeEphemeral, FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
+import { findElement } from '../../src/sandbox/slack-user.ts';
 import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
 import { ACTIONS, BLOCKS, FUNCTIONS, SHORTCUTS } from '../../src/slack/kit/ids.ts';
 import {
@@ -452,6 +453,9 @@ function nothingOf(owner: Inst, viewer: Inst, shown: string, calls: { installati
   }
 }
 
+/** The value of the button `actionId` on a surface as it was drawn. */
+const buttonValueIn = (surface: { blocks?: unknown }, actionId: string) =>
+  findElement((surface.blocks ?? []) as Parameters<typeof findElement>[0], actionId)!.element.value!;
 const messageNow = (m: FakeMessage) => h.fake.state.messages[m.channel]!.find((x) => x.ts === m.ts)!;
 
 /** The columns listed, each with the same reason (written out, so the matrix shows every decision). */
@@ -625,6 +629,18 @@ const ROWS: Row[] = [
           nothingOf(o, v, run.shown, run.calls);
           const edit = await click(v.requester, surface, ACTIONS.confirmEdit);
           nothingOf(o, v, edit.shown, edit.calls);
+          // "Try again" (a run's or a schedule's) carries a draft id too: the same id typed into it.
+          const draftId = (JSON.parse(buttonValueIn(o.r.draftConfirm, ACTIONS.confirmRun)) as { d: string }).d;
+          for (const action of [ACTIONS.retryRun, ACTIONS.scheduleRetry]) {
+            const since = h.fake.state.ephemerals.length;
+            const modalBefore = topModalId(v.requester);
+            const calls = await callsDuring(() =>
+              userOf(v.requester).act(surface, ACTIONS.confirmRun, { action_id: action, value: draftId }),
+            );
+            const opened = topModalId(v.requester) !== modalBefore ? await settledModal(v.requester) : '';
+            nothingOf(o, v, `${ephemeralsTo(v.requester, since)}${opened}`, calls);
+            h.fake.closeModal(v.requester.id);
+          }
           for (const inst of ALL) expect(executionWith(inst, `${o.marker}-draft`)).toBeUndefined();
           h.fake.closeModal(v.requester.id);
         } else {
@@ -1010,6 +1026,18 @@ const ROWS: Row[] = [
             userOf(v.requester).act(surface, onSchedule(ACTIONS.scheduleResume, o.r.scheduleId)),
           );
           nothingOf(o, v, ephemeralsTo(v.requester, since), calls);
+          // Pause and Skip next run, with the same reference, change nothing of the owner's either.
+          const drawn = buttonValueIn(o.r.scheduleList, ACTIONS.scheduleResume);
+          for (const action of [ACTIONS.schedulePause, ACTIONS.scheduleSkip]) {
+            const from = h.fake.state.ephemerals.length;
+            const made = await callsDuring(() =>
+              userOf(v.requester).act(surface, onSchedule(ACTIONS.scheduleResume, o.r.scheduleId), {
+                action_id: action,
+                value: drawn,
+              }),
+            );
+            nothingOf(o, v, ephemeralsTo(v.requester, from), made);
+          }
         }
         // Still paused for its owner.
         expect(textOf(await freshList(o))).toMatch(new RegExp(`${ACTIONS.scheduleResume}[^}]*${o.r.scheduleId}`));
