@@ -3,7 +3,7 @@
 // schedule. The records themselves live in src/policy/approvals.ts; this is what approving *does*.
 import type { Workflow } from '../api/schemas.ts';
 import { type ApprovalAsk, decodeAsk, expireRequests } from '../policy/approvals.ts';
-import { describeApprovers } from '../policy/policy.ts';
+import { type ApprovalNeed, describeApprovers } from '../policy/policy.ts';
 import { evaluateQuorum, isQuorum, type QuorumState, SINGLE_APPROVER, type Vote } from '../policy/quorum.ts';
 import type { Approval, ApprovalMessages } from '../store/store.ts';
 import { currentInstallation } from '../tenants/tenant-scope.ts';
@@ -379,10 +379,35 @@ export function needsSeveralApprovals(approval: Pick<Approval, 'quorum'>): boole
   return isQuorum(approval.quorum);
 }
 
-/** Who may approve a request now, described for people (its runbook's rules; anyone when it is gone). */
-export async function approversOf(deps: RunsDeps, approval: Pick<Approval, 'runbookId'>): Promise<string> {
+/**
+ * Who may approve, described for one installation: of the people the policy names, only `here` (those
+ * Slack puts in the installation; the caller asks) are named, so nobody of another workspace is
+ * mentioned, and where every named one is elsewhere (and no group is named) it says so, never "anyone".
+ */
+export function describeApproversAmong(
+  need: Pick<ApprovalNeed, 'approverUsers' | 'approverGroups'>,
+  here: readonly string[],
+): string {
+  const users = need.approverUsers.filter((u) => here.includes(u));
+  if (users.length === 0 && need.approverGroups.length === 0 && need.approverUsers.length > 0) {
+    return 'nobody in this workspace (the policy names approvers of other workspaces only)';
+  }
+  return describeApprovers({ approverUsers: users, approverGroups: need.approverGroups });
+}
+
+/**
+ * Who may approve a request now, described for people (its runbook's rules; anyone when it is gone), naming
+ * only the people `isHere` says belong to the installation (default: all).
+ */
+export async function approversOf(
+  deps: RunsDeps,
+  approval: Pick<Approval, 'runbookId'>,
+  isHere: (userId: string) => Promise<boolean> = async () => true,
+): Promise<string> {
   const runbook = await deps.catalog.get(approval.runbookId).catch(() => null);
-  return runbook
-    ? approvalNeedFor(deps, runbook).approvers
-    : describeApprovers({ approverUsers: [], approverGroups: [] });
+  if (!runbook) return describeApprovers({ approverUsers: [], approverGroups: [] });
+  const need = approvalNeedFor(deps, runbook);
+  const here: string[] = [];
+  for (const user of need.approverUsers) if (await isHere(user)) here.push(user);
+  return describeApproversAmong(need, here);
 }

@@ -92,7 +92,8 @@ export function registerSandboxApp(fake: FakeSlack, botOrigin: string, clientSec
 /**
  * The first workspace at start, so the sandbox answers as before: added through Slack's consent page,
  * connected to the Runbook API, and — with the sandbox's own policy — its approvals channel and approver
- * group set, as its admin (Bob) would in App Home. The other workspaces wait for Add to Slack and Connect.
+ * group set, as its admin (Bob) would in App Home, unless a run before already did. The other workspaces
+ * wait for Add to Slack and Connect.
  */
 export async function addFirstWorkspace(
   runtime: Runtime,
@@ -103,10 +104,13 @@ export async function addFirstWorkspace(
   const first = await installThroughSlack(options.botOrigin, teamId);
   if (first.status !== 200)
     throw new Error(`the sandbox could not add the bot to its first workspace (${first.status})`);
-  const connected = await runtime.tenants?.connections.connect(teamId, { apiKey: options.apiKey }, 'U02BOB');
-  if (connected && !connected.ok)
-    throw new Error(`the sandbox could not connect its first workspace: ${connected.sentence}`);
-  if (options.approvalSettings) {
+  // Only what is not there yet: a restart keeps a key replaced, and settings changed, in App Home.
+  const connections = runtime.tenants?.connections;
+  if (connections && !(await connections.status(teamId))) {
+    const connected = await connections.connect(teamId, { apiKey: options.apiKey }, 'U02BOB');
+    if (!connected.ok) throw new Error(`the sandbox could not connect its first workspace: ${connected.sentence}`);
+  }
+  if (options.approvalSettings && !(await runtime.store.installationSettings.get(teamId))) {
     await runtime.store.installationSettings.put({
       installationId: teamId,
       approvalsChannel: SANDBOX_APPROVALS_CHANNEL,
@@ -114,5 +118,20 @@ export async function addFirstWorkspace(
       updatedBy: 'U02BOB',
       updatedAt: Date.now(),
     });
+  }
+}
+
+/**
+ * The built-in emulator listens on a new port each start, so the connections an earlier run stored point
+ * at an address that is gone: each workspace's (and org's) is moved to this run's emulator with its own
+ * key, checked as Connect checks it. Connections to an address still allowed are left as they are.
+ */
+export async function moveConnectionsToThisEmulator(runtime: Runtime, fake: FakeSlack): Promise<void> {
+  const connections = runtime.tenants?.connections;
+  if (!connections) return;
+  for (const id of [...fake.oauth.workspaces.map((w) => w.id), ...fake.oauth.orgs.map((o) => o.id)]) {
+    const opened = await connections.open(id);
+    if (!opened || connections.baseUrls.includes(opened.status.baseUrl)) continue;
+    await connections.connect(id, { apiKey: opened.apiKey }, opened.status.connectedBy);
   }
 }

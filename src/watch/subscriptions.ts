@@ -449,7 +449,7 @@ export class SubscriptionScanner {
             continue;
           }
           // A rescanned overlap: already sent, no need to queue it (and inflate a digest).
-          if (await this.#store.notifications.has(subscriptionNoticeKey(channel, execution.id, installationKey()))) {
+          if (await this.#noticeClaimed(channel, execution.id)) {
             result.skipped++;
             // Someone else holds the claim; if their post is refused they release it, so look once
             // more next scan (a run already re-checked once is settled).
@@ -535,6 +535,23 @@ export class SubscriptionScanner {
     return buildSubscriptionNotice(execution, runbook, inputs.kind === 'object' ? inputs.values : {}, people);
   }
 
+  /** Whether this channel's notice of the execution is claimed, in the installation in scope. */
+  async #noticeClaimed(channel: string, executionId: string): Promise<boolean> {
+    const { notifications } = this.#store;
+    return (
+      (await notifications.has(subscriptionNoticeKey(channel, executionId, installationKey()))) ||
+      this.#legacyNoticeClaimed(channel, executionId)
+    );
+  }
+
+  /**
+   * Many workspaces: a notice claimed under the key it had before claims were kept per installation (an
+   * upgrade while runs were being announced), which nothing writes any more.
+   */
+  async #legacyNoticeClaimed(channel: string, executionId: string): Promise<boolean> {
+    return installationKey() !== '' && this.#store.notifications.has(subscriptionNoticeKey(channel, executionId));
+  }
+
   async #notify(channel: string, execution: Execution, message: OutgoingMessage): Promise<NoticeOutcome> {
     const key = subscriptionNoticeKey(channel, execution.id, installationKey());
     const outcome = await this.#pacer.reply({
@@ -542,7 +559,9 @@ export class SubscriptionScanner {
       threadTs: null,
       message,
       digestLine: subscriptionDigestLine(execution),
-      claim: () => this.#store.notifications.claim(key, this.#now()),
+      // A notice claimed before the claims were kept per installation counts as sent.
+      claim: async () =>
+        !(await this.#legacyNoticeClaimed(channel, execution.id)) && this.#store.notifications.claim(key, this.#now()),
       sentCheck: namesFinished(execution.id),
     });
     if (outcome === 'claim_error') {

@@ -75,6 +75,19 @@ describe('approvers named by user id or group, with many workspaces', () => {
     // Zed is named and in the group; Bob is named and in the group too, but is a person of another workspace.
     expect(dmsOf('T0SECOND', since)).toContain(ZED.id);
     for (const other of [BOB.id, UMA.id, EVA.id]) expect(dmsOf('T0SECOND', since)).not.toContain(other);
+
+    // Nor is anyone of another workspace mentioned (a mention notifies) in what each installation posts.
+    const mentioned = (installation: string) =>
+      h.fake.state.calls
+        .filter(
+          (c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && c.installation === installation,
+        )
+        .map((c) => JSON.stringify(c.args))
+        .join('');
+    expect(mentioned('T0SANDBOX')).toContain(`<@${BOB.id}>`);
+    for (const other of [ZED.id, UMA.id]) expect(mentioned('T0SANDBOX')).not.toContain(`<@${other}>`);
+    expect(mentioned('T0SECOND')).toContain(`<@${ZED.id}>`);
+    for (const other of [BOB.id, UMA.id]) expect(mentioned('T0SECOND')).not.toContain(`<@${other}>`);
   });
 
   it('an org-wide installation reaches the named approvers of every workspace of its org, and no one else', async () => {

@@ -2,10 +2,10 @@
 // real Bolt pipeline against the fake Slack: the first workspace is added, connected and given #approvals
 // and Bob's group at start, as `npm start` does; a workspace added later has an approver of its own (Sid,
 // in the second workspace's group), so a request made there can be approved there — the sandbox's default
-// policy names no person of another workspace as the only approver.
+// policy names no person of another workspace as the only approver. A restart keeps what was changed since.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_APPROVALS_CHANNEL, SANDBOX_MANY_WORKSPACES_POLICY_YAML } from '../../src/sandbox/sandbox-defaults.ts';
-import { addFirstWorkspace } from '../../src/sandbox/sandbox-workspaces.ts';
+import { addFirstWorkspace, moveConnectionsToThisEmulator } from '../../src/sandbox/sandbox-workspaces.ts';
 import type { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { waitFor, writePolicyFile } from '../support/bot-harness.ts';
@@ -84,5 +84,40 @@ describe('approvals in the many-workspace sandbox', () => {
       "the answer to Uma's mention",
     );
     expect(answer.text).toContain('not connected to a Runbook API yet');
+  });
+
+  it('a restart adds the first workspace again but keeps its connection and its settings as changed', async () => {
+    const before = await h.runtime.tenants!.connections.status('T0SANDBOX');
+    expect(before).not.toBeNull();
+    const changed = {
+      installationId: 'T0SANDBOX',
+      approvalsChannel: 'C02DEPLOYS',
+      approverGroup: 'S0APPROVERS',
+      updatedBy: 'U02BOB',
+      updatedAt: Date.now(),
+    };
+    await h.runtime.store.installationSettings.put(changed);
+    await addFirstWorkspace(h.runtime, h.fake, { botOrigin: h.origin, apiKey: API_KEY, approvalSettings: true });
+    expect(await h.runtime.store.installationSettings.get('T0SANDBOX')).toMatchObject({
+      approvalsChannel: 'C02DEPLOYS',
+    });
+    expect((await h.runtime.tenants!.connections.status('T0SANDBOX'))?.connectedAt).toBe(before!.connectedAt);
+  });
+
+  it("a restart moves each stored connection to this run's built-in emulator, with its own key", async () => {
+    // As an earlier run left it: the same sealed key, at the address of an emulator that is gone.
+    const stored = (await h.runtime.store.apiConnections.get('T0SECOND'))!;
+    await h.runtime.store.apiConnections.put({ ...stored, baseUrl: 'http://127.0.0.1:9' }, Date.now());
+    await moveConnectionsToThisEmulator(h.runtime, h.fake);
+    expect((await h.runtime.tenants!.connections.status('T0SECOND'))?.baseUrl).toBe(h.emulator.url);
+    expect((await h.runtime.tenants!.connections.status('T0SECOND'))?.connectedBy).toBe(stored.connectedBy);
+    // And it works: Sam's command reaches the API again.
+    const since = h.fake.state.ephemerals.length;
+    await h.user('U11SAM', 'T0SECOND').command('list', 'C01OPS');
+    const answer = await waitFor(
+      () => h.fake.state.ephemerals.slice(since).find((e) => e.user === 'U11SAM'),
+      "Sam's list",
+    );
+    expect(JSON.stringify(answer)).toContain('runbooks');
   });
 });
