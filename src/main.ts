@@ -12,6 +12,7 @@ import {
   addFirstWorkspace,
   addWorkspacePeople,
   manyWorkspaceSandboxConfig,
+  moveConnectionsToThisEmulator,
   registerSandboxApp,
   SANDBOX_EMULATOR_TENANTS,
 } from './sandbox/sandbox-workspaces.ts';
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
       const botOrigin = `http://127.0.0.1:${runtime.slackPort}`;
       if (runConfig.slack.oauth) {
         registerSandboxApp(fakeSlack, botOrigin, runConfig.slack.oauth.clientSecret);
+        if (!config.api.url) await moveConnectionsToThisEmulator(runtime, fakeSlack);
         await addFirstWorkspace(runtime, fakeSlack, {
           botOrigin,
           apiKey: runConfig.api.apiKey,

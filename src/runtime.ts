@@ -375,6 +375,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       return tenantDeps.depsForId(installationId);
     };
     const backgroundApi = oauth ? routedRunbookApi(async () => (await scopedDeps()).api) : api;
+    // Many workspaces: the single workspace's open watches and run intents go to its installation before the
+    // watcher starts, so none is handled under one key and finished under the other.
+    if (oauth && config.secrets) {
+      const moved = (await store.watches.assignInstallations()) + (await store.intents.assignInstallations());
+      if (moved > 0)
+        logger.info({ moved }, 'watches and run intents of the single workspace assigned to its installation');
+    }
     let watcher: Watcher | null = null;
     if (!options.runs) {
       const w = config.watch;
@@ -464,8 +471,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         (await store.scheduleOwners.assignInstallations()) +
         (await store.schedulePauses.assignInstallations()) +
         (await store.subscriptions.assignInstallations()) +
-        (await store.watches.assignInstallations()) +
-        (await store.intents.assignInstallations()) +
         (await store.outputUploads.assignInstallations()) +
         (await store.workflowSteps.assignInstallations()) +
         (await store.freezePasses.assignInstallations());

@@ -120,3 +120,18 @@ export async function addFirstWorkspace(
     });
   }
 }
+
+/**
+ * The built-in emulator listens on a new port each start, so the connections an earlier run stored point
+ * at an address that is gone: each workspace's (and org's) is moved to this run's emulator with its own
+ * key, checked as Connect checks it. Connections to an address still allowed are left as they are.
+ */
+export async function moveConnectionsToThisEmulator(runtime: Runtime, fake: FakeSlack): Promise<void> {
+  const connections = runtime.tenants?.connections;
+  if (!connections) return;
+  for (const id of [...fake.oauth.workspaces.map((w) => w.id), ...fake.oauth.orgs.map((o) => o.id)]) {
+    const opened = await connections.open(id);
+    if (!opened || connections.baseUrls.includes(opened.status.baseUrl)) continue;
+    await connections.connect(id, { apiKey: opened.apiKey }, opened.status.connectedBy);
+  }
+}

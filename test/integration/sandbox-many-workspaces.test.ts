@@ -5,7 +5,7 @@
 // policy names no person of another workspace as the only approver. A restart keeps what was changed since.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_APPROVALS_CHANNEL, SANDBOX_MANY_WORKSPACES_POLICY_YAML } from '../../src/sandbox/sandbox-defaults.ts';
-import { addFirstWorkspace } from '../../src/sandbox/sandbox-workspaces.ts';
+import { addFirstWorkspace, moveConnectionsToThisEmulator } from '../../src/sandbox/sandbox-workspaces.ts';
 import type { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { waitFor, writePolicyFile } from '../support/bot-harness.ts';
@@ -102,5 +102,37 @@ describe('approvals in the many-workspace sandbox', () => {
       approvalsChannel: 'C02DEPLOYS',
     });
     expect((await h.runtime.tenants!.connections.status('T0SANDBOX'))?.connectedAt).toBe(before!.connectedAt);
+  });
+
+  it("a restart moves each stored connection to this run's built-in emulator, with its own key", async () => {
+    // As an earlier run left it: the same sealed key, at the address of an emulator that is gone.
+    const stored = (await h.runtime.store.apiConnections.get('T0SECOND'))!;
+    await h.runtime.store.apiConnections.put({ ...stored, baseUrl: 'http://127.0.0.1:9' }, Date.now());
+    await moveConnectionsToThisEmulator(h.runtime, h.fake);
+    expect((await h.runtime.tenants!.connections.status('T0SECOND'))?.baseUrl).toBe(h.emulator.url);
+    expect((await h.runtime.tenants!.connections.status('T0SECOND'))?.connectedBy).toBe(stored.connectedBy);
+    // And it works: Sam's command reaches the API again.
+    const since = h.fake.state.ephemerals.length;
+    await h.user('U11SAM', 'T0SECOND').command('list', 'C01OPS');
+    const answer = await waitFor(
+      () => h.fake.state.ephemerals.slice(since).find((e) => e.user === 'U11SAM'),
+      "Sam's list",
+    );
+    expect(JSON.stringify(answer)).toContain('runbooks');
+  });
+
+  it("a workspace's token finds only its own people by email, as Slack's (a run of another workspace's person shows the email)", async () => {
+    const grant = [...h.fake.oauth.grants.values()].find((g) => g.installationId === 'T0SECOND' && !g.revoked)!;
+    const lookup = async (email: string) => {
+      const res = await fetch(
+        `${h.fake.url.replace(/\/?$/, '/')}users.lookupByEmail?email=${encodeURIComponent(email)}`,
+        {
+          headers: { authorization: `Bearer ${grant.token}` },
+        },
+      );
+      return (await res.json()) as { ok: boolean; error?: string; user?: { id: string } };
+    };
+    expect((await lookup('sam@example.com')).user?.id).toBe('U11SAM');
+    expect(await lookup('alice@example.com')).toMatchObject({ ok: false, error: 'users_not_found' });
   });
 });

@@ -1,12 +1,12 @@
 // Tokens and Runbook API keys, after a full many-workspace flow through the real Bolt pipeline — install
 // (token rotation on, every authorize refreshing), Connect from App Home, run, schedule, subscribe, a run
-// approved, Replace key, a run on the new key, result cards and subscription notices, Disconnect, uninstall
+// approved, Replace key, a run on the new key, a key the API refused, result cards and subscription notices, Disconnect, uninstall
 // — on SQLite and on Postgres: no bot token, refresh token or API key (the keys typed into Connect and
 // Replace key) is in any store row, any message, modal, view or other Web API call the fake Slack received,
 // any ephemeral, or any log line — in clear, base64, base64url or hex (also inside a longer encoded value).
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTIONS } from '../../src/slack/kit/ids.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { writePolicyFile } from '../support/bot-harness.ts';
 import { leaksIn, postgresStoreText, sqliteStoreText, withPostgres } from '../support/leak-check.ts';
 import {
@@ -14,6 +14,7 @@ import {
   connectFromHome,
   DRAIN,
   type OAuthHarness,
+  openConnectForm,
   requestDrainApproval,
   resultCardOf,
   SCALE,
@@ -46,6 +47,8 @@ describe.each(['sqlite', 'postgres'] as const)('no secret anywhere after a full 
   // Keys nobody else knows (not the harness's, which its logger redacts): a leak cannot hide behind redaction.
   const KEY_1 = `rk1-${randomBytes(12).toString('hex')}`;
   const KEY_2 = `rk2-${randomBytes(12).toString('hex')}`;
+  // Typed into Connect but refused by the API: kept nowhere either.
+  const WRONG_KEY = `rkx-${randomBytes(12).toString('hex')}`;
   const schema = `leak_${randomBytes(5).toString('hex')}`;
   const ENCRYPTION_KEY = randomBytes(32).toString('base64');
   let h: OAuthHarness;
@@ -76,6 +79,12 @@ describe.each(['sqlite', 'postgres'] as const)('no secret anywhere after a full 
     expect((await h.install('T0SANDBOX', { connect: false })).status).toBe(200);
     const alice = h.user(ALICE, 'T0SANDBOX');
     const bob = h.user(BOB, 'T0SANDBOX');
+    const refused = await openConnectForm(h, bob);
+    await bob.submit(refused.id, {
+      [BLOCKS.connectKey]: { [ACTIONS.connectKey]: { type: 'plain_text_input', value: WRONG_KEY } },
+    });
+    await until(async () => JSON.stringify(bob.topModal()?.view ?? {}).includes(':warning:'), 'the refusal');
+    h.fake.closeModal(BOB);
     await connectFromHome(h, bob, KEY_1);
 
     const first = await h.runNow(ALICE, 'T0SANDBOX', 'leak-web', KEY_1);
@@ -141,6 +150,7 @@ describe.each(['sqlite', 'postgres'] as const)('no secret anywhere after a full 
     const secrets: Record<string, string> = {
       'API key 1': KEY_1,
       'API key 2': KEY_2,
+      'refused API key': WRONG_KEY,
       'client secret': CLIENT_SECRET,
       'state secret': STATE_SECRET,
       'signing secret': SIGNING_SECRET,
