@@ -503,6 +503,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         deps,
         (userId) => deps.access.identity.groupsOf(groupsClient, userId),
         async (execution) => runbookNamed(oauth ? await scopedDeps() : deps, execution.workflowName),
+        oauth ? scopedDeps : undefined,
       ),
       // On the watcher's budget and check interval (one budget for everything, one bound), and
       // scanned by one replica at a time (a lease in the store).
