@@ -178,8 +178,9 @@ function connectTenants(config: Config, base: SlackDeps, store: Store, apiUrl: s
     connect: (opened) =>
       tenantApi(createRunbookApi({ ...clientOptions, baseUrl: opened.status.baseUrl, apiKey: opened.apiKey })),
     unconnected: tenantApi,
-    newIdentity: () =>
-      new Identity({ groups: policyGroups(base.access.policy), logger: logger.child({ component: 'identity' }) }),
+    // Only the groups of rules that may apply to the installation: another team's are not read with its token.
+    newIdentity: (policy) =>
+      new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) }),
     newPlaces: () => new Places({ logger: logger.child({ component: 'places' }) }),
     installerOf: async (id) => (await installations.load(id))?.installation.user?.id ?? null,
   });
@@ -503,6 +504,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         deps,
         (userId) => deps.access.identity.groupsOf(groupsClient, userId),
         async (execution) => runbookNamed(oauth ? await scopedDeps() : deps, execution.workflowName),
+        oauth ? scopedDeps : undefined,
       ),
       // On the watcher's budget and check interval (one budget for everything, one bound), and
       // scanned by one replica at a time (a lease in the store).

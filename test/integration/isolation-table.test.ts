@@ -12,6 +12,8 @@
 // installation's marker (`mkalpha`, `mkbeta`, `mkgamma`) in its inputs: after the table, the marker of one
 // installation appears in no Slack call made with another's token, in nothing shown to another's people,
 // and in nothing another's Runbook API tenant received.
+// The policy lets people of another organisation use the bot, so a person of one installation typing in
+// another's workspace (Slack Connect) is judged there on that installation's records alone (freeze passes).
 // (The app has no link unfurls: no `link_shared` listener, asserted below, so that column does not exist.)
 
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -47,6 +49,7 @@ const HOUR = 60 * 60_000;
 const POLICY = `
 contact: "#platform"
 approvers: { users: [U02BOB, U12ZED, U22UMA] }
+externalUsers: allow
 freezes:
   - name: Isolation freeze
     start: "${new Date(Date.now() - 24 * HOUR).toISOString()}"
@@ -1191,6 +1194,8 @@ const ROWS: Row[] = [
             .find((e) => e.user === inV.id && textOf(e).includes(ACTIONS.confirmRun));
           if (confirm)
             await callsDuring(() => userOf(inV).act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmRun));
+          // Refused by the freeze itself (the policy lets people of another organisation use the bot).
+          await until(async () => /change freeze/.test(ephemeralsTo(inV, since)), 'the freeze’s refusal');
           expect(executionCount(v)).toBe(before);
           return;
         }
