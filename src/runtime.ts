@@ -178,8 +178,9 @@ function connectTenants(config: Config, base: SlackDeps, store: Store, apiUrl: s
     connect: (opened) =>
       tenantApi(createRunbookApi({ ...clientOptions, baseUrl: opened.status.baseUrl, apiKey: opened.apiKey })),
     unconnected: tenantApi,
-    newIdentity: () =>
-      new Identity({ groups: policyGroups(base.access.policy), logger: logger.child({ component: 'identity' }) }),
+    // Only the groups of rules that may apply to the installation: another team's are not read with its token.
+    newIdentity: (policy) =>
+      new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) }),
     newPlaces: () => new Places({ logger: logger.child({ component: 'places' }) }),
     installerOf: async (id) => (await installations.load(id))?.installation.user?.id ?? null,
   });
