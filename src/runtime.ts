@@ -482,6 +482,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }
 
     const groupsClient = slackClient({ slackApiUrl });
+    // Many workspaces: a person's groups are read by the installation in scope's people cache, which asks its
+    // Slack only for the groups of rules that may apply there (policy teams).
+    const identityInScope = async () => (oauth ? (await scopedDeps()).access.identity : deps.access.identity);
     // Subscription discovery: after the watcher (cleanups run in reverse, so it stops first and
     // before the store closes). Its own client for the same reasons as the watcher's.
     const scanner = new SubscriptionScanner({
@@ -502,7 +505,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       // A run is posted only where its subscriber may view its runbook (their groups read with the bot's client).
       mayNotify: subscriberMayView(
         deps,
-        (userId) => deps.access.identity.groupsOf(groupsClient, userId),
+        (userId) => identityInScope().then((identity) => identity.groupsOf(groupsClient, userId)),
         async (execution) => runbookNamed(oauth ? await scopedDeps() : deps, execution.workflowName),
         oauth ? scopedDeps : undefined,
       ),
@@ -683,7 +686,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // An intent younger than a run call can take may still be in flight somewhere: left alone.
     const intentGraceMs = config.api.timeoutMs * 2 + 5_000;
     const skipOwner = newOwnerId();
-    const groupsOf = (userId: string) => deps.access.identity.groupsOf(groupsClient, userId);
+    const groupsOf = (userId: string) => identityInScope().then((identity) => identity.groupsOf(groupsClient, userId));
     const reconcileOptions = {
       graceMs: intentGraceMs,
       ...(watcher ? { budget: watcher.budget } : {}),
