@@ -314,6 +314,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             options,
             // Revoked (uninstalled at another replica): the next call reads the store, not the kept token.
             (id) => tenantClients.forget(id),
+            (id) => tenantClients.botFor(id),
           )
         : new WebClient(botToken, options);
     /** A client for a pacer (the watcher's, the scanner's): rate-limited answers come back as errors, no retries. */

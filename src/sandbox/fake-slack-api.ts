@@ -372,7 +372,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       else if (method === 'auth.test') body = oauth.authTest(grant);
       else {
         const handler = METHODS[method] ?? files[method];
-        body = handler ? handler(ctx, cappedHistory(method, args)) : fail('unknown_method', { req_method: method });
+        const bot = oauth.botOf(grant);
+        body = handler
+          ? handler(bot ? { ...ctx, bot } : ctx, cappedHistory(method, args))
+          : fail('unknown_method', { req_method: method });
         stampInstalledTeam(body, grant);
       }
     } else if (method === 'apps.connections.open') {
