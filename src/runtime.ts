@@ -178,8 +178,9 @@ function connectTenants(config: Config, base: SlackDeps, store: Store, apiUrl: s
     connect: (opened) =>
       tenantApi(createRunbookApi({ ...clientOptions, baseUrl: opened.status.baseUrl, apiKey: opened.apiKey })),
     unconnected: tenantApi,
-    newIdentity: () =>
-      new Identity({ groups: policyGroups(base.access.policy), logger: logger.child({ component: 'identity' }) }),
+    // Only the groups of rules that may apply to the installation: another team's are not read with its token.
+    newIdentity: (policy) =>
+      new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) }),
     newPlaces: () => new Places({ logger: logger.child({ component: 'places' }) }),
     installerOf: async (id) => (await installations.load(id))?.installation.user?.id ?? null,
   });
@@ -486,6 +487,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }
 
     const groupsClient = slackClient({ slackApiUrl });
+    // Many workspaces: a person's groups are read by the installation in scope's people cache, which asks its
+    // Slack only for the groups of rules that may apply there (policy teams).
+    const identityInScope = async () => (oauth ? (await scopedDeps()).access.identity : deps.access.identity);
     // Subscription discovery: after the watcher (cleanups run in reverse, so it stops first and
     // before the store closes). Its own client for the same reasons as the watcher's.
     const scanner = new SubscriptionScanner({
@@ -506,8 +510,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       // A run is posted only where its subscriber may view its runbook (their groups read with the bot's client).
       mayNotify: subscriberMayView(
         deps,
-        (userId) => deps.access.identity.groupsOf(groupsClient, userId),
+        (userId) => identityInScope().then((identity) => identity.groupsOf(groupsClient, userId)),
         async (execution) => runbookNamed(oauth ? await scopedDeps() : deps, execution.workflowName),
+        oauth ? scopedDeps : undefined,
       ),
       // On the watcher's budget and check interval (one budget for everything, one bound), and
       // scanned by one replica at a time (a lease in the store).
@@ -697,7 +702,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // An intent younger than a run call can take may still be in flight somewhere: left alone.
     const intentGraceMs = config.api.timeoutMs * 2 + 5_000;
     const skipOwner = newOwnerId();
-    const groupsOf = (userId: string) => deps.access.identity.groupsOf(groupsClient, userId);
+    const groupsOf = (userId: string) => identityInScope().then((identity) => identity.groupsOf(groupsClient, userId));
     const reconcileOptions = {
       graceMs: intentGraceMs,
       ...(watcher ? { budget: watcher.budget } : {}),

@@ -12,7 +12,7 @@ import { installationKey } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { maskErrorSecrets } from './execution-secrets.ts';
-import { approvalNeedFor, gate, type RunApprovalNeed, runbookFacts } from './gate.ts';
+import { approvalNeedFor, gate, placeOfActor, type RunApprovalNeed, runbookFacts } from './gate.ts';
 import { type RunEntry, viaText, withVia } from './run-entry.ts';
 import { intentParamsHash } from './run-intents.ts';
 import { inSchemaOrder } from './run-params.ts';
@@ -177,7 +177,7 @@ export async function requestRun(
     return refused('duplicate', 'This form was already submitted, so nothing more was started.');
   }
   const current = hooks.fresh ? await hooks.fresh(runbook) : runbook;
-  const need = hooks.fresh ? approvalNeedFor(deps, current) : verdict.approval;
+  const need = hooks.fresh ? approvalNeedFor(deps, current, placeOfActor(actor)) : verdict.approval;
   if (need.required) {
     const approval = await askApproval(deps, actor, { ...request, runbook: current }, null);
     return { kind: 'approval-requested', runbook: current, approval, need };
@@ -200,7 +200,7 @@ export function askApproval(
       proxyId: request.proxyId,
       ask: schedule ? { kind: 'schedule', params: request.params, schedule } : { kind: 'run', params: request.params },
       paramsMasked: labelInputs(parseInputSchema(request.runbook.inputSchema), request.params),
-      quorum: approvalNeedFor(deps, request.runbook).quorum,
+      quorum: approvalNeedFor(deps, request.runbook, placeOfActor(actor)).quorum,
       requesterId: actor.userId,
       requesterTeam: actor.teamId,
       channel: actor.destinationChannel,

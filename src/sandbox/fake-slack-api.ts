@@ -304,6 +304,18 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (view) view.installedTeamId = grant.isEnterpriseInstall ? null : grant.teamId;
   }
 
+  /**
+   * users.lookupByEmail finds only the people of the token's workspace (or, for a Grid org's tokens, of its
+   * org), as Slack's does: someone of another workspace is users_not_found there.
+   */
+  function foundBy(grant: FakeGrant, body: SlackBody): SlackBody {
+    if (!body.ok) return body;
+    const user = body.user as { team_id?: string; enterprise_user?: { enterprise_id?: string } };
+    const org = user.enterprise_user?.enterprise_id;
+    const member = user.team_id === grant.teamId || (grant.enterpriseId !== null && org === grant.enterpriseId);
+    return member ? body : fail('users_not_found');
+  }
+
   /** The live "Add to Slack" installation serving a workspace: its org's org-wide install, else its own. */
   function installationServing(teamId?: string, enterpriseId?: string): string | undefined {
     const live = [...oauth.grants.values()].filter((g) => !g.revoked);
@@ -370,6 +382,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       if (grant.revoked) body = fail('token_revoked');
       else if (grant.expiresAt !== null && now() >= grant.expiresAt) body = fail('token_expired');
       else if (method === 'auth.test') body = oauth.authTest(grant);
+      else if (method === 'users.lookupByEmail') body = foundBy(grant, METHODS[method]!(ctx, args));
       else {
         const handler = METHODS[method] ?? files[method];
         const bot = oauth.botOf(grant);

@@ -2,7 +2,8 @@
 // `depsFor`). Each connected installation has its own Runbook API client, runbook catalog, proxy list,
 // identity cache and places cache, built from its connection and kept until the connection changes (any
 // replica: the row is read on every request, so a replaced or removed key takes effect at once). Until
-// it is connected, every API call answers the one sentence saying so and who can connect it.
+// it is connected, every API call answers the one sentence saying so and who can connect it. The policy is
+// the operator's one file as this installation applies it (`forInstallation`: its ids count for `teams:`).
 import { LRUCache } from 'lru-cache';
 import type { RunbookApi } from '../api/runbook-api.ts';
 import type { Workflow } from '../api/schemas.ts';
@@ -14,6 +15,7 @@ import {
   RunbookCatalog,
   type Visible,
 } from '../catalog/runbook-catalog.ts';
+import type { Policy } from '../policy/policy.ts';
 import { withInstallationSettings } from '../runs/installation-settings.ts';
 import type { ApiConnections, OpenConnection } from '../tenants/api-connections.ts';
 import type { TenantInstallation } from '../tenants/installation.ts';
@@ -41,7 +43,7 @@ export interface TenantDepsOptions {
   /** The same over an API that only says the workspace is not connected. */
   unconnected(api: RunbookApi): TenantApi;
   /** Fresh per-installation caches of people and of places. */
-  newIdentity(): Identity;
+  newIdentity(policy: Policy): Identity;
   newPlaces(): Places;
   /** Who installed the app in this installation (null when unknown). */
   installerOf(installationId: string): Promise<string | null>;
@@ -154,18 +156,41 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
     return { ...options.base, api: tenant.api, catalog: tenant.catalog, proxies: tenant.proxies };
   })();
 
-  const build = async (installationId: string, opened: OpenConnection | null, version: string): Promise<Entry> => {
+  /**
+   * Where the installation is, for the policy's `teams:` (the same file for all, seen from here): its id,
+   * its workspace unless org-wide, and its Grid org (from its record; a request's context when there is none).
+   */
+  const homeOf = async (installation: TenantInstallation) => {
+    const { id } = installation;
+    const record = await options.base.access.store.installations.get(id).catch(() => null);
+    const orgWide = record?.isEnterpriseInstall ?? (installation.isEnterpriseInstall || id.startsWith('E'));
+    const enterpriseId = record?.enterpriseId ?? installation.enterpriseId ?? (orgWide ? id : null);
+    return { installationId: id, teamId: orgWide ? null : id, enterpriseId };
+  };
+
+  const build = async (
+    installation: TenantInstallation,
+    opened: OpenConnection | null,
+    version: string,
+  ): Promise<Entry> => {
+    const installationId = installation.id;
     const installerId = await options.installerOf(installationId).catch(() => null);
     const tenant = opened
       ? options.connect(opened)
       : options.unconnected(unavailableApi(notConnectedSentence(installerId)));
     const { base } = options;
+    const policy = base.access.policy.forInstallation(await homeOf(installation));
     const deps: SlackDeps = {
       ...base,
       api: tenant.api,
       catalog: tenant.catalog,
       proxies: tenant.proxies,
-      access: { ...base.access, identity: options.newIdentity(), places: options.newPlaces() },
+      access: {
+        ...base.access,
+        policy,
+        identity: options.newIdentity(policy),
+        places: options.newPlaces(),
+      },
       tenancy: {
         installationId,
         connections: options.connections,
@@ -205,7 +230,7 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
       const version = opened?.version ?? 'not-connected';
       const cached = cache.get(installation.id);
       if (cached && cached.version === version) return withSettings(installation.id, cached.deps);
-      const entry = await build(installation.id, opened, version);
+      const entry = await build(installation, opened, version);
       cache.set(installation.id, entry);
       return withSettings(installation.id, entry.deps);
     },

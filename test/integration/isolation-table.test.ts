@@ -12,6 +12,8 @@
 // installation's marker (`mkalpha`, `mkbeta`, `mkgamma`) in its inputs: after the table, the marker of one
 // installation appears in no Slack call made with another's token, in nothing shown to another's people,
 // and in nothing another's Runbook API tenant received.
+// The policy lets people of another organisation use the bot, so a person of one installation typing in
+// another's workspace (Slack Connect) is judged there on that installation's records alone (freeze passes).
 // (The app has no link unfurls: no `link_shared` listener, asserted below, so that column does not exist.)
 
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,10 +22,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorState } from '../../src/emulator/state.ts';
 import type { FakeEphemeral, FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
+import { findElement } from '../../src/sandbox/slack-user.ts';
 import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
 import { ACTIONS, BLOCKS, FUNCTIONS, SHORTCUTS } from '../../src/slack/kit/ids.ts';
 import {
   addZed,
+  connectFromHome,
   DRAIN,
   type OAuthHarness,
   requestDrainApproval,
@@ -45,6 +49,7 @@ const HOUR = 60 * 60_000;
 const POLICY = `
 contact: "#platform"
 approvers: { users: [U02BOB, U12ZED, U22UMA] }
+externalUsers: allow
 freezes:
   - name: Isolation freeze
     start: "${new Date(Date.now() - 24 * HOUR).toISOString()}"
@@ -366,6 +371,7 @@ beforeAll(async () => {
       SUBSCRIPTIONS_POLL_SECONDS: '0.05',
       POLICY_FILE: path.join(dir, 'policy.yaml'),
       RUNBOOK_PROXIES: 'proxy-prod-us-east-1=Production (us-east-1)',
+      RUN_RATE_LIMIT_PER_MINUTE: String(RUN_LIMIT),
     },
   });
   addZed(h);
@@ -452,6 +458,9 @@ function nothingOf(owner: Inst, viewer: Inst, shown: string, calls: { installati
   }
 }
 
+/** The value of the button `actionId` on a surface as it was drawn. */
+const buttonValueIn = (surface: { blocks?: unknown }, actionId: string) =>
+  findElement((surface.blocks ?? []) as Parameters<typeof findElement>[0], actionId)!.element.value!;
 const messageNow = (m: FakeMessage) => h.fake.state.messages[m.channel]!.find((x) => x.ts === m.ts)!;
 
 /** The columns listed, each with the same reason (written out, so the matrix shows every decision). */
@@ -477,6 +486,9 @@ const refIn = (surface: FakeEphemeral, scheduleId: string) =>
 const onSchedule = (action: string, scheduleId: string) => (el: { action_id?: string; value?: string }) =>
   el.action_id === action && String(el.value).includes(scheduleId);
 const approvalLine = (home: string) => home.match(/Approval requests go to[^."]*(\(set by <@[A-Z0-9]+>\))?/)?.[0] ?? '';
+/** RUN_RATE_LIMIT_PER_MINUTE of the bot here; whose window the run limits row has filled. */
+const RUN_LIMIT = 10;
+const limited = new Set<Inst['key']>();
 const ADMIN: Record<Inst['key'], Person> = {
   A: A.approver,
   B: B.approver,
@@ -495,13 +507,15 @@ const ROWS: Row[] = [
         nothingOf(o, v, said, []);
       },
       'watch <id>': async (o, v) => {
-        const before = await h.runtime.store.watches.get(o.r.runId);
+        const before = await h.runtime.store.watches.get(o.r.runId, o.installation);
+        expect(before).not.toBeNull();
         const said = await answerText(v.requester, `watch ${o.r.runId}`, o.r.runId);
         if (o === v) expect(said).not.toMatch(/No execution has the id/);
         else expect(said).toMatch(/No execution has the id/);
         nothingOf(o, v, said, []);
-        const after = await h.runtime.store.watches.get(o.r.runId);
-        expect(after?.teamId).toBe(before?.teamId);
+        // The owner's watch is as it was; the viewer's installation holds none of that id.
+        expect((await h.runtime.store.watches.get(o.r.runId, o.installation))?.teamId).toBe(before?.teamId);
+        if (o !== v) expect(await h.runtime.store.watches.get(o.r.runId, v.installation)).toBeNull();
       },
       executions: async (o, v) => {
         const said = await answerText(v.requester, `executions "${SCALE}"`, /xecution/);
@@ -625,6 +639,18 @@ const ROWS: Row[] = [
           nothingOf(o, v, run.shown, run.calls);
           const edit = await click(v.requester, surface, ACTIONS.confirmEdit);
           nothingOf(o, v, edit.shown, edit.calls);
+          // "Try again" (a run's or a schedule's) carries a draft id too: the same id typed into it.
+          const draftId = (JSON.parse(buttonValueIn(o.r.draftConfirm, ACTIONS.confirmRun)) as { d: string }).d;
+          for (const action of [ACTIONS.retryRun, ACTIONS.scheduleRetry]) {
+            const since = h.fake.state.ephemerals.length;
+            const modalBefore = topModalId(v.requester);
+            const calls = await callsDuring(() =>
+              userOf(v.requester).act(surface, ACTIONS.confirmRun, { action_id: action, value: draftId }),
+            );
+            const opened = topModalId(v.requester) !== modalBefore ? await settledModal(v.requester) : '';
+            nothingOf(o, v, `${ephemeralsTo(v.requester, since)}${opened}`, calls);
+            h.fake.closeModal(v.requester.id);
+          }
           for (const inst of ALL) expect(executionWith(inst, `${o.marker}-draft`)).toBeUndefined();
           h.fake.closeModal(v.requester.id);
         } else {
@@ -1010,6 +1036,18 @@ const ROWS: Row[] = [
             userOf(v.requester).act(surface, onSchedule(ACTIONS.scheduleResume, o.r.scheduleId)),
           );
           nothingOf(o, v, ephemeralsTo(v.requester, since), calls);
+          // Pause and Skip next run, with the same reference, change nothing of the owner's either.
+          const drawn = buttonValueIn(o.r.scheduleList, ACTIONS.scheduleResume);
+          for (const action of [ACTIONS.schedulePause, ACTIONS.scheduleSkip]) {
+            const from = h.fake.state.ephemerals.length;
+            const made = await callsDuring(() =>
+              userOf(v.requester).act(surface, onSchedule(ACTIONS.scheduleResume, o.r.scheduleId), {
+                action_id: action,
+                value: drawn,
+              }),
+            );
+            nothingOf(o, v, ephemeralsTo(v.requester, from), made);
+          }
         }
         // Still paused for its owner.
         expect(textOf(await freshList(o))).toMatch(new RegExp(`${ACTIONS.scheduleResume}[^}]*${o.r.scheduleId}`));
@@ -1106,7 +1144,14 @@ const ROWS: Row[] = [
           state: 'completed',
           outputs: { execution_id: o.r.stepExecutionId },
         });
-        if (o !== v) expect(executionWith(v, `${o.marker}-step`)).toBeUndefined();
+        // Kept under its own installation only.
+        expect((await h.runtime.store.workflowSteps.get(o.r.stepId, o.installation))?.executionId).toBe(
+          o.r.stepExecutionId,
+        );
+        if (o !== v) {
+          expect(executionWith(v, `${o.marker}-step`)).toBeUndefined();
+          expect(await h.runtime.store.workflowSteps.get(o.r.stepId, v.installation)).toBeNull();
+        }
       },
       'status <id>': async (o, v) => {
         const said = await answerText(v.requester, `status ${o.r.stepExecutionId}`, o.r.stepExecutionId);
@@ -1153,6 +1198,8 @@ const ROWS: Row[] = [
             .find((e) => e.user === inV.id && textOf(e).includes(ACTIONS.confirmRun));
           if (confirm)
             await callsDuring(() => userOf(inV).act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmRun));
+          // Refused by the freeze itself (the policy lets people of another organisation use the bot).
+          await until(async () => /change freeze/.test(ephemeralsTo(inV, since)), 'the freeze’s refusal');
           expect(executionCount(v)).toBe(before);
           return;
         }
@@ -1195,6 +1242,63 @@ const ROWS: Row[] = [
     },
   },
   {
+    kind: 'run limits (a person at their limit)',
+    cells: {
+      'run (one line, --now)': async (o, v) => {
+        // The owner's approver has started RUN_LIMIT runs this minute in the owner's installation.
+        const who = o === v ? o.approver : { id: o.approver.id, team: v.requester.team };
+        if (o !== v || !limited.has(o.key)) {
+          for (let i = 0; i < RUN_LIMIT && !limited.has(o.key); i++)
+            await h.runtime.store.runLimits.take(`run:${o.approver.id}`, Date.now(), 60_000, RUN_LIMIT, o.installation);
+          limited.add(o.key);
+        }
+        const before = executionCount(v);
+        const since = h.fake.state.ephemerals.length;
+        const line = `run "${SCALE}" namespace=prod deployment=limit-${v.key.toLowerCase()} replicas=1 --now`;
+        await userOf(who).command(line, 'C01OPS');
+        const confirm = await until(
+          async () =>
+            h.fake.state.ephemerals
+              .slice(since)
+              .find((e) => e.user === who.id && textOf(e).includes(ACTIONS.confirmRun)),
+          'the confirmation',
+        );
+        await userOf(who).act({ kind: 'ephemeral', ephemeral: structuredClone(confirm) }, ACTIONS.confirmRun);
+        if (o === v) {
+          // Its own installation counts its runs: refused.
+          await until(async () => /too many runs this minute/.test(ephemeralsTo(who, since)), 'the limit’s refusal');
+          expect(executionCount(v)).toBe(before);
+        } else {
+          // Another installation keeps its own count for the same person: the run starts there.
+          await until(async () => executionCount(v) > before, `the run in ${v.key}`);
+        }
+      },
+      ...why(
+        'a limit is a count, shown nowhere: it is seen when a run is refused',
+        'list / search',
+        'show',
+        'status <id>',
+        'watch <id>',
+        'executions',
+        'schedules',
+        'subscriptions',
+        'alias',
+        'defaults',
+        'audit',
+        'health',
+        'freezes',
+        'App Home',
+        'button (replayed)',
+        'modal',
+        'mention',
+        'message shortcut',
+        'typeahead',
+        'Workflow step',
+        'posts and calls',
+      ),
+    },
+  },
+  {
     kind: 'installation settings (approvals channel)',
     cells: {
       'App Home': async (o, v) => {
@@ -1217,6 +1321,20 @@ const ROWS: Row[] = [
         const initial = JSON.stringify(form.view).match(/"initial_conversation":"([A-Z0-9]+)"/)?.[1];
         if (o === v) expect(initial).toBe(SETTINGS_CHANNEL[o.key]);
         else expect(initial).not.toBe(SETTINGS_CHANNEL[o.key]);
+        const before = await h.runtime.store.installationSettings.get(o.installation);
+        // Submitted (its own values again): saved for its own installation, the owner's untouched.
+        const saved = await admin.submit(form.id, {
+          [BLOCKS.settingsChannel]: {
+            [ACTIONS.settingsChannel]: { type: 'conversations_select', selected_conversation: SETTINGS_CHANNEL[v.key] },
+          },
+          [BLOCKS.settingsGroup]: { [ACTIONS.settingsGroup]: { type: 'plain_text_input', value: null } },
+        });
+        expect(saved.body).toContain('Saved');
+        expect((await h.runtime.store.installationSettings.get(v.installation))?.approvalsChannel).toBe(
+          SETTINGS_CHANNEL[v.key],
+        );
+        const after = await h.runtime.store.installationSettings.get(o.installation);
+        if (o !== v) expect(after).toEqual(before);
         h.fake.closeModal(ADMIN[v.key].id);
       },
       ...why(
@@ -1251,6 +1369,14 @@ const ROWS: Row[] = [
         expect(home).toContain(`by <@${v.requester.id}>`);
         if (o !== v) expect(home).not.toContain(`by <@${o.requester.id}>`);
       },
+      modal: async (o, v) => {
+        // Connect, submitted by the viewer's admin (its own key again): its own connection, never the owner's.
+        const before = await h.runtime.tenants!.connections.status(o.installation);
+        await connectFromHome(h, userOf(ADMIN[v.key]), v.apiKey);
+        h.fake.closeModal(ADMIN[v.key].id);
+        expect((await h.runtime.tenants!.connections.status(v.installation))?.connectedBy).toBe(ADMIN[v.key].id);
+        if (o !== v) expect(await h.runtime.tenants!.connections.status(o.installation)).toEqual(before);
+      },
       'posts and calls': async (o, v) => {
         // Each tenant's key reached its own tenant only: nothing of the owner's in the other's tenant.
         if (o !== v) expect(executionWith(v, o.marker)).toBeUndefined();
@@ -1259,7 +1385,6 @@ const ROWS: Row[] = [
       ...why(
         'the key is never shown, and Connect / Remove carry no id: they act on the clicker’s own installation',
         'button (replayed)',
-        'modal',
       ),
       ...why(
         NEVER_SHOWN,
@@ -1462,6 +1587,8 @@ it('every row × every column is a cell or says why not; the matrix and the coun
     `isolation table: ${ROWS.length} record kinds × ${COLUMNS.length} surfaces, ${CELL_COUNT} cells, each run ${ALL.length}×${ALL.length} (owner × viewer)\n${lines.join('\n')}`,
   );
   expect(missing).toEqual([]);
+  // A cell taken away (or added) changes this on purpose.
+  expect(CELL_COUNT).toBe(51);
 });
 
 describe.each(ROWS.map((row) => [row.kind, row] as const))('%s', (_kind, row) => {
@@ -1508,7 +1635,8 @@ function nothingCrossed(where: string) {
   for (const e of h.fake.state.ephemerals) {
     const of = installationOf.get(e.user);
     if (!of) continue;
-    const text = textOf(e);
+    // Replacing an ephemeral gives it new blocks: its text is read again then.
+    const text = `${e.text ?? ''}${e.blocks ? textOnce(e.blocks, () => e.blocks) : ''}`;
     for (const owner of others(of))
       if (text.includes(owner.marker)) crossed.push(`shown to ${e.user} (${of.key}): ${text.slice(0, 300)}`);
   }

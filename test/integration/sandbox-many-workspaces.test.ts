@@ -120,4 +120,19 @@ describe('approvals in the many-workspace sandbox', () => {
     );
     expect(JSON.stringify(answer)).toContain('runbooks');
   });
+
+  it("a workspace's token finds only its own people by email, as Slack's (a run of another workspace's person shows the email)", async () => {
+    const grant = [...h.fake.oauth.grants.values()].find((g) => g.installationId === 'T0SECOND' && !g.revoked)!;
+    const lookup = async (email: string) => {
+      const res = await fetch(
+        `${h.fake.url.replace(/\/?$/, '/')}users.lookupByEmail?email=${encodeURIComponent(email)}`,
+        {
+          headers: { authorization: `Bearer ${grant.token}` },
+        },
+      );
+      return (await res.json()) as { ok: boolean; error?: string; user?: { id: string } };
+    };
+    expect((await lookup('sam@example.com')).user?.id).toBe('U11SAM');
+    expect(await lookup('alice@example.com')).toMatchObject({ ok: false, error: 'users_not_found' });
+  });
 });
