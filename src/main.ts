@@ -6,12 +6,13 @@ import { describeStartupError } from './ops/startup-error.ts';
 import type { Tracing } from './ops/tracing.ts';
 import { type Runtime, startRuntime } from './runtime.ts';
 import { type FakeSlack, startFakeSlack } from './sandbox/fake-slack-api.ts';
-import { installThroughSlack } from './sandbox/install-flow.ts';
-import { SANDBOX_APPROVALS_CHANNEL, sandboxPolicy } from './sandbox/sandbox-defaults.ts';
+import { SANDBOX_APPROVALS_CHANNEL, sandboxManyWorkspacesPolicy, sandboxPolicy } from './sandbox/sandbox-defaults.ts';
 import { type Sandbox, startSandbox } from './sandbox/sandbox-server.ts';
 import {
+  addFirstWorkspace,
   addWorkspacePeople,
   manyWorkspaceSandboxConfig,
+  moveConnectionsToThisEmulator,
   registerSandboxApp,
   SANDBOX_EMULATOR_TENANTS,
 } from './sandbox/sandbox-workspaces.ts';
@@ -66,14 +67,17 @@ async function main(): Promise<void> {
     // SANDBOX_MANY_WORKSPACES: the bot in many-workspace mode against the fake Slack's "Add to Slack".
     const runConfig =
       fakeSlack && config.sandbox?.manyWorkspaces ? manyWorkspaceSandboxConfig(config, fakeSlack) : config;
+    // The sandbox's approval defaults apply unless the operator set a policy or a channel.
+    const sandboxApprovals = !config.access.policyFile && !config.access.approvalsChannel;
     runtime = await startRuntime(runConfig, {
       logger,
       tracing,
       ...(fakeSlack
         ? {
             slackApiUrl: fakeSlack.url,
-            defaultPolicy: sandboxPolicy(),
-            defaultApprovalsChannel: SANDBOX_APPROVALS_CHANNEL,
+            // Many workspaces: approvers per workspace and no channel for all (each workspace sets its own).
+            defaultPolicy: config.sandbox?.manyWorkspaces ? sandboxManyWorkspacesPolicy() : sandboxPolicy(),
+            ...(config.sandbox?.manyWorkspaces ? {} : { defaultApprovalsChannel: SANDBOX_APPROVALS_CHANNEL }),
             // Many workspaces: a second tenant of the built-in emulator, so two workspaces can reach two.
             ...(config.sandbox?.manyWorkspaces && !config.api.url ? { emulatorTenants: SANDBOX_EMULATOR_TENANTS } : {}),
           }
@@ -85,18 +89,12 @@ async function main(): Promise<void> {
       const botOrigin = `http://127.0.0.1:${runtime.slackPort}`;
       if (runConfig.slack.oauth) {
         registerSandboxApp(fakeSlack, botOrigin, runConfig.slack.oauth.clientSecret);
-        // The first workspace is added at once, so the sandbox answers as before; the others wait for a click.
-        const first = await installThroughSlack(botOrigin, fakeSlack.state.teamId);
-        if (first.status !== 200)
-          throw new Error(`the sandbox could not add the bot to its first workspace (${first.status})`);
-        // …and connected to the built-in emulator, as its admin would in App Home; the others connect there.
-        const connected = await runtime.tenants?.connections.connect(
-          fakeSlack.state.teamId,
-          { apiKey: runConfig.api.apiKey },
-          'U02BOB',
-        );
-        if (connected && !connected.ok)
-          throw new Error(`the sandbox could not connect its first workspace: ${connected.sentence}`);
+        if (!config.api.url) await moveConnectionsToThisEmulator(runtime, fakeSlack);
+        await addFirstWorkspace(runtime, fakeSlack, {
+          botOrigin,
+          apiKey: runConfig.api.apiKey,
+          approvalSettings: sandboxApprovals,
+        });
       }
       sandbox = await startSandbox({
         ...(runConfig.slack.oauth ? { installUrl: `${botOrigin}/slack/install` } : {}),

@@ -45,7 +45,7 @@ import { guardClient } from './slack/kit/outgoing-guard.ts';
 import { Places } from './slack/kit/places.ts';
 import { RunDrafts } from './slack/kit/run-drafts.ts';
 import { postRunningCard } from './slack/kit/run-start.ts';
-import { createTenantDeps, type TenantApi, type TenantDeps } from './slack/tenant-deps.ts';
+import { createTenantDeps, RoutedRunbookCatalog, type TenantApi, type TenantDeps } from './slack/tenant-deps.ts';
 import { finishWaitingSteps } from './slack/workflow-step/workflow-step-finish.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
@@ -178,8 +178,9 @@ function connectTenants(config: Config, base: SlackDeps, store: Store, apiUrl: s
     connect: (opened) =>
       tenantApi(createRunbookApi({ ...clientOptions, baseUrl: opened.status.baseUrl, apiKey: opened.apiKey })),
     unconnected: tenantApi,
-    newIdentity: () =>
-      new Identity({ groups: policyGroups(base.access.policy), logger: logger.child({ component: 'identity' }) }),
+    // Only the groups of rules that may apply to the installation: another team's are not read with its token.
+    newIdentity: (policy) =>
+      new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) }),
     newPlaces: () => new Places({ logger: logger.child({ component: 'places' }) }),
     installerOf: async (id) => (await installations.load(id))?.installation.user?.id ?? null,
   });
@@ -338,6 +339,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
           return inInstallation(installationId, work);
         }
       : (_teamId, work) => work();
+    /**
+     * Work on a record kept for an installation (a watch, a run intent) runs in that installation's scope;
+     * once it no longer holds tokens (uninstalled), its work stops (TenantGoneError).
+     */
+    const inInstallationOf = tenantClients
+      ? async <T>(installationId: string, work: () => Promise<T>): Promise<T> => {
+          if ((await tenantClients.installationForTeam(installationId)) !== installationId) {
+            throw new TenantGoneError(installationId);
+          }
+          return inInstallation(installationId, work);
+        }
+      : null;
     /** The same for one-off notices (expiry, recovered runs, freezes): an uninstalled workspace is skipped. */
     const inTenantOrSkip: InTenant = (teamId, work) =>
       inTenant(teamId, work).catch((err: unknown) => {
@@ -363,6 +376,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       return tenantDeps.depsForId(installationId);
     };
     const backgroundApi = oauth ? routedRunbookApi(async () => (await scopedDeps()).api) : api;
+    // Many workspaces: the single workspace's open watches and run intents go to its installation before the
+    // watcher starts, so none is handled under one key and finished under the other.
+    if (oauth && config.secrets) {
+      const moved = (await store.watches.assignInstallations()) + (await store.intents.assignInstallations());
+      if (moved > 0)
+        logger.info({ moved }, 'watches and run intents of the single workspace assigned to its installation');
+    }
     let watcher: Watcher | null = null;
     if (!options.runs) {
       const w = config.watch;
@@ -379,6 +399,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         onFinished: finishWaitingSteps({ store, logger, now: Date.now }, watcherSlack),
         userIdByEmail,
         inTenant,
+        // Many workspaces: a watch is kept for its installation, and its work runs in that installation's scope.
+        ...(inInstallationOf ? { inInstallation: inInstallationOf } : {}),
         // Many workspaces: each installation spends its own budget, under the global ceiling.
         ...(oauth ? { currentTenant: () => currentInstallation() ?? null } : {}),
         owner: options.watcherOwner ?? newOwnerId(),
@@ -407,11 +429,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const configured = config.proxies.list.length ? config.proxies.list : emulator ? EMULATOR_PROXIES : [];
     const deps: SlackDeps = {
       api: backgroundApi,
-      catalog,
+      // Many workspaces: background work reads the runbooks of the installation in scope, never one catalog for all.
+      catalog: oauth ? new RoutedRunbookCatalog(async () => (await scopedDeps()).catalog) : catalog,
       proxies: new ProxyDirectory({
         api: backgroundApi,
         configured,
         defaultId: config.proxies.defaultId ?? (emulator ? EMULATOR_PROXIES[0]!.id : null),
+        // Many workspaces: the proxies seen on one installation's schedules are never named in another's.
+        scope: () => currentInstallation() ?? '',
       }),
       drafts: new RunDrafts({ store: store.runDrafts }),
       runs: options.runs ?? watcher!,
@@ -457,6 +482,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     }
 
     const groupsClient = slackClient({ slackApiUrl });
+    // Many workspaces: a person's groups are read by the installation in scope's people cache, which asks its
+    // Slack only for the groups of rules that may apply there (policy teams).
+    const identityInScope = async () => (oauth ? (await scopedDeps()).access.identity : deps.access.identity);
     // Subscription discovery: after the watcher (cleanups run in reverse, so it stops first and
     // before the store closes). Its own client for the same reasons as the watcher's.
     const scanner = new SubscriptionScanner({
@@ -477,8 +505,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       // A run is posted only where its subscriber may view its runbook (their groups read with the bot's client).
       mayNotify: subscriberMayView(
         deps,
-        (userId) => deps.access.identity.groupsOf(groupsClient, userId),
+        (userId) => identityInScope().then((identity) => identity.groupsOf(groupsClient, userId)),
         async (execution) => runbookNamed(oauth ? await scopedDeps() : deps, execution.workflowName),
+        oauth ? scopedDeps : undefined,
       ),
       // On the watcher's budget and check interval (one budget for everything, one bound), and
       // scanned by one replica at a time (a lease in the store).
@@ -519,7 +548,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       logger.info({ port: started.port }, 'metrics served on their own port');
     }
     let installations: SealedInstallationStore | null = null;
-    const revokedListeners: Array<(installationId: string) => void | Promise<void>> = [];
+    // Uninstalled: that installation's watches end at once (no more checks or posts); others' are untouched.
+    const revokedListeners: Array<(installationId: string) => void | Promise<void>> = [
+      async (id) => {
+        const stopped = await store.watches.stopInstallation(id, now());
+        if (stopped > 0) logger.info({ installation: id, stopped }, "an uninstalled installation's watches stopped");
+      },
+    ];
     let install: SlackAppSettings['install'] = null;
     if (oauth) {
       const records = store.installations;
@@ -651,15 +686,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // An intent younger than a run call can take may still be in flight somewhere: left alone.
     const intentGraceMs = config.api.timeoutMs * 2 + 5_000;
     const skipOwner = newOwnerId();
-    const groupsOf = (userId: string) => deps.access.identity.groupsOf(groupsClient, userId);
+    const groupsOf = (userId: string) => identityInScope().then((identity) => identity.groupsOf(groupsClient, userId));
     const reconcileOptions = {
       graceMs: intentGraceMs,
       ...(watcher ? { budget: watcher.budget } : {}),
       announce: async (run: StartedRun) => {
-        // Many workspaces: the card's ETA is read (and cached) with the workspace's own client, not the routed one.
-        await inTenantOrSkip(run.teamId, async () =>
-          postRunningCard(oauth ? await scopedDeps() : deps, backgroundClient, run),
-        );
+        // Many workspaces: called in the intent's installation's scope; the card's ETA is read (and cached) with
+        // the workspace's own client, not the routed one.
+        await postRunningCard(oauth ? await scopedDeps() : deps, backgroundClient, run);
       },
     };
     // Many workspaces: each workspace's records are handled in its scope, against its own Runbook API.
@@ -687,13 +721,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const pauses = store.schedulePauses;
     const reconcile = () =>
       (oauth
-        ? store.intents.listOpen(now() - intentGraceMs, 50).then((open) =>
-            eachWorkspace(
-              open.map((intent) => intent.teamId),
-              'run intent reconciliation',
-              (scoped, teamId) => reconcileIntents(scoped, { ...reconcileOptions, teamId }),
-            ),
-          )
+        ? // Each installation's intents in its scope, against its own Runbook API (only it can say what became
+          // of them); intents kept for no installation belong to no API here and wait for an assignment.
+          store.intents.listOpen(now() - intentGraceMs, 500).then(async (open) => {
+            for (const id of new Set(open.map((intent) => intent.installationId).filter(Boolean))) {
+              await inInstallationOf!(id, async () => reconcileIntents(await scopedDeps(), reconcileOptions)).catch(
+                (err: unknown) => {
+                  if (!(err instanceof TenantGoneError))
+                    logger.warn({ err, installation: id }, 'run intent reconciliation failed');
+                },
+              );
+            }
+          })
         : reconcileIntents(deps, reconcileOptions)
       )
         .catch((err: unknown) => logger.warn({ err }, 'run intent reconciliation failed'))

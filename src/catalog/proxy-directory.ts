@@ -1,6 +1,7 @@
 // The API has no proxy list, so the proxy choices for a run come from three places: the proxies an
 // operator configured (RUNBOOK_PROXIES), the proxies seen on existing schedules, and the runbook's
-// own proxyId. The configured default (RUNBOOK_DEFAULT_PROXY_ID) is preselected when present.
+// own proxyId. The configured default (RUNBOOK_DEFAULT_PROXY_ID) is preselected when present. One directory
+// over many tenants' APIs (background work's, many workspaces) keeps what it saw per `scope`.
 import type { RunbookApi } from '../api/runbook-api.ts';
 import type { Workflow } from '../api/schemas.ts';
 import type { RunbookProxy } from '../config.ts';
@@ -16,6 +17,15 @@ export interface ProxyDirectoryOptions {
   defaultId: string | null;
   ttlMs?: number;
   now?: () => number;
+  /** Whose API `api` reaches now (many workspaces: the installation in scope); the proxies seen are kept per scope. */
+  scope?: () => string;
+}
+
+/** The proxies seen on one scope's schedules. */
+interface Seen {
+  proxies: RunbookProxy[];
+  at: number;
+  loading: Promise<void> | null;
 }
 
 /**
@@ -36,12 +46,24 @@ export function notOfferedSentence(proxyId: string | null, options: readonly Run
 
 export class ProxyDirectory {
   readonly #options: ProxyDirectoryOptions;
-  #seen: RunbookProxy[] = [];
-  #seenAt = Number.NEGATIVE_INFINITY;
-  #loading: Promise<void> | null = null;
+  readonly #byScope = new Map<string, Seen>();
 
   constructor(options: ProxyDirectoryOptions) {
     this.#options = options;
+  }
+
+  /** What was seen in the scope now (made on first use; the least recently used beyond 1,000 scopes is forgotten). */
+  #seen(): Seen {
+    const scope = this.#options.scope?.() ?? '';
+    let seen = this.#byScope.get(scope);
+    if (seen) {
+      this.#byScope.delete(scope);
+    } else {
+      seen = { proxies: [], at: Number.NEGATIVE_INFINITY, loading: null };
+      if (this.#byScope.size >= 1_000) this.#byScope.delete(this.#byScope.keys().next().value!);
+    }
+    this.#byScope.set(scope, seen);
+    return seen;
   }
 
   /** Choices for running `runbook`; never throws (schedule discovery failing only narrows the list). */
@@ -53,7 +75,7 @@ export class ProxyDirectory {
     };
     this.#options.configured.forEach(add);
     if (runbook?.proxyId) add({ id: runbook.proxyId, name: runbook.proxyId });
-    this.#seen.forEach(add);
+    this.#seen().proxies.forEach(add);
     const options = [...byId.values()].slice(0, 100);
     const initial =
       (this.#options.defaultId && byId.has(this.#options.defaultId) ? this.#options.defaultId : null) ??
@@ -65,7 +87,7 @@ export class ProxyDirectory {
 
   /** The one display name of a proxy (configured, else seen on a schedule), so every screen says the same; null: unknown. */
   nameOf(id: string): string | null {
-    const known = this.#options.configured.find((p) => p.id === id) ?? this.#seen.find((p) => p.id === id);
+    const known = this.#options.configured.find((p) => p.id === id) ?? this.#seen().proxies.find((p) => p.id === id);
     return known?.name && known.name !== id ? known.name : null;
   }
 
@@ -77,26 +99,28 @@ export class ProxyDirectory {
 
   /** Remember a proxy seen elsewhere (a schedule we just created, say). */
   remember(proxy: RunbookProxy): void {
-    if (proxy.id && !this.#seen.some((p) => p.id === proxy.id)) this.#seen.push(proxy);
+    const seen = this.#seen();
+    if (proxy.id && !seen.proxies.some((p) => p.id === proxy.id)) seen.proxies.push(proxy);
   }
 
   async #refreshSeen(): Promise<void> {
     const now = (this.#options.now ?? Date.now)();
-    if (now - this.#seenAt < (this.#options.ttlMs ?? 5 * 60_000)) return;
-    if (!this.#loading) {
-      this.#loading = (async () => {
+    const state = this.#seen();
+    if (now - state.at < (this.#options.ttlMs ?? 5 * 60_000)) return;
+    if (!state.loading) {
+      state.loading = (async () => {
         const seen = new Map<string, RunbookProxy>();
         for await (const schedule of this.#options.api.schedules.iterate({ pageSize: 100 }, { timeoutMs: 2_500 })) {
           if (schedule.proxyId && !seen.has(schedule.proxyId)) {
             seen.set(schedule.proxyId, { id: schedule.proxyId, name: schedule.proxyName || schedule.proxyId });
           }
         }
-        this.#seen = [...seen.values()];
-        this.#seenAt = now;
+        state.proxies = [...seen.values()];
+        state.at = now;
       })().finally(() => {
-        this.#loading = null;
+        state.loading = null;
       });
     }
-    await this.#loading;
+    await state.loading;
   }
 }

@@ -69,6 +69,11 @@ export class EmulatorState {
   readonly schedules = new ScheduleBook();
   readonly executions = new ExecutionStore();
   readonly requests = new RequestStats();
+  /**
+   * Ids the next runs take, first in first out (tests: two tenants handing out the same execution id, as two
+   * real Runbook APIs may); empty: a fresh uuid each.
+   */
+  readonly nextExecutionIds: string[] = [];
   /** What the list routes do with a `filter` expression (filter.ts); settable at any time. */
   filterMode: FilterMode;
   /** Prefix of this tenant's seeded ids, so two tenants never share a custom runbook or schedule id. */
@@ -161,7 +166,7 @@ export class EmulatorState {
   ): ExecutionRecord {
     const plan = forcedPlan ?? planRun(params, this.#defaultDurationMs ?? runbook.defaultDurationMs);
     const record = this.executions.add({
-      id: randomUUID(),
+      id: this.nextExecutionIds.shift() ?? randomUUID(),
       workflowId: runbook.workflow.id,
       workflowName: runbook.workflow.name,
       version: runbook.workflow.currentVersion,

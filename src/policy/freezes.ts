@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { offsetMinutes } from '../forms/time-zone.ts';
 import { formatRunTime, validateCron } from '../schedules/cron.ts';
 import { buildCron } from '../schedules/cron-builder.ts';
+import { channelIds, groupIds, teamIds, userIds } from './ids.ts';
 
 const MINUTE = 60_000;
 const UNITS: Record<string, number> = { m: MINUTE, h: 60 * MINUTE, d: 24 * 60 * MINUTE, w: 7 * 24 * 60 * MINUTE };
@@ -58,9 +59,6 @@ export function instantOf(text: string, zone: string): number | null {
   return wall - offsetMs(first, zone);
 }
 
-const userIds = z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'must be a Slack user id like U012ABC')).optional();
-const groupIds = z.array(z.string().regex(/^S[A-Z0-9]+$/, 'must be a Slack user group id like S012ABC')).optional();
-
 /** A window as written in the policy file (the runbook selector is the policy's own, passed in). */
 export function freezeWindowSchema<S extends z.ZodTypeAny>(runbookSelector: S) {
   return z
@@ -76,7 +74,9 @@ export function freezeWindowSchema<S extends z.ZodTypeAny>(runbookSelector: S) {
       zone: z.string().refine(isTimeZone, 'must be an IANA time zone like Europe/Berlin').optional(),
       users: userIds,
       groups: groupIds,
-      channels: z.array(z.string().regex(/^[CGD][A-Z0-9]+$/, 'must be a Slack channel id like C012ABC')).optional(),
+      channels: channelIds,
+      /** Workspaces or Grid orgs the window covers (unset: every workspace). */
+      teams: teamIds,
       runbooks: runbookSelector.optional(),
       /** Who may break the freeze for one run (default: the policy's approvers). */
       breakGlass: z.object({ users: userIds, groups: groupIds }).strict().optional(),

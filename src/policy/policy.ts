@@ -6,18 +6,13 @@
 import { z } from 'zod';
 import { mention } from '../mentions.ts';
 import { freezeWindowSchema, windowState } from './freezes.ts';
+import { channelIds, groupIds, teamIds, userIds } from './ids.ts';
 import { combineQuorums, type Quorum, SINGLE_APPROVER } from './quorum.ts';
 
 export const ACTIONS = ['view', 'run', 'schedule', 'approve', 'audit'] as const;
 export type PolicyAction = (typeof ACTIONS)[number];
 
 const idList = z.array(z.string().min(1)).optional();
-const userIds = z.array(z.string().regex(/^[UW][A-Z0-9]+$/, 'must be a Slack user id like U012ABC')).optional();
-const groupIds = z.array(z.string().regex(/^S[A-Z0-9]+$/, 'must be a Slack user group id like S012ABC')).optional();
-const teamIds = z
-  .array(z.string().regex(/^[TE][A-Z0-9]+$/, 'must be a Slack workspace id like T012ABC (or an org id like E012ABC)'))
-  .optional();
-const channelIds = z.array(z.string().regex(/^[CGD][A-Z0-9]+$/, 'must be a Slack channel id like C012ABC')).optional();
 
 const RunbookSelector = z
   .object({
@@ -65,6 +60,8 @@ const QuorumRule = z
 const ApprovalRule = z
   .object({
     name: z.string().min(1),
+    /** Workspaces (team ids, or a Grid org's id) whose runs the rule is for; unset: every workspace. */
+    teams: teamIds,
     runbooks: RunbookSelector.optional(),
     approvers: People.optional(),
     quorum: QuorumRule.optional(),
@@ -112,6 +109,37 @@ type RuleT = z.output<typeof Rule>;
 export type FreezeWindow = z.output<typeof FreezeWindow>;
 type Selector = z.output<typeof RunbookSelector>;
 
+/**
+ * Where something happens, for `teams:`: the workspace (team id), its Enterprise Grid org and the
+ * installation serving it (a workspace's id, or the org's for an org-wide install). Null or absent: not
+ * known. A rule naming teams is decided only when the workspace is known or one of the ids is named;
+ * otherwise it fails closed (a deny, an approval rule and a freeze hold; an allow does not).
+ */
+export interface Place {
+  teamId?: string | null;
+  enterpriseId?: string | null;
+  installationId?: string | null;
+}
+
+/** The ids a place is known by, and whether its workspace is known. */
+function mergePlaces(place: Place | undefined, home: Place | null): { ids: string[]; workspaceKnown: boolean } {
+  const all = [place?.teamId, place?.enterpriseId, place?.installationId, home?.teamId, home?.enterpriseId];
+  const ids = [...new Set([...all, home?.installationId].filter((t): t is string => typeof t === 'string' && !!t))];
+  return { ids, workspaceKnown: Boolean(place?.teamId || home?.teamId) };
+}
+
+/** Whether a rule's `teams:` covers the place: true, false, or null when it cannot be told (workspace unknown). */
+function teamsCover(
+  teams: readonly string[] | undefined,
+  place: Place | undefined,
+  home: Place | null,
+): boolean | null {
+  if (!teams) return true;
+  const { ids, workspaceKnown } = mergePlaces(place, home);
+  if (ids.some((id) => teams.includes(id))) return true;
+  return workspaceKnown ? false : null;
+}
+
 /** The person acting and where. */
 export interface Subject {
   userId: string;
@@ -124,6 +152,11 @@ export interface Subject {
    */
   teamId?: string | null;
   enterpriseId?: string | null;
+}
+
+/** Where a subject acts. */
+function placeOf(subject: Subject): Place {
+  return { teamId: subject.teamId ?? null, enterpriseId: subject.enterpriseId ?? null };
 }
 
 /** What the policy needs to know about a runbook. */
@@ -188,16 +221,12 @@ function matchesRunbook(selector: Selector | undefined, runbook: RunbookFacts | 
   return true;
 }
 
-function matchesSubject(rule: RuleT, subject: Subject): boolean {
+function matchesSubject(rule: RuleT, subject: Subject, home: Place | null): boolean {
   if (rule.users && !rule.users.includes(subject.userId)) return false;
   if (rule.groups && !rule.groups.some((g) => subject.groups.includes(g))) return false;
   if (rule.channels && !(subject.channelId && rule.channels.includes(subject.channelId))) return false;
-  if (rule.teams) {
-    const known = [subject.teamId, subject.enterpriseId].filter((t): t is string => typeof t === 'string');
-    if (known.length === 0) return rule.effect === 'deny';
-    if (!known.some((t) => rule.teams!.includes(t))) return false;
-  }
-  return true;
+  const teams = teamsCover(rule.teams, placeOf(subject), home);
+  return teams === null ? rule.effect === 'deny' : teams;
 }
 
 /** Who and where a freeze is judged for: a run's person (groups null: unknown) and its channels. */
@@ -207,6 +236,8 @@ export interface FreezeScope {
   groups: readonly string[] | null;
   /** Where the person acted and where the result goes (a schedule: the channel it was made in). */
   channels: ReadonlyArray<string | null>;
+  /** The workspace the run is for (the person's, a schedule's maker's); absent: unknown. */
+  place?: Place;
 }
 
 /** A window the scope is inside at the moment asked. */
@@ -217,8 +248,10 @@ export interface ActiveFreeze {
   window: FreezeWindow;
 }
 
-function freezeCovers(w: FreezeWindow, scope: FreezeScope, runbook: RunbookFacts | null): boolean {
+function freezeCovers(w: FreezeWindow, scope: FreezeScope, runbook: RunbookFacts | null, home: Place | null): boolean {
   if (!matchesRunbook(w.runbooks, runbook)) return false;
+  // A window for certain workspaces covers a run whose workspace is unknown (it fails closed).
+  if (teamsCover(w.teams, scope.place, home) === false) return false;
   if (w.channels && !scope.channels.some((c) => c !== null && w.channels!.includes(c))) return false;
   // A window for certain people covers everyone when who is acting is unknown (it fails closed).
   const person =
@@ -244,11 +277,22 @@ export class Policy {
   readonly source: string;
   /** A workspace's own approver group (narrowedTo): approvers must be its members where the file allows it. */
   readonly approverGroup: string | null;
+  /** The installation this policy is applied for (forInstallation): its ids join every place judged. */
+  readonly home: Place | null;
 
-  constructor(file: PolicyFile, source: string, approverGroup: string | null = null) {
+  constructor(file: PolicyFile, source: string, approverGroup: string | null = null, home: Place | null = null) {
     this.file = file;
     this.source = source;
     this.approverGroup = approverGroup;
+    this.home = home;
+  }
+
+  /**
+   * The same file as one installation applies it (many workspaces): the installation's id, its workspace
+   * (unless org-wide) and its Grid org count wherever `teams:` is matched, with the workspace acted in.
+   */
+  forInstallation(home: Place): Policy {
+    return new Policy(this.file, this.source, this.approverGroup, home);
   }
 
   /**
@@ -257,7 +301,28 @@ export class Policy {
    * one-from-each groups stay as they are). Never wider: elsewhere the file's approvers stand.
    */
   narrowedTo(approverGroup: string | null): Policy {
-    return approverGroup === this.approverGroup ? this : new Policy(this.file, this.source, approverGroup);
+    return approverGroup === this.approverGroup ? this : new Policy(this.file, this.source, approverGroup, this.home);
+  }
+
+  /**
+   * The user groups a workspace may narrow its approvers to: those the file names as approvers (`approvers`,
+   * a quorum's `oneFromEach`, an `approve` allow rule's `groups`) where the rule surely applies to this
+   * installation — never a group of a rule for another team, nor one the installation is not surely in.
+   */
+  get approverGroups(): string[] {
+    const f = this.file;
+    const here = (teams: readonly string[] | undefined) => teamsCover(teams, undefined, this.home) === true;
+    const lists = [
+      f.approvers?.groups,
+      f.quorum?.oneFromEach,
+      ...(f.approvals ?? [])
+        .filter((rule) => here(rule.teams))
+        .flatMap((rule) => [rule.approvers?.groups, rule.quorum?.oneFromEach]),
+      ...(f.rules ?? [])
+        .filter((rule) => rule.effect === 'allow' && rule.actions.includes('approve') && here(rule.teams))
+        .map((rule) => rule.groups),
+    ];
+    return [...new Set(lists.flatMap((list) => list ?? []))];
   }
 
   /** No policy file: everyone may view, run, schedule, approve (never their own request) and read the audit trail. */
@@ -290,7 +355,7 @@ export class Policy {
   decide(action: PolicyAction, subject: Subject, runbook: RunbookFacts | null): Decision {
     for (const rule of this.file.rules ?? []) {
       if (!rule.actions.includes(action)) continue;
-      if (!matchesSubject(rule, subject) || !matchesRunbook(rule.runbooks, runbook)) continue;
+      if (!matchesSubject(rule, subject, this.home) || !matchesRunbook(rule.runbooks, runbook)) continue;
       if (rule.effect === 'allow') return { allowed: true, rule: rule.name };
       return { allowed: false, rule: rule.name, message: this.#denial(action, runbook, `rule “${rule.name}”`) };
     }
@@ -323,10 +388,20 @@ export class Policy {
     return this.file.freezes ?? [];
   }
 
+  /** Whether a rule with these `teams` may apply somewhere this installation serves (no home: anywhere). */
+  mayApplyHere(teams: readonly string[] | undefined): boolean {
+    return teamsCover(teams, undefined, this.home) !== false;
+  }
+
+  /** The windows that may cover runs in `place`: none naming only other teams (another tenant's are not shown). */
+  freezesFor(place: Place): readonly FreezeWindow[] {
+    return this.freezes.filter((w) => teamsCover(w.teams, place, this.home) !== false);
+  }
+
   /** The first window (in file order) that covers this scope and runbook at `now`, or null. */
   freezeAt(scope: FreezeScope, runbook: RunbookFacts | null, now: number): ActiveFreeze | null {
     for (const window of this.freezes) {
-      if (!freezeCovers(window, scope, runbook)) continue;
+      if (!freezeCovers(window, scope, runbook, this.home)) continue;
       const state = windowState(window, now);
       if (state.inside && state.end !== null) return { name: window.name, end: state.end, window };
     }
@@ -353,8 +428,11 @@ export class Policy {
     return this.decide('approve', subject, runbook);
   }
 
-  /** Whether a run of `runbook` needs approval, and who may give it. */
-  approvalFor(runbook: RunbookFacts): ApprovalNeed {
+  /**
+   * Whether a run of `runbook` in `place` (where it is requested; absent: unknown) needs approval, and who
+   * may give it. An approval rule naming teams applies where its workspace is unknown (it fails closed).
+   */
+  approvalFor(runbook: RunbookFacts, place?: Place): ApprovalNeed {
     const reasons: string[] = [];
     const users = new Set<string>();
     const groups = new Set<string>();
@@ -369,7 +447,7 @@ export class Policy {
       quorum = combineQuorums(quorum, toQuorum(this.file.quorum));
     }
     for (const rule of this.file.approvals ?? []) {
-      if (!matchesRunbook(rule.runbooks, runbook)) continue;
+      if (!matchesRunbook(rule.runbooks, runbook) || teamsCover(rule.teams, place, this.home) === false) continue;
       reasons.push(`rule “${rule.name}”`);
       addPeople(rule.approvers ?? this.file.approvers);
       quorum = combineQuorums(quorum, toQuorum(rule.quorum ?? this.file.quorum));
@@ -391,12 +469,15 @@ export class Policy {
     };
   }
 
-  /** May `subject` approve the request of `requesterId` to run `runbook`? Never their own. */
-  canApprove(subject: Subject, runbook: RunbookFacts, requesterId: string): Decision {
+  /**
+   * May `subject` approve the request of `requesterId` to run `runbook`? Never their own. Who approves is
+   * decided where the request was made (`requestPlace`; absent: unknown).
+   */
+  canApprove(subject: Subject, runbook: RunbookFacts, requesterId: string, requestPlace?: Place): Decision {
     if (subject.userId === requesterId) {
       return { allowed: false, rule: null, message: 'You cannot approve your own request; another approver has to.' };
     }
-    const need = this.approvalFor(runbook);
+    const need = this.approvalFor(runbook, requestPlace);
     const listed = need.approverUsers.length > 0 || need.approverGroups.length > 0;
     if (
       listed &&

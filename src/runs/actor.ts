@@ -7,7 +7,10 @@ import type { ChosenDestination } from './destinations.ts';
 export interface Actor {
   /** Slack user id. */
   userId: string;
+  /** The workspace the person acts from (the request's team id). */
   teamId: string | null;
+  /** Its Enterprise Grid org, when the request says (absent or null: none or not known). */
+  enterpriseId?: string | null;
   /** Sent as userEmail on runs; null when unknown. */
   email: string | null;
   /** The user groups (of those the policy names) the person belongs to. */

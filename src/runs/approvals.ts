@@ -3,13 +3,13 @@
 // schedule. The records themselves live in src/policy/approvals.ts; this is what approving *does*.
 import type { Workflow } from '../api/schemas.ts';
 import { type ApprovalAsk, decodeAsk, expireRequests } from '../policy/approvals.ts';
-import { describeApprovers } from '../policy/policy.ts';
+import { type ApprovalNeed, describeApprovers, type Place } from '../policy/policy.ts';
 import { evaluateQuorum, isQuorum, type QuorumState, SINGLE_APPROVER, type Vote } from '../policy/quorum.ts';
 import type { Approval, ApprovalMessages } from '../store/store.ts';
 import { currentInstallation } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { approvalNeedFor, freezeCheck, gate, recordDenial, runbookFacts } from './gate.ts';
+import { approvalNeedFor, freezeCheck, gate, placeOfActor, recordDenial, runbookFacts } from './gate.ts';
 import { loadRunbook, type Refusal, type RunResult, refused, startRun } from './run.ts';
 import { disabledReason, isRunnable } from './runnable.ts';
 import { type ScheduleResult, writeSchedule } from './schedules.ts';
@@ -114,10 +114,12 @@ async function currentVotes(
   const kept: Vote[] = [];
   for (const vote of votes) {
     const groups = freshGroups ? [...(await freshGroups(vote.userId))] : vote.groups;
-    // A voter of this installation: judged in the deciding approver's workspace.
-    const subject = { userId: vote.userId, groups, channelId: approver.channelId, teamId: approver.teamId };
+    // A voter of this installation: judged in the deciding approver's workspace; who approves, where asked.
+    const subject = { ...placeOfActor(approver), userId: vote.userId, groups, channelId: approver.channelId };
     const view = policy.decide('view', subject, facts);
-    const approve = view.allowed ? policy.canApprove(subject, facts, approval.requesterId) : view;
+    const approve = view.allowed
+      ? policy.canApprove(subject, facts, approval.requesterId, requestPlace(approval))
+      : view;
     if (approve.allowed) {
       kept.push({ ...vote, groups });
       continue;
@@ -146,6 +148,14 @@ async function currentVotes(
   return { votes: kept };
 }
 
+/**
+ * Where a request was made, for the policy's `teams:` (who approves, a freeze): the requester's workspace.
+ * (Its Grid org and installation are the deciding request's: the same installation serves both.)
+ */
+function requestPlace(approval: Pick<Approval, 'requesterTeam'>): Place {
+  return { teamId: approval.requesterTeam };
+}
+
 /** Many workspaces: a request of another installation is, here, one that does not exist. */
 function ofThisInstallation(approval: Approval | null): Approval | null {
   const current = currentInstallation();
@@ -163,6 +173,7 @@ async function load(deps: RunsDeps, actor: Actor, approvalId: string, auditActio
     intent: 'approve',
     runbook: runbookFacts(deps, runbook),
     requesterId: approval.requesterId,
+    requestPlace: requestPlace(approval),
     auditAction,
     auditTarget: `approval ${approval.id} (${approval.runbookName})`,
   });
@@ -225,6 +236,7 @@ export async function approveRequest(
         userId: approval.requesterId,
         groups: null,
         channels: [approval.channel || null],
+        place: { ...requestPlace(approval), enterpriseId: approver.enterpriseId ?? null },
       },
     });
     if (sentence) return refused('frozen', `${sentence} The request stays open.`);
@@ -239,6 +251,7 @@ export async function approveRequest(
   const requester: Actor = {
     userId: approval.requesterId,
     teamId: approval.requesterTeam,
+    enterpriseId: approver.enterpriseId ?? null,
     email: await requesterEmail(approval.requesterId).catch(() => null),
     groups: [],
     channelId: approval.channel || null,
@@ -318,7 +331,7 @@ export interface AwaitingRequest {
 export async function awaitingApprovalBy(deps: RunsDeps, actor: Actor, limit = 50): Promise<AwaitingRequest[]> {
   // Many workspaces: a person who is not of this installation is shown none of its requests.
   if (actor.installationMember === false) return [];
-  const subject = { userId: actor.userId, groups: actor.groups, channelId: null, teamId: actor.teamId };
+  const subject = { ...placeOfActor(actor), userId: actor.userId, groups: actor.groups, channelId: null };
   const out: AwaitingRequest[] = [];
   const installationId = currentInstallation();
   const pending = installationId
@@ -330,7 +343,7 @@ export async function awaitingApprovalBy(deps: RunsDeps, actor: Actor, limit = 5
     if (!runbook) continue;
     const facts = runbookFacts(deps, runbook);
     if (!deps.access.policy.decide('view', subject, facts).allowed) continue;
-    if (!deps.access.policy.canApprove(subject, facts, approval.requesterId).allowed) continue;
+    if (!deps.access.policy.canApprove(subject, facts, approval.requesterId, requestPlace(approval)).allowed) continue;
     const votes = await deps.access.store.approvals.votes(approval.id);
     if (votes.some((v) => v.userId === actor.userId)) continue;
     out.push({
@@ -347,6 +360,14 @@ export function findApproval(deps: RunsDeps, approvalId: string): Promise<Approv
     .get(approvalId)
     .then(ofThisInstallation)
     .catch(() => null);
+}
+
+/**
+ * The request as a person about to decide it sees it: null where it does not exist for them — not in this
+ * installation, or they are not of it (many workspaces: another workspace's approver is shown nothing).
+ */
+export function findApprovalFor(deps: RunsDeps, actor: Actor, approvalId: string): Promise<Approval | null> {
+  return actor.installationMember === false ? Promise.resolve(null) : findApproval(deps, approvalId);
 }
 
 /**
@@ -379,10 +400,35 @@ export function needsSeveralApprovals(approval: Pick<Approval, 'quorum'>): boole
   return isQuorum(approval.quorum);
 }
 
-/** Who may approve a request now, described for people (its runbook's rules; anyone when it is gone). */
-export async function approversOf(deps: RunsDeps, approval: Pick<Approval, 'runbookId'>): Promise<string> {
+/**
+ * Who may approve, described for one installation: of the people the policy names, only `here` (those
+ * Slack puts in the installation; the caller asks) are named, so nobody of another workspace is
+ * mentioned, and where every named one is elsewhere (and no group is named) it says so, never "anyone".
+ */
+export function describeApproversAmong(
+  need: Pick<ApprovalNeed, 'approverUsers' | 'approverGroups'>,
+  here: readonly string[],
+): string {
+  const users = need.approverUsers.filter((u) => here.includes(u));
+  if (users.length === 0 && need.approverGroups.length === 0 && need.approverUsers.length > 0) {
+    return 'nobody in this workspace (the policy names approvers of other workspaces only)';
+  }
+  return describeApprovers({ approverUsers: users, approverGroups: need.approverGroups });
+}
+
+/**
+ * Who may approve a request now, described for people (its runbook's rules where it was asked; anyone when
+ * it is gone), naming only the people `isHere` says belong to the installation (default: all).
+ */
+export async function approversOf(
+  deps: RunsDeps,
+  approval: Pick<Approval, 'runbookId' | 'requesterTeam'>,
+  isHere: (userId: string) => Promise<boolean> = async () => true,
+): Promise<string> {
   const runbook = await deps.catalog.get(approval.runbookId).catch(() => null);
-  return runbook
-    ? approvalNeedFor(deps, runbook).approvers
-    : describeApprovers({ approverUsers: [], approverGroups: [] });
+  if (!runbook) return describeApprovers({ approverUsers: [], approverGroups: [] });
+  const need = approvalNeedFor(deps, runbook, requestPlace(approval));
+  const here: string[] = [];
+  for (const user of need.approverUsers) if (await isHere(user)) here.push(user);
+  return describeApproversAmong(need, here);
 }

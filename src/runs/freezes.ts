@@ -7,16 +7,18 @@
 // a row it pauses names the window, so a schedule a person paused stays paused after the freeze.
 import type { Schedule, Workflow } from '../api/schemas.ts';
 import { windowState } from '../policy/freezes.ts';
-import type { ActiveFreeze, FreezeScope } from '../policy/policy.ts';
+import type { ActiveFreeze } from '../policy/policy.ts';
 import { installationKey } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import {
   type FreezeOptions,
   gate,
+  placeOfActor,
   recordAction,
   recordDenial,
   runbookFacts,
+  runScope,
   scheduleFreeze,
   subjectOf,
 } from './gate.ts';
@@ -28,10 +30,6 @@ import { visibilityFor } from './visibility.ts';
 export const PASS_TTL_MS = 15 * 60_000;
 /** The lease under which one replica pauses and resumes the schedules freezes cover. */
 export const FREEZE_LEASE = 'schedule-freezes';
-
-function runScope(actor: Actor): FreezeScope {
-  return { userId: actor.userId, groups: actor.groups, channels: [actor.channelId, actor.destinationChannel] };
-}
 
 export type BreakResult = { kind: 'granted'; freeze: ActiveFreeze; expiresAt: number; runbook: Workflow } | Refusal;
 
@@ -91,10 +89,16 @@ export interface FreezeListing {
   nextStart: number | null;
 }
 
-/** Every window of the policy with its state now (`/runbook freezes`): names and times, nothing else. */
-export function listFreezes(deps: Pick<RunsDeps, 'access' | 'now'>): FreezeListing[] {
+/**
+ * Every window of the policy that may cover the actor's workspace, with its state now (`/runbook freezes`,
+ * App Home): names and times, nothing else; a window naming only other teams is not shown.
+ */
+export function listFreezes(
+  deps: Pick<RunsDeps, 'access' | 'now'>,
+  actor: Pick<Actor, 'teamId' | 'enterpriseId'>,
+): FreezeListing[] {
   const now = deps.now();
-  return deps.access.policy.freezes.map((w) => {
+  return deps.access.policy.freezesFor(placeOfActor(actor)).map((w) => {
     const state = windowState(w, now);
     return { name: w.name, activeUntil: state.inside ? state.end : null, nextStart: state.nextStart };
   });

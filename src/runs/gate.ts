@@ -19,11 +19,12 @@ import {
   describeApprovers,
   describeWhoApproves,
   type FreezeScope,
+  type Place,
   type PolicyAction,
   type RunbookFacts,
   type Subject,
 } from '../policy/policy.ts';
-import { installationKey } from '../tenants/tenant-scope.ts';
+import { currentInstallation, installationKey } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { judgeDestination } from './destinations.ts';
@@ -64,6 +65,8 @@ export interface GateRequest {
   auditTarget?: string;
   /** For `approve`: the requester (who may never approve their own request). */
   requesterId?: string;
+  /** For `approve`: where the request was made (who approves is decided there). */
+  requestPlace?: Place;
   /** For `run`: whether this run counts against the actor's run limit (default true). */
   rateLimited?: boolean;
 }
@@ -106,7 +109,19 @@ export function bareFacts(id: string, name: string): RunbookFacts {
 }
 
 export function subjectOf(actor: Actor, channelId: string | null): Subject {
-  return { userId: actor.userId, groups: actor.groups, channelId, teamId: actor.teamId };
+  return { ...placeOfActor(actor), userId: actor.userId, groups: actor.groups, channelId };
+}
+
+/**
+ * Where the actor acts, for the policy's `teams:`: the workspace and Grid org of the request, and the
+ * installation in scope. (Many workspaces: the policy adds the installation's own ids, tenant-deps.ts.)
+ */
+export function placeOfActor(actor: Pick<Actor, 'teamId' | 'enterpriseId'>): Place {
+  return {
+    teamId: actor.teamId,
+    enterpriseId: actor.enterpriseId ?? null,
+    installationId: currentInstallation() ?? null,
+  };
 }
 
 /** The channels an intent is checked in: where the person acted, and for runs where the result goes. */
@@ -142,7 +157,12 @@ export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): 
     for (const action of ACTIONS_OF[request.intent]) {
       const decision =
         action === 'approve'
-          ? policy.canApprove(subjectOf(actor, channel), request.runbook, request.requesterId ?? '')
+          ? policy.canApprove(
+              subjectOf(actor, channel),
+              request.runbook,
+              request.requesterId ?? '',
+              request.requestPlace,
+            )
           : decideFor(deps, actor, action, request.runbook, channel);
       if (decision.allowed) continue;
       const sentence = decision.message;
@@ -175,18 +195,30 @@ export async function gate(deps: RunsDeps, actor: Actor, request: GateRequest): 
       return { allowed: false, reason: 'limited', sentence };
     }
   }
-  return { allowed: true, approval: approvalNeedOf(deps, request.runbook) };
+  const place = request.intent === 'approve' ? request.requestPlace : placeOfActor(actor);
+  return { allowed: true, approval: approvalNeedOf(deps, request.runbook, place) };
 }
 
-/** The one answer to "does a run of this runbook need approval, and who may give it". */
-export function approvalNeedOf(deps: Pick<RunsDeps, 'access'>, runbook: RunbookFacts): RunApprovalNeed {
-  const need = deps.access.policy.approvalFor(runbook);
+/**
+ * The one answer to "does a run of this runbook need approval, and who may give it", for a run requested
+ * in `place` (approval rules naming teams; undefined: not known, and they apply).
+ */
+export function approvalNeedOf(
+  deps: Pick<RunsDeps, 'access'>,
+  runbook: RunbookFacts,
+  place: Place | undefined,
+): RunApprovalNeed {
+  const need = deps.access.policy.approvalFor(runbook, place);
   return { ...need, approvers: describeApprovers(need), whoApproves: describeWhoApproves(need) };
 }
 
 /** The same for a runbook known by its API copy. */
-export function approvalNeedFor(deps: Pick<RunsDeps, 'access' | 'catalog'>, runbook: Workflow): RunApprovalNeed {
-  return approvalNeedOf(deps, runbookFacts(deps, runbook));
+export function approvalNeedFor(
+  deps: Pick<RunsDeps, 'access' | 'catalog'>,
+  runbook: Workflow,
+  place: Place | undefined,
+): RunApprovalNeed {
+  return approvalNeedOf(deps, runbookFacts(deps, runbook), place);
 }
 
 /**
@@ -275,8 +307,13 @@ export function unattendedWorkflows(deps: Pick<RunsDeps, 'access'>): { runAs: st
 }
 
 /** Who and where a run is judged for a change freeze: the person, where they act and where it goes. */
-function runScope(actor: Actor): FreezeScope {
-  return { userId: actor.userId, groups: actor.groups, channels: [actor.channelId, actor.destinationChannel] };
+export function runScope(actor: Actor): FreezeScope {
+  return {
+    userId: actor.userId,
+    groups: actor.groups,
+    channels: [actor.channelId, actor.destinationChannel],
+    place: placeOfActor(actor),
+  };
 }
 
 /**
@@ -340,7 +377,15 @@ export async function scheduleFreezeScope(
     groups = await options.groupsOf(owner.userId).catch(() => null);
   }
   const channel = owner?.channel ?? null;
-  return { scope: { userId: owner?.userId ?? null, groups, channels: [channel] }, runbook: facts, channel };
+  // The workspace it was made in (unknown for one made outside Slack: a window naming teams covers it, unless
+  // the installation's own ids say otherwise).
+  const scope = {
+    userId: owner?.userId ?? null,
+    groups,
+    channels: [channel],
+    place: { teamId: owner?.teamId ?? null },
+  };
+  return { scope, runbook: facts, channel };
 }
 
 /** The window covering a schedule now (null: none), and the channel it was made in. */

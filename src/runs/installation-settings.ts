@@ -1,10 +1,11 @@
 // A workspace's own approval settings (many-workspace mode): its approvals channel and approver group,
 // set from App Home by those who may connect it (api-connection.ts's rule), only ever narrower than the
 // operator's: the channel is used only where the operator names none (APPROVALS_CHANNEL), the group must
-// be one the policy file names, and then only its members may approve where the file lets that group (or
-// anyone) approve. Each change and each refusal is audited (`settings.update`).
+// be one the policy file names as approvers in a rule for this workspace (or for every workspace), and
+// then only its members may approve where the file lets that group (or anyone) approve. Approval rules and
+// freezes naming its team hold whatever is set. Each change and each refusal is audited (`settings.update`).
 import { mention } from '../mentions.ts';
-import { policyGroups } from '../policy/load-policy.ts';
+import type { Place, Policy } from '../policy/policy.ts';
 import type { InstallationSettingsRecord } from '../store/installation-settings.ts';
 import type { Actor } from './actor.ts';
 import { type ConnectFacts, mayConnect } from './api-connection.ts';
@@ -19,9 +20,14 @@ export interface SettingsInput {
   approverGroup: string | null;
 }
 
-/** The user groups a workspace may narrow approvers to: those the policy file names. */
+/** The operator's one policy file as an installation (`home`: its id, workspace, Grid org) applies it for `teams:`. */
+export function policyForInstallation(access: Pick<RunsAccess, 'policy'>, home: Place): Policy {
+  return access.policy.forInstallation(home);
+}
+
+/** The user groups a workspace may narrow approvers to: those the policy names as approvers for its team. */
 export function allowedApproverGroups(access: Pick<RunsAccess, 'policy'>): string[] {
-  return policyGroups(access.policy);
+  return access.policy.approverGroups;
 }
 
 const WHO_MAY =
@@ -48,14 +54,14 @@ export function wideningSentence(
     }
   }
   if (input.approverGroup !== null) {
-    const named = policyGroups(access.policy);
+    const named = access.policy.approverGroups;
     if (!/^S[A-Z0-9]{2,30}$/.test(input.approverGroup) || !named.includes(input.approverGroup)) {
       const allowed = named.length
         ? `one of ${named.map((g) => mention.group(g)).join(', ')}`
         : 'none: ask the operator to name your group in the policy file first';
       return {
         field: 'approverGroup',
-        sentence: `Approvers can only be narrowed to a user group the operator's policy (${access.policy.source}) names — ${allowed}. ${/^S[A-Z0-9]{2,30}$/.test(input.approverGroup) ? mention.group(input.approverGroup) : 'That'} is not one of them, so it would let people approve whom the policy does not.`,
+        sentence: `Approvers can only be narrowed to a user group the operator's policy (${access.policy.source}) names as approvers for this workspace — ${allowed}. ${/^S[A-Z0-9]{2,30}$/.test(input.approverGroup) ? `\`${input.approverGroup}\`` : 'That'} is not one of them, so it would let people approve whom the policy does not.`,
       };
     }
   }

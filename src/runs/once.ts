@@ -2,6 +2,7 @@
 // the store (so replicas agree), and a second click, a replayed payload or the same click delivered to
 // another replica finds the claim and changes nothing. Which clicks are once in all and which once per
 // person is decided here (ONCE); the Slack layer names the click and renders the answer.
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { RunsDeps } from './deps.ts';
 
 /** The sentence for a click that was already acted on (who and when added where known). */
@@ -52,8 +53,19 @@ export type ClickClaim =
     }
   | { kind: 'already' /** Who did it, when known. */; by: string | null; at: number | null };
 
+/**
+ * The claim's key. Many workspaces: the installation in scope leads it, so a click replayed from another
+ * workspace (its own person, the same draft, request or schedule id) claims only its own installation's
+ * click and never uses up the owner's (single workspace: no installation, the key as before). The keys of
+ * earlier releases likewise.
+ */
+function scoped(prefix: string): string {
+  const installation = installationKey();
+  return installation ? `${prefix}${installation}:` : prefix;
+}
+
 function keyOf(click: Click): string {
-  const base = `click:${click.action}:${click.target}:${click.where}`;
+  const base = `${scoped('click:')}${click.action}:${click.target}:${click.where}`;
   return ONCE[click.action] === 'per-person' ? `${base}:${click.who}` : base;
 }
 
@@ -69,7 +81,8 @@ export async function claimClick(deps: Pick<RunsDeps, 'access' | 'now'>, click: 
   if (!(await notifications.claim(key, deps.now(), click.who))) return already(deps, key);
   // An old replica may have taken this click under its own key: then it is done, and stays claimed here.
   const taken: string[] = [key];
-  for (const legacyKey of click.legacy ?? []) {
+  for (const legacy of click.legacy ?? []) {
+    const legacyKey = `${scoped('')}${legacy}`;
     if (!(await notifications.claim(legacyKey, deps.now(), click.who))) return already(deps, legacyKey);
     taken.push(legacyKey);
   }

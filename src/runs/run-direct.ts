@@ -6,7 +6,7 @@
 import type { Workflow } from '../api/schemas.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { approvalNeedFor, type RunApprovalNeed, recordDenial } from './gate.ts';
+import { approvalNeedFor, placeOfActor, type RunApprovalNeed, recordDenial } from './gate.ts';
 import {
   checkRunForm,
   type EnteredRun,
@@ -23,9 +23,9 @@ export type DirectRunResult =
   | RunResult
   | { kind: 'needs-approval'; runbook: Workflow; need: RunApprovalNeed; sentence: string };
 
-/** Whether a run of this runbook needs approval (from the API's flag or the policy). */
-export function approvalNeeded(deps: RunsDeps, runbook: Workflow): RunApprovalNeed {
-  return approvalNeedFor(deps, runbook);
+/** Whether the actor's run of this runbook needs approval (from the API's flag or the policy, for their team). */
+export function approvalNeeded(deps: RunsDeps, actor: Actor, runbook: Workflow): RunApprovalNeed {
+  return approvalNeedFor(deps, runbook, placeOfActor(actor));
 }
 
 export function needsApprovalSentence(runbook: Workflow, need: RunApprovalNeed, how: string): string {
@@ -45,7 +45,7 @@ export async function runWithoutApproval(
   let need: RunApprovalNeed | null = null;
   const result = await requestRun(deps, actor, request, {
     admitted: async () => {
-      const n = approvalNeeded(deps, request.runbook);
+      const n = approvalNeeded(deps, actor, request.runbook);
       if (!n.required) return true;
       need = n;
       return false;

@@ -20,6 +20,7 @@ import type { Execution } from '../api/schemas.ts';
 import { type FormSpec, parseInputSchema } from '../forms/input-schema.ts';
 import { stripSecrets } from '../forms/secrets.ts';
 import type { RunIntent } from '../store/store.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { RunsDeps } from './deps.ts';
 import type { StartedRun } from './run-tracker.ts';
 
@@ -123,14 +124,14 @@ export async function reconcileIntents(
     announce?: (run: StartedRun) => Promise<void>;
     /** The request budget the executions list is read within (the watcher's). */
     budget?: RequestSpender;
-    /** Many workspaces: only this workspace's intents (`deps` are its installation's, in its scope). */
-    teamId?: string | null;
   },
 ): Promise<ReconcileReport> {
   const now = deps.now();
   const report: ReconcileReport = { reconciled: [], lost: [], pending: [] };
-  const listed = await deps.access.store.intents.listOpen(now - options.graceMs, 50);
-  const open = options.teamId === undefined ? listed : listed.filter((intent) => intent.teamId === options.teamId);
+  // Only the intents of the installation in scope: `deps.api` is its Runbook API, the only one that can
+  // say what became of them (many workspaces: called once per installation, in its scope).
+  const installationId = installationKey();
+  const open = await deps.access.store.intents.listOpen(now - options.graceMs, 50, installationId);
   // One search per runbook per pass, however many of its runs are unsettled.
   const searches = new Map<string, Promise<Candidates>>();
   const candidatesOf = (runbookName: string) => {
@@ -172,7 +173,7 @@ export async function reconcileIntents(
       const ids = executions.map((e) => e.id);
       if (!(await deps.access.store.intents.settle(intent.id, 'reconciled', ids, deps.now()))) continue;
       const unwatched: string[] = [];
-      for (const id of ids) if (!(await deps.access.store.watches.get(id))) unwatched.push(id);
+      for (const id of ids) if (!(await deps.access.store.watches.get(id, installationId))) unwatched.push(id);
       if (unwatched.length > 0) {
         let inputs: Record<string, unknown> = {};
         try {

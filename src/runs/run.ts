@@ -8,10 +8,11 @@ import { labelInputs } from '../forms/labelled-inputs.ts';
 import { maskSecretsAndEchoes } from '../forms/secret-values.ts';
 import { createRequest, type ScheduleAsk } from '../policy/approvals.ts';
 import type { Approval } from '../store/store.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
 import { maskErrorSecrets } from './execution-secrets.ts';
-import { approvalNeedFor, gate, type RunApprovalNeed, runbookFacts } from './gate.ts';
+import { approvalNeedFor, gate, placeOfActor, type RunApprovalNeed, runbookFacts } from './gate.ts';
 import { type RunEntry, viaText, withVia } from './run-entry.ts';
 import { intentParamsHash } from './run-intents.ts';
 import { inSchemaOrder } from './run-params.ts';
@@ -176,7 +177,7 @@ export async function requestRun(
     return refused('duplicate', 'This form was already submitted, so nothing more was started.');
   }
   const current = hooks.fresh ? await hooks.fresh(runbook) : runbook;
-  const need = hooks.fresh ? approvalNeedFor(deps, current) : verdict.approval;
+  const need = hooks.fresh ? approvalNeedFor(deps, current, placeOfActor(actor)) : verdict.approval;
   if (need.required) {
     const approval = await askApproval(deps, actor, { ...request, runbook: current }, null);
     return { kind: 'approval-requested', runbook: current, approval, need };
@@ -199,7 +200,7 @@ export function askApproval(
       proxyId: request.proxyId,
       ask: schedule ? { kind: 'schedule', params: request.params, schedule } : { kind: 'run', params: request.params },
       paramsMasked: labelInputs(parseInputSchema(request.runbook.inputSchema), request.params),
-      quorum: approvalNeedFor(deps, request.runbook).quorum,
+      quorum: approvalNeedFor(deps, request.runbook, placeOfActor(actor)).quorum,
       requesterId: actor.userId,
       requesterTeam: actor.teamId,
       channel: actor.destinationChannel,
@@ -254,6 +255,8 @@ export async function startRun(
         inputsSummary: JSON.stringify(masked),
         // A run found after a crash is recorded naming its entry point, as this one would be.
         via: viaText(request.via, approval?.approvedBy),
+        // The run goes to the Runbook API of the installation in scope: a restart looks for it there only.
+        installationId: installationKey(),
       },
       deps.now(),
     );

@@ -18,7 +18,7 @@ import {
   sameRunbookName,
 } from './execution-facts.ts';
 import { maskExecutionInputs } from './execution-secrets.ts';
-import { bareFacts, decideFor, gate, recordAction, runbookFacts } from './gate.ts';
+import { bareFacts, decideFor, gate, recordAction, runbookFacts, subjectOf } from './gate.ts';
 import { type Refusal, refused } from './run.ts';
 import { runbookNamed, visibilityFor } from './visibility.ts';
 
@@ -66,11 +66,7 @@ export async function subscribe(
   } else {
     // "all" is judged without a runbook here (only rules not about particular runbooks apply); each run
     // is judged again when it is posted (subscriberMayView).
-    const decision = deps.access.policy.decide(
-      'view',
-      { userId: actor.userId, groups: actor.groups, channelId: channel, teamId: actor.teamId },
-      null,
-    );
+    const decision = deps.access.policy.decide('view', subjectOf(actor, channel), null);
     if (!decision.allowed) {
       await deps.access.audit.record({
         userId: actor.userId,
@@ -230,7 +226,8 @@ export async function watchExecution(
     auditTarget: `${name} (${id})`,
   });
   if (!verdict.allowed) return refused(verdict.reason, verdict.sentence);
-  const existing = await deps.access.store.watches.get(id);
+  // Kept per installation: an execution of another tenant's API with the same id is not this one.
+  const existing = await deps.access.store.watches.get(id, installationKey());
   if (existing)
     return { kind: 'already', executionId: id, channel: existing.channel, active: existing.state === 'active' };
   const inputs = maskExecutionInputs(parseExecutionInputs(execution.inputs), runbook);
@@ -272,11 +269,14 @@ export async function watchExecution(
  * cannot be read, that run is not posted (fails closed; the scanner does not retry it). Used by the watcher's subscription scanner.
  */
 export function subscriberMayView(
-  deps: Pick<RunsDeps, 'access' | 'catalog'>,
+  base: Pick<RunsDeps, 'access' | 'catalog'>,
   groupsOf: (userId: string) => Promise<readonly string[]>,
   runbookOf: (execution: Execution) => Promise<Workflow | null>,
+  /** Many workspaces: the deps of the installation in scope (its policy as it applies there). */
+  scoped?: () => Promise<Pick<RunsDeps, 'access' | 'catalog'>>,
 ): (subscription: Subscription, execution: Execution) => Promise<boolean> {
   return async (subscription, execution) => {
+    const deps = scoped ? await scoped() : base;
     let groups: readonly string[];
     try {
       groups = await groupsOf(subscription.createdBy);

@@ -160,6 +160,9 @@ export interface FakeSlack {
     inputs: Record<string, unknown>;
     /** The person who started the workflow (Slack fills the step's interactivity inputs); absent: nobody. */
     interactor?: string | null;
+    /** The workspace (and Grid org) the workflow runs in: its installation's token is the step's. */
+    teamId?: string;
+    enterpriseId?: string;
   }): StartedFunction;
   /** Forget all messages, views, calls, triggers, response URLs and faults; membership back to configured. */
   reset(): void;
@@ -301,13 +304,41 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (view) view.installedTeamId = grant.isEnterpriseInstall ? null : grant.teamId;
   }
 
+  /**
+   * users.lookupByEmail finds only the people of the token's workspace (or, for a Grid org's tokens, of its
+   * org), as Slack's does: someone of another workspace is users_not_found there.
+   */
+  function foundBy(grant: FakeGrant, body: SlackBody): SlackBody {
+    if (!body.ok) return body;
+    const user = body.user as { team_id?: string; enterprise_user?: { enterprise_id?: string } };
+    const org = user.enterprise_user?.enterprise_id;
+    const member = user.team_id === grant.teamId || (grant.enterpriseId !== null && org === grant.enterpriseId);
+    return member ? body : fail('users_not_found');
+  }
+
+  /** The live "Add to Slack" installation serving a workspace: its org's org-wide install, else its own. */
+  function installationServing(teamId?: string, enterpriseId?: string): string | undefined {
+    const live = [...oauth.grants.values()].filter((g) => !g.revoked);
+    if (enterpriseId && live.some((g) => g.installationId === enterpriseId)) return enterpriseId;
+    return teamId && live.some((g) => g.installationId === teamId) ? teamId : undefined;
+  }
+
+  /** A running workflow step's token speaks for its installation: that installation's live grant. */
+  function functionGrantOf(token: string): FakeGrant | undefined {
+    const execution = Object.values(state.functionExecutions).find(
+      (e) => e.botAccessToken === token && e.state === 'running' && e.installation,
+    );
+    if (!execution) return undefined;
+    return [...oauth.grants.values()].reverse().find((g) => g.installationId === execution.installation && !g.revoked);
+  }
+
   function answerApiCall(method: string, url: URL, req: IncomingMessage, raw: string, res: ServerResponse): void {
     const args = parseArgs(req.headers['content-type'], raw, url.searchParams);
     const token = bearerToken(req.headers.authorization) ?? (typeof args.token === 'string' ? args.token : undefined);
     delete args.token;
     // OAuth: client credentials are never recorded either.
     delete args.client_secret;
-    const grant = token ? oauth.grantOf(token) : undefined;
+    const grant = token ? (oauth.grantOf(token) ?? functionGrantOf(token)) : undefined;
     const record = (status: number, body: SlackBody) => {
       const call = {
         method,
@@ -351,6 +382,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       if (grant.revoked) body = fail('token_revoked');
       else if (grant.expiresAt !== null && now() >= grant.expiresAt) body = fail('token_expired');
       else if (method === 'auth.test') body = oauth.authTest(grant);
+      else if (method === 'users.lookupByEmail') body = foundBy(grant, METHODS[method]!(ctx, args));
       else {
         const handler = METHODS[method] ?? files[method];
         body = handler ? handler(ctx, cappedHistory(method, args)) : fail('unknown_method', { req_method: method });
@@ -486,7 +518,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       closeModalStack(state, userId);
     },
     startFunction(p) {
-      return startFunctionExecution(state, { ...p, nowMs: now() });
+      const started = startFunctionExecution(state, { ...p, nowMs: now() });
+      const installation = installationServing(p.teamId, p.enterpriseId);
+      if (installation) started.execution.installation = installation;
+      return started;
     },
     reset() {
       Object.assign(state, createState(seed));
@@ -655,7 +690,11 @@ type Original =
   | { kind: 'message'; message: FakeMessage };
 
 function findOriginal(state: FakeSlackState, grant: ResponseUrlGrant): Original | undefined {
-  const ephemeral = state.ephemerals.find((e) => e.ts === grant.messageTs && e.channel === grant.channel && !e.deleted);
+  // An ephemeral is one person's: a response_url given for someone else's click never reaches it.
+  const ephemeral = state.ephemerals.find(
+    (e) =>
+      e.ts === grant.messageTs && e.channel === grant.channel && !e.deleted && (!grant.user || e.user === grant.user),
+  );
   if (ephemeral) return { kind: 'ephemeral', ephemeral };
   const message = state.messages[grant.channel]?.find((m) => m.ts === grant.messageTs);
   return message ? { kind: 'message', message } : undefined;

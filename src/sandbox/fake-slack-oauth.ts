@@ -103,6 +103,7 @@ export const SANDBOX_WORKSPACE_PEOPLE: ReadonlyArray<{
   enterpriseId: string | null;
 }> = [
   { id: 'U11SAM', name: 'sam', realName: 'Sam Second', teamId: 'T0SECOND', enterpriseId: null },
+  { id: 'U12SID', name: 'sid', realName: 'Sid Second', teamId: 'T0SECOND', enterpriseId: null },
   { id: 'U21EVA', name: 'eva', realName: 'Eva Acme-EU', teamId: 'T0GRIDA', enterpriseId: 'E0ACMEGRID' },
   { id: 'U22UMA', name: 'uma', realName: 'Uma Acme-US', teamId: 'T0GRIDB', enterpriseId: 'E0ACMEGRID' },
 ];

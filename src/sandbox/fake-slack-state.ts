@@ -188,6 +188,11 @@ export interface FakeFunctionExecution {
   inputs: Record<string, unknown>;
   /** The short-lived token sent as bot_access_token (`xwfp-…`); accepted like the bot token. */
   botAccessToken: string;
+  /**
+   * The installation the workflow runs in ("Add to Slack" installs): its token speaks for that installation,
+   * as Slack's workflow tokens do (auth.test names its team, calls are recorded under it). Unset: the fake's one bot.
+   */
+  installation?: string;
   state: 'running' | 'completed' | 'failed';
   outputs?: Record<string, unknown>;
   error?: string;

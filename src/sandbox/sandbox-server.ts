@@ -411,12 +411,18 @@ function installedHere(fake: FakeSlack, installationId: string): boolean {
 
 /** The sandbox's workspaces for the sidebar: installed on their own or through their org. */
 function workspacesOf(fake: FakeSlack) {
-  return fake.oauth.workspaces.map((w) => ({
-    id: w.id,
-    name: w.name,
-    enterpriseId: w.enterpriseId,
-    installed: installedHere(fake, w.id) || (w.enterpriseId !== null && installedHere(fake, w.enterpriseId)),
-  }));
+  return fake.oauth.workspaces.map((w) => {
+    const own = installedHere(fake, w.id);
+    const org = !own && w.enterpriseId !== null && installedHere(fake, w.enterpriseId);
+    return {
+      id: w.id,
+      name: w.name,
+      enterpriseId: w.enterpriseId,
+      installed: own || org,
+      // Added through its org's installation: removing it removes it from every workspace of the org.
+      ...(org ? { orgName: fake.oauth.orgs.find((o) => o.id === w.enterpriseId)?.name ?? w.enterpriseId } : {}),
+    };
+  });
 }
 
 export function snapshot(
@@ -447,6 +453,8 @@ export function snapshot(
     })),
     // Many workspaces: each workspace, whether the bot is in it (its own install or its org's), and where to add it.
     ...(install ? { installUrl: install.url, workspaces: workspacesOf(install.fake) } : {}),
+    // User groups by id → handle, so `<!subteam^S…>` reads as Slack shows it (@approvers).
+    usergroups: Object.fromEntries(Object.entries(state.usergroups).map(([id, g]) => [id, g.handle])),
     channels: state.channels.map((c) => ({
       id: c.id,
       name: c.name,

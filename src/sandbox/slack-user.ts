@@ -201,7 +201,12 @@ export class SlackUser {
     return this.#send(
       formRequest(
         interactivityBody(
-          viewClosedPayload({ userId: this.#o.userId, teamId: this.#teamId, view: view as { id: string } }),
+          viewClosedPayload({
+            userId: this.#o.userId,
+            teamId: this.#teamId,
+            ...this.#grid(),
+            view: view as { id: string },
+          }),
         ),
       ),
     );
@@ -266,7 +271,7 @@ export class SlackUser {
       ts: message.ts,
       ...(threadTs ? { threadTs } : {}),
     });
-    return this.#send(jsonRequest(eventCallbackBody({ teamId: this.#teamId, event }))).then((r) => ({
+    return this.#send(jsonRequest(eventCallbackBody({ teamId: this.#teamId, ...this.#grid(), event }))).then((r) => ({
       ...r,
       message,
     }));
@@ -312,8 +317,17 @@ export class SlackUser {
     options: { startedBy?: 'person' | 'nobody' } = {},
   ): Promise<BotResponse & { started: StartedFunction }> {
     const interactor = options.startedBy === 'nobody' ? null : this.#o.userId;
-    const started = this.#o.fake.startFunction({ callbackId, definition, inputs, interactor });
-    const response = await this.#send(jsonRequest(eventCallbackBody({ teamId: this.#teamId, event: started.event })));
+    const started = this.#o.fake.startFunction({
+      callbackId,
+      definition,
+      inputs,
+      interactor,
+      teamId: this.#teamId,
+      ...(this.#o.enterpriseId ? { enterpriseId: this.#o.enterpriseId } : {}),
+    });
+    const response = await this.#send(
+      jsonRequest(eventCallbackBody({ teamId: this.#teamId, ...this.#grid(), event: started.event })),
+    );
     return { ...response, started };
   }
 

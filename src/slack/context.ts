@@ -82,13 +82,14 @@ function interactionContext(
   const userId = body.user?.id ?? '';
   const channelId = channelOverride ?? body.channel?.id ?? body.container?.channel_id ?? null;
   const teamId = body.team?.id ?? body.user?.team_id ?? null;
+  const enterpriseId = body.enterprise?.id ?? body.team?.enterprise_id ?? null;
   return {
     deps,
     client,
     userId,
     teamId,
-    actor: (options = {}) => actorFor(deps, client, { userId, teamId, channelId }, options),
-    enterpriseId: body.enterprise?.id ?? body.team?.enterprise_id ?? null,
+    actor: (options = {}) => actorFor(deps, client, { userId, teamId, enterpriseId, channelId }, options),
+    enterpriseId,
     channelId,
     triggerId: body.trigger_id ?? null,
     respond: respond ? respondWith(respond) : answerPrivately(deps, client, channelId, userId),
@@ -113,7 +114,12 @@ export function requestContext(args: RequestArgs, deps: SlackDeps): HandlerConte
         actorFor(
           deps,
           client,
-          { userId: body.user_id ?? '', teamId: body.team_id ?? null, channelId: body.channel_id ?? null },
+          {
+            userId: body.user_id ?? '',
+            teamId: body.team_id ?? null,
+            enterpriseId: body.enterprise_id ?? null,
+            channelId: body.channel_id ?? null,
+          },
           options,
         ),
     };
@@ -125,7 +131,8 @@ export function requestContext(args: RequestArgs, deps: SlackDeps): HandlerConte
     const base = interactionContext(deps, client, { user: { id: userId } }, undefined, channelId);
     const teamId = (typeof event.team === 'string' ? event.team : null) ?? context.teamId ?? body.team_id ?? null;
     const enterpriseId = context.enterpriseId ?? body.enterprise_id ?? null;
-    const actor = (options: { email?: boolean } = {}) => actorFor(deps, client, { userId, teamId, channelId }, options);
+    const actor = (options: { email?: boolean } = {}) =>
+      actorFor(deps, client, { userId, teamId, enterpriseId, channelId }, options);
     if (event.type === 'app_mention' && channelId && event.ts) {
       const threadTs = event.thread_ts ?? event.ts;
       return {
@@ -153,7 +160,12 @@ export interface RequestContextSettings {
    */
   depsFor: (installation: TenantInstallation | undefined, args: AnyMiddlewareArgs) => SlackDeps | Promise<SlackDeps>;
   /** Republishes a person's App Home (the home feature's): features do not import each other. */
-  publishHome: (deps: SlackDeps, client: WebClient, userId: string) => Promise<void>;
+  publishHome: (
+    deps: SlackDeps,
+    client: WebClient,
+    userId: string,
+    where: { teamId: string | null; enterpriseId?: string | null | undefined },
+  ) => Promise<void>;
 }
 
 /** Builds the request context before any listener runs. */
@@ -166,7 +178,8 @@ export function installRequestContext(app: App, settings: RequestContextSettings
       ...ctx,
       installation,
       // Resolved again: what the request changed (a Runbook API connected) shows at once.
-      refreshHome: async () => settings.publishHome(await settings.depsFor(installation, args), ctx.client, ctx.userId),
+      refreshHome: async () =>
+        settings.publishHome(await settings.depsFor(installation, args), ctx.client, ctx.userId, ctx),
     });
     if (!installation) return request.next();
     await settings.onInstallation?.(installation);

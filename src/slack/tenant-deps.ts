@@ -2,12 +2,21 @@
 // `depsFor`). Each connected installation has its own Runbook API client, runbook catalog, proxy list,
 // identity cache and places cache, built from its connection and kept until the connection changes (any
 // replica: the row is read on every request, so a replaced or removed key takes effect at once). Until
-// it is connected, every API call answers the one sentence saying so and who can connect it.
+// it is connected, every API call answers the one sentence saying so and who can connect it. The policy is
+// the operator's one file as this installation applies it (`forInstallation`: its ids count for `teams:`).
 import { LRUCache } from 'lru-cache';
 import type { RunbookApi } from '../api/runbook-api.ts';
+import type { Workflow } from '../api/schemas.ts';
 import type { ProxyDirectory } from '../catalog/proxy-directory.ts';
-import type { RunbookCatalog } from '../catalog/runbook-catalog.ts';
-import { withInstallationSettings } from '../runs/installation-settings.ts';
+import {
+  type BrowsePage,
+  type BrowseQuery,
+  type Resolution,
+  RunbookCatalog,
+  type Visible,
+} from '../catalog/runbook-catalog.ts';
+import type { Policy } from '../policy/policy.ts';
+import { policyForInstallation, withInstallationSettings } from '../runs/installation-settings.ts';
 import type { ApiConnections, OpenConnection } from '../tenants/api-connections.ts';
 import type { TenantInstallation } from '../tenants/installation.ts';
 import type { SlackDeps } from './kit/deps.ts';
@@ -34,7 +43,7 @@ export interface TenantDepsOptions {
   /** The same over an API that only says the workspace is not connected. */
   unconnected(api: RunbookApi): TenantApi;
   /** Fresh per-installation caches of people and of places. */
-  newIdentity(): Identity;
+  newIdentity(policy: Policy): Identity;
   newPlaces(): Places;
   /** Who installed the app in this installation (null when unknown). */
   installerOf(installationId: string): Promise<string | null>;
@@ -65,6 +74,54 @@ export function unavailableApi(sentence: string): RunbookApi {
     executions: { list: fail, iterate: failEach, get: fail },
     close: async () => {},
   };
+}
+
+/**
+ * Background work's one catalog (many workspaces): every lookup is the installation in scope's own catalog
+ * (`current()`, which fails outside any), so a notice of B never reads A's copy of a runbook. Keeps nothing.
+ */
+export class RoutedRunbookCatalog extends RunbookCatalog {
+  readonly #current: () => Promise<RunbookCatalog>;
+
+  constructor(current: () => Promise<RunbookCatalog>) {
+    super({ api: unavailableApi('This catalog keeps no runbooks of its own.') });
+    this.#current = current;
+  }
+
+  override async all(): Promise<Workflow[]> {
+    return (await this.#current()).all();
+  }
+
+  override async get(id: string): Promise<Workflow | null> {
+    return (await this.#current()).get(id);
+  }
+
+  override async named(name: string): Promise<Workflow[]> {
+    return (await this.#current()).named(name);
+  }
+
+  /** Unknown here (it would need the scope's catalog loaded): callers treat null as "ask the API". */
+  override isService(): boolean | null {
+    return null;
+  }
+
+  override invalidate(): void {
+    void this.#current()
+      .then((catalog) => catalog.invalidate())
+      .catch(() => {});
+  }
+
+  override async browse(query: BrowseQuery): Promise<BrowsePage> {
+    return (await this.#current()).browse(query);
+  }
+
+  override async search(query: string, limit?: number, visible?: Visible): Promise<Workflow[]> {
+    return (await this.#current()).search(query, limit, visible);
+  }
+
+  override async resolve(text: string, visible?: Visible): Promise<Resolution> {
+    return (await this.#current()).resolve(text, visible);
+  }
 }
 
 export interface TenantDeps {
@@ -99,18 +156,41 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
     return { ...options.base, api: tenant.api, catalog: tenant.catalog, proxies: tenant.proxies };
   })();
 
-  const build = async (installationId: string, opened: OpenConnection | null, version: string): Promise<Entry> => {
+  /**
+   * Where the installation is, for the policy's `teams:` (the same file for all, seen from here): its id,
+   * its workspace unless org-wide, and its Grid org (from its record; a request's context when there is none).
+   */
+  const homeOf = async (installation: TenantInstallation) => {
+    const { id } = installation;
+    const record = await options.base.access.store.installations.get(id).catch(() => null);
+    const orgWide = record?.isEnterpriseInstall ?? (installation.isEnterpriseInstall || id.startsWith('E'));
+    const enterpriseId = record?.enterpriseId ?? installation.enterpriseId ?? (orgWide ? id : null);
+    return { installationId: id, teamId: orgWide ? null : id, enterpriseId };
+  };
+
+  const build = async (
+    installation: TenantInstallation,
+    opened: OpenConnection | null,
+    version: string,
+  ): Promise<Entry> => {
+    const installationId = installation.id;
     const installerId = await options.installerOf(installationId).catch(() => null);
     const tenant = opened
       ? options.connect(opened)
       : options.unconnected(unavailableApi(notConnectedSentence(installerId)));
     const { base } = options;
+    const policy = policyForInstallation(base.access, await homeOf(installation));
     const deps: SlackDeps = {
       ...base,
       api: tenant.api,
       catalog: tenant.catalog,
       proxies: tenant.proxies,
-      access: { ...base.access, identity: options.newIdentity(), places: options.newPlaces() },
+      access: {
+        ...base.access,
+        policy,
+        identity: options.newIdentity(policy),
+        places: options.newPlaces(),
+      },
       tenancy: {
         installationId,
         connections: options.connections,
@@ -150,7 +230,7 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
       const version = opened?.version ?? 'not-connected';
       const cached = cache.get(installation.id);
       if (cached && cached.version === version) return withSettings(installation.id, cached.deps);
-      const entry = await build(installation.id, opened, version);
+      const entry = await build(installation, opened, version);
       cache.set(installation.id, entry);
       return withSettings(installation.id, entry.deps);
     },

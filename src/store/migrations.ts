@@ -643,7 +643,65 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE rate_buckets SET installation_id = substr(name, 20) WHERE name LIKE 'runbook-api/tenant/%';
     `,
   },
+  {
+    version: 27,
+    // Execution ids come from each installation's own Runbook API, so two tenants may hand out the same id:
+    // a watch is kept per (installation, execution id), and so is the claim to post its card. A run intent
+    // carries the installation whose API it went to, so a restart reconciles it against that API only.
+    name: 'watches and run intents kept per installation (existing ones: their workspace’s)',
+    up: () => `
+      CREATE TABLE watches_scoped (
+        installation_id  TEXT NOT NULL DEFAULT '',
+        execution_id     TEXT NOT NULL,
+        runbook_id       TEXT NOT NULL,
+        runbook_name     TEXT NOT NULL,
+        channel          TEXT NOT NULL,
+        message_ts       TEXT,
+        thread_ts        TEXT,
+        started_by       TEXT,
+        team_id          TEXT,
+        proxy_id         TEXT NOT NULL,
+        inputs_summary   TEXT NOT NULL,
+        origin           TEXT NOT NULL,
+        state            TEXT NOT NULL,
+        next_check_at    BIGINT NOT NULL,
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        created_at       BIGINT NOT NULL,
+        updated_at       BIGINT NOT NULL,
+        lease_owner      TEXT,
+        lease_until      BIGINT,
+        final_status     TEXT,
+        result_posted_at BIGINT,
+        reply_posted_at  BIGINT,
+        source_link      TEXT,
+        approved_by      TEXT,
+        proxy_name       TEXT,
+        started_at       BIGINT,
+        eta_median_ms    BIGINT,
+        eta_p95_ms       BIGINT,
+        eta_runs         INTEGER,
+        PRIMARY KEY (installation_id, execution_id)
+      );
+      INSERT INTO watches_scoped (installation_id, ${WATCH_COLUMNS})
+      SELECT '', ${WATCH_COLUMNS} FROM watches;
+      DROP TABLE watches;
+      ALTER TABLE watches_scoped RENAME TO watches;
+      CREATE INDEX watches_due ON watches (state, next_check_at);
+      CREATE INDEX watches_active_created ON watches (state, created_at);
+      ${ASSIGN_MESSAGE_CLAIM_INSTALLATIONS};
+      ${ASSIGN_WATCH_INSTALLATIONS};
+
+      ALTER TABLE run_intents ADD COLUMN installation_id TEXT NOT NULL DEFAULT '';
+      ${ASSIGN_INTENT_INSTALLATIONS};
+    `,
+  },
 ];
+
+/** Every column of watches before migration 27, in order. */
+const WATCH_COLUMNS = `execution_id, runbook_id, runbook_name, channel, message_ts, thread_ts, started_by, team_id,
+        proxy_id, inputs_summary, origin, state, next_check_at, attempts, created_at, updated_at, lease_owner,
+        lease_until, final_status, result_posted_at, reply_posted_at, source_link, approved_by, proxy_name,
+        started_at, eta_median_ms, eta_p95_ms, eta_runs`;
 
 /**
  * Audit rows without an installation (written before migration 17, or in single-workspace mode) get their
@@ -677,6 +735,20 @@ export const ASSIGN_ALIAS_INSTALLATIONS = assignScopedSql('run_aliases', 'run_al
 export const ASSIGN_OWNER_INSTALLATIONS = assignScopedSql('schedule_owners', 'schedule_owners.team_id');
 export const ASSIGN_PAUSE_INSTALLATIONS = assignScopedSql('schedule_pauses', 'schedule_pauses.team_id');
 export const ASSIGN_SUBSCRIPTION_INSTALLATIONS = assignScopedSql('subscriptions', 'subscriptions.team_id');
+export const ASSIGN_WATCH_INSTALLATIONS = assignScopedSql('watches', 'watches.team_id');
+export const ASSIGN_INTENT_INSTALLATIONS = assignScopedSql('run_intents', 'run_intents.team_id');
+/**
+ * The claim to post a watch's card (`message:<execution id>`) goes with the watch: run just before
+ * ASSIGN_WATCH_INSTALLATIONS, it renames the claim of each watch that statement is about to assign to
+ * `message:<installation>:<execution id>`, so a card claimed before the upgrade is not claimed (and posted) again.
+ */
+export const ASSIGN_MESSAGE_CLAIM_INSTALLATIONS = `UPDATE notifications SET key = 'message:' || (
+        SELECT COALESCE((SELECT it.installation_id FROM installation_teams it WHERE it.team_id = w.team_id), w.team_id)
+        FROM watches w WHERE w.installation_id = '' AND w.execution_id = substr(notifications.key, 9)
+      ) || ':' || substr(notifications.key, 9)
+      WHERE notifications.key LIKE 'message:%' AND EXISTS (SELECT 1 FROM installations)
+        AND EXISTS (SELECT 1 FROM watches w WHERE w.installation_id = '' AND w.team_id IS NOT NULL
+          AND w.execution_id = substr(notifications.key, 9))`;
 /** An uploaded output's, and a Workflow Builder step's: the workspace of the watch of its run. */
 const WATCH_TEAM_OF = (table: string) =>
   `(SELECT w.team_id FROM watches w WHERE w.execution_id = ${table}.execution_id AND w.team_id IS NOT NULL

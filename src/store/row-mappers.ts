@@ -34,6 +34,7 @@ function parseIdList(value: unknown): string[] {
 
 export function toWatch(row: SqlRow): Watch {
   return {
+    installationId: text(row.installation_id),
     executionId: text(row.execution_id),
     runbookId: text(row.runbook_id),
     runbookName: text(row.runbook_name),

@@ -103,6 +103,8 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
           'run_aliases',
           'channel_defaults',
           'subscriptions',
+          'watches',
+          'run_intents',
           'schedule_owners',
           'schedule_pauses',
           'run_drafts',
@@ -117,6 +119,12 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
         ]) {
           await run(table, `DELETE FROM ${table} WHERE installation_id = $1`, [id]);
         }
+        // Claims kept under the installation's name (a card's, a subscription notice's).
+        await run(
+          'notifications',
+          `DELETE FROM notifications WHERE key LIKE 'message:' || $1 || ':%' OR key LIKE 'sub:' || $1 || ':%'`,
+          [id],
+        );
         // Tables keyed by workspace only: by the installation's team ids.
         for (const team of teams) {
           for (const table of ['subscriptions', 'watches', 'schedule_owners', 'schedule_pauses', 'run_intents']) {

@@ -6,9 +6,12 @@ import { randomUUID } from 'node:crypto';
 import {
   ASSIGN_APPROVAL_INSTALLATIONS,
   ASSIGN_AUDIT_INSTALLATIONS,
+  ASSIGN_INTENT_INSTALLATIONS,
+  ASSIGN_MESSAGE_CLAIM_INSTALLATIONS,
   ASSIGN_OWNER_INSTALLATIONS,
   ASSIGN_SUBSCRIPTION_INSTALLATIONS,
   ASSIGN_UPLOAD_INSTALLATIONS,
+  ASSIGN_WATCH_INSTALLATIONS,
   runMigrations,
 } from './migrations.ts';
 import {
@@ -87,14 +90,14 @@ async function claimFairly(
   const due = `state = 'active' AND next_check_at <= $3 AND (lease_owner IS NULL OR lease_until <= $3)`;
   const teams = `(team_id IS NULL OR NOT (${inList(dialect, 'team_id', 6)}))${fair.excludeNoTeam ? ' AND team_id IS NOT NULL' : ''}`;
   const sql = `UPDATE watches SET lease_owner = $1, lease_until = $2
-    WHERE execution_id IN (
-      SELECT execution_id FROM watches WHERE ${due} AND execution_id IN (
-        SELECT execution_id FROM (
-          SELECT execution_id, next_check_at,
-            ROW_NUMBER() OVER (PARTITION BY team_id ORDER BY next_check_at, execution_id) AS rank_in_team
+    WHERE (installation_id, execution_id) IN (
+      SELECT installation_id, execution_id FROM watches WHERE ${due} AND (installation_id, execution_id) IN (
+        SELECT installation_id, execution_id FROM (
+          SELECT installation_id, execution_id, next_check_at,
+            ROW_NUMBER() OVER (PARTITION BY team_id ORDER BY next_check_at, installation_id, execution_id) AS rank_in_team
           FROM watches WHERE ${due} AND ${teams}) ranked
         WHERE rank_in_team <= $5
-        ORDER BY rank_in_team, next_check_at, execution_id
+        ORDER BY rank_in_team, next_check_at, installation_id, execution_id
         LIMIT $4)
       ${dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : ''})
     RETURNING *`;
@@ -117,8 +120,12 @@ function unique(ids: string[]): string[] {
 
 const nullableMs = (ms: number | null): number | null => (ms === null ? null : Math.round(ms));
 
+const order = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 function byNextCheck(a: Watch, b: Watch): number {
-  return a.nextCheckAt - b.nextCheckAt || (a.executionId < b.executionId ? -1 : a.executionId > b.executionId ? 1 : 0);
+  return (
+    a.nextCheckAt - b.nextCheckAt || order(a.installationId, b.installationId) || order(a.executionId, b.executionId)
+  );
 }
 
 function outputUploadStore(db: SqlDriver): OutputUploadStore {
@@ -171,9 +178,9 @@ function watchStore(db: SqlDriver): WatchStore {
       const result = await db.query(
         `INSERT INTO watches (execution_id, runbook_id, runbook_name, channel, message_ts, thread_ts, started_by,
            team_id, proxy_id, inputs_summary, origin, state, next_check_at, attempts, created_at, updated_at,
-           source_link, approved_by, proxy_name, started_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, 0, $13, $13, $14, $15, $16, $17)
-         ON CONFLICT (execution_id) DO NOTHING`,
+           source_link, approved_by, proxy_name, started_at, installation_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'active', $12, 0, $13, $13, $14, $15, $16, $17, $18)
+         ON CONFLICT (installation_id, execution_id) DO NOTHING`,
         [
           w.executionId,
           w.runbookId,
@@ -192,30 +199,33 @@ function watchStore(db: SqlDriver): WatchStore {
           w.approvedBy?.length ? JSON.stringify([...w.approvedBy]) : null,
           w.proxyName ?? null,
           w.startedAt ?? null,
+          w.installationId ?? '',
         ],
       );
       return result.rowCount === 1;
     },
 
-    async get(executionId) {
-      const { rows } = await db.query('SELECT * FROM watches WHERE execution_id = $1', [executionId]);
+    async get(executionId, installationId = '') {
+      const { rows } = await db.query('SELECT * FROM watches WHERE installation_id = $2 AND execution_id = $1', [
+        executionId,
+        installationId,
+      ]);
       return rows[0] ? toWatch(rows[0]) : null;
     },
 
-    async setMessage(executionId, channel, ts, now, eta) {
+    async setMessage(executionId, channel, ts, now, eta, installationId = '') {
       if (!eta) {
-        await db.query('UPDATE watches SET channel = $2, message_ts = $3, updated_at = $4 WHERE execution_id = $1', [
-          executionId,
-          channel,
-          ts,
-          now,
-        ]);
+        await db.query(
+          `UPDATE watches SET channel = $2, message_ts = $3, updated_at = $4
+           WHERE installation_id = $5 AND execution_id = $1`,
+          [executionId, channel, ts, now, installationId],
+        );
         return;
       }
       await db.query(
         `UPDATE watches SET channel = $2, message_ts = $3, updated_at = $4, eta_median_ms = $5, eta_p95_ms = $6,
-           eta_runs = $7 WHERE execution_id = $1`,
-        [executionId, channel, ts, now, Math.round(eta.medianMs), nullableMs(eta.p95Ms), eta.runs],
+           eta_runs = $7 WHERE installation_id = $8 AND execution_id = $1`,
+        [executionId, channel, ts, now, Math.round(eta.medianMs), nullableMs(eta.p95Ms), eta.runs, installationId],
       );
     },
 
@@ -226,10 +236,10 @@ function watchStore(db: SqlDriver): WatchStore {
       // SQLite: the transaction holds the write lock (BEGIN IMMEDIATE), so the select and the
       // update see no other writer in between.
       const sql = `UPDATE watches SET lease_owner = $1, lease_until = $2
-        WHERE execution_id IN (
-          SELECT execution_id FROM watches
+        WHERE (installation_id, execution_id) IN (
+          SELECT installation_id, execution_id FROM watches
           WHERE state = 'active' AND next_check_at <= $3 AND (lease_owner IS NULL OR lease_until <= $3)
-          ORDER BY next_check_at, execution_id
+          ORDER BY next_check_at, installation_id, execution_id
           LIMIT $4${dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''})
         RETURNING *`;
       const params = [owner, now + leaseMs, now, Math.trunc(limit)];
@@ -239,63 +249,75 @@ function watchStore(db: SqlDriver): WatchStore {
       return rows.map(toWatch).sort(byNextCheck);
     },
 
-    async claimIds(owner, executionIds, now, leaseMs) {
+    async claimIds(owner, executionIds, now, leaseMs, installationId = '') {
       if (executionIds.length === 0) return [];
       const sql = `UPDATE watches SET lease_owner = $1, lease_until = $2
-        WHERE execution_id IN (
+        WHERE installation_id = $5 AND execution_id IN (
           SELECT execution_id FROM watches
-          WHERE ${inList(dialect, 'execution_id', 4)} AND ${activeById(dialect)} AND (lease_owner IS NULL OR lease_until <= $3)
+          WHERE installation_id = $5 AND ${inList(dialect, 'execution_id', 4)} AND ${activeById(dialect)}
+            AND (lease_owner IS NULL OR lease_until <= $3)
           ${dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : ''})
         RETURNING *`;
-      const params = [owner, now + leaseMs, now, unique(executionIds)];
+      const params = [owner, now + leaseMs, now, unique(executionIds), installationId];
       const { rows } =
         dialect === 'sqlite' ? await db.transaction((tx) => tx.query(sql, params)) : await db.query(sql, params);
       return rows.map(toWatch).sort(byNextCheck);
     },
 
-    async renewLeases(owner, executionIds, until) {
+    async renewLeases(owner, executionIds, until, installationId = '') {
       if (executionIds.length === 0) return 0;
       const result = await db.query(
         `UPDATE watches SET lease_until = $3
-         WHERE ${inList(dialect, 'execution_id', 1)} AND lease_owner = $2 AND ${activeById(dialect)}`,
-        [unique(executionIds), owner, until],
+         WHERE installation_id = $4 AND ${inList(dialect, 'execution_id', 1)} AND lease_owner = $2
+           AND ${activeById(dialect)}`,
+        [unique(executionIds), owner, until, installationId],
       );
       return result.rowCount;
     },
 
-    async reschedule(executionId, owner, nextCheckAt, attempts, now) {
+    async reschedule(executionId, owner, nextCheckAt, attempts, now, installationId = '') {
       const result = await db.query(
         `UPDATE watches SET next_check_at = $3, attempts = $4, updated_at = $5, lease_owner = NULL, lease_until = NULL
-         WHERE execution_id = $1 AND lease_owner = $2 AND state = 'active'`,
-        [executionId, owner, nextCheckAt, attempts, now],
+         WHERE installation_id = $6 AND execution_id = $1 AND lease_owner = $2 AND state = 'active'`,
+        [executionId, owner, nextCheckAt, attempts, now, installationId],
       );
       return result.rowCount === 1;
     },
 
-    async complete(executionId, owner, state, finalStatus, now) {
+    async complete(executionId, owner, state, finalStatus, now, installationId = '') {
       const result = await db.query(
         `UPDATE watches SET state = $3, final_status = $4, updated_at = $5, lease_owner = NULL, lease_until = NULL
-         WHERE execution_id = $1 AND lease_owner = $2 AND state = 'active'`,
-        [executionId, owner, state, finalStatus, now],
+         WHERE installation_id = $6 AND execution_id = $1 AND lease_owner = $2 AND state = 'active'`,
+        [executionId, owner, state, finalStatus, now, installationId],
       );
       return result.rowCount === 1;
     },
 
-    async markResultPosted(executionId, now) {
+    async markResultPosted(executionId, now, installationId = '') {
       await db.query(
         `UPDATE watches SET result_posted_at = $2, updated_at = $2
-         WHERE execution_id = $1 AND result_posted_at IS NULL`,
-        [executionId, now],
+         WHERE installation_id = $3 AND execution_id = $1 AND result_posted_at IS NULL`,
+        [executionId, now, installationId],
       );
     },
 
-    async claimReply(executionId, now) {
+    async claimReply(executionId, now, installationId = '') {
       const result = await db.query(
         `UPDATE watches SET reply_posted_at = $2, updated_at = $2
-         WHERE execution_id = $1 AND reply_posted_at IS NULL`,
-        [executionId, now],
+         WHERE installation_id = $3 AND execution_id = $1 AND reply_posted_at IS NULL`,
+        [executionId, now, installationId],
       );
       return result.rowCount === 1;
+    },
+
+    async stopInstallation(installationId, now) {
+      if (!installationId) return 0;
+      const result = await db.query(
+        `UPDATE watches SET state = 'stale', updated_at = $2, lease_owner = NULL, lease_until = NULL
+         WHERE installation_id = $1 AND state = 'active'`,
+        [installationId, now],
+      );
+      return result.rowCount;
     },
 
     async releaseAll(owner) {
@@ -333,64 +355,79 @@ function watchStore(db: SqlDriver): WatchStore {
 
     async listActive(limit) {
       const { rows } = await db.query(
-        `SELECT * FROM watches WHERE state = 'active' ORDER BY created_at, execution_id LIMIT $1`,
+        `SELECT * FROM watches WHERE state = 'active' ORDER BY created_at, installation_id, execution_id LIMIT $1`,
         [Math.max(0, Math.trunc(limit))],
       );
       return rows.map(toWatch);
     },
 
-    async listActiveIds(limit) {
-      const { rows } = await db.query(`SELECT execution_id FROM watches WHERE state = 'active' LIMIT $1`, [
-        Math.max(0, Math.trunc(limit)),
-      ]);
+    async listActiveIds(limit, installationId = '') {
+      const { rows } = await db.query(
+        `SELECT execution_id FROM watches WHERE installation_id = $2 AND state = 'active' LIMIT $1`,
+        [Math.max(0, Math.trunc(limit)), installationId],
+      );
       return rows.map((r) => String(r.execution_id));
     },
 
     async listActiveKeys(limit) {
       const { rows } = await db.query(
-        `SELECT execution_id, team_id, created_at FROM watches WHERE state = 'active' LIMIT $1`,
+        `SELECT installation_id, execution_id, team_id, created_at FROM watches WHERE state = 'active' LIMIT $1`,
         [Math.max(0, Math.trunc(limit))],
       );
       return rows.map((r) => ({
+        installationId: String(r.installation_id),
         executionId: String(r.execution_id),
         teamId: r.team_id === null ? null : String(r.team_id),
         createdAt: Number(r.created_at),
       }));
     },
 
-    async oldestActiveCreatedAt() {
-      const { rows } = await db.query(`SELECT MIN(created_at) AS oldest FROM watches WHERE state = 'active'`);
+    async oldestActiveCreatedAt(installationId = '') {
+      const { rows } = await db.query(
+        `SELECT MIN(created_at) AS oldest FROM watches WHERE installation_id = $1 AND state = 'active'`,
+        [installationId],
+      );
       const oldest = rows[0]?.oldest;
       return oldest === null || oldest === undefined ? null : Number(oldest);
     },
 
-    async deferSeen(executionIds, nextCheckAt, now) {
+    async deferSeen(executionIds, nextCheckAt, now, installationId = '') {
       if (executionIds.length === 0) return 0;
       const result = await db.query(
         `UPDATE watches SET next_check_at = $2, attempts = 1, updated_at = $3
-         WHERE ${inList(dialect, 'execution_id', 1)} AND ${activeById(dialect)} AND attempts = 0
-           AND message_ts IS NOT NULL AND (lease_owner IS NULL OR lease_until <= $3) AND next_check_at < $2`,
-        [unique(executionIds), nextCheckAt, now],
+         WHERE installation_id = $4 AND ${inList(dialect, 'execution_id', 1)} AND ${activeById(dialect)}
+           AND attempts = 0 AND message_ts IS NOT NULL AND (lease_owner IS NULL OR lease_until <= $3)
+           AND next_check_at < $2`,
+        [unique(executionIds), nextCheckAt, now, installationId],
       );
       return result.rowCount;
     },
 
-    async expedite(executionIds, now) {
+    async expedite(executionIds, now, installationId = '') {
       if (executionIds.length === 0) return;
       await db.query(
         `UPDATE watches SET next_check_at = $2
-         WHERE ${inList(dialect, 'execution_id', 1)} AND ${activeById(dialect)} AND next_check_at > $2`,
-        [unique(executionIds), now],
+         WHERE installation_id = $3 AND ${inList(dialect, 'execution_id', 1)} AND ${activeById(dialect)}
+           AND next_check_at > $2`,
+        [unique(executionIds), now, installationId],
       );
     },
 
     async listUnposted(limit) {
       const { rows } = await db.query(
         `SELECT * FROM watches WHERE state = 'active' AND message_ts IS NULL
-         ORDER BY created_at, execution_id LIMIT $1`,
+         ORDER BY created_at, installation_id, execution_id LIMIT $1`,
         [Math.max(0, Math.trunc(limit))],
       );
       return rows.map(toWatch);
+    },
+
+    assignInstallations() {
+      // The card claims first: they are found through the watches still kept for ''.
+      return db.transaction(async (tx) => {
+        await tx.query(ASSIGN_MESSAGE_CLAIM_INSTALLATIONS);
+        return (await tx.query(ASSIGN_WATCH_INSTALLATIONS)).rowCount ?? 0;
+      });
     },
   };
 }
@@ -506,6 +543,7 @@ function toRunIntent(r: SqlRow): RunIntent {
     channel: r.channel === null || r.channel === undefined ? null : String(r.channel),
     inputsSummary: String(r.inputs_summary),
     via: r.via === null || r.via === undefined ? null : String(r.via),
+    installationId: String(r.installation_id ?? ''),
     state: String(r.state) as RunIntentState,
     executionIds: ids === '' ? [] : ids.split(','),
     createdAt: Number(r.created_at),
@@ -518,8 +556,8 @@ function intentStore(db: SqlDriver): RunIntentStore {
     async record(i, now) {
       await db.query(
         `INSERT INTO run_intents (id, user_id, user_email, team_id, runbook_id, runbook_name, proxy_id, params_hash,
-           channel, inputs_summary, state, created_at, via)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'open', $11, $12)`,
+           channel, inputs_summary, state, created_at, via, installation_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'open', $11, $12, $13)`,
         [
           i.id,
           i.userId,
@@ -533,6 +571,7 @@ function intentStore(db: SqlDriver): RunIntentStore {
           i.inputsSummary,
           now,
           i.via,
+          i.installationId ?? '',
         ],
       );
     },
@@ -543,16 +582,26 @@ function intentStore(db: SqlDriver): RunIntentStore {
       );
       return result.rowCount === 1;
     },
-    async listOpen(before, limit) {
-      const { rows } = await db.query(
-        `SELECT * FROM run_intents WHERE state = 'open' AND created_at < $1 ORDER BY created_at LIMIT $2`,
-        [before, Math.max(0, Math.trunc(limit))],
-      );
+    async listOpen(before, limit, installationId) {
+      const { rows } =
+        installationId === undefined
+          ? await db.query(
+              `SELECT * FROM run_intents WHERE state = 'open' AND created_at < $1 ORDER BY created_at LIMIT $2`,
+              [before, Math.max(0, Math.trunc(limit))],
+            )
+          : await db.query(
+              `SELECT * FROM run_intents WHERE installation_id = $3 AND state = 'open' AND created_at < $1
+               ORDER BY created_at LIMIT $2`,
+              [before, Math.max(0, Math.trunc(limit)), installationId],
+            );
       return rows.map(toRunIntent);
     },
     async get(id) {
       const { rows } = await db.query('SELECT * FROM run_intents WHERE id = $1', [id]);
       return rows[0] ? toRunIntent(rows[0]) : null;
+    },
+    async assignInstallations() {
+      return (await db.query(ASSIGN_INTENT_INSTALLATIONS)).rowCount ?? 0;
     },
   };
 }

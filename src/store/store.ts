@@ -12,6 +12,11 @@ export type WatchState = 'active' | 'finished' | 'stale';
 export type WatchOrigin = 'slack' | 'adopted' | 'subscription';
 
 export interface Watch {
+  /**
+   * The installation it is kept for ('' = the single workspace). Execution ids come from each installation's
+   * own Runbook API, so a watch is keyed by (installation, execution id): two tenants may hand out the same id.
+   */
+  installationId: string;
   executionId: string;
   runbookId: string;
   runbookName: string;
@@ -63,6 +68,8 @@ export interface WatchEta {
 }
 
 export interface NewWatch {
+  /** The installation in scope ('' or absent = the single workspace). */
+  installationId?: string;
   executionId: string;
   runbookId: string;
   runbookName: string;
@@ -245,12 +252,25 @@ export interface FairClaim {
   excludeNoTeam?: boolean;
 }
 
+/**
+ * Watches are kept per installation (many workspaces): a watch is keyed by (installation, execution id), and
+ * every method about given executions takes the installation they belong to, '' (the default) for the one
+ * workspace of single-workspace and sandbox modes. Claims and counts span every installation; each watch
+ * says its own.
+ */
 export interface WatchStore {
-  /** False if the execution is already watched (idempotent). */
+  /** False if the execution is already watched in its installation (idempotent). */
   insert(w: NewWatch, now: number): Promise<boolean>;
-  get(executionId: string): Promise<Watch | null>;
+  get(executionId: string, installationId?: string): Promise<Watch | null>;
   /** Records the card; with `eta`, also what the card said about the runbook's usual duration. */
-  setMessage(executionId: string, channel: string, ts: string, now: number, eta?: WatchEta | null): Promise<void>;
+  setMessage(
+    executionId: string,
+    channel: string,
+    ts: string,
+    now: number,
+    eta?: WatchEta | null,
+    installationId?: string,
+  ): Promise<void>;
   /**
    * Claim up to `limit` active watches with nextCheckAt <= now whose lease is free or expired
    * (leaseUntil <= now), ordered by nextCheckAt. Sets leaseOwner = owner, leaseUntil = now + leaseMs
@@ -258,17 +278,30 @@ export interface WatchStore {
    */
   claimDue(owner: string, now: number, leaseMs: number, limit: number, fair?: FairClaim): Promise<Watch[]>;
   /**
-   * Claim these watches (due or not) whose lease is free or expired, like claimDue: the replica
-   * whose listing saw them finish takes them itself, where its listing already answers them.
+   * Claim these watches of one installation (due or not) whose lease is free or expired, like claimDue: the
+   * replica whose listing saw them finish takes them itself, where its listing already answers them.
    */
-  claimIds(owner: string, executionIds: string[], now: number, leaseMs: number): Promise<Watch[]>;
-  /** Extends the leases `owner` still holds on active watches; returns how many. */
-  renewLeases(owner: string, executionIds: string[], until: number): Promise<number>;
+  claimIds(
+    owner: string,
+    executionIds: string[],
+    now: number,
+    leaseMs: number,
+    installationId?: string,
+  ): Promise<Watch[]>;
+  /** Extends the leases `owner` still holds on these active watches of one installation; returns how many. */
+  renewLeases(owner: string, executionIds: string[], until: number, installationId?: string): Promise<number>;
   /**
    * Reschedule a claimed watch and release its lease, only if `owner` still holds it (an expired
    * lease nobody took over still counts as held). False if the lease was lost.
    */
-  reschedule(executionId: string, owner: string, nextCheckAt: number, attempts: number, now: number): Promise<boolean>;
+  reschedule(
+    executionId: string,
+    owner: string,
+    nextCheckAt: number,
+    attempts: number,
+    now: number,
+    installationId?: string,
+  ): Promise<boolean>;
   /** Mark terminal with the final status and release the lease, only if `owner` holds it. */
   complete(
     executionId: string,
@@ -276,13 +309,19 @@ export interface WatchStore {
     state: 'finished' | 'stale',
     finalStatus: string | null,
     now: number,
+    installationId?: string,
   ): Promise<boolean>;
   /** Records that the result card was edited in place (first time wins). */
-  markResultPosted(executionId: string, now: number): Promise<void>;
+  markResultPosted(executionId: string, now: number, installationId?: string): Promise<void>;
   /** Sets replyPostedAt if still null; true only for the one caller that set it (exactly-once reply). */
-  claimReply(executionId: string, now: number): Promise<boolean>;
+  claimReply(executionId: string, now: number, installationId?: string): Promise<boolean>;
   /** Releases every lease `owner` holds (graceful shutdown); returns how many. */
   releaseAll(owner: string): Promise<number>;
+  /**
+   * Uninstalled: every active watch of the installation ends as stale at once (leases dropped, nothing
+   * more is checked or posted for it); returns how many. Other installations' watches are untouched.
+   */
+  stopInstallation(installationId: string, now: number): Promise<number>;
   countByState(): Promise<Record<WatchState, number>>;
   /** Active watches per workspace (team id; null for watches without one). */
   countActiveByTeam(): Promise<Array<{ teamId: string | null; count: number }>>;
@@ -290,24 +329,36 @@ export interface WatchStore {
   countDue(now: number): Promise<number>;
   /** Active watches, oldest createdAt first. */
   listActive(limit: number): Promise<Watch[]>;
-  /** Ids of active watches (any order): what a listing must look for, without loading whole rows. */
-  listActiveIds(limit: number): Promise<string[]>;
-  oldestActiveCreatedAt(): Promise<number | null>;
   /**
-   * Many workspaces: each active watch's id, workspace and creation time in one read, so one sweep
-   * groups every workspace's listing (what it looks for, how far back) without a query per workspace.
+   * Ids of one installation's active watches (any order): what a listing of its API must look for, without
+   * loading whole rows.
    */
-  listActiveKeys(limit: number): Promise<Array<{ executionId: string; teamId: string | null; createdAt: number }>>;
+  listActiveIds(limit: number, installationId?: string): Promise<string[]>;
+  /** The installation's oldest active watch's createdAt. */
+  oldestActiveCreatedAt(installationId?: string): Promise<number | null>;
   /**
-   * Watches a listing saw still running that were never looked at (attempts 0), have their card up and
-   * are not leased: their next look moves to `nextCheckAt` and counts as their first, in one statement
-   * (claiming each only to hear "running" again costs a claim and a write per watch). Returns how many.
+   * Many workspaces: each active watch's installation, id, workspace and creation time in one read, so one
+   * sweep groups every workspace's listing (what it looks for, how far back) without a query per workspace.
    */
-  deferSeen(executionIds: string[], nextCheckAt: number, now: number): Promise<number>;
-  /** Brings nextCheckAt forward to `now` for the given active watches (bulk discovery saw them finish). */
-  expedite(executionIds: string[], now: number): Promise<void>;
+  listActiveKeys(
+    limit: number,
+  ): Promise<Array<{ installationId: string; executionId: string; teamId: string | null; createdAt: number }>>;
+  /**
+   * Watches of one installation a listing saw still running that were never looked at (attempts 0), have
+   * their card up and are not leased: their next look moves to `nextCheckAt` and counts as their first, in
+   * one statement (claiming each only to hear "running" again costs a claim and a write per watch). Returns
+   * how many.
+   */
+  deferSeen(executionIds: string[], nextCheckAt: number, now: number, installationId?: string): Promise<number>;
+  /** Brings nextCheckAt forward to `now` for these active watches of one installation (bulk discovery saw them finish). */
+  expedite(executionIds: string[], now: number, installationId?: string): Promise<void>;
   /** Active watches whose running message was never posted (messageTs null), oldest first. */
   listUnposted(limit: number): Promise<Watch[]>;
+  /**
+   * Gives watches kept for the single workspace ('') their workspace's installation (many-workspace start),
+   * and their card claims with them; how many.
+   */
+  assignInstallations(): Promise<number>;
 }
 
 /** A run as recorded before the run call (see RunIntentStore). */
@@ -330,6 +381,8 @@ export interface NewRunIntent {
    * found after a crash is recorded like one whose answer came; null: recorded before it was kept.
    */
   via: string | null;
+  /** The installation whose Runbook API the run goes to ('' or absent = the single workspace). */
+  installationId?: string;
 }
 
 /**
@@ -340,6 +393,7 @@ export interface NewRunIntent {
 export type RunIntentState = 'open' | 'started' | 'failed' | 'reconciled' | 'lost';
 
 export interface RunIntent extends NewRunIntent {
+  installationId: string;
   state: RunIntentState;
   executionIds: string[];
   createdAt: number;
@@ -350,9 +404,11 @@ export interface RunIntentStore {
   record(intent: NewRunIntent, now: number): Promise<void>;
   /** Moves an open intent to a final state; false when it was not open (another replica settled it). */
   settle(id: string, state: Exclude<RunIntentState, 'open'>, executionIds: string[], now: number): Promise<boolean>;
-  /** Open intents created before `before`, oldest first. */
-  listOpen(before: number, limit: number): Promise<RunIntent[]>;
+  /** Open intents created before `before`, oldest first: every installation's, or (given) one installation's. */
+  listOpen(before: number, limit: number, installationId?: string): Promise<RunIntent[]>;
   get(id: string): Promise<RunIntent | null>;
+  /** Gives intents kept for the single workspace ('') their workspace's installation (many-workspace start). */
+  assignInstallations(): Promise<number>;
 }
 
 export interface NotificationStore {

@@ -2,7 +2,8 @@
 // subscription scanner, background use cases). Each call goes to the API of the installation in scope
 // (tenant-scope.ts), so a watch of one workspace is checked with that workspace's own key; outside any
 // installation's scope a call fails rather than fall back to a key nobody connected (the runtime's
-// `current` reads the scope and throws NoApiInScopeError).
+// `current` reads the scope and throws NoApiInScopeError). The runbook catalog's counterpart:
+// RoutedRunbookCatalog (src/slack/tenant-deps.ts).
 import type { RunbookApi } from '../api/runbook-api.ts';
 
 export class NoApiInScopeError extends Error {

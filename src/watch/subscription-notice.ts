@@ -21,9 +21,13 @@ export interface SubscriptionRule {
   failuresOnly: boolean;
 }
 
-/** Dedupe key of "this channel was told about this execution" (one message per pair, ever). */
-export function subscriptionNoticeKey(channel: string, executionId: string): string {
-  return `sub:${channel}:${executionId}`;
+/**
+ * Dedupe key of "this channel was told about this execution" (one message per pair, ever), per installation:
+ * two tenants' APIs may hand out the same execution id, and a Slack Connect channel may be subscribed in both
+ * ('' = the single workspace, whose key is as it always was).
+ */
+export function subscriptionNoticeKey(channel: string, executionId: string, installationId = ''): string {
+  return installationId ? `sub:${installationId}:${channel}:${executionId}` : `sub:${channel}:${executionId}`;
 }
 
 function completedAt(e: Execution): number {

@@ -24,6 +24,7 @@ import { labelExecutionInputs } from '../runs/execution-secrets.ts';
 import { parseExecutionInputs } from '../slack/kit/execution-status.ts';
 import { namesFinished, readBackMessages } from '../slack/kit/read-back.ts';
 import type { Store, Subscription } from '../store/store.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import { BULK_PAGE_SIZE } from './bulk-discovery.ts';
 import { executorPeople, type UserIdByEmail } from './executor-people.ts';
 import { type OutgoingMessage, type PacerTransport, SlackPacer, slackCallCode } from './slack-pacer.ts';
@@ -441,14 +442,14 @@ export class SubscriptionScanner {
         if (channels.length === 0) continue;
         const message = await this.#notice(execution);
         // A run started from Slack into a subscribed channel already gets the watcher's card there.
-        const watched = (await this.#store.watches.get(execution.id))?.channel ?? null;
+        const watched = (await this.#store.watches.get(execution.id, installationKey()))?.channel ?? null;
         for (const channel of channels) {
           if (channel === watched) {
             result.skipped++;
             continue;
           }
           // A rescanned overlap: already sent, no need to queue it (and inflate a digest).
-          if (await this.#store.notifications.has(subscriptionNoticeKey(channel, execution.id))) {
+          if (await this.#noticeClaimed(channel, execution.id)) {
             result.skipped++;
             // Someone else holds the claim; if their post is refused they release it, so look once
             // more next scan (a run already re-checked once is settled).
@@ -534,14 +535,33 @@ export class SubscriptionScanner {
     return buildSubscriptionNotice(execution, runbook, inputs.kind === 'object' ? inputs.values : {}, people);
   }
 
+  /** Whether this channel's notice of the execution is claimed, in the installation in scope. */
+  async #noticeClaimed(channel: string, executionId: string): Promise<boolean> {
+    const { notifications } = this.#store;
+    return (
+      (await notifications.has(subscriptionNoticeKey(channel, executionId, installationKey()))) ||
+      this.#legacyNoticeClaimed(channel, executionId)
+    );
+  }
+
+  /**
+   * Many workspaces: a notice claimed under the key it had before claims were kept per installation (an
+   * upgrade while runs were being announced), which nothing writes any more.
+   */
+  async #legacyNoticeClaimed(channel: string, executionId: string): Promise<boolean> {
+    return installationKey() !== '' && this.#store.notifications.has(subscriptionNoticeKey(channel, executionId));
+  }
+
   async #notify(channel: string, execution: Execution, message: OutgoingMessage): Promise<NoticeOutcome> {
-    const key = subscriptionNoticeKey(channel, execution.id);
+    const key = subscriptionNoticeKey(channel, execution.id, installationKey());
     const outcome = await this.#pacer.reply({
       channel,
       threadTs: null,
       message,
       digestLine: subscriptionDigestLine(execution),
-      claim: () => this.#store.notifications.claim(key, this.#now()),
+      // A notice claimed before the claims were kept per installation counts as sent.
+      claim: async () =>
+        !(await this.#legacyNoticeClaimed(channel, execution.id)) && this.#store.notifications.claim(key, this.#now()),
       sentCheck: namesFinished(execution.id),
     });
     if (outcome === 'claim_error') {

@@ -31,6 +31,7 @@ import type { AdoptedRun, FinishHook, RunTracker, StartedRun } from '../runs/run
 import { buildResultCard, buildRunningCard, type RunContext, type RunningEta } from '../slack/kit/execution-card.ts';
 import { namesCard, namesFinished, namesResultCard, readBackMessages } from '../slack/kit/read-back.ts';
 import type { Store, Watch, WatchEta } from '../store/store.ts';
+import { installationKey } from '../tenants/tenant-scope.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
 import { BULK_PAGE_SIZE, chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
 import { type CheckPlan, DEFAULT_PLAN_SETTINGS, nextLookIn, type PlanSettings, planChecks } from './check-plan.ts';
@@ -139,6 +140,12 @@ export interface WatcherOptions {
    */
   inTenant?: InTenant;
   /**
+   * Many-workspace mode: runs the work on a watch kept for an installation in that installation's scope (its
+   * token, its Runbook API), throwing TenantGoneError once it is uninstalled. Watches kept for '' (the single
+   * workspace, or not yet assigned) go through `inTenant` by their team. Default: `inTenant`.
+   */
+  inInstallation?: <T>(installationId: string, work: () => Promise<T>) => Promise<T>;
+  /**
    * Many-workspace mode: the tenant (installation) in scope inside `inTenant`. Turns on per-tenant
    * budgets and fair claims (fair-share.ts): each tenant spends its own `requestsPerSecond` under the
    * `globalRequestsPerSecond` ceiling, watches are planned per workspace, and claims go round-robin
@@ -180,8 +187,17 @@ const LISTING_COST_TTL_MS = 5 * 60_000;
 /** Most watches one many-workspace sweep reads from the store (every workspace's together). */
 const MAX_SWEPT = 1_000_000;
 
+/** One workspace's active watches, as one sweep pass read them: those kept for its installation. */
+interface TeamGroup {
+  installationId: string;
+  ids: Set<string>;
+  oldest: number;
+}
+
 /** Many workspaces: one workspace's listing sweep (its own executions, in its scope, on its budget). */
 interface TeamSweep {
+  /** The installation whose API its listing reads (the workspace's watches are kept for it). */
+  installationId: string;
   mode: 'single' | 'list';
   /** Pages its last listing needed (steers its plan while fresh), and when. */
   pages: number | null;
@@ -194,9 +210,17 @@ interface TeamSweep {
 /** Running cards remembered as already saying "longer than usual" (a restart repeats one identical edit). */
 const MAX_LATE_SHOWN = 10_000;
 
-/** Dedupe key of the claim to post an execution's first card. */
-function messageKey(executionId: string): string {
-  return `message:${executionId}`;
+/**
+ * Dedupe key of the claim to post an execution's first card: per installation, since two tenants' APIs may
+ * hand out the same execution id ('' = the single workspace, whose key is as it always was).
+ */
+function messageKey(executionId: string, installationId: string): string {
+  return installationId ? `message:${installationId}:${executionId}` : `message:${executionId}`;
+}
+
+/** A watch's key in this process's maps: (installation, execution id), as in the store. */
+function keyOf(w: { installationId: string; executionId: string }): string {
+  return `${w.installationId}\n${w.executionId}`;
 }
 
 export class Watcher implements RunTracker {
@@ -225,7 +249,10 @@ export class Watcher implements RunTracker {
   #teamPass: Promise<void> | null = null;
   #lastTeamPassAt = Number.NEGATIVE_INFINITY;
   readonly #pacer: SlackPacer;
+  /** Watches being handled, by keyOf. */
   readonly #inFlight = new Map<string, Promise<void>>();
+  /** Which watch each #inFlight key is (its leases are renewed per installation). */
+  readonly #inFlightWatch = new Map<string, { installationId: string; executionId: string }>();
   #running = false;
   #timer: NodeJS.Timeout | null = null;
   #renewTimer: NodeJS.Timeout | null = null;
@@ -246,6 +273,7 @@ export class Watcher implements RunTracker {
   /** Set when the plan left list mode: deferred watches are brought forward in the next round. */
   #leftListMode = false;
   readonly #inTenant: InTenant;
+  readonly #inInstallation: (<T>(installationId: string, work: () => Promise<T>) => Promise<T>) | null;
   /** When this replica last found the sweep lease held by another (that one lists for everyone). */
   #sweptElsewhereAt = Number.NEGATIVE_INFINITY;
   /** Running cards this process edited to "longer than usual" (so each is edited once). */
@@ -269,6 +297,7 @@ export class Watcher implements RunTracker {
     this.#onFinished = options.onFinished ?? null;
     this.#userIdByEmail = options.userIdByEmail ?? null;
     this.#inTenant = options.inTenant ?? ((_teamId, work) => work());
+    this.#inInstallation = options.inInstallation ?? null;
     this.#etaFromCache = !options.currentTenant;
     this.#budget = createApiBudget({
       store: this.#store,
@@ -399,6 +428,7 @@ export class Watcher implements RunTracker {
     for (const executionId of run.executionIds) {
       await this.#store.watches.insert(
         {
+          installationId: installationKey(),
           executionId,
           runbookId: run.runbookId,
           runbookName: run.runbookName,
@@ -424,18 +454,19 @@ export class Watcher implements RunTracker {
    * The right to post an execution's (first) card. startRun, /runbook watch and the watcher all take
    * it before posting, so two of them racing (a slow Slack post, a finished run) never make two cards.
    */
-  claimMessage(executionId: string): Promise<boolean> {
-    return this.#store.notifications.claim(messageKey(executionId), this.#now());
+  claimMessage(executionId: string, installationId = installationKey()): Promise<boolean> {
+    return this.#store.notifications.claim(messageKey(executionId, installationId), this.#now());
   }
 
-  releaseMessage(executionId: string): Promise<void> {
-    return this.#store.notifications.release(messageKey(executionId));
+  releaseMessage(executionId: string, installationId = installationKey()): Promise<void> {
+    return this.#store.notifications.release(messageKey(executionId, installationId));
   }
 
   async adopt(run: AdoptedRun): Promise<boolean> {
     const now = this.#now();
     return this.#store.watches.insert(
       {
+        installationId: installationKey(),
         executionId: run.executionId,
         runbookId: run.runbookId,
         runbookName: run.runbookName,
@@ -454,7 +485,8 @@ export class Watcher implements RunTracker {
 
   async posted(executionIds: string[], channel: string, ts: string, eta: WatchEta | null = null): Promise<void> {
     const now = this.#now();
-    for (const id of executionIds) await this.#store.watches.setMessage(id, channel, ts, now, eta);
+    const installationId = installationKey();
+    for (const id of executionIds) await this.#store.watches.setMessage(id, channel, ts, now, eta, installationId);
   }
 
   // ---- lifecycle -----------------------------------------------------------------------------
@@ -526,12 +558,17 @@ export class Watcher implements RunTracker {
 
   async #renew(): Promise<void> {
     if (this.#inFlight.size === 0) return;
+    const byInstallation = new Map<string, string[]>();
+    for (const w of this.#inFlightWatch.values()) {
+      const ids = byInstallation.get(w.installationId);
+      if (ids) ids.push(w.executionId);
+      else byInstallation.set(w.installationId, [w.executionId]);
+    }
     try {
-      await this.#store.watches.renewLeases(
-        this.owner,
-        [...this.#inFlight.keys()],
-        this.#now() + this.settings.leaseMs,
-      );
+      const until = this.#now() + this.settings.leaseMs;
+      for (const [installationId, ids] of byInstallation) {
+        await this.#store.watches.renewLeases(this.owner, ids, until, installationId);
+      }
     } catch (err) {
       this.#log.warn({ err }, 'could not renew leases');
     }
@@ -559,15 +596,24 @@ export class Watcher implements RunTracker {
     if (await this.#listingWanted(due, now)) this.#startListing();
     if (this.#tenantBudgets) this.#sweepTeams(now);
     for (const watch of claimed) {
+      const key = keyOf(watch);
       const work = this.#afterListing(watch)
         .then(() => this.#handle(watch))
-        .finally(() => {
-          this.#inFlight.delete(watch.executionId);
-          this.#inFlightTeam.delete(watch.executionId);
-        });
-      this.#inFlight.set(watch.executionId, work);
-      if (this.#tenantBudgets) this.#inFlightTeam.set(watch.executionId, watch.teamId);
+        .finally(() => this.#settled(key));
+      this.#track(key, watch, work);
+      if (this.#tenantBudgets) this.#inFlightTeam.set(key, watch.teamId);
     }
+  }
+
+  #track(key: string, watch: Watch, work: Promise<void>): void {
+    this.#inFlight.set(key, work);
+    this.#inFlightWatch.set(key, { installationId: watch.installationId, executionId: watch.executionId });
+  }
+
+  #settled(key: string): void {
+    this.#inFlight.delete(key);
+    this.#inFlightWatch.delete(key);
+    this.#inFlightTeam.delete(key);
   }
 
   /**
@@ -603,11 +649,10 @@ export class Watcher implements RunTracker {
     // Messages startRun never got up (crash, Slack down): make them due so #handle posts them.
     const unposted = await this.#store.watches.listUnposted(100);
     const late = unposted.filter((w) => now - w.createdAt >= this.settings.unpostedGraceMs && w.leaseOwner === null);
-    if (late.length > 0)
-      await this.#store.watches.expedite(
-        late.map((w) => w.executionId),
-        now,
-      );
+    const byInstallation = new Map<string, string[]>();
+    for (const w of late)
+      byInstallation.set(w.installationId, [...(byInstallation.get(w.installationId) ?? []), w.executionId]);
+    for (const [installationId, ids] of byInstallation) await this.#store.watches.expedite(ids, now, installationId);
   }
 
   /**
@@ -661,37 +706,50 @@ export class Watcher implements RunTracker {
    * often with the output, so no further request), as many as it has room for; the rest are
    * brought forward for whoever claims them next.
    */
-  async #takeFinished(finished: string[]): Promise<void> {
+  async #takeFinished(finished: string[], installationId = ''): Promise<void> {
     const room = Math.max(0, MAX_DELIVERING - this.#inFlight.size);
-    const mine = finished.filter((id) => !this.#inFlight.has(id)).slice(0, room);
+    // The listing is of one installation's API ('' = the single workspace's): only its watches are these runs.
+    const mine = finished
+      .filter((id) => !this.#inFlight.has(keyOf({ installationId, executionId: id })))
+      .slice(0, room);
     const claimed = this.#running
-      ? await this.#store.watches.claimIds(this.owner, mine, this.#now(), this.settings.leaseMs)
+      ? await this.#store.watches.claimIds(this.owner, mine, this.#now(), this.settings.leaseMs, installationId)
       : [];
     for (const watch of claimed) {
-      const work = this.#handle(watch).finally(() => {
-        this.#inFlight.delete(watch.executionId);
-        this.#inFlightTeam.delete(watch.executionId);
-      });
-      this.#inFlight.set(watch.executionId, work);
-      if (this.#tenantBudgets) this.#inFlightTeam.set(watch.executionId, watch.teamId);
+      const key = keyOf(watch);
+      this.#track(
+        key,
+        watch,
+        this.#handle(watch).finally(() => this.#settled(key)),
+      );
+      if (this.#tenantBudgets) this.#inFlightTeam.set(key, watch.teamId);
     }
     const taken = new Set(claimed.map((w) => w.executionId));
     const rest = finished.filter((id) => !taken.has(id));
-    if (rest.length > 0) await this.#store.watches.expedite(rest, this.#now());
+    if (rest.length > 0) await this.#store.watches.expedite(rest, this.#now(), installationId);
   }
 
   /** A claimed watch the last listing did not cover waits for the one in progress (it may cover it). */
   async #afterListing(watch: Watch): Promise<void> {
-    if (this.#snapshotFor(watch.teamId)?.statuses.has(watch.executionId)) return;
-    if (this.#tenantBudgets) await this.#teamSweeps.get(watch.teamId)?.listing;
+    if (this.#snapshotFor(watch)?.statuses.has(watch.executionId)) return;
+    if (this.#tenantBudgets) await this.#sweepOf(watch)?.listing;
     else await this.#listing;
   }
 
-  /** The listing that stands in for a check of this workspace's watches: its own with tenants, else the one. */
-  #snapshotFor(teamId: string | null): BulkSnapshot | null {
-    if (!this.#tenantBudgets) return this.#snapshot();
-    const sweep = this.#teamSweeps.get(teamId);
-    const fresh = Math.max(this.settings.bulkIntervalMs, this.planFor(teamId).intervalMs) * 2;
+  /** The sweep of this watch's workspace, when it lists this watch's installation's API (many workspaces). */
+  #sweepOf(w: Watch): TeamSweep | undefined {
+    const sweep = this.#teamSweeps.get(w.teamId);
+    return sweep?.installationId === w.installationId ? sweep : undefined;
+  }
+
+  /**
+   * The listing that stands in for a check of this watch: its workspace's own with tenants (a listing of its
+   * installation's API: another installation's execution of the same id is not this one), else the one.
+   */
+  #snapshotFor(w: Watch): BulkSnapshot | null {
+    if (!this.#tenantBudgets) return this.#snapshot(w);
+    const sweep = this.#sweepOf(w);
+    const fresh = Math.max(this.settings.bulkIntervalMs, this.planFor(w.teamId).intervalMs) * 2;
     return sweep?.snapshot && this.#now() - sweep.snapshot.at < fresh ? sweep.snapshot : null;
   }
 
@@ -722,11 +780,18 @@ export class Watcher implements RunTracker {
     const held = await this.#store.coordination.holdLease(SWEEP_LEASE, this.owner, now + this.settings.leaseMs, now);
     this.#sweptElsewhereAt = held ? Number.NEGATIVE_INFINITY : now;
     if (!held) return;
-    const groups = new Map<string | null, { ids: Set<string>; oldest: number }>();
+    // A workspace's watches are its installation's (the API a listing in its scope reads); any kept for
+    // another (left unassigned across an upgrade) are not in its listing and are checked one by one.
+    const groups = new Map<string | null, TeamGroup>();
     for (const key of await this.#store.watches.listActiveKeys(MAX_SWEPT)) {
       const group = groups.get(key.teamId);
-      if (!group) groups.set(key.teamId, { ids: new Set([key.executionId]), oldest: key.createdAt });
-      else {
+      if (!group) {
+        groups.set(key.teamId, {
+          installationId: key.installationId,
+          ids: new Set([key.executionId]),
+          oldest: key.createdAt,
+        });
+      } else if (group.installationId === key.installationId) {
         group.ids.add(key.executionId);
         group.oldest = Math.min(group.oldest, key.createdAt);
       }
@@ -738,12 +803,13 @@ export class Watcher implements RunTracker {
       let sweep = this.#teamSweeps.get(team);
       if (plan.mode !== 'list') {
         // Leaving list mode: its watches deferred to the listing's backstop are looked at now.
-        if (sweep?.mode === 'list') await this.#store.watches.expedite([...group.ids], now);
+        if (sweep?.mode === 'list') await this.#store.watches.expedite([...group.ids], now, group.installationId);
         if (sweep) sweep.mode = 'single';
         continue;
       }
       if (!sweep) {
         sweep = {
+          installationId: group.installationId,
           mode: 'list',
           pages: null,
           pagesAt: 0,
@@ -754,6 +820,10 @@ export class Watcher implements RunTracker {
         this.#teamSweeps.set(team, sweep);
       }
       sweep.mode = 'list';
+      if (sweep.installationId !== group.installationId && !sweep.listing) {
+        sweep.installationId = group.installationId;
+        sweep.snapshot = null;
+      }
       if (sweep.listing || now - sweep.lastAt < plan.intervalMs) continue;
       sweep.lastAt = now;
       const current = sweep;
@@ -764,17 +834,17 @@ export class Watcher implements RunTracker {
   }
 
   /** One workspace's listing back to its oldest watch, in its scope; the runs it saw end are taken here. */
-  async #listTeam(team: string | null, group: { ids: Set<string>; oldest: number }, sweep: TeamSweep): Promise<void> {
+  async #listTeam(team: string | null, group: TeamGroup, sweep: TeamSweep): Promise<void> {
     try {
       const maxPages = Math.max(Math.ceil(group.ids.size / BULK_PAGE_SIZE) + 5, Math.min(group.ids.size, 50));
-      const result = await this.#inTenant(team, () =>
+      const list = () =>
         discoverFinished(this.#api, {
           watched: group.ids,
           oldestWatchCreatedAt: group.oldest,
           maxPages,
           call: (fn) => this.#spender.run(fn),
-        }),
-      );
+        });
+      const result = await this.#inScopeOf({ installationId: group.installationId, teamId: team }, list);
       for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
       // As with one workspace: a listing that found fewer than half of its watches is no cheaper.
       sweep.pages = result.statuses.size * 2 < group.ids.size ? Math.max(result.pages, group.ids.size) : result.pages;
@@ -790,9 +860,10 @@ export class Watcher implements RunTracker {
           running.map(([id]) => id),
           now + backstop,
           now,
+          group.installationId,
         );
       }
-      if (result.finished.length > 0) await this.#takeFinished(result.finished);
+      if (result.finished.length > 0) await this.#takeFinished(result.finished, group.installationId);
     } catch (err) {
       // An uninstalled workspace: its watches are dropped when next claimed.
       if (err instanceof TenantGoneError) return;
@@ -801,8 +872,12 @@ export class Watcher implements RunTracker {
     }
   }
 
-  /** The last listing, while it is recent enough to stand in for a check. */
-  #snapshot(): BulkSnapshot | null {
+  /**
+   * The last listing, while it is recent enough to stand in for a check. It is of the single workspace's
+   * API (there is no listing with tenants), so it answers only for watches kept for ''.
+   */
+  #snapshot(w: Watch): BulkSnapshot | null {
+    if (w.installationId) return null;
     const fresh = Math.max(this.settings.bulkIntervalMs, this.#plan.intervalMs) * 2;
     return this.#bulk && this.#now() - this.#bulk.at < fresh ? this.#bulk : null;
   }
@@ -836,13 +911,33 @@ export class Watcher implements RunTracker {
 
   // ---- one watch -----------------------------------------------------------------------------
 
+  /**
+   * Work for a watch (or a workspace's listing) in its installation's scope; one kept for '' (the single
+   * workspace, or not yet assigned) by its workspace.
+   */
+  #inScopeOf<T>(w: { installationId: string; teamId: string | null }, work: () => Promise<T>): Promise<T> {
+    return w.installationId && this.#inInstallation
+      ? this.#inInstallation(w.installationId, work)
+      : this.#inTenant(w.teamId, work);
+  }
+
   /** One watch, in its workspace's scope (many-workspace mode: the installation's token is used). */
   #handle(watch: Watch): Promise<void> {
-    return this.#inTenant(watch.teamId, () => this.#handleWatch(watch)).catch(async (err: unknown) => {
+    return this.#inScopeOf(watch, () => this.#handleWatch(watch)).catch(async (err: unknown) => {
       if (!(err instanceof TenantGoneError)) throw err;
       // Uninstalled: nothing can be posted there any more, and its runs cost no more requests.
-      this.#log.info({ executionId: watch.executionId, teamId: watch.teamId }, 'workspace uninstalled; watch dropped');
-      await this.#store.watches.complete(watch.executionId, this.owner, 'stale', null, this.#now());
+      this.#log.info(
+        { executionId: watch.executionId, installation: watch.installationId, teamId: watch.teamId },
+        'workspace uninstalled; watch dropped',
+      );
+      await this.#store.watches.complete(
+        watch.executionId,
+        this.owner,
+        'stale',
+        null,
+        this.#now(),
+        watch.installationId,
+      );
     });
   }
 
@@ -859,7 +954,7 @@ export class Watcher implements RunTracker {
         await this.#reportStale(w);
         return;
       }
-      const snapshot = this.#snapshotFor(w.teamId);
+      const snapshot = this.#snapshotFor(w);
       const known = snapshot?.statuses.get(id);
       let terminal: boolean;
       if (known === 'EXECUTION_STATUS_IN_PROGRESS') {
@@ -876,6 +971,7 @@ export class Watcher implements RunTracker {
           this.#now() + this.planFor(w.teamId).intervalMs,
           w.attempts,
           this.#now(),
+          w.installationId,
         );
         return;
       } else {
@@ -897,19 +993,33 @@ export class Watcher implements RunTracker {
             : covered
               ? nextLookIn(plan, attempts, this.settings.backoff.firstMs)
               : plan.intervalMs;
-        await this.#store.watches.reschedule(id, this.owner, this.#now() + delay, attempts, this.#now());
+        await this.#store.watches.reschedule(
+          id,
+          this.owner,
+          this.#now() + delay,
+          attempts,
+          this.#now(),
+          w.installationId,
+        );
         return;
       }
       if (w.messageTs === null && w.origin === 'slack') {
         // The claim's copy may be older than the running message: startRun can still be posting it
         // (Slack retries) when the run ends. Read again; while it is not up yet and the grace period
         // runs, wait for it instead of posting a second card and leaving the first at "running".
-        const fresh = await this.#store.watches.get(id);
+        const fresh = await this.#store.watches.get(id, w.installationId);
         if (fresh?.messageTs) {
           w = { ...w, channel: fresh.channel, messageTs: fresh.messageTs };
         } else {
           const wait = Math.max(250, Math.min(1_000, w.createdAt + this.settings.unpostedGraceMs - this.#now()));
-          await this.#store.watches.reschedule(id, this.owner, this.#now() + wait, w.attempts, this.#now());
+          await this.#store.watches.reschedule(
+            id,
+            this.owner,
+            this.#now() + wait,
+            w.attempts,
+            this.#now(),
+            w.installationId,
+          );
           return;
         }
       }
@@ -968,7 +1078,14 @@ export class Watcher implements RunTracker {
     const attempts = watch.attempts + 1;
     const now = this.#now();
     await this.#store.watches
-      .reschedule(watch.executionId, this.owner, now + nextCheckDelay(attempts, this.settings.backoff), attempts, now)
+      .reschedule(
+        watch.executionId,
+        this.owner,
+        now + nextCheckDelay(attempts, this.settings.backoff),
+        attempts,
+        now,
+        watch.installationId,
+      )
       .catch((e: unknown) => this.#log.warn({ err: e }, 'could not reschedule a watch'));
   }
 
@@ -1027,8 +1144,8 @@ export class Watcher implements RunTracker {
     return { eta, late: isLongerThanUsual(eta, this.#now() - (w.startedAt ?? w.createdAt)) };
   }
 
-  #rememberLate(executionId: string): void {
-    this.#lateShown.add(executionId);
+  #rememberLate(w: Watch): void {
+    this.#lateShown.add(keyOf(w));
     if (this.#lateShown.size > MAX_LATE_SHOWN) this.#lateShown.delete(this.#lateShown.values().next().value!);
   }
 
@@ -1037,12 +1154,12 @@ export class Watcher implements RunTracker {
    * watch's lease, so no replica can deliver the result card before this edit lands (it would undo it).
    */
   async #showIfLate(w: Watch): Promise<void> {
-    if (!w.messageTs || !w.channel || this.#lateShown.has(w.executionId)) return;
+    if (!w.messageTs || !w.channel || this.#lateShown.has(keyOf(w))) return;
     const timing = this.#timing(w);
     if (!timing.late) return;
     const card = buildRunningCard(this.#runContext(w), [w.executionId], timing);
     const edited = await this.#pacer.update(w.channel, w.messageTs, card);
-    if (edited.ok || (edited.code && GONE.has(edited.code))) this.#rememberLate(w.executionId);
+    if (edited.ok || (edited.code && GONE.has(edited.code))) this.#rememberLate(w);
   }
 
   async #postRunningCard(w: Watch): Promise<Watch> {
@@ -1054,12 +1171,19 @@ export class Watcher implements RunTracker {
     const posted = await this.#pacer.post(channel, buildRunningCard(this.#runContext(w), [w.executionId], timing), {
       sentCheck: namesCard(w.executionId),
     });
-    if (posted.ok && timing.late) this.#rememberLate(w.executionId);
+    if (posted.ok && timing.late) this.#rememberLate(w);
     if (!posted.ok) {
       if (posted.code && GONE.has(posted.code)) return w;
       throw posted.error;
     }
-    await this.#store.watches.setMessage(w.executionId, posted.value.channel, posted.value.ts, this.#now(), timing.eta);
+    await this.#store.watches.setMessage(
+      w.executionId,
+      posted.value.channel,
+      posted.value.ts,
+      this.#now(),
+      timing.eta,
+      w.installationId,
+    );
     return { ...w, channel: posted.value.channel, messageTs: posted.value.ts, eta: timing.eta };
   }
 
@@ -1068,8 +1192,8 @@ export class Watcher implements RunTracker {
    * someone else recorded or that Slack shows, or unchanged while another poster is still at it.
    */
   async #mayPostCard(w: Watch, channel: string): Promise<true | Watch> {
-    if (await this.claimMessage(w.executionId)) return true;
-    const fresh = await this.#store.watches.get(w.executionId);
+    if (await this.claimMessage(w.executionId, w.installationId)) return true;
+    const fresh = await this.#store.watches.get(w.executionId, w.installationId);
     if (fresh?.messageTs) return { ...w, channel: fresh.channel, messageTs: fresh.messageTs };
     if (this.#now() - w.createdAt < this.settings.messageTakeoverMs) return w;
     // The claimant has been silent far longer than any post takes: it died. Slack tells whether its
@@ -1078,7 +1202,7 @@ export class Watcher implements RunTracker {
     if (seen === null) return w;
     const card = seen.find(namesCard(w.executionId));
     if (card) {
-      await this.#store.watches.setMessage(w.executionId, channel, card.ts, this.#now());
+      await this.#store.watches.setMessage(w.executionId, channel, card.ts, this.#now(), null, w.installationId);
       return { ...w, channel, messageTs: card.ts };
     }
     return true;
@@ -1136,7 +1260,7 @@ export class Watcher implements RunTracker {
       threadTs: ts,
       message: { text: replyText(w, execution, stale) },
       digestLine: digestLine(w, execution, stale),
-      claim: () => this.#store.watches.claimReply(id, this.#now()),
+      claim: () => this.#store.watches.claimReply(id, this.#now(), w.installationId),
       sentCheck: namesFinished(id),
     });
   }
@@ -1166,7 +1290,7 @@ export class Watcher implements RunTracker {
         // edit done on Slack and not in the store, the only one a takeover repeats.
         const edited = await this.#pacer.update(channel, ts, card, {
           record: async () => {
-            await this.#store.watches.markResultPosted(id, this.#now());
+            await this.#store.watches.markResultPosted(id, this.#now(), w.installationId);
             recorded = true;
           },
         });
@@ -1183,12 +1307,26 @@ export class Watcher implements RunTracker {
         if (mine !== true) {
           if (mine.messageTs) {
             // Someone else's card is up now: edit that one next time round.
-            await this.#store.watches.reschedule(id, this.owner, this.#now(), w.attempts, this.#now());
-            this.#cardDeferred.add(id);
+            await this.#store.watches.reschedule(
+              id,
+              this.owner,
+              this.#now(),
+              w.attempts,
+              this.#now(),
+              w.installationId,
+            );
+            this.#cardDeferred.add(keyOf(w));
             return;
           }
-          await this.#store.watches.reschedule(id, this.owner, this.#now() + 1_000, w.attempts, this.#now());
-          this.#cardDeferred.add(id);
+          await this.#store.watches.reschedule(
+            id,
+            this.owner,
+            this.#now() + 1_000,
+            w.attempts,
+            this.#now(),
+            w.installationId,
+          );
+          this.#cardDeferred.add(keyOf(w));
           return;
         }
       }
@@ -1206,10 +1344,10 @@ export class Watcher implements RunTracker {
           channel = posted.value.channel;
           ts = posted.value.ts;
           moved(channel, ts);
-          await this.#store.watches.setMessage(id, channel, ts, this.#now());
+          await this.#store.watches.setMessage(id, channel, ts, this.#now(), null, w.installationId);
         }
       }
-      if (!recorded) await this.#store.watches.markResultPosted(id, this.#now());
+      if (!recorded) await this.#store.watches.markResultPosted(id, this.#now(), w.installationId);
       const ended = execution.endTime ? Date.parse(execution.endTime) : Number.NaN;
       if (!stale && Number.isFinite(ended)) this.#metrics.reported((Date.now() - ended) / 1000);
       this.#metrics.result(stale ? 'stale' : execution.executionStatus);
@@ -1217,12 +1355,13 @@ export class Watcher implements RunTracker {
   }
 
   async #deliver(w: Watch, execution: Execution, stale: boolean): Promise<void> {
-    this.#lateShown.delete(w.executionId);
-    this.#delivering.add(w.executionId);
+    const key = keyOf(w);
+    this.#lateShown.delete(key);
+    this.#delivering.add(key);
     try {
       await this.#deliverResult(w, execution, stale);
     } finally {
-      this.#delivering.delete(w.executionId);
+      this.#delivering.delete(key);
     }
   }
 
@@ -1258,7 +1397,7 @@ export class Watcher implements RunTracker {
       await early;
       throw err;
     }
-    if (this.#cardDeferred.delete(id)) return;
+    if (this.#cardDeferred.delete(keyOf(w))) return;
     if (channel && ts && !stale && execution.output) {
       // Longer output than the card shows goes into the thread as a file: once per execution, ever.
       await uploadOutputOnce(
@@ -1272,7 +1411,7 @@ export class Watcher implements RunTracker {
       // wait that out first (asking Slack now could miss a reply still in flight and double it).
       const settleAt = w.replyPostedAt + this.settings.replySettleMs;
       if (this.#now() < settleAt) {
-        await this.#store.watches.reschedule(id, this.owner, settleAt, w.attempts, this.#now());
+        await this.#store.watches.reschedule(id, this.owner, settleAt, w.attempts, this.#now(), w.installationId);
         return;
       }
       // Nobody is sending it any more; Slack itself tells whether the reply made it.
@@ -1302,6 +1441,7 @@ export class Watcher implements RunTracker {
       state,
       stale ? null : execution.executionStatus,
       this.#now(),
+      w.installationId,
     );
     if (completed) this.#metrics.finished(state);
   }

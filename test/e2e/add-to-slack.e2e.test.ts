@@ -97,6 +97,10 @@ describe('Add to Slack in the sandbox', () => {
     await expect.poll(() => second.textContent()).toContain('Add to Slack');
     const first = page.locator('#workspace-list li[data-workspace="T0SANDBOX"]');
     await expect.poll(() => first.textContent()).toContain('✓ added');
+    // Another organisation's workspace is not Sam's to add the app to, as in Slack.
+    const acme = page.locator('#workspace-list li[data-workspace="T0GRIDA"]');
+    expect(await acme.textContent()).toContain('not added');
+    expect(await acme.locator('a.add-to-slack').count()).toBe(0);
 
     const install = await addToSlack(context, second, 'T0SECOND');
     expect(await install.locator('body').textContent()).toContain('Second workspace');
@@ -116,7 +120,8 @@ describe('Add to Slack in the sandbox', () => {
     expect(grants.map((g) => g.installerUserId)).toEqual(['U11SAM']);
     const { context, page } = await openAs('U11SAM');
     await page.locator('#app-list li', { hasText: 'Home' }).click();
-    await expect.poll(() => page.locator('#messages').textContent()).toContain('@Sam Second (who installed the app)');
+    // He may connect it (he installed it): Home points him at Connect.
+    await expect.poll(() => page.locator('#messages').textContent()).toContain('press Connect below');
     await page.locator('#messages button', { hasText: 'Connect' }).click();
     const key = page.locator('#modal-body input').first();
     await key.fill('not-a-key-of-any-tenant');
@@ -162,6 +167,14 @@ describe('Add to Slack in the sandbox', () => {
       .poll(() => page.locator('#workspace-list li[data-workspace="T0GRIDB"]').textContent())
       .toContain('✓ added');
     expect((await h.runtime.store.installations.get('E0ACMEGRID'))?.isEnterpriseInstall).toBe(true);
+    // Removing it here removes the org's installation: the dialog says so (and Cancel keeps it).
+    await eu.locator('button.remove-app').click();
+    expect(await page.locator('#confirm-title').textContent()).toBe(
+      'Remove Runbook Bot from Acme (Enterprise Grid) (every workspace)?',
+    );
+    expect(await page.locator('#confirm-text').textContent()).toContain('What it keeps for the org');
+    await page.locator('#confirm-deny').click();
+    expect((await h.runtime.store.installations.get('E0ACMEGRID'))?.sealed).not.toBeNull();
     await context.close();
   });
 });

@@ -122,7 +122,7 @@ it(`a replica posting ${RUNS} results for A when A uninstalls at the other repli
   // A's watches stop: none stays active.
   await waitUntil(
     async () => {
-      for (const id of ids[A]!) if ((await h.runtime.store.watches.get(id))?.state === 'active') return false;
+      for (const id of ids[A]!) if ((await h.runtime.store.watches.get(id, A))?.state === 'active') return false;
       return true;
     },
     "A's watches to stop",

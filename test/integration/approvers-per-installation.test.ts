@@ -75,6 +75,19 @@ describe('approvers named by user id or group, with many workspaces', () => {
     // Zed is named and in the group; Bob is named and in the group too, but is a person of another workspace.
     expect(dmsOf('T0SECOND', since)).toContain(ZED.id);
     for (const other of [BOB.id, UMA.id, EVA.id]) expect(dmsOf('T0SECOND', since)).not.toContain(other);
+
+    // Nor is anyone of another workspace mentioned (a mention notifies) in what each installation posts.
+    const mentioned = (installation: string) =>
+      h.fake.state.calls
+        .filter(
+          (c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && c.installation === installation,
+        )
+        .map((c) => JSON.stringify(c.args))
+        .join('');
+    expect(mentioned('T0SANDBOX')).toContain(`<@${BOB.id}>`);
+    for (const other of [ZED.id, UMA.id]) expect(mentioned('T0SANDBOX')).not.toContain(`<@${other}>`);
+    expect(mentioned('T0SECOND')).toContain(`<@${ZED.id}>`);
+    for (const other of [BOB.id, UMA.id]) expect(mentioned('T0SECOND')).not.toContain(`<@${other}>`);
   });
 
   it('an org-wide installation reaches the named approvers of every workspace of its org, and no one else', async () => {
@@ -116,6 +129,16 @@ describe('approvers named by user id or group, with many workspaces', () => {
       (e) => e.action === 'approval.approve' && e.outcome === 'denied' && e.userId === ZED.id,
     );
     expect(denied?.detail).toContain('Only people of this workspace');
+
+    // Reject shows the stranger nothing of it either (not even its runbook).
+    const opened = h.fake.state.calls.length;
+    await userOf(stranger).act({ kind: 'message', message: requestA.message }, ACTIONS.approvalReject);
+    const modal = await until(
+      async () => h.fake.state.calls.slice(opened).find((c) => c.method === 'views.open'),
+      'the reject form',
+    );
+    expect(JSON.stringify(modal.args)).toContain('no longer exists');
+    expect(JSON.stringify(modal.args)).not.toContain('Drain');
 
     // Its own approver still approves it.
     await userOf(BOB).act({ kind: 'message', message: requestA.message }, ACTIONS.approvalApprove);

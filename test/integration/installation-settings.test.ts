@@ -104,7 +104,10 @@ describe("a workspace's approval settings", () => {
     expect(shown).toContain('Nothing was saved');
     expect(shown).toContain(BLOCKS.settingsGroup);
     expect(shown).toContain('Approvers can only be narrowed to a user group');
-    expect(shown).toContain('S0NOTNAMED');
+    // The id typed, as typed: a group the workspace may not even have is no mention (Slack would show it as
+    // a bare "@group" or nothing at all).
+    expect(shown).toContain('`S0NOTNAMED` is not one of them');
+    expect(shown).not.toContain('subteam^S0NOTNAMED');
     expect(await h.runtime.store.installationSettings.get(team)).toBeNull();
     const [entry] = await h.runtime.store.audit.recent(1);
     expect(entry).toMatchObject({ action: 'settings.update', outcome: 'denied', userId: 'U02BOB', target: team });

@@ -61,6 +61,6 @@ it('each workspace’s card says its own tenant’s usual duration, and "longer 
   }, '"longer than usual" in the first workspace');
   expect(late.ts).toBe(cardA.ts);
   expect(JSON.stringify(cardOf(inB.id)!.blocks)).not.toContain('longer than usual');
-  const watchB = await h.runtime.store.watches.get(inB.id);
+  const watchB = await h.runtime.store.watches.get(inB.id, 'T0SECOND');
   expect(watchB?.eta?.medianMs).toBeGreaterThan(9 * 60_000);
 });

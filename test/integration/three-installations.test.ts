@@ -1,9 +1,8 @@
 // Two workspaces and one Enterprise Grid org (installed org-wide), each connected to its own Runbook API
 // tenant, end to end through the real runtime (Bolt's OAuth installer, the fake Slack, the emulator serving
 // three tenants by key). In each: a run (`--now` + Run), a schedule (the form), a channel subscription, a run
-// that needs approval approved by that installation's approver, and the watcher's result card. Then every
-// surface × {same installation, other installation}: each sees its own records, and another's ids are
-// "not found" / absent there.
+// that needs approval approved by that installation's approver, and the watcher's result card. Every
+// record kind × every surface × {same installation, other installation} is isolation-table.test.ts.
 // A and B share C01OPS (Slack Connect) and both subscribe it to the same runbook: each installation keeps its
 // own subscription there (B is not told "Updated"), lists only its own, and gets notices of its own tenant's
 // runs only, each posted with its own token.
@@ -11,28 +10,26 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { KnownBlock } from '@slack/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorState } from '../../src/emulator/state.ts';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
-import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
+import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import {
   API_KEY,
   addZed,
+  DRAIN,
   type OAuthHarness,
-  publishedHomeOf,
   requestDrainApproval,
   resultCardOf,
+  SCALE,
+  scheduleThroughForm,
   startOAuthHarness,
   until,
 } from '../support/oauth-harness.ts';
-import { submit as stateOf } from '../unit/forms/slack-state.ts';
+import { answer as answerOf, type Person, personIn, textOf } from '../support/tenant-flows.ts';
 
-const SCALE = 'Scale Kubernetes Deployment';
-const DRAIN = 'Drain Kubernetes Node';
 const KEY_B = 'tenant-b-key-0123456789';
 const KEY_G = 'tenant-g-key-0123456789';
-const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
 const POLICY = `
 contact: "#platform"
 approvers: { users: [U02BOB, U12ZED, U22UMA] }
@@ -114,26 +111,9 @@ afterAll(() => h?.stop());
 
 const tenantOf = (inst: Inst): EmulatorState =>
   inst.apiKey === API_KEY ? h.emulator.state : h.emulator.tenant(inst.apiKey)!;
-const userOf = (p: { id: string; team: string }) =>
-  h.user(p.id, p.team, p.team.startsWith('T0GRID') ? GRID : undefined);
-const textOf = (e: { text?: string | null; blocks?: unknown }) => `${e.text ?? ''}${JSON.stringify(e.blocks ?? [])}`;
-
-/** Sends `/runbook <command>` as `who` and returns the answer (ephemeral) that contains `needle`. */
-async function answer(who: { id: string; team: string }, command: string, needle: string | RegExp, channel = 'C01OPS') {
-  const since = h.fake.state.ephemerals.length;
-  await userOf(who).command(command, channel);
-  const said = await until(
-    async () =>
-      h.fake.state.ephemerals
-        .slice(since)
-        .find(
-          (e) =>
-            e.user === who.id && (typeof needle === 'string' ? textOf(e).includes(needle) : needle.test(textOf(e))),
-        ),
-    `${who.team}: ${command}`,
-  );
-  return textOf(said);
-}
+const userOf = (p: Person) => personIn(h, p);
+const answer = async (who: Person, command: string, needle: string | RegExp, channel = 'C01OPS') =>
+  textOf(await answerOf(h, who, command, needle, channel));
 
 const executionWith = (inst: Inst, needle: string) =>
   [...tenantOf(inst).executions.byId.values()].find((e) => String(e.received.params ?? '').includes(needle));
@@ -164,20 +144,12 @@ describe('two workspaces and a Grid org, each on its own Runbook API tenant', ()
       inst.runId = (await runNow(inst)).id;
 
       // Schedule through the form.
-      const who = userOf(inst.requester);
-      await who.command(`schedule "${SCALE}"`, 'C01OPS');
-      const form = await until(async () => {
-        const top = who.topModal();
-        return top && JSON.stringify(top.view).includes(BLOCKS.cron) ? top : null;
-      }, `${inst.key}'s schedule form`);
       const before = tenantOf(inst).schedules.byId.size;
-      await who.submit(form.id, {
-        ...stateOf(form.view.blocks as KnownBlock[], { [BLOCKS.preset]: { selected_option: { value: 'custom' } } }),
-        [BLOCKS.cron]: { [ACTIONS.cronInput]: { type: 'plain_text_input', value: '15 4 * * *' } },
+      await scheduleThroughForm(userOf(inst.requester), SCALE, '15 4 * * *', {
         field_namespace: { value: { type: 'plain_text_input', value: 'prod' } },
         field_deployment: { value: { type: 'plain_text_input', value: `${inst.tag}-nightly` } },
         field_replicas: { value: { type: 'number_input', value: '3' } },
-      } as Record<string, Record<string, Record<string, unknown>>>);
+      });
       const schedule = await until(
         async () =>
           tenantOf(inst).schedules.byId.size > before &&
@@ -244,74 +216,4 @@ describe('two workspaces and a Grid org, each on its own Runbook API tenant', ()
       expect(notices.map((c) => c.installation)).toEqual(notices.map(() => inst.installation));
     }
   }, 20_000);
-
-  describe.each(ALL.map((inst) => [inst.key, inst] as const))('records of %s', (_key, inst) => {
-    const others = () => ALL.filter((o) => o !== inst);
-
-    it('catalog (list): its own tenant’s runbooks only', async () => {
-      for (const viewer of ALL) {
-        const list = await answer(viewer.requester, 'list', /\S/);
-        if (inst.own && viewer !== inst) expect(list).not.toContain(inst.own);
-        if (inst.own && viewer === inst) expect(list).toContain(inst.own);
-      }
-    });
-
-    it('status <execution id>: shown in its own installation, not found in the others', async () => {
-      const same = await answer(inst.requester, `status ${inst.runId}`, inst.runId!);
-      expect(same).toContain(`${inst.tag}-web`);
-      for (const other of others()) {
-        const said = await answer(other.requester, `status ${inst.runId}`, inst.runId!);
-        expect(said).toMatch(/No execution has the id/);
-        expect(said).not.toContain(`${inst.tag}-web`);
-      }
-    });
-
-    it('schedules list: its own schedule, absent in the others', async () => {
-      expect(await answer(inst.requester, `schedules "${SCALE}"`, /chedule/)).toContain('15 4 * * *');
-      for (const other of others()) {
-        const said = await answer(other.requester, `schedules "${SCALE}"`, /chedule/);
-        expect(said).not.toContain(`${inst.tag}-nightly`);
-        if (inst.scheduleId) expect(said).not.toContain(inst.scheduleId);
-      }
-    });
-
-    it('subscriptions list: its own subscription only', async () => {
-      const rows = await h.runtime.store.subscriptions.listAll(inst.installation);
-      expect(rows.map((s) => [s.channel, s.createdBy])).toEqual([[inst.channel, inst.requester.id]]);
-      const listed = await answer(inst.requester, 'subscriptions', /ubscri/, inst.channel);
-      expect(listed).toContain(SCALE);
-      expect(listed).toContain(`<@${inst.requester.id}>`);
-      for (const other of others()) expect(listed).not.toContain(`<@${other.requester.id}>`);
-    });
-
-    it('aliases: one of the same name per installation, never another’s', async () => {
-      await answer(inst.requester, `alias add same-${inst.tag} "${SCALE}" deployment=${inst.tag}-alias`, 'added');
-      expect(await answer(inst.requester, 'alias list', `same-${inst.tag}`)).toContain(`${inst.tag}-alias`);
-      for (const other of others()) {
-        expect(await answer(other.requester, 'alias list', /alias/)).not.toContain(`same-${inst.tag}`);
-        expect(await answer(other.requester, `alias remove same-${inst.tag}`, `same-${inst.tag}`)).toMatch(
-          /has no alias/,
-        );
-      }
-    });
-
-    it('audit: its own trail only', async () => {
-      const same = await answer(inst.requester, 'audit', 'udit');
-      expect(same).toMatch(new RegExp(`<@${inst.requester.id}>[^\\n"]*run\\.start`));
-      for (const other of others()) {
-        const said = await answer(other.requester, 'audit', 'udit');
-        // (The harness installs everything as Alice: her app.install entries name where, not who.)
-        expect(said).not.toMatch(new RegExp(`<@${inst.requester.id}>[^\\n"]*(run|alias|approval|schedule)`));
-        expect(said).not.toMatch(new RegExp(`<@${inst.approver.id}>[^\\n"]*(run|alias|approval|schedule)`));
-        expect(said).not.toContain(`${inst.tag}-`);
-      }
-    });
-
-    it('App Home: a pending approval reaches its own approver only', async () => {
-      const { approvalId } = await requestDrain(inst, `${inst.tag}-pending`);
-      const homeOf = async (p: { id: string; team: string }) => (await publishedHomeOf(h, userOf(p))).text;
-      expect(await homeOf(inst.approver)).toContain(approvalId);
-      for (const other of others()) expect(await homeOf(other.approver)).not.toContain(approvalId);
-    });
-  });
 });

@@ -68,14 +68,14 @@ describe('uninstall and revocation', () => {
 
   it('a run in flight when its workspace uninstalls: its watch is dropped, nothing is posted there', async () => {
     const run = await h.runNow('U11SAM', 'T0SECOND', 'gone-ws');
-    await until(async () => (await h.runtime.store.watches.get(run.id))?.messageTs, 'the running card');
+    await until(async () => (await h.runtime.store.watches.get(run.id, 'T0SECOND'))?.messageTs, 'the running card');
     const events = h.fake.oauth.uninstall('T0SECOND');
     await h.deliver(events.appUninstalled);
     await revoked('T0SECOND');
     const before = h.fake.state.calls.length;
     h.clock.advance(60 * 60_000);
     const watch = await until(async () => {
-      const w = await h.runtime.store.watches.get(run.id);
+      const w = await h.runtime.store.watches.get(run.id, 'T0SECOND');
       return w?.state !== 'active' ? w : null;
     }, 'the watch to end');
     expect(watch?.state).toBe('stale');
@@ -85,7 +85,7 @@ describe('uninstall and revocation', () => {
 
   it('uninstalled while the result card is being edited (its answer lost): no second card, nothing after, the watch ends', async () => {
     const run = await h.runNow('U11SAM', 'T0SECOND', 'mid-post');
-    await until(async () => (await h.runtime.store.watches.get(run.id))?.messageTs, 'the running card');
+    await until(async () => (await h.runtime.store.watches.get(run.id, 'T0SECOND'))?.messageTs, 'the running card');
     // The edit that turns the card into the result is carried out, but its answer never arrives.
     h.fake.setFaults({ lostAnswerNext: 1, methods: ['chat.update'] });
     const edits = () =>
@@ -99,7 +99,7 @@ describe('uninstall and revocation', () => {
     await h.deliver(events.tokensRevoked);
     await revoked('T0SECOND');
     const watch = await until(async () => {
-      const w = await h.runtime.store.watches.get(run.id);
+      const w = await h.runtime.store.watches.get(run.id, 'T0SECOND');
       return w?.state !== 'active' ? w : null;
     }, 'the watch to end');
     expect(watch?.state).not.toBe('active');

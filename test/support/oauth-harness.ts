@@ -28,6 +28,9 @@ export const CLIENT_SECRET = 'client-secret-0123456789abcdef';
 export const STATE_SECRET = 'state-secret-0123456789abcdef';
 export const SIGNING_SECRET = 'test-signing-secret-0123456789';
 export const API_KEY = 'test-api-key-0123456789';
+/** Two runbooks of the emulator's catalog: one that runs at once, one that needs approval. */
+export const SCALE = 'Scale Kubernetes Deployment';
+export const DRAIN = 'Drain Kubernetes Node';
 /** Socket Mode's app-level token (one for every installation). */
 export const APP_TOKEN = 'xapp-1-A0SANDBOX-1234-org-app-level-token';
 
@@ -51,8 +54,11 @@ export interface OAuthHarness {
   install(target: string, options?: { deny?: boolean; connect?: boolean }): Promise<{ status: number; html: string }>;
   /** A person in a workspace (of an org, installed org-wide or not). */
   user(userId: string, teamId: string, grid?: { enterpriseId: string; isEnterpriseInstall: boolean }): SlackUser;
-  /** `/runbook run "Scale Kubernetes Deployment" … --now` and Run, as `userId` of `team`: the execution. */
-  runNow(userId: string, team: string, deployment: string): Promise<{ id: string }>;
+  /**
+   * `/runbook run "Scale Kubernetes Deployment" … --now` and Run, as `userId` of `team`: the execution (in
+   * the emulator's tenant of `tenantKey`, default its first).
+   */
+  runNow(userId: string, team: string, deployment: string, tenantKey?: string): Promise<{ id: string }>;
   /** Delivers an Events API body as Slack does: signed to /slack/events, or on the socket. */
   deliver(body: Record<string, unknown>): Promise<number>;
   /** Another replica on the same config and store (Postgres with DATABASE_URL), stopped with the harness. */
@@ -166,7 +172,7 @@ export async function startOAuthHarness(
         ...(grid ? { enterpriseId: grid.enterpriseId, isEnterpriseInstall: grid.isEnterpriseInstall } : {}),
       });
     },
-    async runNow(userId, team, deployment) {
+    async runNow(userId, team, deployment, tenantKey) {
       const user = harness.user(userId, team);
       await user.command(
         `run "Scale Kubernetes Deployment" namespace=prod deployment=${deployment} replicas=2 --now`,
@@ -180,11 +186,10 @@ export async function startOAuthHarness(
         'the confirmation',
       );
       await user.act({ kind: 'ephemeral', ephemeral: confirm }, ACTIONS.confirmRun);
+      const tenant = tenantKey ? emulator.tenant(tenantKey)! : emulator.state;
       return until(
         async () =>
-          [...emulator.state.executions.byId.values()].find((e) =>
-            String(e.received.params ?? '').includes(deployment),
-          ),
+          [...tenant.executions.byId.values()].find((e) => String(e.received.params ?? '').includes(deployment)),
         'the run',
       );
     },
@@ -256,7 +261,7 @@ export async function requestDrainApproval(
   user: SlackUser,
   node: string,
 ): Promise<{ message: FakeMessage; approvalId: string; form: string }> {
-  await user.command('run "Drain Kubernetes Node"', 'C01OPS');
+  await user.command(`run "${DRAIN}"`, 'C01OPS');
   const modal = await until(async () => {
     const top = user.topModal();
     return top && JSON.stringify(top.view).includes('field_node_name') ? top : null;
@@ -293,4 +298,26 @@ export function addZed(h: OAuthHarness): void {
     team_id: 'T0SECOND',
   });
   for (const channel of h.fake.state.channels) if (!channel.is_private) channel.members?.push('U12ZED');
+}
+
+/**
+ * `/runbook schedule "<runbook>"` as `user`, the form filled with a custom `cron` and `fields` (block id →
+ * its element's state, as `field_<name>: { value: … }`), and saved.
+ */
+export async function scheduleThroughForm(
+  user: SlackUser,
+  runbook: string,
+  cron: string,
+  fields: Record<string, Record<string, Record<string, unknown>>>,
+): Promise<void> {
+  await user.command(`schedule "${runbook}"`, 'C01OPS');
+  const form = await until(async () => {
+    const top = user.topModal();
+    return top && JSON.stringify(top.view).includes(BLOCKS.cron) ? top : null;
+  }, `${user.id}'s schedule form`);
+  await user.submit(form.id, {
+    ...submittedState(form.view.blocks as KnownBlock[], { [BLOCKS.preset]: { selected_option: { value: 'custom' } } }),
+    [BLOCKS.cron]: { [ACTIONS.cronInput]: { type: 'plain_text_input', value: cron } },
+    ...fields,
+  } as Record<string, Record<string, Record<string, unknown>>>);
 }

@@ -108,10 +108,15 @@ function channelName(id) {
 function viewerTimeZone() {
   return app.state?.users.find((x) => x.id === app.user)?.tz;
 }
+/** A user group's handle, as Slack shows `<!subteam^S…>` (the fake Slack's groups). */
+function groupName(id) {
+  return app.state?.usergroups?.[id];
+}
 function baseContext() {
   return {
     userName,
     channelName,
+    groupName,
     timeZone: viewerTimeZone(),
     channels: app.state.channels,
     users: app.state.users,
@@ -143,8 +148,8 @@ function navItem(label, key, prefix) {
 
 /**
  * Many workspaces (SANDBOX_MANY_WORKSPACES): which workspace you are in, and each workspace with the bot
- * added or an "Add to Slack" link (the bot's install page, in a new tab; on Slack's page pick the
- * workspace, or the Grid org to add it to all of the org's workspaces at once).
+ * added or, for your own workspace and your org's, an "Add to Slack" link (the bot's install page, in a
+ * new tab; on Slack's page pick the workspace, or the Grid org to add it to all of its workspaces at once).
  */
 function renderWorkspaces(state) {
   const spaces = state.workspaces;
@@ -164,13 +169,15 @@ function renderWorkspaces(state) {
         if (w.id === mine?.id) {
           const remove = h('button', 'remove-app', 'Remove');
           remove.type = 'button';
-          remove.title = `Remove Runbook Bot from ${w.name}`;
+          // Added org-wide: removing it is the org's, from every one of its workspaces.
+          const from = w.orgName ? `${w.orgName} (every workspace)` : w.name;
+          remove.title = `Remove Runbook Bot from ${from}`;
           remove.addEventListener('click', async () => {
             const ok = await askConfirm({
-              title: { text: `Remove Runbook Bot from ${w.name}?` },
+              title: { text: `Remove Runbook Bot from ${from}?` },
               text: {
                 type: 'plain_text',
-                text: 'Its tokens stop working at once and the bot is told (app_uninstalled, tokens_revoked). What it keeps for this workspace (its API connection, aliases, subscriptions, settings) is kept for DATA_RETENTION_DAYS (30 days unless set): Add to Slack within that time finds it again.',
+                text: `Its tokens stop working at once and the bot is told (app_uninstalled, tokens_revoked). What it keeps for ${w.orgName ? 'the org' : 'this workspace'} (its API connection, aliases, subscriptions, settings) is kept for DATA_RETENTION_DAYS (30 days unless set): Add to Slack within that time finds it again.`,
               },
               confirm: { text: 'Remove' },
               style: 'danger',
@@ -179,6 +186,11 @@ function renderWorkspaces(state) {
           });
           li.append(' ', remove);
         }
+      } else if (w.id !== mine?.id && !(w.enterpriseId && w.enterpriseId === mine?.enterpriseId)) {
+        // As in Slack, only its own people (or its org's) can add the app to a workspace.
+        const none = h('span', 'workspace-added', ' not added');
+        none.title = `Only people of ${w.name} can add it: pick one of them under "You are".`;
+        li.append(none);
       } else {
         const add = h('a', 'add-to-slack', 'Add to Slack');
         add.href = state.installUrl;
@@ -682,7 +694,7 @@ function askConfirm(dialog) {
   const d = $('confirm-dialog');
   $('confirm-title').textContent = dialog.title?.text ?? 'Are you sure?';
   $('confirm-text').replaceChildren(
-    renderText(dialog.text, { userName, channelName, timeZone: viewerTimeZone() }, 'div'),
+    renderText(dialog.text, { userName, channelName, groupName, timeZone: viewerTimeZone() }, 'div'),
   );
   $('confirm-ok').textContent = dialog.confirm?.text ?? 'Yes';
   $('confirm-ok').className = `bk-button ${dialog.style === 'danger' ? 'bk-danger' : 'bk-primary'}`;

@@ -5,7 +5,7 @@ export type MrkdwnNode =
   | { type: 'bold' | 'italic' | 'strike' | 'quote'; children: MrkdwnNode[] }
   | { type: 'br' }
   | { type: 'link'; url: string; children: MrkdwnNode[] }
-  | { type: 'user' | 'channel'; id: string; label: string }
+  | { type: 'user' | 'channel' | 'group'; id: string; label: string }
   | { type: 'broadcast'; name: string };
 
 export function decodeEntities(text: string): string;
@@ -16,7 +16,12 @@ export function knowsEmoji(name: string): boolean;
 export function formatSlackDate(seconds: number, format: string, options?: { timeZone?: string; now?: number }): string;
 export function renderMrkdwn(
   text: string,
-  ctx?: { userName?: (id: string) => string; channelName?: (id: string) => string; timeZone?: string },
+  ctx?: {
+    userName?: (id: string) => string;
+    channelName?: (id: string) => string;
+    groupName?: (id: string) => string | undefined;
+    timeZone?: string;
+  },
 ): DocumentFragment;
 export function formatMessageTime(ts: string | number, timeZone?: string): string;
 export function wallTimeOf(seconds: number, timeZone?: string): string;

@@ -76,7 +76,7 @@ const BOUNDARY = /[\s.,;:!?()[\]{}'"/\\-]/;
  * @param {string} text
  * @returns {Array<object>} nodes: {type:'text',text} | {type:'bold'|'italic'|'strike'|'quote',children}
  *   | {type:'code',text} | {type:'pre',text} | {type:'br'} | {type:'link',url,children}
- *   | {type:'user',id,label} | {type:'channel',id,label} | {type:'broadcast',name} | {type:'date',text}
+ *   | {type:'user',id,label} | {type:'channel',id,label} | {type:'group',id,label} | {type:'broadcast',name} | {type:'date',text}
  */
 export function parseMrkdwn(text) {
   const nodes = [];
@@ -180,7 +180,10 @@ function parseAngle(inner) {
     if (link) node.link = decodeEntities(link);
     return node;
   }
-  if (target.startsWith('!subteam^')) return { type: 'broadcast', name: decodeEntities(label || 'group') };
+  if (target.startsWith('!subteam^')) {
+    // A user group: Slack shows its handle (the label, else the group the reader's workspace knows).
+    return { type: 'group', id: target.slice('!subteam^'.length), label: decodeEntities(label) };
+  }
   if (target.startsWith('!')) return { type: 'broadcast', name: target.slice(1).split('^')[0] };
   const url = decodeEntities(target);
   return { type: 'link', url, children: parseInline(label || target) };
@@ -193,7 +196,7 @@ export function safeUrl(url) {
 
 /**
  * @param {string} text mrkdwn
- * @param {{ userName?: (id: string) => string, channelName?: (id: string) => string, timeZone?: string }} [ctx]
+ * @param {{ userName?: (id: string) => string, channelName?: (id: string) => string, groupName?: (id: string) => string | undefined, timeZone?: string }} [ctx]
  * @returns {DocumentFragment}
  */
 export function renderMrkdwn(text, ctx = {}) {
@@ -245,6 +248,11 @@ function toDom(node, ctx) {
     case 'channel': {
       const e = el('span', 'md-mention');
       e.textContent = `#${node.label || ctx.channelName?.(node.id) || node.id}`;
+      return e;
+    }
+    case 'group': {
+      const e = el('span', 'md-mention');
+      e.textContent = `@${node.label || ctx.groupName?.(node.id) || 'group'}`;
       return e;
     }
     case 'broadcast': {

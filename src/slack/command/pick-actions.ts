@@ -25,6 +25,8 @@ export async function pickClicked({ body, client }: ActionArgs, ctx: HandlerCont
       const view = await runModalView(deps, { runbookId: pick.id }, ctx.channelId, 'run', {
         userId: ctx.userId,
         client,
+        teamId: ctx.teamId,
+        enterpriseId: ctx.enterpriseId ?? null,
       });
       await client.views.update({ view_id: body.view.id, view });
     } else {

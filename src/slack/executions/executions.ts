@@ -285,7 +285,7 @@ export async function openRerunModal(ctx: HandlerContext, target: RerunTarget): 
       { runbookId, channel: ctx.channelId, via: 'rerun', ...(prefill ? { prefill } : {}) },
       ctx.channelId,
       'run',
-      { userId: ctx.userId, client: ctx.client },
+      { userId: ctx.userId, client: ctx.client, teamId: ctx.teamId, enterpriseId: ctx.enterpriseId ?? null },
     );
   });
 }

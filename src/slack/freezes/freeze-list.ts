@@ -1,4 +1,4 @@
-// Builders of change freezes: `/runbook freezes` (every window of the policy, on now or next), a granted
+// Builders of change freezes: `/runbook freezes` (the policy's windows for this workspace, on now or next), a granted
 // break-glass pass, and the notice said where a schedule was made when a freeze pauses or resumes it.
 import type { KnownBlock } from '@slack/types';
 import type { FreezeListing, FreezeNotice } from '../../runs/freezes.ts';

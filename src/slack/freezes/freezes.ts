@@ -7,7 +7,9 @@ import type { HandlerContext } from '../kit/handler-context.ts';
 import { buildFreezeList, buildPassGranted } from './freeze-list.ts';
 
 export async function showFreezes(ctx: HandlerContext): Promise<void> {
-  await ctx.respond(buildFreezeList(listFreezes(ctx.deps)));
+  await ctx.respond(
+    buildFreezeList(listFreezes(ctx.deps, { teamId: ctx.teamId, enterpriseId: ctx.enterpriseId ?? null })),
+  );
 }
 
 export async function breakFreezeCommand(ctx: HandlerContext, runbook: string, reason: string): Promise<void> {

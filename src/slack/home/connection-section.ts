@@ -7,7 +7,7 @@ import type { ConnectionStatus } from '../../tenants/api-connections.ts';
 import { button, confirmDialog, when } from '../kit/common.ts';
 import { ACTIONS } from '../kit/ids.ts';
 import { escapeMrkdwn, mrkdwnText, plainText, userMention } from '../kit/mrkdwn.ts';
-import { notConnectedSentence } from '../kit/tenancy.ts';
+import { whoMayConnect } from '../kit/tenancy.ts';
 
 export interface ConnectionSectionInput {
   status: ConnectionStatus | null;
@@ -21,7 +21,11 @@ export interface ConnectionSectionInput {
 export function connectionSection(input: ConnectionSectionInput): KnownBlock[] {
   const blocks: KnownBlock[] = [{ type: 'header', text: plainText('Runbook API', 150) }];
   if (!input.status) {
-    blocks.push({ type: 'section', text: mrkdwnText(`:electric_plug: ${notConnectedSentence(input.installerId)}`) });
+    // Said here, in Home: those who may connect are pointed at the button below, not sent to "the Home tab".
+    const sentence = input.canManage
+      ? 'This workspace is not connected to a Runbook API yet: press *Connect* below and paste its API key. Until then nobody here can run, schedule or see runbooks.'
+      : `This workspace is not connected to a Runbook API yet: ${whoMayConnect(input.installerId)} can connect it here.`;
+    blocks.push({ type: 'section', text: mrkdwnText(`:electric_plug: ${sentence}`) });
     if (input.canManage) {
       blocks.push({
         type: 'actions',

@@ -36,7 +36,13 @@ async function connectionBlocks(deps: SlackDeps, client: WebClient, userId: stri
   });
 }
 
-export async function publishHome(deps: SlackDeps, client: WebClient, userId: string): Promise<void> {
+/** `where`: the workspace and Grid org the person opened Home from (the request's), for the policy's `teams:`. */
+export async function publishHome(
+  deps: SlackDeps,
+  client: WebClient,
+  userId: string,
+  where: { teamId: string | null; enterpriseId?: string | null | undefined } = { teamId: null },
+): Promise<void> {
   const connection = await connectionBlocks(deps, client, userId);
   // Not connected yet: there is nothing else to show.
   if (connection && !deps.tenancy?.status) {
@@ -60,7 +66,8 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
   const aliases = await deps.access.store.aliases.listByCreator(userId, 15, installationKey()).catch(() => []);
   let actor: Actor;
   try {
-    actor = await actorFor(deps, client, { userId, teamId: null, channelId: null }, { email: true });
+    const { teamId, enterpriseId = null } = where;
+    actor = await actorFor(deps, client, { userId, teamId, enterpriseId, channelId: null }, { email: true });
     visible = await visibilityFor(deps, actor);
   } catch (err) {
     await client.views.publish({
@@ -104,7 +111,7 @@ export async function publishHome(deps: SlackDeps, client: WebClient, userId: st
       awaitingApproval,
       forecast,
       failing,
-      freezes: listFreezes(deps),
+      freezes: listFreezes(deps, actor),
       myRuns: Array.isArray(myRuns) ? myRuns.filter((e: Execution) => visible.ref({ name: e.workflowName })) : myRuns,
       ...(connection ? { connection } : {}),
     }),
@@ -125,7 +132,7 @@ async function yourRecentRuns(deps: SlackDeps, email: string | null): Promise<Ex
 export async function appHomeOpened({ event }: EventArgs<'app_home_opened'>, ctx: HandlerContext): Promise<void> {
   if (event.tab && event.tab !== 'home') return;
   try {
-    await publishHome(ctx.deps, ctx.client, event.user);
+    await publishHome(ctx.deps, ctx.client, event.user, ctx);
   } catch (err) {
     ctx.deps.logger.warn({ err }, 'could not publish App Home');
   }
@@ -133,7 +140,7 @@ export async function appHomeOpened({ event }: EventArgs<'app_home_opened'>, ctx
 
 export async function homeRefreshClicked({ ack, body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   await ack();
-  await publishHome(ctx.deps, ctx.client, body.user.id).catch((err: unknown) =>
+  await publishHome(ctx.deps, ctx.client, body.user.id, ctx).catch((err: unknown) =>
     ctx.deps.logger.warn({ err }, 'App Home refresh failed'),
   );
 }

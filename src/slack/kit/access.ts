@@ -13,6 +13,7 @@ export function actorOf(
   const who = {
     userId: ctx.userId,
     teamId: ctx.teamId,
+    enterpriseId: ctx.enterpriseId ?? null,
     channelId: ctx.channelId,
     ...(options.destinationChannel !== undefined ? { destinationChannel: options.destinationChannel } : {}),
   };

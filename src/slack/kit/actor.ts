@@ -14,6 +14,8 @@ import { UserFacingError } from './user-facing-error.ts';
 export interface Who {
   userId: string;
   teamId: string | null;
+  /** The request's Enterprise Grid org (for the policy's `teams:`); absent: none known. */
+  enterpriseId?: string | null;
   channelId: string | null;
   /** Where a run's result goes; default the channel acted in. */
   destinationChannel?: string | null;
@@ -57,6 +59,7 @@ export async function actorFor(
   return {
     userId: who.userId,
     teamId: who.teamId,
+    enterpriseId: who.enterpriseId ?? null,
     email,
     groups,
     timeZone,

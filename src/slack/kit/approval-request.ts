@@ -1,10 +1,18 @@
 // Approval requests on Slack: posting a request (stored by the use case) to the approvers and a copy
 // to the requester, and keeping both messages in step with the decision (../approvals/ decides).
 import type { WebClient } from '@slack/web-api';
-import { approvalProgress, approversOf, askOf, findApproval, recordApprovalMessages } from '../../runs/approvals.ts';
+import {
+  approvalProgress,
+  approversOf,
+  askOf,
+  describeApproversAmong,
+  findApproval,
+  recordApprovalMessages,
+} from '../../runs/approvals.ts';
 import type { RunApprovalNeed } from '../../runs/gate.ts';
 import { describeCron } from '../../schedules/cron.ts';
 import type { Approval } from '../../store/store.ts';
+import { installationKey } from '../../tenants/tenant-scope.ts';
 import { type ApprovalViewOptions, buildApprovalNotice, buildApprovalRequest } from './approval.ts';
 import type { SlackMessage } from './common.ts';
 import type { SlackDeps } from './deps.ts';
@@ -42,7 +50,7 @@ function messagesOf(
 async function cardLinkOf(deps: SlackDeps, client: WebClient, approval: Approval): Promise<string | null> {
   const executionId = approval.executionIds[0];
   if (!executionId) return null;
-  const watch = await deps.access.store.watches.get(executionId).catch(() => null);
+  const watch = await deps.access.store.watches.get(executionId, installationKey()).catch(() => null);
   return permalinkOf(client, watch ? { channel: watch.channel, ts: watch.messageTs } : null);
 }
 
@@ -98,7 +106,11 @@ export async function publishApprovalRequest(
   /** The channel the requester acted in (null: App Home, a shortcut). */
   actedIn: string | null,
 ): Promise<void> {
-  const { request, notice } = messagesOf(approval, need.approvers, await viewOptions(deps, client, approval));
+  // Named as approvers in the messages: only those of this installation (a mention would notify others).
+  const here: string[] = [];
+  for (const user of need.approverUsers) if (await memberOfInstallation(deps, client, user)) here.push(user);
+  const approvers = describeApproversAmong(need, here);
+  const { request, notice } = messagesOf(approval, approvers, await viewOptions(deps, client, approval));
   const post = (channel: string | null, userId: string) =>
     postToConversation(client, deps.logger, channel, userId, request);
   const landed: Array<{ channel: string; ts: string }> = [];
@@ -146,7 +158,7 @@ export async function refreshApprovalMessages(deps: SlackDeps, client: WebClient
   if (!approval) return;
   const { request, notice } = messagesOf(
     approval,
-    await approversOf(deps, approval),
+    await approversOf(deps, approval, (user) => memberOfInstallation(deps, client, user)),
     await viewOptions(deps, client, approval),
   );
   const updates: Array<[string | null, string | null, SlackMessage]> = [

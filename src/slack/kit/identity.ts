@@ -3,6 +3,8 @@
 // and org the bot is installed in. All come from the Web API and are cached, so a busy channel does
 // not turn into a users.info call per click. Emails sit in an LRU cache (lru-cache) with a TTL: the least recently
 // used fall out one by one at the bound, and concurrent lookups of one user share one users.info call.
+// Many workspaces: everything is kept per installation in scope (one Identity may serve several, as background
+// work's does), so what one workspace's Slack said about a user id or a group is never an answer in another.
 
 import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
@@ -63,9 +65,11 @@ export class Identity {
   readonly #o: IdentityOptions;
   readonly #ttlMs: number;
   readonly #now: () => number;
+  /** Keyed `<installation>\n<user id>`. */
   readonly #profiles: LRUCache<string, Profile, WebClient>;
-  #members: Members | null = null;
-  #membersLoading: Promise<Members> | null = null;
+  /** Group members as read in each installation ('' outside any), and the reads in flight. */
+  readonly #members = new LRUCache<string, Members>({ max: 1_000 });
+  readonly #membersLoading = new Map<string, Promise<Members>>();
   readonly #userIds: LRUCache<string, UserIdEntry, WebClient>;
   // By token: a workflow step's client carries its own short-lived token, so the map is bounded.
   readonly #installations = new LRUCache<string, Promise<Installation | null>>({ max: 100 });
@@ -80,7 +84,7 @@ export class Identity {
       // Our clock, read on every check (no 1 ms caching), so tests and the TTL agree.
       perf: { now: this.#now },
       ttlResolution: 0,
-      fetchMethod: (userId, _stale, { context }) => this.#fetchProfile(context, userId),
+      fetchMethod: (key, _stale, { context }) => this.#fetchProfile(context, key.slice(key.indexOf('\n') + 1)),
     });
     this.#userIds = new LRUCache<string, UserIdEntry, WebClient>({
       max: options.maxUsers ?? 10_000,
@@ -158,7 +162,7 @@ export class Identity {
   /** What Slack says about the person (cached like the email); null when Slack does not say. Never throws. */
   async profileOf(client: WebClient, userId: string): Promise<Profile | null> {
     try {
-      return (await this.#profiles.fetch(userId, { context: client })) ?? null;
+      return (await this.#profiles.fetch(`${currentInstallation() ?? ''}\n${userId}`, { context: client })) ?? null;
     } catch (err) {
       this.#o.logger.warn({ err, userId }, 'user lookup failed; running without the email');
       return null;
@@ -199,17 +203,20 @@ export class Identity {
    */
   async groupsOf(client: WebClient, userId: string, options: { fresh?: boolean } = {}): Promise<string[]> {
     if (this.#o.groups.length === 0) return [];
-    let members = this.#members;
+    const scope = currentInstallation() ?? '';
+    let members = this.#members.get(scope);
     if (options.fresh || !members || this.#now() - members.at >= this.#ttlMs) {
-      this.#membersLoading ??= this.#loadMembers(client, !options.fresh).finally(() => {
-        this.#membersLoading = null;
-      });
-      members = await this.#membersLoading;
+      let loading = this.#membersLoading.get(scope);
+      if (!loading) {
+        loading = this.#loadMembers(client, scope, !options.fresh).finally(() => this.#membersLoading.delete(scope));
+        this.#membersLoading.set(scope, loading);
+      }
+      members = await loading;
     }
     return [...members.value].filter(([, users]) => users.has(userId)).map(([group]) => group);
   }
 
-  async #loadMembers(client: WebClient, staleAllowed = true): Promise<Members> {
+  async #loadMembers(client: WebClient, scope: string, staleAllowed = true): Promise<Members> {
     const members = new Map<string, Set<string>>();
     const unknown: string[] = [];
     for (const group of this.#o.groups) {
@@ -218,7 +225,7 @@ export class Identity {
         members.set(group, new Set(res.users ?? []));
       } catch (err) {
         this.#o.logger.warn({ err, group }, 'could not read user group members');
-        const previous = staleAllowed ? this.#members?.value.get(group) : undefined;
+        const previous = staleAllowed ? this.#members.get(scope)?.value.get(group) : undefined;
         if (previous) members.set(group, previous);
         else unknown.push(group);
       }
@@ -228,8 +235,9 @@ export class Identity {
         'Slack could not tell which user groups you are in, so your access cannot be checked; try again in a minute.',
       );
     }
-    this.#members = { value: members, at: this.#now() };
-    return this.#members;
+    const loaded = { value: members, at: this.#now() };
+    this.#members.set(scope, loaded);
+    return loaded;
   }
 }
 

@@ -3,11 +3,13 @@
 // chose it a member (users.conversations with `user`: their public channels, and the private ones the bot
 // shares with them), and is a DM their own DM with the bot (conversations.open). Each answer is cached in
 // an LRU with a short TTL so an interactive answer keeps Slack's 3 s, and concurrent lookups share one
-// call. Slack failing to answer is an error with a sentence (fails closed), never "allowed".
+// call. Slack failing to answer is an error with a sentence (fails closed), never "allowed". Many workspaces:
+// kept per installation in scope (a channel shared over Slack Connect has one id and a bot per workspace).
 import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../logger.ts';
 import type { ChosenDestination, PlaceFacts, PlaceKind, SavedIn } from '../../runs/destinations.ts';
+import { currentInstallation } from '../../tenants/tenant-scope.ts';
 import { slackErrorCode } from './post-to-conversation.ts';
 import { UserFacingError } from './user-facing-error.ts';
 
@@ -47,6 +49,10 @@ function unreachable(err: unknown): UserFacingError {
   );
 }
 
+/** A cache key: the id, under the installation in scope ('' outside any). */
+const scoped = (id: string): string => `${currentInstallation() ?? ''}\n${id}`;
+const idOf = (key: string): string => key.slice(key.indexOf('\n') + 1);
+
 export class Places {
   readonly #o: PlacesOptions;
   readonly #conversations: LRUCache<string, Conversation, WebClient>;
@@ -61,19 +67,19 @@ export class Places {
     this.#conversations = new LRUCache<string, Conversation, WebClient>({
       ...common,
       ttl: options.conversationTtlMs ?? 60_000,
-      fetchMethod: (channel, _stale, { context }) => this.#readConversation(context, channel),
+      fetchMethod: (key, _stale, { context }) => this.#readConversation(context, idOf(key)),
     });
     this.#memberships = new LRUCache<string, Memberships, WebClient>({
       ...common,
       // lru-cache takes 0 as "no TTL": a zero TTL means "ask every time", so it is 1 ms.
       ttl: Math.max(1, membershipTtl),
-      fetchMethod: (userId, _stale, { context }) => this.#readMemberships(context, userId),
+      fetchMethod: (key, _stale, { context }) => this.#readMemberships(context, idOf(key)),
     });
     this.#dms = new LRUCache<string, OwnDm, WebClient>({
       ...common,
       ttl: 10 * 60_000,
-      fetchMethod: async (userId, _stale, { context }) => {
-        const res = await context.conversations.open({ users: userId });
+      fetchMethod: async (key, _stale, { context }) => {
+        const res = await context.conversations.open({ users: idOf(key) });
         return { id: res.channel?.id ?? null };
       },
     });
@@ -120,15 +126,15 @@ export class Places {
   async facts(client: WebClient, channel: string, chooser: string): Promise<PlaceFacts> {
     try {
       if (channel.startsWith('D')) {
-        const own = await this.#dms.fetch(chooser, { context: client });
+        const own = await this.#dms.fetch(scoped(chooser), { context: client });
         const mine = own?.id === channel;
         return { found: true, kind: 'dm', archived: false, botIsMember: true, chooserIsMember: mine };
       }
-      const conversation = (await this.#conversations.fetch(channel, { context: client })) ?? NOT_FOUND;
+      const conversation = (await this.#conversations.fetch(scoped(channel), { context: client })) ?? NOT_FOUND;
       if (!conversation.found || conversation.kind === 'dm') {
         return { ...conversation, chooserIsMember: false };
       }
-      const memberships = await this.#memberships.fetch(chooser, { context: client });
+      const memberships = await this.#memberships.fetch(scoped(chooser), { context: client });
       return { ...conversation, chooserIsMember: memberships?.channels.has(channel) ?? false };
     } catch (err) {
       if (err instanceof UserFacingError) throw err;

@@ -6,7 +6,7 @@ import { parseInputSchema } from '../../forms/input-schema.ts';
 import { stripSecrets } from '../../forms/secrets.ts';
 import { typeValues } from '../../forms/typed-values.ts';
 import type { Actor } from '../../runs/actor.ts';
-import { approvalNeedFor } from '../../runs/gate.ts';
+import { approvalNeedFor, placeOfActor } from '../../runs/gate.ts';
 import { healthForRun } from '../../runs/health.ts';
 import { checkRunForm, loadRunbook, type RunRequest, type RunResult } from '../../runs/run.ts';
 import { type ChosenByPerson, chooseRun } from '../../runs/run-choice.ts';
@@ -80,9 +80,9 @@ function savedMetadata(choice: ChannelRunChoice): { o?: SavedOrigin } {
 }
 
 /** Notes shown above the form: what will happen on submit (approval, who approves, where the result goes). */
-export function runNotes(deps: SlackDeps, runbook: Workflow): string[] {
+export function runNotes(deps: SlackDeps, runbook: Workflow, actor: Actor): string[] {
   const notes: string[] = [];
-  const need = approvalNeedFor(deps, runbook);
+  const need = approvalNeedFor(deps, runbook, placeOfActor(actor));
   if (need.required) {
     const where = deps.access.approvalsChannel ? ` in ${channelMention(deps.access.approvalsChannel)}` : '';
     notes.push(
@@ -155,6 +155,9 @@ export async function savedByNow(
 export interface Viewer {
   userId: string;
   client: WebClient;
+  /** The workspace and Grid org the person acts from (the request's), for the policy's `teams:`. */
+  teamId?: string | null;
+  enterpriseId?: string | null;
 }
 
 /** Opens a loading view at once (inside the trigger's 3 s), then fills it when the data arrives. */
@@ -175,7 +178,7 @@ export async function openRunModal(ctx: HandlerContext, target: RunModalTarget):
         { ...target, threadTs: target.threadTs ?? ctx.threadTs ?? null },
         ctx.channelId,
         'run',
-        { userId: ctx.userId, client: ctx.client },
+        { userId: ctx.userId, client: ctx.client, teamId: ctx.teamId, enterpriseId: ctx.enterpriseId ?? null },
       ),
     );
   } catch (err) {
@@ -197,7 +200,8 @@ export async function runModalView(
   const actorTo = (to: ChannelRunChoice) =>
     actorFor(deps, viewer.client, {
       userId: viewer.userId,
-      teamId: null,
+      teamId: viewer.teamId ?? null,
+      enterpriseId: viewer.enterpriseId ?? null,
       channelId,
       destinationChannel: to.destination ?? channel,
       savedBy: to.savedBy,
@@ -258,7 +262,7 @@ export async function runModalView(
     withPicker,
     ...(prefill ? { prefill } : {}),
     proxyId: choice.proxyId,
-    notes: [...dropped, ...typedNotes, ...(target.notes ?? []), ...choice.notes, ...runNotes(deps, runbook)],
+    notes: [...dropped, ...typedNotes, ...(target.notes ?? []), ...choice.notes, ...runNotes(deps, runbook, actor)],
     ...(choice.destination ? { destination: choice.destination } : {}),
   });
 }

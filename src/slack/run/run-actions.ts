@@ -57,10 +57,7 @@ export async function runPickerChosen({ ack, body, client }: ActionArgs, ctx: Ha
       { runbookId: selected, channel: meta.c, withPicker: true, ...origin },
       meta.c,
       'run',
-      {
-        userId: body.user.id,
-        client,
-      },
+      { userId: body.user.id, client, teamId: ctx.teamId, enterpriseId: ctx.enterpriseId ?? null },
     );
     await client.views.update({ view_id: view.id, hash: view.hash, view: next });
   } catch (err) {

@@ -240,7 +240,7 @@ export async function scheduleFormSubmitted({ ack, body, view, client }: ViewArg
   });
   if (!claim) return;
   try {
-    const saved = await saveSubmittedSchedule(deps, client, body.user.id, meta, submission);
+    const saved = await saveSubmittedSchedule(deps, client, body.user.id, meta, submission, ctx);
     if (saved && meta.l) await redrawList(ctx, meta.c, meta.l);
   } catch (err) {
     await claim.release();

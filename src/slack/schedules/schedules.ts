@@ -455,9 +455,16 @@ export async function saveSubmittedSchedule(
   userId: string,
   metadata: ScheduleModalMetadata,
   submission: Extract<ScheduleSubmission, { ok: true }>,
+  /** The workspace and Grid org the form was submitted from (the request's). */
+  where: { teamId: string | null; enterpriseId?: string | null | undefined },
 ): Promise<Schedule | null> {
   const { runbook } = submission;
-  const actor = await actorFor(deps, client, { userId, teamId: null, channelId: metadata.c });
+  const actor = await actorFor(deps, client, {
+    userId,
+    teamId: where.teamId,
+    enterpriseId: where.enterpriseId ?? null,
+    channelId: metadata.c,
+  });
   const tell = (message: SlackMessage) =>
     postToConversation(client, deps.logger, metadata.c, userId, { ...message, ephemeralTo: userId });
   const result = await saveSchedule(deps, actor, {

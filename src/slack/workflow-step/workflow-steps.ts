@@ -206,7 +206,7 @@ export async function runStepExecuted(
     if (input.wait) {
       // The watcher ends the step when the run ends. A run so quick that its watch finished before the
       // step was linked to it is ended here (endStep's claim keeps that exactly once).
-      const watch = await store.watches.get(executionId);
+      const watch = await store.watches.get(executionId, installationKey());
       if (watch && watch.state !== 'active') {
         const step = await store.workflowSteps.get(functionExecutionId, installationKey());
         const execution = await deps.api.executions.get(executionId);

@@ -2,8 +2,9 @@
 // same installation and in another one, must show or act on the record only in its own. Records: approval
 // requests (App Home's list, finding one by id, approving, rejecting), the audit trail, saved runs
 // (aliases), channel run defaults, schedule owners (a schedule made in Slack), run drafts ("Try again") and
-// paused schedules (two installations' APIs may hold the same schedule id: here both reach one emulator) and
-// channel subscriptions (a Slack Connect channel shared by both workspaces).
+// paused schedules (two installations' APIs may hold the same schedule id: here both reach one emulator),
+// channel subscriptions (a Slack Connect channel shared by both workspaces), watches (by execution id) and run
+// intents.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseInputSchema } from '../../../src/forms/input-schema.ts';
 import { actor } from '../../../src/runs/actor.ts';
@@ -12,9 +13,10 @@ import { approveRequest, awaitingApprovalBy, findApproval, rejectRequest } from 
 import { readAuditTrail } from '../../../src/runs/audit-trail.ts';
 import { askApproval } from '../../../src/runs/run.ts';
 import { chooseRun } from '../../../src/runs/run-choice.ts';
+import { reconcileIntents } from '../../../src/runs/run-intents.ts';
 import { pauseSchedule, reconcilePauses, resumeSchedule } from '../../../src/runs/schedule-pauses.ts';
 import { saveSchedule } from '../../../src/runs/schedules.ts';
-import { listSubscriptions, subscribe, unsubscribe } from '../../../src/runs/subscriptions.ts';
+import { listSubscriptions, subscribe, unsubscribe, watchExecution } from '../../../src/runs/subscriptions.ts';
 import { RunDrafts } from '../../../src/slack/kit/run-drafts.ts';
 import { inInstallation, installationKey } from '../../../src/tenants/tenant-scope.ts';
 import { PARAMS, PLAIN, TABLE_POLICY } from '../../support/authorization-cases.ts';
@@ -47,6 +49,7 @@ async function requestInOwn(): Promise<string> {
 }
 
 let aliasCount = 0;
+let intentCount = 0;
 /** An alias saved in OWN's scope, in a channel that (Slack Connect) both workspaces share. */
 async function aliasInOwn(): Promise<string> {
   const runbook = await env.runbook(PLAIN);
@@ -255,6 +258,60 @@ const SURFACES: Surface[] = [
       const own = await inInstallation(OWN, () => listSubscriptions(env.deps, { ...auditor(OWN), channelId }));
       if (removed.kind !== 'removed') expect(Array.isArray(own) && own.length).toBe(1);
       return removed.kind === 'removed' && removed.removed;
+    },
+  },
+  {
+    name: '/runbook watch <execution id> (an id another tenant’s API may hand out too)',
+    sees: async (installation) => {
+      // OWN watches an execution; here both installations reach one emulator, as two APIs handing out one id.
+      const record = [...env.emulator.state.workflows.byId.values()].find((r) => r.workflow.name === PLAIN)!;
+      const { id } = env.emulator.state.startExecutionAt(record, { proxyId: 'proxy-dev' }, {}, Date.now(), {
+        executor: 'ops@example.com',
+        approver: '',
+      });
+      await env.store.watches.insert(
+        {
+          installationId: OWN,
+          executionId: id,
+          runbookId: record.workflow.id,
+          runbookName: PLAIN,
+          channel: 'C01OPS',
+          teamId: OWN,
+          proxyId: 'proxy-dev',
+          inputsSummary: '{}',
+          origin: 'slack',
+        },
+        Date.now(),
+      );
+      const result = await inInstallation(installation, () => watchExecution(env.deps, auditor(installation), id));
+      return result.kind === 'already';
+    },
+  },
+  {
+    name: 'an unsettled run intent (a restart reconciles it)',
+    sees: async (installation) => {
+      const id = `intent-${++intentCount}`;
+      await inInstallation(OWN, () =>
+        env.store.intents.record(
+          {
+            id,
+            userId: 'U01ALICE',
+            userEmail: null,
+            teamId: OWN,
+            runbookId: 'rb-none',
+            runbookName: 'Nothing Like It',
+            proxyId: 'proxy-dev',
+            paramsHash: 'h',
+            channel: 'C01OPS',
+            inputsSummary: '{}',
+            via: 'form',
+            installationId: installationKey(),
+          },
+          Date.now() - 1_000,
+        ),
+      );
+      const report = await inInstallation(installation, () => reconcileIntents(env.deps, { graceMs: 0 }));
+      return [...report.pending, ...report.lost, ...report.reconciled.map((r) => r.intentId)].includes(id);
     },
   },
   {

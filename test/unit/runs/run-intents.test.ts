@@ -8,6 +8,7 @@ import { actor } from '../../../src/runs/actor.ts';
 import type { RunsDeps } from '../../../src/runs/deps.ts';
 import { startRun } from '../../../src/runs/run.ts';
 import { INTENT_WINDOW_MS, paramsHash, reconcileIntents } from '../../../src/runs/run-intents.ts';
+import { inInstallation } from '../../../src/tenants/tenant-scope.ts';
 import { answerLost, startUseCaseEnv, type UseCaseEnv } from './use-case-env.ts';
 
 const NOW = Date.parse('2026-11-21T08:00:00Z');
@@ -162,12 +163,13 @@ describe('run intents', () => {
     expect(await env.store.intents.listOpen(now + 1, 10)).toEqual([]);
   });
 
-  it("many workspaces: a pass for one workspace looks only at that workspace's intents", async () => {
-    const intentOf = (id: string, teamId: string) => ({
+  it("many workspaces: a pass in one installation's scope looks only at that installation's intents", async () => {
+    // Both workspaces' APIs may answer for the same runbook; only the installation's own API can tell.
+    const intentOf = (id: string, installationId: string) => ({
       id,
       userId: 'U02BOB',
       userEmail: 'bob@example.com',
-      teamId,
+      teamId: installationId,
       runbookId: 'rb-y',
       runbookName: 'Nothing Like It Either',
       proxyId: 'proxy-dev',
@@ -175,15 +177,19 @@ describe('run intents', () => {
       channel: 'C01OPS',
       inputsSummary: '{}',
       via: 'workflow-step',
+      installationId,
     });
     await env.store.intents.record(intentOf('in-one', 'T0ONE'), now);
     await env.store.intents.record(intentOf('in-two', 'T0TWO'), now);
     now += 20_000;
-    const one = await reconcileIntents(depsWith(), { graceMs: 10_000, teamId: 'T0ONE' });
-    expect(one.pending).toContain('in-one');
-    expect(one.pending).not.toContain('in-two');
+    expect((await env.store.intents.listOpen(now, 10, 'T0ONE')).map((i) => i.id)).toEqual(['in-one']);
+    const one = await inInstallation('T0ONE', () => reconcileIntents(depsWith(), { graceMs: 10_000 }));
+    expect(one.pending).toEqual(['in-one']);
+    // Outside any installation (the single workspace): neither is its own.
     now += INTENT_WINDOW_MS;
-    expect((await reconcileIntents(depsWith(), { graceMs: 10_000, teamId: 'T0TWO' })).lost).toEqual(['in-two']);
+    expect(await reconcileIntents(depsWith(), { graceMs: 10_000 })).toEqual({ reconciled: [], lost: [], pending: [] });
+    const two = await inInstallation('T0TWO', () => reconcileIntents(depsWith(), { graceMs: 10_000 }));
+    expect(two.lost).toEqual(['in-two']);
     expect((await env.store.intents.get('in-one'))?.state).toBe('open');
     expect((await env.store.intents.get('in-two'))?.state).toBe('lost');
   });

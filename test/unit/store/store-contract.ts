@@ -34,7 +34,7 @@ export function newWatch(executionId: string, overrides: Partial<NewWatch> = {})
   };
 }
 
-function newApproval(overrides: Partial<NewApproval> = {}): NewApproval {
+export function newApproval(overrides: Partial<NewApproval> = {}): NewApproval {
   return {
     runbookId: 'rb-9',
     runbookName: 'Drop caches',
@@ -93,6 +93,7 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await store.watches.insert(newWatch('e-1'), T0)).toBe(true);
         expect(await store.watches.insert(newWatch('e-1', { runbookName: 'Other' }), T0 + 5)).toBe(false);
         expect(await store.watches.get('e-1')).toEqual({
+          installationId: '',
           executionId: 'e-1',
           runbookId: 'rb-1',
           runbookName: 'Restart pods',
@@ -421,13 +422,16 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await store.watches.listActiveIds(2)).toHaveLength(2);
         await store.watches.insert(newWatch('team-b', { teamId: 'TB' }), T0 + 40);
         await store.watches.insert(newWatch('no-team', { teamId: null }), T0 + 50);
+        await store.watches.insert(newWatch('older', { teamId: 'TB', installationId: 'TB' }), T0 + 60);
         const keys = await store.watches.listActiveKeys(10);
         expect(keys.sort((a, b) => a.createdAt - b.createdAt)).toEqual([
-          { executionId: 'older', teamId: 'T1', createdAt: T0 + 10 },
-          { executionId: 'newer', teamId: 'T1', createdAt: T0 + 20 },
-          { executionId: 'newest', teamId: 'T1', createdAt: T0 + 30 },
-          { executionId: 'team-b', teamId: 'TB', createdAt: T0 + 40 },
-          { executionId: 'no-team', teamId: null, createdAt: T0 + 50 },
+          { installationId: '', executionId: 'older', teamId: 'T1', createdAt: T0 + 10 },
+          { installationId: '', executionId: 'newer', teamId: 'T1', createdAt: T0 + 20 },
+          { installationId: '', executionId: 'newest', teamId: 'T1', createdAt: T0 + 30 },
+          { installationId: '', executionId: 'team-b', teamId: 'TB', createdAt: T0 + 40 },
+          { installationId: '', executionId: 'no-team', teamId: null, createdAt: T0 + 50 },
+          // Another installation's execution of the same id: a key of its own.
+          { installationId: 'TB', executionId: 'older', teamId: 'TB', createdAt: T0 + 60 },
         ]);
         expect(await store.watches.listActiveKeys(2)).toHaveLength(2);
       });
@@ -444,6 +448,14 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
           await store.watches.deferSeen(['fresh', 'unposted', 'leased', 'looked', 'missing'], T0 + 60_000, now),
         ).toBe(1);
         expect(await store.watches.deferSeen([], T0 + 60_000, now)).toBe(0);
+        // Only the named installation's watches ('' by default): another's of the same id is not moved.
+        await store.watches.insert(
+          newWatch('fresh', { messageTs: '9.9', nextCheckAt: T0 + 10, installationId: 'T0B' }),
+          T0,
+        );
+        expect(await store.watches.deferSeen(['fresh'], T0 + 90_000, now)).toBe(0);
+        expect((await store.watches.get('fresh', 'T0B'))?.nextCheckAt).toBe(T0 + 10);
+        expect(await store.watches.deferSeen(['fresh'], T0 + 90_000, now, 'T0B')).toBe(1);
         expect(await store.watches.get('fresh')).toMatchObject({ nextCheckAt: T0 + 60_000, attempts: 1 });
         expect(await store.watches.get('unposted')).toMatchObject({ nextCheckAt: T0 + 10, attempts: 0 });
         expect(await store.watches.get('leased')).toMatchObject({
@@ -477,6 +489,81 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         await store.watches.setMessage('later-posted', 'C100', '2.2', T0 + 4);
         expect(ids(await store.watches.listUnposted(10))).toEqual(['a-unposted', 'b-unposted']);
         expect(ids(await store.watches.listUnposted(1))).toEqual(['a-unposted']);
+      });
+
+      it('many workspaces: the same execution id is watched once per installation, each row its own', async () => {
+        // Two tenants' Runbook APIs may hand out the same id: A's watch and B's are two rows, neither overwrites.
+        const inA = newWatch('X', { installationId: 'T0A', teamId: 'T0A', channel: 'C-A', runbookName: 'A run' });
+        const inB = newWatch('X', { installationId: 'T0B', teamId: 'T0B', channel: 'C-B', runbookName: 'B run' });
+        expect(await store.watches.insert(inA, T0)).toBe(true);
+        expect(await store.watches.insert(inB, T0 + 1)).toBe(true);
+        expect(await store.watches.insert(inB, T0 + 2)).toBe(false);
+        expect(await store.watches.get('X')).toBeNull();
+        expect(await store.watches.get('X', 'T0A')).toMatchObject({ installationId: 'T0A', channel: 'C-A' });
+        expect(await store.watches.get('X', 'T0B')).toMatchObject({ installationId: 'T0B', channel: 'C-B' });
+
+        const claimed = await store.watches.claimDue('r1', T0 + 5, LEASE, 10);
+        expect(claimed.map((w) => `${w.installationId}/${w.executionId}/${w.runbookName}`)).toEqual([
+          'T0A/X/A run',
+          'T0B/X/B run',
+        ]);
+        await store.watches.setMessage('X', 'C-A', '1.1', T0 + 6, null, 'T0A');
+        expect(await store.watches.claimReply('X', T0 + 7, 'T0A')).toBe(true);
+        expect(await store.watches.claimReply('X', T0 + 7, 'T0A')).toBe(false);
+        await store.watches.markResultPosted('X', T0 + 7, 'T0A');
+        expect(await store.watches.renewLeases('r1', ['X'], T0 + 99_000, 'T0B')).toBe(1);
+        expect(await store.watches.complete('X', 'r1', 'finished', 'OK', T0 + 8, 'T0A')).toBe(true);
+        const b = await store.watches.get('X', 'T0B');
+        expect(b).toMatchObject({ state: 'active', messageTs: null, replyPostedAt: null, resultPostedAt: null });
+        expect(b?.leaseUntil).toBe(T0 + 99_000);
+        expect(await store.watches.claimReply('X', T0 + 9, 'T0B')).toBe(true);
+        expect(await store.watches.reschedule('X', 'r1', T0 + 50, 1, T0 + 9, 'T0B')).toBe(true);
+        expect((await store.watches.get('X', 'T0A'))?.state).toBe('finished');
+        expect(await store.watches.listActiveIds(10, 'T0B')).toEqual(['X']);
+        expect(await store.watches.listActiveIds(10)).toEqual([]);
+        expect(await store.watches.oldestActiveCreatedAt('T0B')).toBe(T0 + 1);
+        expect(await store.watches.oldestActiveCreatedAt()).toBeNull();
+        await store.watches.expedite(['X'], T0 + 20, 'T0B');
+        expect((await store.watches.get('X', 'T0B'))?.nextCheckAt).toBe(T0 + 20);
+        expect(ids(await store.watches.claimIds('r2', ['X'], T0 + 21, LEASE, 'T0B'))).toEqual(['X']);
+      });
+
+      it('stopInstallation ends that installation’s active watches only', async () => {
+        await store.watches.insert(newWatch('X', { installationId: 'T0A' }), T0);
+        await store.watches.insert(newWatch('Y', { installationId: 'T0A' }), T0);
+        await store.watches.insert(newWatch('X', { installationId: 'T0B' }), T0);
+        await store.watches.insert(newWatch('X'), T0);
+        await store.watches.claimDue('r1', T0, LEASE, 10);
+        expect(await store.watches.stopInstallation('T0A', T0 + 1)).toBe(2);
+        expect(await store.watches.stopInstallation('', T0 + 1)).toBe(0);
+        expect((await store.watches.get('X', 'T0A'))?.state).toBe('stale');
+        expect((await store.watches.get('Y', 'T0A'))?.leaseOwner).toBeNull();
+        expect((await store.watches.get('X', 'T0B'))?.state).toBe('active');
+        expect((await store.watches.get('X'))?.state).toBe('active');
+        // The holder of a stopped watch's lease cannot complete it any more.
+        expect(await store.watches.complete('X', 'r1', 'finished', 'OK', T0 + 2, 'T0A')).toBe(false);
+      });
+
+      it('assignInstallations gives the single workspace’s watches and their card claims their installation, only with installations', async () => {
+        await store.watches.insert(newWatch('X', { teamId: 'T0A' }), T0);
+        await store.watches.insert(newWatch('Y', { teamId: null }), T0);
+        await store.notifications.claim('message:X', T0);
+        await store.notifications.claim('message:Y', T0);
+        expect(await store.watches.assignInstallations()).toBe(0);
+        expect(await store.watches.get('X')).not.toBeNull();
+        await store.installations.save(
+          { id: 'T0A', teamId: 'T0A', enterpriseId: null, isEnterpriseInstall: false, sealed: 's' },
+          T0,
+        );
+        expect(await store.watches.assignInstallations()).toBe(1);
+        expect(await store.watches.get('X')).toBeNull();
+        expect(await store.watches.get('X', 'T0A')).not.toBeNull();
+        expect(await store.notifications.has('message:T0A:X')).toBe(true);
+        expect(await store.notifications.has('message:X')).toBe(false);
+        // Without a workspace it stays the single workspace's, and so does its claim.
+        expect(await store.watches.get('Y')).not.toBeNull();
+        expect(await store.notifications.has('message:Y')).toBe(true);
+        expect(await store.watches.assignInstallations()).toBe(0);
       });
     });
 
@@ -620,6 +707,24 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(after?.settledAt).not.toBeNull();
         expect((await store.intents.listOpen(T0 + 100, 10)).map((i) => i.id)).toEqual(['i-2']);
         expect(await store.intents.get('nope')).toBeNull();
+      });
+
+      it('many workspaces: each intent is kept with its installation and listed by it', async () => {
+        await store.intents.record({ ...intent('i-a'), installationId: 'T0A' }, T0);
+        await store.intents.record({ ...intent('i-b'), teamId: 'T0B', installationId: 'T0B' }, T0 + 1);
+        await store.intents.record({ ...intent('i-0'), teamId: 'T0C' }, T0 + 2);
+        expect((await store.intents.listOpen(T0 + 100, 10)).map((i) => i.id)).toEqual(['i-a', 'i-b', 'i-0']);
+        expect((await store.intents.listOpen(T0 + 100, 10, 'T0A')).map((i) => i.id)).toEqual(['i-a']);
+        expect((await store.intents.listOpen(T0 + 100, 10, '')).map((i) => i.id)).toEqual(['i-0']);
+        expect((await store.intents.get('i-b'))?.installationId).toBe('T0B');
+        // A single workspace's intents go to its installation only once there are installations.
+        expect(await store.intents.assignInstallations()).toBe(0);
+        await store.installations.save(
+          { id: 'T0C', teamId: 'T0C', enterpriseId: null, isEnterpriseInstall: false, sealed: 's' },
+          T0,
+        );
+        expect(await store.intents.assignInstallations()).toBe(1);
+        expect((await store.intents.listOpen(T0 + 100, 10, 'T0C')).map((i) => i.id)).toEqual(['i-0']);
       });
     });
 

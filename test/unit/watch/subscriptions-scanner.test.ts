@@ -11,6 +11,7 @@ import { Execution } from '../../../src/api/schemas.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
+import { inInstallation } from '../../../src/tenants/tenant-scope.ts';
 import type { OutgoingMessage, PacerTransport } from '../../../src/watch/slack-pacer.ts';
 import {
   SUBSCRIPTIONS_CURSOR,
@@ -427,6 +428,42 @@ describe('SubscriptionScanner', () => {
     expect(slack.posts).toHaveLength(1);
     expect(slack.posts[0]!.message.text).toMatch(/^6 runs finished/);
     expect(slack.idsIn('C01OPS')).toHaveLength(6);
+  });
+
+  it('many workspaces: notice claims are kept per installation, and one claimed before that counts as sent', async () => {
+    const store = await openSharedStore();
+    await store.subscriptions.add(
+      {
+        channel: 'C01OPS',
+        runbookId: 'rb-vacuum',
+        runbookName: VACUUM,
+        failuresOnly: false,
+        createdBy: 'U1',
+        teamId: 'T0A',
+      },
+      T0,
+      'T0A',
+    );
+    const s = new SubscriptionScanner({
+      store,
+      api: history.api(),
+      transport: slack,
+      logger,
+      perWorkspace: true,
+      inTenant: (teamId, work) => inInstallation(teamId, work),
+      settings: FAST,
+    });
+    await s.scanOnce();
+    history.add('ex-before', 10);
+    history.add('ex-after', 11);
+    // Announced just before the upgrade, under the key claims had then.
+    await store.notifications.claim('sub:C01OPS:ex-before', T0);
+    await s.scanOnce();
+    expect(slack.idsIn('C01OPS')).toEqual(['ex-after']);
+    expect(await store.notifications.has('sub:T0A:C01OPS:ex-after')).toBe(true);
+    expect(await store.notifications.has('sub:C01OPS:ex-after')).toBe(false);
+    await s.scanOnce();
+    expect(slack.posts).toHaveLength(1);
   });
 
   it('scans on its own timer and stops cleanly', async () => {

@@ -132,12 +132,16 @@ describe('connect listeners', () => {
       ({ event: { type: 'app_home_opened', user, tab: 'home' } }) as unknown as EventArgs<'app_home_opened'>;
     const published = () => JSON.stringify(env.called('views.publish').at(-1)?.args.view);
     await appHomeOpened(opened(ADMIN), await contextOf(ADMIN));
-    expect(published()).toContain('not connected to a Runbook API yet');
+    expect(published()).toContain('not connected to a Runbook API yet: press *Connect* below and paste its API key');
     expect(published()).toContain(ACTIONS.connectOpen);
     expect(published()).not.toContain('Recent executions');
+    // Read in Home itself: nobody is sent to "the app's Home tab".
+    expect(published()).not.toContain('Home tab');
     await appHomeOpened(opened(MEMBER), await contextOf(MEMBER));
     expect(published()).toContain('not connected to a Runbook API yet');
     expect(published()).toContain(`<@${INSTALLER}>`);
+    expect(published()).toContain('(who installed the app) can connect it here.');
+    expect(published()).not.toContain('Home tab');
     expect(published()).not.toContain(ACTIONS.connectOpen);
 
     await t.connections.connect(TEAM, { apiKey: KEY_A }, ADMIN);

@@ -1,0 +1,38 @@
+// What the many-workspace end-to-end tests do the same way in each installation, through the real Bolt
+// pipeline: a person by id and workspace, and a command's answer (forms and the second approver are in
+// oauth-harness.ts).
+import type { SlackUser } from '../../src/sandbox/slack-user.ts';
+import { type OAuthHarness, until } from './oauth-harness.ts';
+
+export const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
+
+/** A person as the tests name them: their id and their workspace. */
+export type Person = { id: string; team: string };
+
+/** Everything a surface shows of a message: its text and its blocks. */
+export const textOf = (e: { text?: string | null; blocks?: unknown }) =>
+  `${e.text ?? ''}${JSON.stringify(e.blocks ?? [])}`;
+
+/** That person in the fake Slack (in the Grid org when their workspace is one of its). */
+export const personIn = (h: OAuthHarness, p: Person): SlackUser =>
+  h.user(p.id, p.team, p.team.startsWith('T0GRID') ? GRID : undefined);
+
+/** Sends `/runbook <command>` as `who`; the answer (ephemeral) that matches `needle`, or what came instead. */
+export async function answer(
+  h: OAuthHarness,
+  who: Person,
+  command: string,
+  needle: string | RegExp = /\S/,
+  channel = 'C01OPS',
+) {
+  const since = h.fake.state.ephemerals.length;
+  await personIn(h, who).command(command, channel);
+  const matches = (text: string) => (typeof needle === 'string' ? text.includes(needle) : needle.test(text));
+  return until(
+    async () => h.fake.state.ephemerals.slice(since).find((e) => e.user === who.id && matches(textOf(e))),
+    `${who.team}: ${command}`,
+  ).catch((err: Error) => {
+    const got = h.fake.state.ephemerals.slice(since).filter((e) => e.user === who.id);
+    throw new Error(`${err.message}; answered: ${got.map(textOf).join(' | ') || 'nothing'}`);
+  });
+}
