@@ -319,6 +319,8 @@ export class Watcher implements RunTracker {
           globalRatePerSecond: this.settings.globalRequestsPerSecond,
           globalConcurrency: this.settings.maxInFlight,
           currentTenant: options.currentTenant,
+          // Contended ceiling: each tenant's share follows its plan (a workspace sweeping 100 pages gets more).
+          weightOf: (tenant) => this.#teamRates.get(tenant) ?? this.settings.requestsPerSecond,
         })
       : null;
     this.#spender = this.#tenantBudgets ?? this.#budget;
