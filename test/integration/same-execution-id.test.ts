@@ -9,25 +9,20 @@ import type { EmulatorState } from '../../src/emulator/state.ts';
 import { parseInputSchema } from '../../src/forms/input-schema.ts';
 import { intentParamsHash } from '../../src/runs/run-intents.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
-import { type OAuthHarness, startOAuthHarness, until } from '../support/oauth-harness.ts';
+import { type OAuthHarness, until } from '../support/oauth-harness.ts';
+import { startTwoTenants, WORKSPACE_A, WORKSPACE_B } from '../support/tenant-flows.ts';
 
 const KEY_B = 'tenant-b-same-id-key-0123456789';
 const SCALE = 'Scale Kubernetes Deployment';
 const DRAIN = 'Drain Kubernetes Node';
-const A = { installation: 'T0SANDBOX', user: 'U01ALICE' };
-const B = { installation: 'T0SECOND', user: 'U11SAM' };
+const A = WORKSPACE_A;
+const B = WORKSPACE_B;
 
 let h: OAuthHarness;
 let tenantB: EmulatorState;
 beforeAll(async () => {
   // Vacuum brings the tenant's demo schedules, whose proxy the workspace then offers.
-  h = await startOAuthHarness({
-    tenants: { [KEY_B]: { name: 'beta', runbooks: [SCALE, DRAIN, 'Postgres Vacuum Analyze'] } },
-  });
-  tenantB = h.emulator.tenant(KEY_B)!;
-  expect((await h.install(A.installation)).status).toBe(200);
-  expect((await h.install(B.installation, { connect: false })).status).toBe(200);
-  expect((await h.runtime.tenants!.connections.connect(B.installation, { apiKey: KEY_B }, B.user)).ok).toBe(true);
+  ({ h, tenantB } = await startTwoTenants(KEY_B, [SCALE, DRAIN, 'Postgres Vacuum Analyze']));
 }, 30_000);
 afterAll(() => h?.stop());
 
