@@ -126,13 +126,17 @@ describe('many workspaces over Socket Mode', () => {
     expect((await resultCardOf(h, second.id)).installation).toBe('T0SECOND');
   });
 
-  it('runs nothing for a workspace that is not installed', async () => {
+  it('runs nothing for a workspace that is not installed, and tells the person in the ack', async () => {
     const since = h.fake.state.calls.length;
     const executions = h.emulator.state.executions.byId.size;
     const eva = h.user('U21EVA', 'T0GRIDA');
-    // Slack still gets its ack (so it stops retrying); no listener runs, no token is looked for elsewhere.
+    // The envelope is acked (Slack stops retrying) with the one sentence; no listener runs, no token is used.
     const answer = await eva.command('run "Scale Kubernetes Deployment" deployment=x --now', 'C01OPS');
     expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ response_type: 'ephemeral' });
+    expect((answer.json as { text: string }).text).toMatch(
+      /^runbook-bot is not installed in this workspace — ask an admin to add it/,
+    );
     await eva.openHome();
     await new Promise((r) => setTimeout(r, 300));
     expect(h.fake.state.calls.slice(since).filter((c) => c.method !== 'apps.connections.open')).toEqual([]);
@@ -150,7 +154,8 @@ describe('many workspaces over Socket Mode', () => {
     await h.socket!.send('events_api', events.tokensRevoked);
 
     const since = h.fake.state.calls.length;
-    await h.user('U11SAM', 'T0SECOND').command('run', 'C01OPS');
+    const after = await h.user('U11SAM', 'T0SECOND').command('run', 'C01OPS');
+    expect(JSON.stringify(after.json)).toContain('runbook-bot is not installed in this workspace');
     await new Promise((r) => setTimeout(r, 300));
     expect(callsSince(since, 'views.open')).toEqual([]);
     expect(await pickerOpenedBy(h.user('U01ALICE', 'T0SANDBOX'))).toBe('T0SANDBOX');
