@@ -30,6 +30,7 @@ async function connectionBlocks(deps: SlackDeps, client: WebClient, userId: stri
     .catch(() => false);
   return connectionSection({
     status: tenancy.status,
+    withdrawn: tenancy.withdrawn ?? null,
     installerId: tenancy.installerId,
     canManage,
     approvalLine: settingsSummary(tenancy.settings, tenancy.operatorApprovalsChannel),
