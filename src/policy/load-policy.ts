@@ -82,18 +82,23 @@ export async function loadPolicy(file: string | null): Promise<Policy> {
   return parsePolicy(text, file);
 }
 
-/** Every user group the policy names (the only ones whose members are looked up). */
+/**
+ * Every user group the policy names (the only ones whose members are looked up); applied for an
+ * installation (forInstallation), not those of rules naming only other teams (not readable with its token).
+ */
 export function policyGroups(policy: Policy): string[] {
   const f = policy.file;
+  const here = <R extends { teams?: string[] | undefined }>(rules: R[] | undefined): R[] =>
+    (rules ?? []).filter((rule) => policy.mayApplyHere(rule.teams));
   const groups = new Set<string>();
   const lists = [
-    ...(f.rules ?? []).map((rule) => rule.groups),
-    ...(f.approvals ?? []).map((rule) => rule.approvers?.groups),
-    ...(f.approvals ?? []).map((rule) => rule.quorum?.oneFromEach),
+    ...here(f.rules).map((rule) => rule.groups),
+    ...here(f.approvals).map((rule) => rule.approvers?.groups),
+    ...here(f.approvals).map((rule) => rule.quorum?.oneFromEach),
     f.approvers?.groups,
     f.quorum?.oneFromEach,
-    ...(f.freezes ?? []).map((w) => w.groups),
-    ...(f.freezes ?? []).map((w) => w.breakGlass?.groups),
+    ...here(f.freezes).map((w) => w.groups),
+    ...here(f.freezes).map((w) => w.breakGlass?.groups),
   ];
   for (const list of lists) for (const group of list ?? []) groups.add(group);
   return [...groups];

@@ -388,6 +388,11 @@ export class Policy {
     return this.file.freezes ?? [];
   }
 
+  /** Whether a rule with these `teams` may apply somewhere this installation serves (no home: anywhere). */
+  mayApplyHere(teams: readonly string[] | undefined): boolean {
+    return teamsCover(teams, undefined, this.home) !== false;
+  }
+
   /** The windows that may cover runs in `place`: none naming only other teams (another tenant's are not shown). */
   freezesFor(place: Place): readonly FreezeWindow[] {
     return this.freezes.filter((w) => teamsCover(w.teams, place, this.home) !== false);

@@ -363,6 +363,14 @@ export function findApproval(deps: RunsDeps, approvalId: string): Promise<Approv
 }
 
 /**
+ * The request as a person about to decide it sees it: null where it does not exist for them — not in this
+ * installation, or they are not of it (many workspaces: another workspace's approver is shown nothing).
+ */
+export function findApprovalFor(deps: RunsDeps, actor: Actor, approvalId: string): Promise<Approval | null> {
+  return actor.installationMember === false ? Promise.resolve(null) : findApproval(deps, approvalId);
+}
+
+/**
  * Whether this approver's click left no mark (the request still pending and no vote of theirs): a click
  * that failed half-way may then be tried again. Unknown (the store cannot say) counts as a mark.
  */

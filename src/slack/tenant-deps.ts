@@ -15,7 +15,8 @@ import {
   RunbookCatalog,
   type Visible,
 } from '../catalog/runbook-catalog.ts';
-import { withInstallationSettings } from '../runs/installation-settings.ts';
+import type { Policy } from '../policy/policy.ts';
+import { policyForInstallation, withInstallationSettings } from '../runs/installation-settings.ts';
 import type { ApiConnections, OpenConnection } from '../tenants/api-connections.ts';
 import type { TenantInstallation } from '../tenants/installation.ts';
 import type { SlackDeps } from './kit/deps.ts';
@@ -42,7 +43,7 @@ export interface TenantDepsOptions {
   /** The same over an API that only says the workspace is not connected. */
   unconnected(api: RunbookApi): TenantApi;
   /** Fresh per-installation caches of people and of places. */
-  newIdentity(): Identity;
+  newIdentity(policy: Policy): Identity;
   newPlaces(): Places;
   /** Who installed the app in this installation (null when unknown). */
   installerOf(installationId: string): Promise<string | null>;
@@ -178,6 +179,7 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
       ? options.connect(opened)
       : options.unconnected(unavailableApi(notConnectedSentence(installerId)));
     const { base } = options;
+    const policy = policyForInstallation(base.access, await homeOf(installation));
     const deps: SlackDeps = {
       ...base,
       api: tenant.api,
@@ -185,8 +187,8 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
       proxies: tenant.proxies,
       access: {
         ...base.access,
-        policy: base.access.policy.forInstallation(await homeOf(installation)),
-        identity: options.newIdentity(),
+        policy,
+        identity: options.newIdentity(policy),
         places: options.newPlaces(),
       },
       tenancy: {

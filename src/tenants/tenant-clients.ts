@@ -14,6 +14,15 @@ import { DeadTokenError } from './tenant-scope.ts';
 interface Authorized {
   botToken?: string;
   botTokenExpiresAt?: number;
+  /** The installation's own bot: its user id and bot id (what it posts as). */
+  botUserId?: string;
+  botId?: string;
+}
+
+/** Who an installation's bot posts as: messages with either id are its own. */
+export interface OwnBot {
+  userId: string | null;
+  botId: string | null;
 }
 
 export interface TenantClientsOptions {
@@ -34,7 +43,7 @@ const MAX_DEAD_TOKENS = 10_000;
 
 export class TenantClients {
   readonly #o: TenantClientsOptions;
-  readonly #cache = new Map<string, { token: string; client: WebClient; until: number }>();
+  readonly #cache = new Map<string, { token: string; client: WebClient; bot: OwnBot; until: number }>();
   readonly #teams = new Map<string, { installationId: string | null; until: number }>();
   readonly #seen = new Set<string>();
   readonly #dead = new Set<string>();
@@ -64,6 +73,11 @@ export class TenantClients {
     this.#dead.add(token);
     if (this.#dead.size > MAX_DEAD_TOKENS) this.#dead.delete(this.#dead.values().next().value!);
     this.forget(installationId);
+  }
+
+  /** The installation's bot (from the stored installation, as authorize gives it). */
+  async botFor(installationId: string): Promise<OwnBot> {
+    return (await this.#entry(installationId)).bot;
   }
 
   /** A client holding the installation's current bot token; throws InstallationNotFoundError when not installed. */
@@ -119,7 +133,8 @@ export class TenantClients {
     const expiresAt = authorized.botTokenExpiresAt ? authorized.botTokenExpiresAt * 1000 : Number.POSITIVE_INFINITY;
     const until = Math.min(now + (this.#o.cacheMs ?? 60_000), expiresAt - REFRESH_WINDOW_MS);
     const client = kept?.token === authorized.botToken ? kept.client : this.#o.makeClient(authorized.botToken);
-    const entry = { token: authorized.botToken, client, until };
+    const bot = { userId: authorized.botUserId ?? null, botId: authorized.botId ?? null };
+    const entry = { token: authorized.botToken, client, bot, until };
     this.#cache.set(installationId, entry);
     return entry;
   }

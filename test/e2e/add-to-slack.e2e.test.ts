@@ -97,6 +97,10 @@ describe('Add to Slack in the sandbox', () => {
     await expect.poll(() => second.textContent()).toContain('Add to Slack');
     const first = page.locator('#workspace-list li[data-workspace="T0SANDBOX"]');
     await expect.poll(() => first.textContent()).toContain('✓ added');
+    // Another organisation's workspace is not Sam's to add the app to, as in Slack.
+    const acme = page.locator('#workspace-list li[data-workspace="T0GRIDA"]');
+    expect(await acme.textContent()).toContain('not added');
+    expect(await acme.locator('a.add-to-slack').count()).toBe(0);
 
     const install = await addToSlack(context, second, 'T0SECOND');
     expect(await install.locator('body').textContent()).toContain('Second workspace');

@@ -130,6 +130,16 @@ describe('approvers named by user id or group, with many workspaces', () => {
     );
     expect(denied?.detail).toContain('Only people of this workspace');
 
+    // Reject shows the stranger nothing of it either (not even its runbook).
+    const opened = h.fake.state.calls.length;
+    await userOf(stranger).act({ kind: 'message', message: requestA.message }, ACTIONS.approvalReject);
+    const modal = await until(
+      async () => h.fake.state.calls.slice(opened).find((c) => c.method === 'views.open'),
+      'the reject form',
+    );
+    expect(JSON.stringify(modal.args)).toContain('no longer exists');
+    expect(JSON.stringify(modal.args)).not.toContain('Drain');
+
     // Its own approver still approves it.
     await userOf(BOB).act({ kind: 'message', message: requestA.message }, ACTIONS.approvalApprove);
     await until(

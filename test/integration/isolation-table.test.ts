@@ -371,6 +371,7 @@ beforeAll(async () => {
       SUBSCRIPTIONS_POLL_SECONDS: '0.05',
       POLICY_FILE: path.join(dir, 'policy.yaml'),
       RUNBOOK_PROXIES: 'proxy-prod-us-east-1=Production (us-east-1)',
+      RUN_RATE_LIMIT_PER_MINUTE: String(RUN_LIMIT),
     },
   });
   addZed(h);
@@ -485,6 +486,9 @@ const refIn = (surface: FakeEphemeral, scheduleId: string) =>
 const onSchedule = (action: string, scheduleId: string) => (el: { action_id?: string; value?: string }) =>
   el.action_id === action && String(el.value).includes(scheduleId);
 const approvalLine = (home: string) => home.match(/Approval requests go to[^."]*(\(set by <@[A-Z0-9]+>\))?/)?.[0] ?? '';
+/** RUN_RATE_LIMIT_PER_MINUTE of the bot here; whose window the run limits row has filled. */
+const RUN_LIMIT = 10;
+const limited = new Set<Inst['key']>();
 const ADMIN: Record<Inst['key'], Person> = {
   A: A.approver,
   B: B.approver,
@@ -1238,6 +1242,63 @@ const ROWS: Row[] = [
     },
   },
   {
+    kind: 'run limits (a person at their limit)',
+    cells: {
+      'run (one line, --now)': async (o, v) => {
+        // The owner's approver has started RUN_LIMIT runs this minute in the owner's installation.
+        const who = o === v ? o.approver : { id: o.approver.id, team: v.requester.team };
+        if (o !== v || !limited.has(o.key)) {
+          for (let i = 0; i < RUN_LIMIT && !limited.has(o.key); i++)
+            await h.runtime.store.runLimits.take(`run:${o.approver.id}`, Date.now(), 60_000, RUN_LIMIT, o.installation);
+          limited.add(o.key);
+        }
+        const before = executionCount(v);
+        const since = h.fake.state.ephemerals.length;
+        const line = `run "${SCALE}" namespace=prod deployment=limit-${v.key.toLowerCase()} replicas=1 --now`;
+        await userOf(who).command(line, 'C01OPS');
+        const confirm = await until(
+          async () =>
+            h.fake.state.ephemerals
+              .slice(since)
+              .find((e) => e.user === who.id && textOf(e).includes(ACTIONS.confirmRun)),
+          'the confirmation',
+        );
+        await userOf(who).act({ kind: 'ephemeral', ephemeral: structuredClone(confirm) }, ACTIONS.confirmRun);
+        if (o === v) {
+          // Its own installation counts its runs: refused.
+          await until(async () => /too many runs this minute/.test(ephemeralsTo(who, since)), 'the limit’s refusal');
+          expect(executionCount(v)).toBe(before);
+        } else {
+          // Another installation keeps its own count for the same person: the run starts there.
+          await until(async () => executionCount(v) > before, `the run in ${v.key}`);
+        }
+      },
+      ...why(
+        'a limit is a count, shown nowhere: it is seen when a run is refused',
+        'list / search',
+        'show',
+        'status <id>',
+        'watch <id>',
+        'executions',
+        'schedules',
+        'subscriptions',
+        'alias',
+        'defaults',
+        'audit',
+        'health',
+        'freezes',
+        'App Home',
+        'button (replayed)',
+        'modal',
+        'mention',
+        'message shortcut',
+        'typeahead',
+        'Workflow step',
+        'posts and calls',
+      ),
+    },
+  },
+  {
     kind: 'installation settings (approvals channel)',
     cells: {
       'App Home': async (o, v) => {
@@ -1527,7 +1588,7 @@ it('every row × every column is a cell or says why not; the matrix and the coun
   );
   expect(missing).toEqual([]);
   // A cell taken away (or added) changes this on purpose.
-  expect(CELL_COUNT).toBe(50);
+  expect(CELL_COUNT).toBe(51);
 });
 
 describe.each(ROWS.map((row) => [row.kind, row] as const))('%s', (_kind, row) => {

@@ -148,8 +148,8 @@ function navItem(label, key, prefix) {
 
 /**
  * Many workspaces (SANDBOX_MANY_WORKSPACES): which workspace you are in, and each workspace with the bot
- * added or an "Add to Slack" link (the bot's install page, in a new tab; on Slack's page pick the
- * workspace, or the Grid org to add it to all of the org's workspaces at once).
+ * added or, for your own workspace and your org's, an "Add to Slack" link (the bot's install page, in a
+ * new tab; on Slack's page pick the workspace, or the Grid org to add it to all of its workspaces at once).
  */
 function renderWorkspaces(state) {
   const spaces = state.workspaces;
@@ -186,6 +186,11 @@ function renderWorkspaces(state) {
           });
           li.append(' ', remove);
         }
+      } else if (w.id !== mine?.id && !(w.enterpriseId && w.enterpriseId === mine?.enterpriseId)) {
+        // As in Slack, only its own people (or its org's) can add the app to a workspace.
+        const none = h('span', 'workspace-added', ' not added');
+        none.title = `Only people of ${w.name} can add it: pick one of them under "You are".`;
+        li.append(none);
       } else {
         const add = h('a', 'add-to-slack', 'Add to Slack');
         add.href = state.installUrl;

@@ -3,7 +3,7 @@
 // Each works once per approver (src/runs/once.ts; a quorum still needs the others): a repeat is told it
 // was already done, and a click that decided nothing (refused, or decided by someone else) is given back.
 import type { ButtonAction } from '@slack/bolt';
-import { approveRequest, findApproval, leftNoMark, rejectRequest } from '../../runs/approvals.ts';
+import { approveRequest, findApprovalFor, leftNoMark, rejectRequest } from '../../runs/approvals.ts';
 import { claimClick, clickTaken } from '../../runs/once.ts';
 import { buildRejectModal } from '../kit/approval.ts';
 import { refreshApprovalMessages } from '../kit/approval-request.ts';
@@ -45,7 +45,7 @@ export async function rejectClicked({ ack, body, client }: ActionArgs, ctx: Hand
     await ctx.respond(alreadyDoneMessage(done, ctx.userId));
     return;
   }
-  const approval = await findApproval(ctx.deps, approvalId);
+  const approval = await findApprovalFor(ctx.deps, await ctx.actor(), approvalId).catch(() => null);
   const channel = body.channel?.id ?? body.container?.channel_id ?? '';
   const metadata = JSON.stringify({ a: approvalId, c: channel });
   await client.views

@@ -4,7 +4,7 @@
 // fails closed. A bad id stops the file from loading with a sentence naming the rule and its line. What a
 // workspace's own settings may narrow follows the rules for its team only.
 import { describe, expect, it } from 'vitest';
-import { PolicyError, parsePolicy } from '../../../src/policy/load-policy.ts';
+import { PolicyError, parsePolicy, policyGroups } from '../../../src/policy/load-policy.ts';
 import type { FreezeScope, Place, RunbookFacts } from '../../../src/policy/policy.ts';
 import { wideningSentence } from '../../../src/runs/installation-settings.ts';
 
@@ -186,5 +186,14 @@ describe("a workspace's settings only narrow what the rules for its team allow",
       .narrowedTo('S0GRIDOPS');
     expect(grid.approvalFor(drain, { teamId: GA })).toMatchObject({ required: true, approverGroups: ['S0GRIDOPS'] });
     expect(grid.approvalFor(drain, { teamId: GA }).quorum.count).toBe(2);
+  });
+});
+
+describe('the user groups an installation reads', () => {
+  it("are those of rules that may apply to it: another team's group is not read with its token", () => {
+    expect(policyGroups(policy).sort()).toEqual(['S0GRIDLEADS', 'S0GRIDOPS', 'S0SRE']);
+    expect(policyGroups(policy.forInstallation({ installationId: B, teamId: B }))).toEqual(['S0SRE']);
+    const grid = policy.forInstallation({ installationId: ORG, enterpriseId: ORG, teamId: null });
+    expect(policyGroups(grid).sort()).toEqual(['S0GRIDLEADS', 'S0GRIDOPS', 'S0SRE']);
   });
 });

@@ -7,6 +7,7 @@ import type { RunsDeps } from '../../../src/runs/deps.ts';
 import { claimClick, clickTaken, ONCE } from '../../../src/runs/once.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
+import { inInstallation } from '../../../src/tenants/tenant-scope.ts';
 
 let store: Store;
 let now = 1_700_000_000_000;
@@ -18,6 +19,24 @@ beforeAll(async () => {
 afterAll(() => store.close());
 
 describe('claimClick', () => {
+  it('many workspaces: each installation claims its own click of the same id, an earlier release’s key too', async () => {
+    const click = {
+      action: 'confirmation',
+      target: 'draft-shared',
+      where: '',
+      legacy: ['confirm-run:draft-shared'],
+    } as const;
+    // A click replayed from another workspace never uses up the owner's.
+    expect((await inInstallation('T0OTHER', () => claimClick(deps, { ...click, who: 'U11SAM' }))).kind).toBe('first');
+    expect((await inInstallation('T0OWN', () => claimClick(deps, { ...click, who: 'U01ALICE' }))).kind).toBe('first');
+    expect(await inInstallation('T0OWN', () => claimClick(deps, { ...click, who: 'U01ALICE' }))).toMatchObject({
+      kind: 'already',
+      by: 'U01ALICE',
+    });
+    // Single workspace (no installation in scope): its own key, as before.
+    expect((await claimClick(deps, { ...click, who: 'U01ALICE' })).kind).toBe('first');
+  });
+
   it('a confirmation works once in all: whoever clicks next is told who did it and when', async () => {
     const click = { action: 'confirmation', target: 'draft-1', where: '' } as const;
     expect(await claimClick(deps, { ...click, who: 'U01ALICE' })).toMatchObject({ kind: 'first' });

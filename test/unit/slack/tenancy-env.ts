@@ -86,8 +86,7 @@ export async function startTenancyEnv(
     connect: (opened) =>
       tenantApi(createRunbookApi({ baseUrl: opened.status.baseUrl, apiKey: opened.apiKey, maxRetries: 0 })),
     unconnected: tenantApi,
-    newIdentity: () =>
-      new Identity({ groups: options.groupsFromPolicy ? policyGroups(base.access.policy) : [], logger }),
+    newIdentity: (policy) => new Identity({ groups: options.groupsFromPolicy ? policyGroups(policy) : [], logger }),
     newPlaces: () => new Places({ logger }),
     installerOf: async (id) => (id.startsWith('T') ? INSTALLER : null),
     closeGraceMs: 0,

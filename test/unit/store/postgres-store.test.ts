@@ -16,6 +16,7 @@ import { runInstallationKeysContract } from './installation-keys-contract.ts';
 import { runInstallationSettingsContract } from './installation-settings-contract.ts';
 import { runInstallationsContract } from './installations-contract.ts';
 import { runRetentionContract } from './retention-contract.ts';
+import { runRetentionCoverageContract } from './retention-coverage-contract.ts';
 import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
 
@@ -68,6 +69,7 @@ runAuditScopeContract('postgres', createPostgresHarness);
 runInstallationSettingsContract('postgres', createPostgresHarness);
 runRetentionContract('postgres', createPostgresHarness);
 runInstallationKeysContract('postgres', createPostgresHarness);
+runRetentionCoverageContract('postgres', createPostgresHarness);
 
 describe('postgres store', () => {
   const cleanup: Array<() => Promise<unknown>> = [];

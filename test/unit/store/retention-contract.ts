@@ -13,6 +13,88 @@ const T0 = 1_700_000_000_000;
 const DAY = 24 * 60 * 60 * 1000;
 const logger = createLogger({ level: 'silent' });
 
+/**
+ * An alias, a channel default, a schedule owner, a subscription, a watch with its card claim, a run intent,
+ * settings and an audit entry of `team` served by `id`.
+ */
+export async function seedInstallation(store: Store, id: string, team: string, channel: string): Promise<void> {
+  await store.aliases.add(
+    {
+      channel,
+      name: 'restart',
+      runbookId: 'r1',
+      runbookName: 'Restart',
+      params: '{}',
+      proxyId: null,
+      resultChannel: null,
+      createdBy: 'U1',
+      teamId: team,
+    },
+    T0,
+    id,
+  );
+  await store.channelDefaults.set(channel, { proxyId: 'p1' }, 'U1', T0, id);
+  await store.scheduleOwners.set(`s-${channel}`, { userId: 'U1', teamId: team, channel }, T0, id);
+  await store.subscriptions.add(
+    { channel, runbookId: 'r1', runbookName: 'Restart', failuresOnly: false, createdBy: 'U1', teamId: team },
+    T0,
+    id,
+  );
+  // A watch and a run intent kept for the installation (no workspace on them: found by the installation),
+  // with the same execution id in every installation, and the claim of its card.
+  await store.watches.insert(
+    {
+      installationId: id,
+      executionId: 'X',
+      runbookId: 'r1',
+      runbookName: 'Restart',
+      channel,
+      teamId: null,
+      proxyId: 'p1',
+      inputsSummary: '{}',
+      origin: 'slack',
+    },
+    T0,
+  );
+  await store.notifications.claim(`message:${id}:X`, T0);
+  await store.intents.record(
+    {
+      id: `i-${id}`,
+      userId: 'U1',
+      userEmail: null,
+      teamId: null,
+      runbookId: 'r1',
+      runbookName: 'Restart',
+      proxyId: 'p1',
+      paramsHash: 'h',
+      channel,
+      inputsSummary: '{}',
+      via: null,
+      installationId: id,
+    },
+    T0,
+  );
+  await store.installationSettings.put({
+    installationId: id,
+    approvalsChannel: channel,
+    approverGroup: null,
+    updatedBy: 'U1',
+    updatedAt: T0,
+  });
+  await store.audit.append({
+    at: T0,
+    userId: 'U1',
+    teamId: team,
+    channel,
+    action: 'alias.save',
+    target: 'restart',
+    outcome: 'ok',
+    detail: null,
+    tid: null,
+    installationId: id,
+  });
+}
+
 export function runRetentionContract(name: string, createHarness: () => Promise<StoreHarness>): void {
   describe(`${name} store contract: purging uninstalled installations after DATA_RETENTION_DAYS`, () => {
     let harness: StoreHarness;
@@ -32,84 +114,7 @@ export function runRetentionContract(name: string, createHarness: () => Promise<
       const record = (await store.installations.get(id))!;
       expect(await store.installations.revoke(id, record.generation, at)).toBe(true);
     };
-    /** An alias, a channel default, a subscription, settings and an audit entry of `team` served by `id`. */
-    const seed = async (id: string, team: string, channel: string) => {
-      await store.aliases.add(
-        {
-          channel,
-          name: 'restart',
-          runbookId: 'r1',
-          runbookName: 'Restart',
-          params: '{}',
-          proxyId: null,
-          resultChannel: null,
-          createdBy: 'U1',
-          teamId: team,
-        },
-        T0,
-        id,
-      );
-      await store.channelDefaults.set(channel, { proxyId: 'p1' }, 'U1', T0, id);
-      await store.scheduleOwners.set(`s-${channel}`, { userId: 'U1', teamId: team, channel }, T0, id);
-      await store.subscriptions.add(
-        { channel, runbookId: 'r1', runbookName: 'Restart', failuresOnly: false, createdBy: 'U1', teamId: team },
-        T0,
-        id,
-      );
-      // A watch and a run intent kept for the installation (no workspace on them: found by the installation),
-      // with the same execution id in every installation, and the claim of its card.
-      await store.watches.insert(
-        {
-          installationId: id,
-          executionId: 'X',
-          runbookId: 'r1',
-          runbookName: 'Restart',
-          channel,
-          teamId: null,
-          proxyId: 'p1',
-          inputsSummary: '{}',
-          origin: 'slack',
-        },
-        T0,
-      );
-      await store.notifications.claim(`message:${id}:X`, T0);
-      await store.intents.record(
-        {
-          id: `i-${id}`,
-          userId: 'U1',
-          userEmail: null,
-          teamId: null,
-          runbookId: 'r1',
-          runbookName: 'Restart',
-          proxyId: 'p1',
-          paramsHash: 'h',
-          channel,
-          inputsSummary: '{}',
-          via: null,
-          installationId: id,
-        },
-        T0,
-      );
-      await store.installationSettings.put({
-        installationId: id,
-        approvalsChannel: channel,
-        approverGroup: null,
-        updatedBy: 'U1',
-        updatedAt: T0,
-      });
-      await store.audit.append({
-        at: T0,
-        userId: 'U1',
-        teamId: team,
-        channel,
-        action: 'alias.save',
-        target: 'restart',
-        outcome: 'ok',
-        detail: null,
-        tid: null,
-        installationId: id,
-      });
-    };
+    const seed = (id: string, team: string, channel: string) => seedInstallation(store, id, team, channel);
     const pass = (at: number, owner = 'replica-a') =>
       purgeUninstalled({ store, retentionDays: 30, owner, leaseMs: 60_000, now: () => at, logger });
     const kept = async (id: string, channel: string) => ({

@@ -14,6 +14,7 @@ import { runInstallationKeysContract } from './installation-keys-contract.ts';
 import { runInstallationSettingsContract } from './installation-settings-contract.ts';
 import { runInstallationsContract } from './installations-contract.ts';
 import { runRetentionContract } from './retention-contract.ts';
+import { runRetentionCoverageContract } from './retention-coverage-contract.ts';
 import { runSavedRunsContract } from './saved-runs-contract.ts';
 import { newWatch, runStoreContract, type StoreHarness } from './store-contract.ts';
 
@@ -61,6 +62,7 @@ runAuditScopeContract('sqlite', createSqliteHarness);
 runInstallationSettingsContract('sqlite', createSqliteHarness);
 runRetentionContract('sqlite', createSqliteHarness);
 runInstallationKeysContract('sqlite', createSqliteHarness);
+runRetentionCoverageContract('sqlite', createSqliteHarness);
 
 describe('sqlite store', () => {
   const cleanup: Array<() => Promise<void> | void> = [];

@@ -34,7 +34,7 @@ export function newWatch(executionId: string, overrides: Partial<NewWatch> = {})
   };
 }
 
-function newApproval(overrides: Partial<NewApproval> = {}): NewApproval {
+export function newApproval(overrides: Partial<NewApproval> = {}): NewApproval {
   return {
     runbookId: 'rb-9',
     runbookName: 'Drop caches',
