@@ -14,6 +14,7 @@ import type { Logger } from './logger.ts';
 import { createInteractiveMetrics } from './ops/interactive-metrics.ts';
 import { type MetricsServer, opsRoutes, startMetricsServer } from './ops/ops-routes.ts';
 import {
+  apiAddressesCheck,
   createReadiness,
   type Readiness,
   type ReadinessCheck,
@@ -544,7 +545,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       const w = watcher;
       checks.push(watcherCheck(() => w.lastTickAt, Math.max(60_000, config.watch.tickMs * 20)));
     }
-    checks.push(runbookApiCheck(api));
+    // Many workspaces: no key of the deployment's own; the allowed addresses are checked without one.
+    checks.push(
+      config.api.keyless
+        ? apiAddressesCheck(config.api.allowedUrls.length ? config.api.allowedUrls : [baseUrl])
+        : runbookApiCheck(api),
+    );
     const readiness = createReadiness(checks);
     let metricsServer: MetricsServer | null = null;
     if (config.observe.metricsPort !== null) {
