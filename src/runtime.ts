@@ -14,6 +14,7 @@ import type { Logger } from './logger.ts';
 import { createInteractiveMetrics } from './ops/interactive-metrics.ts';
 import { type MetricsServer, opsRoutes, startMetricsServer } from './ops/ops-routes.ts';
 import {
+  apiAddressesCheck,
   createReadiness,
   type Readiness,
   type ReadinessCheck,
@@ -315,6 +316,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             options,
             // Revoked (uninstalled at another replica): the next call reads the store, not the kept token.
             (id) => tenantClients.forget(id),
+            (id) => tenantClients.botFor(id),
           )
         : new WebClient(botToken, options);
     /** A client for a pacer (the watcher's, the scanner's): rate-limited answers come back as errors, no retries. */
@@ -378,11 +380,27 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const backgroundApi = oauth ? routedRunbookApi(async () => (await scopedDeps()).api) : api;
     // Many workspaces: the single workspace's open watches and run intents go to its installation before the
     // watcher starts, so none is handled under one key and finished under the other.
-    if (oauth && config.secrets) {
+    const assignOpenRecords = async () => {
       const moved = (await store.watches.assignInstallations()) + (await store.intents.assignInstallations());
       if (moved > 0)
         logger.info({ moved }, 'watches and run intents of the single workspace assigned to its installation');
-    }
+    };
+    // Entries a single-workspace run of the bot wrote belong to that workspace's installation.
+    const assignKeptRecords = async () => {
+      const adopted =
+        (await store.audit.assignInstallations()) +
+        (await store.approvals.assignInstallations()) +
+        (await store.aliases.assignInstallations()) +
+        (await store.channelDefaults.assignInstallations()) +
+        (await store.scheduleOwners.assignInstallations()) +
+        (await store.schedulePauses.assignInstallations()) +
+        (await store.subscriptions.assignInstallations()) +
+        (await store.outputUploads.assignInstallations()) +
+        (await store.workflowSteps.assignInstallations()) +
+        (await store.freezePasses.assignInstallations());
+      if (adopted > 0) logger.info({ adopted }, 'records of the single workspace assigned to its installation');
+    };
+    if (oauth && config.secrets) await assignOpenRecords();
     let watcher: Watcher | null = null;
     if (!options.runs) {
       const w = config.watch;
@@ -463,25 +481,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 
     // Many workspaces: each installation connects its own Runbook API (tenant-deps.ts).
     if (oauth && config.secrets) {
-      // Entries a single-workspace run of the bot wrote belong to that workspace's installation.
-      const adopted =
-        (await store.audit.assignInstallations()) +
-        (await store.approvals.assignInstallations()) +
-        (await store.aliases.assignInstallations()) +
-        (await store.channelDefaults.assignInstallations()) +
-        (await store.scheduleOwners.assignInstallations()) +
-        (await store.schedulePauses.assignInstallations()) +
-        (await store.subscriptions.assignInstallations()) +
-        (await store.outputUploads.assignInstallations()) +
-        (await store.workflowSteps.assignInstallations()) +
-        (await store.freezePasses.assignInstallations());
-      if (adopted > 0) logger.info({ adopted }, 'records of the single workspace assigned to its installation');
+      await assignKeptRecords();
       const built = connectTenants(config, deps, store, baseUrl, logger);
       tenantDeps = built;
       cleanups.push(() => built.close());
     }
 
     const groupsClient = slackClient({ slackApiUrl });
+    // Many workspaces: a person's groups are read by the installation in scope's people cache, which asks its
+    // Slack only for the groups of rules that may apply there (policy teams).
+    const identityInScope = async () => (oauth ? (await scopedDeps()).access.identity : deps.access.identity);
     // Subscription discovery: after the watcher (cleanups run in reverse, so it stops first and
     // before the store closes). Its own client for the same reasons as the watcher's.
     const scanner = new SubscriptionScanner({
@@ -502,7 +511,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       // A run is posted only where its subscriber may view its runbook (their groups read with the bot's client).
       mayNotify: subscriberMayView(
         deps,
-        (userId) => deps.access.identity.groupsOf(groupsClient, userId),
+        (userId) => identityInScope().then((identity) => identity.groupsOf(groupsClient, userId)),
         async (execution) => runbookNamed(oauth ? await scopedDeps() : deps, execution.workflowName),
         oauth ? scopedDeps : undefined,
       ),
@@ -535,7 +544,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       const w = watcher;
       checks.push(watcherCheck(() => w.lastTickAt, Math.max(60_000, config.watch.tickMs * 20)));
     }
-    checks.push(runbookApiCheck(api));
+    // Many workspaces: no key of the deployment's own; the allowed addresses are checked without one.
+    checks.push(
+      config.api.keyless
+        ? apiAddressesCheck(config.api.allowedUrls.length ? config.api.allowedUrls : [baseUrl])
+        : runbookApiCheck(api),
+    );
     const readiness = createReadiness(checks);
     let metricsServer: MetricsServer | null = null;
     if (config.observe.metricsPort !== null) {
@@ -558,7 +572,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       const sealed = createInstallationStore({
         records,
         box: createSecretBox(config.secrets!),
-        onSaved: (id) => tenantClients?.forget(id),
+        // The first start in many-workspace mode may find no installation yet: the single workspace's
+        // records are assigned when one is stored too (before the install is answered), so a `/runbook watch`
+        // of an open watch's run finds that watch instead of starting a second one. A failure is logged; the
+        // next start assigns them.
+        onSaved: async (id) => {
+          tenantClients?.forget(id);
+          await assignOpenRecords()
+            .then(assignKeptRecords)
+            .catch((err: unknown) =>
+              logger.warn({ err, installation: id }, 'could not assign the single workspace’s records'),
+            );
+        },
       });
       installations = sealed;
       const tenantLog = logger.child({ component: 'tenants' });
@@ -683,7 +708,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // An intent younger than a run call can take may still be in flight somewhere: left alone.
     const intentGraceMs = config.api.timeoutMs * 2 + 5_000;
     const skipOwner = newOwnerId();
-    const groupsOf = (userId: string) => deps.access.identity.groupsOf(groupsClient, userId);
+    const groupsOf = (userId: string) => identityInScope().then((identity) => identity.groupsOf(groupsClient, userId));
     const reconcileOptions = {
       graceMs: intentGraceMs,
       ...(watcher ? { budget: watcher.budget } : {}),

@@ -120,6 +120,19 @@ export class ExecutionStore {
     return record;
   }
 
+  /**
+   * Moves the end of runs still in progress (benchmarks: start thousands of runs, then let them end at
+   * chosen moments once everything is set up). Ids not found or already finished are left alone.
+   */
+  retime(endAt: ReadonlyMap<string, number>): void {
+    for (const [id, endMs] of endAt) {
+      const record = this.byId.get(id);
+      if (record && record.endMs === null) record.durationMs = Math.max(0, endMs - record.startMs);
+    }
+    // A sorted array is a valid min-heap.
+    this.#pending.sort((a, b) => dueMs(a) - dueMs(b));
+  }
+
   /** Finishes every run due at nowMs. */
   settleDue(nowMs: number): void {
     while (this.#pending.length > 0 && dueMs(this.#pending[0]!) <= nowMs) {

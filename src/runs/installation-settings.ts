@@ -5,6 +5,7 @@
 // then only its members may approve where the file lets that group (or anyone) approve. Approval rules and
 // freezes naming its team hold whatever is set. Each change and each refusal is audited (`settings.update`).
 import { mention } from '../mentions.ts';
+import type { Place, Policy } from '../policy/policy.ts';
 import type { InstallationSettingsRecord } from '../store/installation-settings.ts';
 import type { Actor } from './actor.ts';
 import { type ConnectFacts, mayConnect } from './api-connection.ts';
@@ -17,6 +18,11 @@ export interface SettingsInput {
   approvalsChannel: string | null;
   /** User group id, or null to clear. */
   approverGroup: string | null;
+}
+
+/** The operator's one policy file as an installation (`home`: its id, workspace, Grid org) applies it for `teams:`. */
+export function policyForInstallation(access: Pick<RunsAccess, 'policy'>, home: Place): Policy {
+  return access.policy.forInstallation(home);
 }
 
 /** The user groups a workspace may narrow approvers to: those the policy names as approvers for its team. */

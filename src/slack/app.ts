@@ -27,7 +27,12 @@ import type { Registration } from './kit/listen.ts';
 import { registerNotConnectedGate } from './kit/not-connected.ts';
 import { registerMetadataSeal } from './kit/seal-metadata.ts';
 import { registerWhoActs } from './kit/who-acts.ts';
-import { answerNotInstalled, isAuthorizationFailure, notInstalled } from './not-installed.ts';
+import {
+  answerNotInstalled,
+  answerNotInstalledOverSocket,
+  isAuthorizationFailure,
+  notInstalled,
+} from './not-installed.ts';
 import { runListeners } from './run/register.ts';
 import { schedulesListeners } from './schedules/register.ts';
 import { subscriptionsListeners } from './subscriptions/register.ts';
@@ -219,16 +224,27 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
       // Its HTTP server (health, and the install pages with the installer) listens on PORT. The Socket Mode
       // client's own Web API call (apps.connections.open) and the installer's go to SLACK_API_URL too.
       installerOptions: { ...installer?.installerOptions, port: settings.port, clientOptions },
+      // A workspace without the app is told so in the envelope's ack (not-installed.ts), as over HTTP.
+      ...(settings.install
+        ? { processEventErrorHandler: answerNotInstalledOverSocket(settings.install.redirectUri, deps.logger) }
+        : {}),
     });
     // With the installer Bolt authorizes each request from the installation store: no token here.
     const token = settings.install ? {} : { token: settings.botToken ?? undefined };
-    app = new App({ ...token, receiver: socket, clientOptions, logger, logLevel: LogLevel.INFO });
+    app = new App({
+      ...token,
+      receiver: socket,
+      clientOptions,
+      logger,
+      logLevel: LogLevel.INFO,
+      extendedErrorHandler: true,
+    });
   }
 
-  // HTTP mode gets the body with each error (extendedErrorHandler): a failed authorize (many workspaces: no
+  // Each error comes with its body (extendedErrorHandler): a failed authorize (many workspaces: no
   // installation for the request's workspace) is answered by the receiver, never logged with the body.
   app.error(async (args: unknown) => {
-    const { error, body } = (settings.mode === 'http' ? args : { error: args }) as { error: Error; body?: unknown };
+    const { error, body } = args as { error: Error; body?: unknown };
     if (settings.install && isAuthorizationFailure(error)) notInstalled(error, body);
     deps.logger.error({ err: error }, 'unhandled error in a Slack listener');
   });

@@ -7,9 +7,14 @@
 // reply, a click with an ephemeral through its response_url, a form with a view saying it, a typeahead with
 // no options. Events, global shortcuts and closed forms carry nowhere to answer without a token: a plain
 // 200, and one log line.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { HTTPModuleFunctions, type ReceiverProcessEventErrorHandlerArgs } from '@slack/bolt';
+import {
+  defaultProcessEventErrorHandler,
+  HTTPModuleFunctions,
+  type ReceiverProcessEventErrorHandlerArgs,
+  type SocketModeReceiverProcessEventErrorHandlerArgs,
+} from '@slack/bolt';
 import type { Logger } from '../logger.ts';
 import { INSTALL_PATH } from './installs.ts';
 
@@ -115,9 +120,59 @@ export function notInstalledSentence(missing: boolean, installUrl: string | null
     : "runbook-bot is not installed in this workspace — ask an admin to add it from the app's install page.";
 }
 
-function sendJson(response: ServerResponse, body: unknown): void {
-  response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-  response.end(JSON.stringify(body));
+/** What a `NotInstalled` request is answered: the ack's body (null: an empty ack) and, for a click, a post to its response_url. */
+function replyOf(
+  error: NotInstalled,
+  installUrl: string | null,
+): { ack: unknown; responseUrl: string | null; text: string } {
+  // Escaped for mrkdwn: the URL is built from a checked host, but the sentence is sent as text.
+  const text = notInstalledSentence(error.missing, installUrl)
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;');
+  const { answer } = error;
+  switch (answer.kind) {
+    case 'command':
+      return { ack: { response_type: 'ephemeral', text }, responseUrl: null, text };
+    case 'view':
+      return {
+        ack: {
+          response_action: 'update',
+          view: {
+            type: 'modal',
+            title: { type: 'plain_text', text: 'runbook-bot' },
+            close: { type: 'plain_text', text: 'Close' },
+            blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+          },
+        },
+        responseUrl: null,
+        text,
+      };
+    case 'options':
+      return { ack: { options: [] }, responseUrl: null, text };
+    case 'response-url':
+      return { ack: null, responseUrl: answer.responseUrl, text };
+    default:
+      return { ack: null, responseUrl: null, text };
+  }
+}
+
+type Post = (url: string, body: unknown) => Promise<unknown>;
+const postJson: Post = (url, body) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+/** Logs the one line, then tells the person through the click's response_url when there is one. */
+async function tell(error: NotInstalled, reply: ReturnType<typeof replyOf>, logger: Logger, post: Post): Promise<void> {
+  logger.warn(
+    { ...error.where, installed: error.missing ? 'no' : 'unknown' },
+    error.missing
+      ? 'a request from a workspace runbook-bot is not installed in: nothing ran, the person was told how to add it'
+      : 'a request whose installation could not be read: nothing ran, the person was told to try again',
+  );
+  if (!reply.responseUrl) return;
+  await post(reply.responseUrl, { response_type: 'ephemeral', replace_original: false, text: reply.text }).catch(
+    (err: unknown) => logger.warn({ err: err instanceof Error ? err.name : 'error' }, 'could not tell the person why'),
+  );
 }
 
 /**
@@ -127,55 +182,38 @@ function sendJson(response: ServerResponse, body: unknown): void {
 export function answerNotInstalled(
   redirectUri: string | null,
   logger: Logger,
-  post: (url: string, body: unknown) => Promise<unknown> = (url, body) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  post: Post = postJson,
 ): (args: ReceiverProcessEventErrorHandlerArgs) => Promise<boolean> {
   return async (args) => {
     const { error, request, response } = args;
     if (!(error instanceof NotInstalled)) return HTTPModuleFunctions.defaultProcessEventErrorHandler(args);
     if (response.headersSent) return true;
-    // Escaped for mrkdwn: the URL is built from a checked host, but the sentence is sent as text.
-    const text = notInstalledSentence(error.missing, installUrlOf(redirectUri, request))
-      .replaceAll('&', '&amp;')
-      .replaceAll('<', '&lt;')
-      .replaceAll('>', '&gt;');
-    const { answer, where } = error;
-    logger.warn(
-      { ...where, installed: error.missing ? 'no' : 'unknown' },
-      error.missing
-        ? 'a request from a workspace runbook-bot is not installed in: nothing ran, the person was told how to add it'
-        : 'a request whose installation could not be read: nothing ran, the person was told to try again',
-    );
-    switch (answer.kind) {
-      case 'command':
-        sendJson(response, { response_type: 'ephemeral', text });
-        break;
-      case 'view':
-        sendJson(response, {
-          response_action: 'update',
-          view: {
-            type: 'modal',
-            title: { type: 'plain_text', text: 'runbook-bot' },
-            close: { type: 'plain_text', text: 'Close' },
-            blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
-          },
-        });
-        break;
-      case 'options':
-        sendJson(response, { options: [] });
-        break;
-      case 'response-url':
-        response.writeHead(200);
-        response.end();
-        await post(answer.responseUrl, { response_type: 'ephemeral', replace_original: false, text }).catch(
-          (err: unknown) =>
-            logger.warn({ err: err instanceof Error ? err.name : 'error' }, 'could not tell the person why'),
-        );
-        break;
-      default:
-        response.writeHead(200);
-        response.end();
+    const reply = replyOf(error, installUrlOf(redirectUri, request));
+    if (reply.ack === null) response.writeHead(200).end();
+    else {
+      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      response.end(JSON.stringify(reply.ack));
     }
+    await tell(error, reply, logger, post);
     return true;
+  };
+}
+
+/**
+ * The same over Socket Mode (`SocketModeReceiver`'s `processEventErrorHandler`): the answer goes in the
+ * envelope's ack, and the install link can only come from SLACK_REDIRECT_URI (no Host header here).
+ */
+export function answerNotInstalledOverSocket(
+  redirectUri: string | null,
+  logger: Logger,
+  post: Post = postJson,
+): (args: SocketModeReceiverProcessEventErrorHandlerArgs) => Promise<boolean> {
+  return async (args) => {
+    const { error, event } = args;
+    if (!(error instanceof NotInstalled)) return defaultProcessEventErrorHandler(args);
+    const reply = replyOf(error, redirectUri ? new URL(INSTALL_PATH, redirectUri).toString() : null);
+    await (reply.ack === null ? event.ack() : event.ack(reply.ack));
+    await tell(error, reply, logger, post);
+    return false;
   };
 }

@@ -16,7 +16,7 @@ import {
   type Visible,
 } from '../catalog/runbook-catalog.ts';
 import type { Policy } from '../policy/policy.ts';
-import { withInstallationSettings } from '../runs/installation-settings.ts';
+import { policyForInstallation, withInstallationSettings } from '../runs/installation-settings.ts';
 import type { ApiConnections, OpenConnection } from '../tenants/api-connections.ts';
 import type { TenantInstallation } from '../tenants/installation.ts';
 import type { SlackDeps } from './kit/deps.ts';
@@ -179,7 +179,7 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
       ? options.connect(opened)
       : options.unconnected(unavailableApi(notConnectedSentence(installerId)));
     const { base } = options;
-    const policy = base.access.policy.forInstallation(await homeOf(installation));
+    const policy = policyForInstallation(base.access, await homeOf(installation));
     const deps: SlackDeps = {
       ...base,
       api: tenant.api,

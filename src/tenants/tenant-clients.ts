@@ -12,6 +12,15 @@ import { InstallationNotFoundError } from './installation-store.ts';
 interface Authorized {
   botToken?: string;
   botTokenExpiresAt?: number;
+  /** The installation's own bot: its user id and bot id (what it posts as). */
+  botUserId?: string;
+  botId?: string;
+}
+
+/** Who an installation's bot posts as: messages with either id are its own. */
+export interface OwnBot {
+  userId: string | null;
+  botId: string | null;
 }
 
 export interface TenantClientsOptions {
@@ -30,7 +39,7 @@ const REFRESH_WINDOW_MS = 2 * 60 * 60_000;
 
 export class TenantClients {
   readonly #o: TenantClientsOptions;
-  readonly #cache = new Map<string, { token: string; client: WebClient; until: number }>();
+  readonly #cache = new Map<string, { token: string; client: WebClient; bot: OwnBot; until: number }>();
   readonly #teams = new Map<string, { installationId: string | null; until: number }>();
   readonly #seen = new Set<string>();
   readonly #now: () => number;
@@ -43,6 +52,11 @@ export class TenantClients {
   /** The bot token of an installation, fresh (refreshed first when rotation says so). */
   async tokenFor(installationId: string): Promise<string> {
     return (await this.#entry(installationId)).token;
+  }
+
+  /** The installation's bot (from the stored installation, as authorize gives it). */
+  async botFor(installationId: string): Promise<OwnBot> {
+    return (await this.#entry(installationId)).bot;
   }
 
   /** A client holding the installation's current bot token; throws InstallationNotFoundError when not installed. */
@@ -98,7 +112,8 @@ export class TenantClients {
     const expiresAt = authorized.botTokenExpiresAt ? authorized.botTokenExpiresAt * 1000 : Number.POSITIVE_INFINITY;
     const until = Math.min(now + (this.#o.cacheMs ?? 60_000), expiresAt - REFRESH_WINDOW_MS);
     const client = kept?.token === authorized.botToken ? kept.client : this.#o.makeClient(authorized.botToken);
-    const entry = { token: authorized.botToken, client, until };
+    const bot = { userId: authorized.botUserId ?? null, botId: authorized.botId ?? null };
+    const entry = { token: authorized.botToken, client, bot, until };
     this.#cache.set(installationId, entry);
     return entry;
   }

@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type WebAPICallResult, WebClient, type WebClientOptions } from '@slack/web-api';
 import { tokenStateOf } from './revocation.ts';
+import type { OwnBot } from './tenant-clients.ts';
 
 const scope = new AsyncLocalStorage<string>();
 
@@ -41,21 +42,35 @@ export class RoutedWebClient extends WebClient {
 
   readonly #onDeadToken: ((installationId: string) => void) | undefined;
 
-  /** `onDeadToken`: Slack answered an installation's token as revoked (drop what is kept for it). */
+  readonly #botFor: ((installationId: string) => Promise<OwnBot>) | undefined;
+
+  /**
+   * `onDeadToken`: Slack answered an installation's token as revoked (drop what is kept for it).
+   * `botFor`: who the installation's bot posts as (reading Slack back matches only its own messages).
+   */
   constructor(
     tokenFor: (installationId: string) => Promise<string>,
     options: WebClientOptions,
     onDeadToken?: (installationId: string) => void,
+    botFor?: (installationId: string) => Promise<OwnBot>,
   ) {
     super(undefined, options);
     this.#tokenFor = tokenFor;
     this.#options = options;
     this.#onDeadToken = onDeadToken;
+    this.#botFor = botFor;
   }
 
   /** The same routing with other client options (a copy without retries, say). */
   derive(options: WebClientOptions): RoutedWebClient {
-    return new RoutedWebClient(this.#tokenFor, { ...this.#options, ...options }, this.#onDeadToken);
+    return new RoutedWebClient(this.#tokenFor, { ...this.#options, ...options }, this.#onDeadToken, this.#botFor);
+  }
+
+  /** The bot of the installation in scope, when the client was told how to know it; else undefined. */
+  async ownBot(): Promise<OwnBot | undefined> {
+    const installationId = currentInstallation();
+    if (!installationId || !this.#botFor) return undefined;
+    return this.#botFor(installationId);
   }
 
   override async apiCall(method: string, options: Record<string, unknown> = {}): Promise<WebAPICallResult> {

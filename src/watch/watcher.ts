@@ -29,7 +29,14 @@ import type { Logger } from '../logger.ts';
 import { cachedHealth } from '../runs/health.ts';
 import type { AdoptedRun, FinishHook, RunTracker, StartedRun } from '../runs/run-tracker.ts';
 import { buildResultCard, buildRunningCard, type RunContext, type RunningEta } from '../slack/kit/execution-card.ts';
-import { namesCard, namesFinished, namesResultCard, readBackMessages } from '../slack/kit/read-back.ts';
+import {
+  namesCard,
+  namesFinished,
+  namesResultCard,
+  ownBotOf,
+  postedBy,
+  readBackMessages,
+} from '../slack/kit/read-back.ts';
 import type { Store, Watch, WatchEta } from '../store/store.ts';
 import { installationKey } from '../tenants/tenant-scope.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
@@ -312,6 +319,8 @@ export class Watcher implements RunTracker {
           globalRatePerSecond: this.settings.globalRequestsPerSecond,
           globalConcurrency: this.settings.maxInFlight,
           currentTenant: options.currentTenant,
+          // Contended ceiling: each tenant's share follows its plan (a workspace sweeping 100 pages gets more).
+          weightOf: (tenant) => this.#teamRates.get(tenant) ?? this.settings.requestsPerSecond,
         })
       : null;
     this.#spender = this.#tenantBudgets ?? this.#budget;
@@ -1209,11 +1218,17 @@ export class Watcher implements RunTracker {
   /** Whether a reply or digest line naming this execution is in the thread or the channel since the claim. */
   async #replySeen(channel: string, ts: string | null, w: Watch): Promise<boolean> {
     const marker = `\`${w.executionId}\``;
-    const mentions = (messages: Array<{ text?: string }> | undefined) =>
-      (messages ?? []).some(
-        (m) => typeof m.text === 'string' && m.text.includes(marker) && !m.text.includes(' is running'),
-      );
     try {
+      // Many workspaces: only this installation's bot's (a shared channel shows the other's reply too).
+      const bot = await ownBotOf(this.#slack);
+      const mentions = (messages: Array<{ text?: string; user?: string; bot_id?: string }> | undefined) =>
+        (messages ?? []).some(
+          (m) =>
+            typeof m.text === 'string' &&
+            m.text.includes(marker) &&
+            !m.text.includes(' is running') &&
+            postedBy(bot, m),
+        );
       if (ts) {
         const thread = await this.#slack.conversations.replies({ channel, ts, limit: 200 });
         if (mentions((thread.messages ?? []).filter((m) => m.ts !== ts))) return true;

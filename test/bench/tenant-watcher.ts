@@ -1,22 +1,36 @@
 // The many-workspace watcher of the tenants benchmark (scenarios/tenants.ts), built the same way in the
 // bench process and in its own process (tenant-watcher-process.ts, for the watcher's RSS alone): every
-// watch runs in its workspace's scope (teamId), each tenant on its own budget under the global ceiling.
+// watch runs in its workspace's scope (teamId), each tenant on its own budget under the global ceiling,
+// and each workspace reaches its own Runbook API tenant with its own key through one routed client, as
+// the runtime does in many-workspace mode (one client per installation, src/tenants/routed-api.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { WebClient } from '@slack/web-api';
 import { createRunbookApi } from '../../src/api/client.ts';
 import type { RunbookApi } from '../../src/api/runbook-api.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Store } from '../../src/store/store.ts';
+import { NoApiInScopeError, routedRunbookApi } from '../../src/tenants/routed-api.ts';
 import { newOwnerId, Watcher } from '../../src/watch/watcher.ts';
-import { API_KEY, BOT_TOKEN } from './bench-stack.ts';
+import { BOT_TOKEN } from './bench-stack.ts';
+import { tenantKey } from './tenant-keys.ts';
 
 export function tenantWatcher(
   store: Store,
   urls: { api: string; slack: string },
   rates: { perTenant: number; global: number },
-): { watcher: Watcher; api: RunbookApi } {
-  const api = createRunbookApi({ baseUrl: urls.api, apiKey: API_KEY });
+): { watcher: Watcher; close: () => Promise<void> } {
   const scope = new AsyncLocalStorage<string>();
+  const apis = new Map<string, RunbookApi>();
+  const api = routedRunbookApi(async () => {
+    const team = scope.getStore();
+    if (!team) throw new NoApiInScopeError();
+    let client = apis.get(team);
+    if (!client) {
+      client = createRunbookApi({ baseUrl: urls.api, apiKey: tenantKey(team) });
+      apis.set(team, client);
+    }
+    return client;
+  });
   const watcher = new Watcher({
     store,
     api,
@@ -37,5 +51,10 @@ export function tenantWatcher(
       slackPostIntervalMs: 0,
     },
   });
-  return { watcher, api };
+  return {
+    watcher,
+    close: async () => {
+      await Promise.all([...apis.values()].map((client) => client.close()));
+    },
+  };
 }

@@ -83,6 +83,12 @@ describe('many workspaces over Socket Mode', () => {
     // A replayed redirect (the state was taken once) is refused, over this port too.
     const replay = await fetch(`${h.origin}/slack/oauth_redirect?code=x&state=not-a-state`);
     expect(replay.status).toBe(400);
+    // Cancel on Slack's consent screen is a person's choice: 200 with a link to try again, here too.
+    const cancelled = await h.install('T0OTHER', { deny: true });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.html).toContain('The install was cancelled in Slack.');
+    expect(cancelled.html).toContain('href="/slack/install"');
+    expect(await h.runtime.store.installations.get('T0OTHER')).toBeNull();
   });
 
   it('answers "not connected yet" until an admin connects the workspace in App Home, over the socket', async () => {
@@ -126,13 +132,17 @@ describe('many workspaces over Socket Mode', () => {
     expect((await resultCardOf(h, second.id)).installation).toBe('T0SECOND');
   });
 
-  it('runs nothing for a workspace that is not installed', async () => {
+  it('runs nothing for a workspace that is not installed, and tells the person in the ack', async () => {
     const since = h.fake.state.calls.length;
     const executions = h.emulator.state.executions.byId.size;
     const eva = h.user('U21EVA', 'T0GRIDA');
-    // Slack still gets its ack (so it stops retrying); no listener runs, no token is looked for elsewhere.
+    // The envelope is acked (Slack stops retrying) with the one sentence; no listener runs, no token is used.
     const answer = await eva.command('run "Scale Kubernetes Deployment" deployment=x --now', 'C01OPS');
     expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ response_type: 'ephemeral' });
+    expect((answer.json as { text: string }).text).toMatch(
+      /^runbook-bot is not installed in this workspace — ask an admin to add it/,
+    );
     await eva.openHome();
     await new Promise((r) => setTimeout(r, 300));
     expect(h.fake.state.calls.slice(since).filter((c) => c.method !== 'apps.connections.open')).toEqual([]);
@@ -150,7 +160,8 @@ describe('many workspaces over Socket Mode', () => {
     await h.socket!.send('events_api', events.tokensRevoked);
 
     const since = h.fake.state.calls.length;
-    await h.user('U11SAM', 'T0SECOND').command('run', 'C01OPS');
+    const after = await h.user('U11SAM', 'T0SECOND').command('run', 'C01OPS');
+    expect(JSON.stringify(after.json)).toContain('runbook-bot is not installed in this workspace');
     await new Promise((r) => setTimeout(r, 300));
     expect(callsSince(since, 'views.open')).toEqual([]);
     expect(await pickerOpenedBy(h.user('U01ALICE', 'T0SANDBOX'))).toBe('T0SANDBOX');

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/store.ts';
 import { TenantBudgets } from '../../../src/watch/tenant-budgets.ts';
 
-function setup(rate: number, globalRate: number) {
+function setup(rate: number, globalRate: number, slots = 100, weightOf?: (tenant: string) => number) {
   let t = 0;
   const timers: Array<{ at: number; resolve: () => void }> = [];
   const scope = new AsyncLocalStorage<string>();
@@ -15,7 +15,8 @@ function setup(rate: number, globalRate: number) {
     ratePerSecond: rate,
     concurrency: 100,
     globalRatePerSecond: globalRate,
-    globalConcurrency: 100,
+    globalConcurrency: slots,
+    ...(weightOf ? { weightOf } : {}),
     currentTenant: () => scope.getStore(),
     now: () => t,
     sleep: (ms) => new Promise<void>((resolve) => timers.push({ at: t + ms, resolve })),
@@ -74,5 +75,23 @@ describe('TenantBudgets', () => {
     await settle(Array.from({ length: 5 }, () => budgets.run(async () => ran++)));
     expect(ran).toBe(5);
     expect(budgets.global.spent).toBe(5);
+  });
+
+  it('when the ceiling’s slots are all taken, waiting tenants get in by weight, not by arrival', async () => {
+    // One slot. Ten small tenants queue 5 calls each, then BIG (weight 10, as its plan wants 10× the
+    // rate) queues 5: in arrival order BIG would go last; by weight its 5 go within the first rounds.
+    const { calls, call, settle } = setup(1_000, 1_000_000, 1, (tenant) => (tenant === 'BIG' ? 10 : 1));
+    const small = Array.from({ length: 10 }, (_, i) => `S${i}`);
+    const work = [...small.flatMap((tenant) => Array.from({ length: 5 }, () => call(tenant)))];
+    work.push(...Array.from({ length: 5 }, () => call('BIG')));
+    await settle(work);
+    const order = calls.map((c) => c.tenant);
+    expect(order).toHaveLength(55);
+    const lastBig = order.lastIndexOf('BIG');
+    expect(lastBig).toBeLessThan(20);
+    // Equal weights among the small ones: each of them is served once before any is served a third time.
+    const firstThird = order.findIndex((t, i) => t !== 'BIG' && order.slice(0, i).filter((u) => u === t).length === 2);
+    for (const tenant of small)
+      expect(order.slice(0, firstThird).filter((t) => t === tenant).length).toBeGreaterThanOrEqual(1);
   });
 });
