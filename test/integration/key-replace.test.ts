@@ -128,11 +128,28 @@ it('a key of another account ends what was open: the card says so once, the requ
   );
   // The subscription ended, and its channel was told.
   expect(await h.runtime.store.subscriptions.listAll(WS)).toEqual([]);
-  expect(JSON.stringify(h.fake.state.calls.slice(sinceDm))).toContain('no longer gets notices');
+  await until(
+    async () =>
+      h.fake.state.calls
+        .slice(sinceDm)
+        .find(
+          (c) =>
+            c.method === 'chat.postMessage' &&
+            c.args.channel === 'C01OPS' &&
+            textOf(c.args).includes('no longer gets notices'),
+        ),
+    'the channel told',
+  );
 
   // An Approve clicked on the old request afterwards runs nothing, on either account.
   const drainsBefore = [...h.emulator.state.executions.byId.values()].length;
+  const sinceClick = h.fake.state.ephemerals.length;
   await bob.act({ kind: 'message', message }, ACTIONS.approvalApprove);
+  const said = await until(
+    async () => h.fake.state.ephemerals.slice(sinceClick).find((e) => e.user === 'U02BOB'),
+    'the answer to the stale click',
+  );
+  expect(textOf(said)).toContain('already expired');
   await h.runtime.watcher!.idle();
   expect([...tenantB.executions.byId.values()]).toEqual([]);
   expect([...h.emulator.state.executions.byId.values()]).toHaveLength(drainsBefore);
