@@ -184,6 +184,11 @@ function connectTenants(config: Config, base: SlackDeps, store: Store, apiUrl: s
       new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) }),
     newPlaces: () => new Places({ logger: logger.child({ component: 'places' }) }),
     installerOf: async (id) => (await installations.load(id))?.installation.user?.id ?? null,
+    // Its address was removed by the operator: its followed runs stop (their checks would go nowhere).
+    onWithdrawn: async (id) => {
+      const stopped = await store.watches.stopInstallation(id, Date.now());
+      if (stopped > 0) logger.info({ installation: id, stopped }, "a withdrawn connection's watches stopped");
+    },
   });
 }
 
@@ -314,8 +319,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         ? new RoutedWebClient(
             (id) => tenantClients.tokenFor(id),
             options,
-            // Revoked (uninstalled at another replica): the next call reads the store, not the kept token.
-            (id) => tenantClients.forget(id),
+            // Revoked (uninstalled at another replica): that token is never sent again from this replica
+            // (its queued work is dropped by the pacer that saw the answer); the next call reads the store.
+            (id, token) => tenantClients.markDead(id, token),
             (id) => tenantClients.botFor(id),
           )
         : new WebClient(botToken, options);
@@ -562,6 +568,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // Uninstalled: that installation's watches end at once (no more checks or posts); others' are untouched.
     const revokedListeners: Array<(installationId: string) => void | Promise<void>> = [
       async (id) => {
+        // Its Slack calls still queued here go nowhere: dropped before the store is even written.
+        watcher?.dropSlackWork(id);
         const stopped = await store.watches.stopInstallation(id, now());
         if (stopped > 0) logger.info({ installation: id, stopped }, "an uninstalled installation's watches stopped");
       },

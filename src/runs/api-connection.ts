@@ -47,7 +47,7 @@ export async function connectRunbookApi(
   facts: ConnectFacts,
   input: ConnectInput,
 ): Promise<
-  | { kind: 'connected'; status: ConnectionStatus; ended: AccountWork | null }
+  | { kind: 'connected'; status: ConnectionStatus; previous: ConnectionStatus | null; ended: AccountWork | null }
   | { kind: 'invalid'; field: 'apiKey' | 'baseUrl'; sentence: string }
   | Refusal
 > {
@@ -69,7 +69,7 @@ export async function connectRunbookApi(
     tid: null,
   });
   return outcome.ok
-    ? { kind: 'connected', status: outcome.status, ended }
+    ? { kind: 'connected', status: outcome.status, previous: outcome.previous, ended }
     : { kind: 'invalid', field: outcome.field, sentence: outcome.sentence };
 }
 

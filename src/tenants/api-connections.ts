@@ -70,6 +70,14 @@ export class ApiConnections {
     return this.baseUrls.length > 1;
   }
 
+  /**
+   * Whether the operator still allows this address. A connection saved to an address since removed from
+   * RUNBOOK_API_URLS is not used (tenant-deps.ts): nothing is sent there until an admin connects again.
+   */
+  allows(baseUrl: string): boolean {
+    return this.baseUrls.includes(normalizeBaseUrl(baseUrl));
+  }
+
   async status(installationId: string): Promise<ConnectionStatus | null> {
     const record = await this.#records.get(installationId);
     return record ? statusOf(record) : null;

@@ -3,11 +3,13 @@
 // as a request — Bolt's installer reads the installation store and refreshes a rotated token that is
 // about to expire, saving the new one — so background work never holds a stale token. The answer is kept
 // for a short while (never past the token's own expiry window) and dropped when the installation is
-// saved again or uninstalled.
+// saved again or uninstalled. A token Slack answered as dead is remembered (`markDead`): it is never handed
+// out again (DeadTokenError), though the store may still hold it until the uninstall event lands.
 import type { InstallationQuery } from '@slack/oauth';
 import type { WebClient } from '@slack/web-api';
 import type { InstallationRecordStore } from '../store/installations.ts';
 import { InstallationNotFoundError } from './installation-store.ts';
+import { DeadTokenError } from './tenant-scope.ts';
 
 interface Authorized {
   botToken?: string;
@@ -36,12 +38,15 @@ export interface TenantClientsOptions {
 
 /** Bolt refreshes a rotated token within 2 hours of its expiry; reuse an answer only outside that window. */
 const REFRESH_WINDOW_MS = 2 * 60 * 60_000;
+/** Dead tokens remembered (the oldest forgotten first; a forgotten one costs one refused call). */
+const MAX_DEAD_TOKENS = 10_000;
 
 export class TenantClients {
   readonly #o: TenantClientsOptions;
   readonly #cache = new Map<string, { token: string; client: WebClient; bot: OwnBot; until: number }>();
   readonly #teams = new Map<string, { installationId: string | null; until: number }>();
   readonly #seen = new Set<string>();
+  readonly #dead = new Set<string>();
   readonly #now: () => number;
 
   constructor(options: TenantClientsOptions) {
@@ -49,9 +54,25 @@ export class TenantClients {
     this.#now = options.now ?? Date.now;
   }
 
-  /** The bot token of an installation, fresh (refreshed first when rotation says so). */
+  /**
+   * The bot token of an installation, fresh (refreshed first when rotation says so). Throws
+   * DeadTokenError for a token Slack already answered as dead (markDead).
+   */
   async tokenFor(installationId: string): Promise<string> {
-    return (await this.#entry(installationId)).token;
+    const { token } = await this.#entry(installationId);
+    if (this.#dead.has(token)) {
+      // Not kept: the next call reads the store again, so a reinstall's new token is used at once.
+      this.#cache.delete(installationId);
+      throw new DeadTokenError(installationId);
+    }
+    return token;
+  }
+
+  /** Slack answered this token as dead (revoked, uninstalled): never send it again. */
+  markDead(installationId: string, token: string): void {
+    this.#dead.add(token);
+    if (this.#dead.size > MAX_DEAD_TOKENS) this.#dead.delete(this.#dead.values().next().value!);
+    this.forget(installationId);
   }
 
   /** The installation's bot (from the stored installation, as authorize gives it). */

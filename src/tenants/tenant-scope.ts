@@ -4,9 +4,10 @@
 // on every call and sends the installation's current token (clientFor's, refreshed when rotated), so code
 // that holds one long-lived client — the watcher, the scanner — posts into the right workspace. A token
 // Slack answers as dead (uninstalled at another replica, say) is reported, so the token kept for the
-// installation is dropped and the next call reads the store again instead of reusing it.
+// installation is dropped and the next call reads the store again instead of reusing it; a token already
+// answered as dead is never sent again (`DeadTokenError`, no call), while a reinstall's new token is.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type WebAPICallResult, WebClient, type WebClientOptions } from '@slack/web-api';
+import { ErrorCode, type WebAPICallResult, WebClient, type WebClientOptions } from '@slack/web-api';
 import { tokenStateOf } from './revocation.ts';
 import type { OwnBot } from './tenant-clients.ts';
 
@@ -34,24 +35,38 @@ export class NoInstallationInScopeError extends Error {
   }
 }
 
+/**
+ * A call not made: Slack already answered this installation's token as dead. Shaped as Slack's own
+ * refusal (`token_revoked`), so callers treat it as one; nothing was sent.
+ */
+export class DeadTokenError extends Error {
+  readonly code = ErrorCode.PlatformError;
+  readonly data = { ok: false as const, error: 'token_revoked' };
+  constructor(installationId: string) {
+    super(`Slack already answered installation ${installationId}'s token as revoked; the call was not made.`);
+    this.name = 'DeadTokenError';
+  }
+}
+
 /** A Web API client without a token of its own: each call carries the token of the installation in scope. */
 export class RoutedWebClient extends WebClient {
   readonly #tokenFor: (installationId: string) => Promise<string>;
 
   readonly #options: WebClientOptions;
 
-  readonly #onDeadToken: ((installationId: string) => void) | undefined;
+  readonly #onDeadToken: ((installationId: string, token: string) => void) | undefined;
 
   readonly #botFor: ((installationId: string) => Promise<OwnBot>) | undefined;
 
   /**
-   * `onDeadToken`: Slack answered an installation's token as revoked (drop what is kept for it).
+   * `tokenFor` throws DeadTokenError for a token already answered as dead. `onDeadToken`: Slack answered
+   * an installation's token as revoked (remember it, drop what is kept and queued for it).
    * `botFor`: who the installation's bot posts as (reading Slack back matches only its own messages).
    */
   constructor(
     tokenFor: (installationId: string) => Promise<string>,
     options: WebClientOptions,
-    onDeadToken?: (installationId: string) => void,
+    onDeadToken?: (installationId: string, token: string) => void,
     botFor?: (installationId: string) => Promise<OwnBot>,
   ) {
     super(undefined, options);
@@ -77,10 +92,11 @@ export class RoutedWebClient extends WebClient {
     if (options.token) return super.apiCall(method, options);
     const installationId = currentInstallation();
     if (!installationId) throw new NoInstallationInScopeError(method);
+    const token = await this.#tokenFor(installationId);
     try {
-      return await super.apiCall(method, { ...options, token: await this.#tokenFor(installationId) });
+      return await super.apiCall(method, { ...options, token });
     } catch (error) {
-      if (tokenStateOf({ error }) === 'revoked') this.#onDeadToken?.(installationId);
+      if (tokenStateOf({ error }) === 'revoked') this.#onDeadToken?.(installationId, token);
       throw error;
     }
   }

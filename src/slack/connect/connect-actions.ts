@@ -78,9 +78,8 @@ export async function connectSubmitted({ ack, view, client }: ViewArgs, ctx: Han
       sameAccount,
     });
     if (result.kind === 'connected') {
-      const { ended, status } = result;
+      const { ended, status, previous: before } = result;
       next = connectedModal(status, ended ? countsOf(ended) : null);
-      const before = tenancy.status;
       if (ended && before) {
         told = () =>
           tellAccountEnded(ctx.deps, client, ended, {

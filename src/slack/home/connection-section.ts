@@ -1,5 +1,5 @@
 // Many-workspace mode: the top of App Home says which Runbook API this workspace uses (never the key),
-// or that it is not connected yet and who can connect it; those who may manage it get Connect, or
+// or that it is not connected yet (or its address is no longer allowed by the operator) and who can connect it; those who may manage it get Connect, or
 // Replace key and Disconnect; once connected, where this workspace's approval requests go and who approves
 // (Approval settings for the same people).
 import type { KnownBlock } from '@slack/types';
@@ -16,6 +16,8 @@ export interface ConnectionSectionInput {
   canManage: boolean;
   /** What is open under the connection (said by Disconnect's confirmation); null: unknown. */
   open?: OpenWorkCounts | null;
+  /** A saved connection to an address the operator no longer allows (with `status` null). */
+  withdrawn?: ConnectionStatus | null;
   /** The approval settings' line (settings-modal.ts's summary); absent: not shown. */
   approvalLine?: string;
 }
@@ -32,9 +34,16 @@ export function connectionSection(input: ConnectionSectionInput): KnownBlock[] {
   const blocks: KnownBlock[] = [{ type: 'header', text: plainText('Runbook API', 150) }];
   if (!input.status) {
     // Said here, in Home: those who may connect are pointed at the button below, not sent to "the Home tab".
-    const sentence = input.canManage
-      ? 'This workspace is not connected to a Runbook API yet: press *Connect* below and paste its API key. Until then nobody here can run, schedule or see runbooks.'
-      : `This workspace is not connected to a Runbook API yet: ${whoMayConnect(input.installerId)} can connect it here.`;
+    const removed = input.withdrawn
+      ? `This workspace's Runbook API address \`${escapeMrkdwn(input.withdrawn.baseUrl)}\` is no longer allowed by the operator, so nothing here can run, schedule or see runbooks. `
+      : null;
+    const sentence = removed
+      ? input.canManage
+        ? `${removed}Press *Connect* below to reconnect it to an address that is allowed.`
+        : `${removed}Ask ${whoMayConnect(input.installerId)} to reconnect it here.`
+      : input.canManage
+        ? 'This workspace is not connected to a Runbook API yet: press *Connect* below and paste its API key. Until then nobody here can run, schedule or see runbooks.'
+        : `This workspace is not connected to a Runbook API yet: ${whoMayConnect(input.installerId)} can connect it here.`;
     blocks.push({ type: 'section', text: mrkdwnText(`:electric_plug: ${sentence}`) });
     if (input.canManage) {
       blocks.push({

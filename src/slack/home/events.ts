@@ -33,6 +33,7 @@ async function connectionBlocks(deps: SlackDeps, client: WebClient, userId: stri
     canManage && tenancy.status ? await countAccountWork(deps, tenancy.installationId).catch(() => null) : null;
   return connectionSection({
     status: tenancy.status,
+    withdrawn: tenancy.withdrawn ?? null,
     installerId: tenancy.installerId,
     canManage,
     open,

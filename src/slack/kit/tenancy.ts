@@ -14,6 +14,11 @@ export interface TenancyDeps {
   connections: ApiConnections;
   /** The connection when this request's deps were resolved; null: not connected yet. */
   status: ConnectionStatus | null;
+  /**
+   * A saved connection to an address the operator no longer allows (then `status` is null): not used,
+   * and every surface says so instead of "not connected yet". Null otherwise.
+   */
+  withdrawn?: ConnectionStatus | null;
   /** Who installed the app (null when unknown). */
   installerId: string | null;
   /** The workspace's own approvals channel and approver group, as read for this request (null: none). */
@@ -35,6 +40,16 @@ export function whoMayConnect(installerId: string | null): string {
 /** What every command and action answers until the workspace is connected. */
 export function notConnectedSentence(installerId: string | null): string {
   return `This workspace is not connected to a Runbook API yet: ${whoMayConnect(installerId)} can connect it with Connect in the app's Home tab.`;
+}
+
+/** What every command and action answers when the workspace's saved address was removed by the operator. */
+export function withdrawnSentence(installerId: string | null): string {
+  return `This workspace's Runbook API address is no longer allowed by the operator: ${whoMayConnect(installerId)} can reconnect it with Connect in the app's Home tab.`;
+}
+
+/** The sentence a request of an installation that cannot reach its Runbook API answers. */
+export function unconnectedSentence(tenancy: Pick<TenancyDeps, 'installerId' | 'withdrawn'>): string {
+  return tenancy.withdrawn ? withdrawnSentence(tenancy.installerId) : notConnectedSentence(tenancy.installerId);
 }
 
 /**
