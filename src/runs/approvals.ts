@@ -85,6 +85,18 @@ function auditDecision(
 
 type Loaded = { done: DecisionResult } | { approval: Approval; runbook: Workflow };
 
+/** The reason kept on a request closed because the workspace's Runbook API account changed. */
+export const ACCOUNT_CHANGED = 'the workspace’s Runbook API connection changed';
+
+/**
+ * Many workspaces: a request asked under another Runbook API account than the one connected now (a key of
+ * another account, or none). Requests from before accounts were kept, and one workspace, are not judged.
+ */
+export function madeUnderAnotherAccount(deps: Pick<RunsDeps, 'access'>, approval: Approval): boolean {
+  const now = deps.access.apiAccount;
+  return now !== undefined && approval.apiAccount !== undefined && approval.apiAccount !== now;
+}
+
 function expiredRefusal(): Refusal {
   return refused(
     'expired',
@@ -203,6 +215,16 @@ async function load(deps: RunsDeps, actor: Actor, approvalId: string, auditActio
   if (approval.state !== 'pending') return { done: { kind: 'already', approval } };
   // Past its expiry the request is over even before the sweeper marks it: nothing is recorded.
   if (approval.expiresAt <= deps.now()) return { done: expiredRefusal() };
+  if (madeUnderAnotherAccount(deps, approval)) {
+    // The workspace's Runbook API changed since it was asked: it is closed, never run on the new account.
+    await deps.access.store.approvals.decide(approval.id, 'expired', null, ACCOUNT_CHANGED, deps.now());
+    return {
+      done: refused(
+        'expired',
+        'This request was made under the workspace’s previous Runbook API connection, which has since been replaced or removed, so it is closed and nothing was run; ask the requester to submit it again.',
+      ),
+    };
+  }
   const runbook = (await deps.catalog.get(approval.runbookId)) ?? (await loadRunbook(deps, approval.runbookId));
   const verdict = await gate(deps, actor, {
     intent: 'approve',

@@ -197,6 +197,7 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
         policy,
         identity: options.newIdentity(policy),
         places: options.newPlaces(),
+        apiAccount: opened?.status.account ?? null,
       },
       tenancy: {
         installationId,

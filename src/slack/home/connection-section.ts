@@ -7,17 +7,27 @@ import type { ConnectionStatus } from '../../tenants/api-connections.ts';
 import { button, confirmDialog, when } from '../kit/common.ts';
 import { ACTIONS } from '../kit/ids.ts';
 import { escapeMrkdwn, mrkdwnText, plainText, userMention } from '../kit/mrkdwn.ts';
-import { whoMayConnect } from '../kit/tenancy.ts';
+import { type OpenWorkCounts, openWorkSentence, whoMayConnect } from '../kit/tenancy.ts';
 
 export interface ConnectionSectionInput {
   status: ConnectionStatus | null;
   installerId: string | null;
   /** Whether this person may connect, replace or remove it (and change the approval settings). */
   canManage: boolean;
+  /** What is open under the connection (said by Disconnect's confirmation); null: unknown. */
+  open?: OpenWorkCounts | null;
   /** A saved connection to an address the operator no longer allows (with `status` null). */
   withdrawn?: ConnectionStatus | null;
   /** The approval settings' line (settings-modal.ts's summary); absent: not shown. */
   approvalLine?: string;
+}
+
+/** Disconnect's confirmation (plain text, at most 300 characters): what stops, what is open and ends. */
+function disconnectWarning(open: OpenWorkCounts | null): string {
+  const stops = 'Nobody here can run, schedule or see runbooks until a key is connected again.';
+  const listed = open ? openWorkSentence(open) : null;
+  if (!listed) return stops;
+  return `${stops} Open now: ${listed}. All of it ends, and whoever it concerns is told; nothing is carried onto a later key.`;
 }
 
 export function connectionSection(input: ConnectionSectionInput): KnownBlock[] {
@@ -58,11 +68,7 @@ export function connectionSection(input: ConnectionSectionInput): KnownBlock[] {
           button('Replace key', ACTIONS.connectOpen, 'replace'),
           button('Disconnect', ACTIONS.connectRemove, 'remove', {
             style: 'danger',
-            confirm: confirmDialog(
-              'Disconnect the Runbook API?',
-              'Nobody in this workspace can run, schedule or see runbooks until someone connects a key again.',
-              'Disconnect',
-            ),
+            confirm: confirmDialog('Disconnect the Runbook API?', disconnectWarning(input.open ?? null), 'Disconnect'),
           }),
         ],
       });
