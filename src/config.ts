@@ -162,13 +162,21 @@ export interface Config {
     tracing: { endpoint: string; serviceName: string } | null;
   };
   api: {
-    /** null → start the built-in emulator in-process. */
+    /**
+     * null → start the built-in emulator in-process. Many workspaces: RUNBOOK_API_URL, else the first of
+     * RUNBOOK_API_URLS (the emulator starts only when the operator gave no address at all).
+     */
     url: string | null;
     /**
      * Many workspaces: the addresses a workspace may connect its API key to (RUNBOOK_API_URLS); empty →
      * only `url` (or the built-in emulator). With more than one, the Connect form asks which.
      */
     allowedUrls: string[];
+    /**
+     * Many workspaces: the deployment holds no key of its own (each installation brings one), so
+     * RUNBOOK_API_KEY is not required and /readyz checks the addresses without a key.
+     */
+    keyless: boolean;
     apiKey: string;
     timeoutMs: number;
     maxRetries: number;
@@ -178,7 +186,7 @@ export interface Config {
     /** Most bytes of one response kept in memory; a longer output keeps its tail. */
     maxBodyBytes: number;
   };
-  /** Settings of the embedded emulator (`filterMode`: what its lists do with `filter`); null when RUNBOOK_API_URL points at a real service. */
+  /** Settings of the embedded emulator (`filterMode`: what its lists do with `filter`); null when an API address is configured. */
   emulator: { port: number; filterMode: 'apply' | 'ignore' | 'plain-terms' | 'reject' } | null;
   proxies: { list: RunbookProxy[]; defaultId: string | null };
   slack: {
@@ -298,11 +306,12 @@ export function loadConfig(rawEnv: Env): Config {
   const watch = parse(WatchModel);
   const access = parse(AccessModel);
 
-  if (api?.RUNBOOK_API_URL && !api.RUNBOOK_API_KEY) {
-    problems.push('RUNBOOK_API_KEY: required when RUNBOOK_API_URL is set');
-  }
   let mode: Config['slack']['mode'] = 'sandbox';
   const manyWorkspaces = Boolean(oauth?.SLACK_CLIENT_ID);
+  // Many workspaces: each workspace brings its own key (App Home's Connect); the deployment has none.
+  if (api?.RUNBOOK_API_URL && !api.RUNBOOK_API_KEY && !manyWorkspaces) {
+    problems.push('RUNBOOK_API_KEY: required when RUNBOOK_API_URL is set');
+  }
   if (slack && oauth && manyWorkspaces) {
     // Many workspaces: each installation's token comes from the store. Requests over Socket Mode when
     // SLACK_APP_TOKEN is set (one app-level token serves every installation), else over HTTP.
@@ -378,6 +387,8 @@ export function loadConfig(rawEnv: Env): Config {
   if (defaultId && !proxies.some((p) => p.id === defaultId)) proxies.unshift({ id: defaultId, name: defaultId });
 
   const apiUrl = slack.SLACK_API_URL ?? 'https://slack.com/api/';
+  // Many workspaces with API addresses from the operator: those, and no built-in emulator.
+  const runbookApiUrl = api.RUNBOOK_API_URL ?? (manyWorkspaces ? api.RUNBOOK_API_URLS[0] : undefined) ?? null;
   return {
     log: { level: log.LOG_LEVEL, format: log.LOG_FORMAT ?? null },
     observe: {
@@ -387,8 +398,9 @@ export function loadConfig(rawEnv: Env): Config {
         : null,
     },
     api: {
-      url: api.RUNBOOK_API_URL ?? null,
+      url: runbookApiUrl,
       allowedUrls: api.RUNBOOK_API_URLS,
+      keyless: manyWorkspaces,
       apiKey: api.RUNBOOK_API_KEY ?? EMULATOR_DEFAULT_API_KEY,
       timeoutMs: api.RUNBOOK_API_TIMEOUT_MS,
       maxRetries: api.RUNBOOK_API_MAX_RETRIES,
@@ -396,7 +408,7 @@ export function loadConfig(rawEnv: Env): Config {
       sendInputsField: api.RUNBOOK_SEND_INPUTS_FIELD,
       maxBodyBytes: api.RUNBOOK_API_MAX_BODY_BYTES,
     },
-    emulator: api.RUNBOOK_API_URL ? null : { port: api.EMULATOR_PORT, filterMode: api.EMULATOR_FILTER_MODE },
+    emulator: runbookApiUrl ? null : { port: api.EMULATOR_PORT, filterMode: api.EMULATOR_FILTER_MODE },
     proxies: { list: proxies, defaultId },
     slack: {
       mode,

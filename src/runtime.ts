@@ -14,6 +14,7 @@ import type { Logger } from './logger.ts';
 import { createInteractiveMetrics } from './ops/interactive-metrics.ts';
 import { type MetricsServer, opsRoutes, startMetricsServer } from './ops/ops-routes.ts';
 import {
+  apiAddressesCheck,
   createReadiness,
   type Readiness,
   type ReadinessCheck,
@@ -183,6 +184,11 @@ function connectTenants(config: Config, base: SlackDeps, store: Store, apiUrl: s
       new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) }),
     newPlaces: () => new Places({ logger: logger.child({ component: 'places' }) }),
     installerOf: async (id) => (await installations.load(id))?.installation.user?.id ?? null,
+    // Its address was removed by the operator: its followed runs stop (their checks would go nowhere).
+    onWithdrawn: async (id) => {
+      const stopped = await store.watches.stopInstallation(id, Date.now());
+      if (stopped > 0) logger.info({ installation: id, stopped }, "a withdrawn connection's watches stopped");
+    },
   });
 }
 
@@ -313,8 +319,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         ? new RoutedWebClient(
             (id) => tenantClients.tokenFor(id),
             options,
-            // Revoked (uninstalled at another replica): the next call reads the store, not the kept token.
-            (id) => tenantClients.forget(id),
+            // Revoked (uninstalled at another replica): that token is never sent again from this replica
+            // (its queued work is dropped by the pacer that saw the answer); the next call reads the store.
+            (id, token) => tenantClients.markDead(id, token),
+            (id) => tenantClients.botFor(id),
           )
         : new WebClient(botToken, options);
     /** A client for a pacer (the watcher's, the scanner's): rate-limited answers come back as errors, no retries. */
@@ -378,11 +386,27 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const backgroundApi = oauth ? routedRunbookApi(async () => (await scopedDeps()).api) : api;
     // Many workspaces: the single workspace's open watches and run intents go to its installation before the
     // watcher starts, so none is handled under one key and finished under the other.
-    if (oauth && config.secrets) {
+    const assignOpenRecords = async () => {
       const moved = (await store.watches.assignInstallations()) + (await store.intents.assignInstallations());
       if (moved > 0)
         logger.info({ moved }, 'watches and run intents of the single workspace assigned to its installation');
-    }
+    };
+    // Entries a single-workspace run of the bot wrote belong to that workspace's installation.
+    const assignKeptRecords = async () => {
+      const adopted =
+        (await store.audit.assignInstallations()) +
+        (await store.approvals.assignInstallations()) +
+        (await store.aliases.assignInstallations()) +
+        (await store.channelDefaults.assignInstallations()) +
+        (await store.scheduleOwners.assignInstallations()) +
+        (await store.schedulePauses.assignInstallations()) +
+        (await store.subscriptions.assignInstallations()) +
+        (await store.outputUploads.assignInstallations()) +
+        (await store.workflowSteps.assignInstallations()) +
+        (await store.freezePasses.assignInstallations());
+      if (adopted > 0) logger.info({ adopted }, 'records of the single workspace assigned to its installation');
+    };
+    if (oauth && config.secrets) await assignOpenRecords();
     let watcher: Watcher | null = null;
     if (!options.runs) {
       const w = config.watch;
@@ -463,19 +487,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 
     // Many workspaces: each installation connects its own Runbook API (tenant-deps.ts).
     if (oauth && config.secrets) {
-      // Entries a single-workspace run of the bot wrote belong to that workspace's installation.
-      const adopted =
-        (await store.audit.assignInstallations()) +
-        (await store.approvals.assignInstallations()) +
-        (await store.aliases.assignInstallations()) +
-        (await store.channelDefaults.assignInstallations()) +
-        (await store.scheduleOwners.assignInstallations()) +
-        (await store.schedulePauses.assignInstallations()) +
-        (await store.subscriptions.assignInstallations()) +
-        (await store.outputUploads.assignInstallations()) +
-        (await store.workflowSteps.assignInstallations()) +
-        (await store.freezePasses.assignInstallations());
-      if (adopted > 0) logger.info({ adopted }, 'records of the single workspace assigned to its installation');
+      await assignKeptRecords();
       const built = connectTenants(config, deps, store, baseUrl, logger);
       tenantDeps = built;
       cleanups.push(() => built.close());
@@ -538,7 +550,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       const w = watcher;
       checks.push(watcherCheck(() => w.lastTickAt, Math.max(60_000, config.watch.tickMs * 20)));
     }
-    checks.push(runbookApiCheck(api));
+    // Many workspaces: no key of the deployment's own; the allowed addresses are checked without one.
+    checks.push(
+      config.api.keyless
+        ? apiAddressesCheck(config.api.allowedUrls.length ? config.api.allowedUrls : [baseUrl])
+        : runbookApiCheck(api),
+    );
     const readiness = createReadiness(checks);
     let metricsServer: MetricsServer | null = null;
     if (config.observe.metricsPort !== null) {
@@ -551,6 +568,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // Uninstalled: that installation's watches end at once (no more checks or posts); others' are untouched.
     const revokedListeners: Array<(installationId: string) => void | Promise<void>> = [
       async (id) => {
+        // Its Slack calls still queued here go nowhere: dropped before the store is even written.
+        watcher?.dropSlackWork(id);
         const stopped = await store.watches.stopInstallation(id, now());
         if (stopped > 0) logger.info({ installation: id, stopped }, "an uninstalled installation's watches stopped");
       },
@@ -561,7 +580,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       const sealed = createInstallationStore({
         records,
         box: createSecretBox(config.secrets!),
-        onSaved: (id) => tenantClients?.forget(id),
+        // The first start in many-workspace mode may find no installation yet: the single workspace's
+        // records are assigned when one is stored too (before the install is answered), so a `/runbook watch`
+        // of an open watch's run finds that watch instead of starting a second one. A failure is logged; the
+        // next start assigns them.
+        onSaved: async (id) => {
+          tenantClients?.forget(id);
+          await assignOpenRecords()
+            .then(assignKeptRecords)
+            .catch((err: unknown) =>
+              logger.warn({ err, installation: id }, 'could not assign the single workspace’s records'),
+            );
+        },
       });
       installations = sealed;
       const tenantLog = logger.child({ component: 'tenants' });

@@ -138,3 +138,53 @@ export function runbookApiCheck(
     },
   };
 }
+
+/**
+ * Many workspaces: the deployment holds no API key (each installation brings its own), so the Runbook
+ * API addresses the operator allows are checked for reachability only: a plain GET of each, without a
+ * key, where any HTTP answer (401 and 404 included) counts as reachable and only no answer (refused,
+ * timed out, DNS) degrades. Not critical, cached like runbookApiCheck; the detail names hosts only.
+ */
+export function apiAddressesCheck(
+  urls: readonly string[],
+  options: { cacheMs?: number; now?: () => number; fetch?: typeof fetch } = {},
+): ReadinessCheck {
+  const cacheMs = options.cacheMs ?? 15_000;
+  const now = options.now ?? Date.now;
+  const get = options.fetch ?? fetch;
+  let last: { at: number; unreachable: string[] } | null = null;
+  const host = (url: string) => {
+    try {
+      return new URL(url).host;
+    } catch {
+      return 'an address';
+    }
+  };
+  return {
+    name: 'runbookApi',
+    critical: false,
+    async run(signal) {
+      if (!last || now() - last.at >= cacheMs) {
+        const answers = await Promise.all(
+          urls.map(async (url) => {
+            try {
+              const res = await get(url, {
+                method: 'GET',
+                redirect: 'manual',
+                signal: AbortSignal.any([signal, AbortSignal.timeout(1_500)]),
+              });
+              await res.body?.cancel().catch(() => {});
+              return null;
+            } catch {
+              return host(url);
+            }
+          }),
+        );
+        last = { at: now(), unreachable: answers.filter((a): a is string => a !== null) };
+      }
+      if (last.unreachable.length > 0) {
+        throw new Error(`Runbook API address unreachable: ${last.unreachable.join(', ')}`);
+      }
+    },
+  };
+}

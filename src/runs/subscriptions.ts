@@ -227,7 +227,12 @@ export async function watchExecution(
   });
   if (!verdict.allowed) return refused(verdict.reason, verdict.sentence);
   // Kept per installation: an execution of another tenant's API with the same id is not this one.
-  const existing = await deps.access.store.watches.get(id, installationKey());
+  // A watch the single workspace left ('') for this workspace counts too, until it is assigned (an install,
+  // a start): it is the same run, not a second one to watch.
+  const key = installationKey();
+  const left = key ? await deps.access.store.watches.get(id, '') : null;
+  const existing =
+    (await deps.access.store.watches.get(id, key)) ?? (left?.teamId && left.teamId === actor.teamId ? left : null);
   if (existing)
     return { kind: 'already', executionId: id, channel: existing.channel, active: existing.state === 'active' };
   const inputs = maskExecutionInputs(parseExecutionInputs(execution.inputs), runbook);

@@ -385,7 +385,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       else if (method === 'users.lookupByEmail') body = foundBy(grant, METHODS[method]!(ctx, args));
       else {
         const handler = METHODS[method] ?? files[method];
-        body = handler ? handler(ctx, cappedHistory(method, args)) : fail('unknown_method', { req_method: method });
+        const bot = oauth.botOf(grant);
+        body = handler
+          ? handler(bot ? { ...ctx, bot } : ctx, cappedHistory(method, args))
+          : fail('unknown_method', { req_method: method });
         stampInstalledTeam(body, grant);
       }
     } else if (method === 'apps.connections.open') {

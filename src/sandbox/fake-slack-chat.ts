@@ -81,8 +81,8 @@ export function storeBotMessage(
     type: 'message',
     channel: channelId,
     ts: ctx.nextTs(),
-    user: state.botUserId,
-    bot_id: state.botId,
+    user: ctx.bot?.userId ?? state.botUserId,
+    bot_id: ctx.bot?.botId ?? state.botId,
     app_id: state.appId,
     team: state.teamId,
     text: content.text ?? '',
@@ -104,7 +104,10 @@ export function reviseMessage(ctx: MethodContext, message: FakeMessage, content:
   if (content.text !== undefined) message.text = content.text;
   if (content.blocks !== undefined) message.blocks = content.blocks;
   if (content.attachments !== undefined) message.attachments = content.attachments;
-  message.edited = { user: ctx.state.botUserId, ts: message.history[message.history.length - 1]!.replaced_at };
+  message.edited = {
+    user: ctx.bot?.userId ?? ctx.state.botUserId,
+    ts: message.history[message.history.length - 1]!.replaced_at,
+  };
   ctx.emit('message', { kind: 'updated', channel: message.channel, ts: message.ts, message });
 }
 
@@ -142,7 +145,7 @@ function findMessage(ctx: MethodContext, args: MethodArgs, tsKey: string): FakeM
 const update: MethodHandler = (ctx, args) => {
   const message = findMessage(ctx, args, 'ts');
   if ('ok' in message) return message;
-  if (message.bot_id !== ctx.state.botId) return fail('cant_update_message');
+  if (message.bot_id !== (ctx.bot?.botId ?? ctx.state.botId)) return fail('cant_update_message');
   const content = readMessageContent(ctx, args);
   if (isBody(content)) return content;
   if (!hasContent(content) && content.text === undefined) return fail('no_text');
@@ -174,7 +177,7 @@ const postEphemeral: MethodHandler = (ctx, args) => {
 const deleteMessage: MethodHandler = (ctx, args) => {
   const message = findMessage(ctx, args, 'ts');
   if ('ok' in message) return message;
-  if (message.bot_id !== ctx.state.botId) return fail('cant_delete_message');
+  if (message.bot_id !== (ctx.bot?.botId ?? ctx.state.botId)) return fail('cant_delete_message');
   removeMessage(ctx, message);
   return { ok: true, channel: message.channel, ts: message.ts };
 };

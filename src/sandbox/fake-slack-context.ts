@@ -19,6 +19,8 @@ export interface MethodContext {
   checkMessageBlocks: (blocks: unknown[]) => string[];
   /** Block Kit problems of a view; empty when fine. */
   checkViewBlocks: (view: Record<string, unknown>) => string[];
+  /** The bot the calling token posts as, when its installation has one of its own (else the state's). */
+  bot?: { userId: string; botId: string };
   /** Spend a trigger_id: returns the user it was minted for, or Slack's error name. */
   consumeTrigger: (triggerId: string) => TriggerGrant | { error: string };
 }

@@ -32,6 +32,12 @@ export interface FakeOAuthApp {
   expiresInSeconds?: number;
 }
 
+/** A bot user of one installation: its user id (U…) and bot id (B…). */
+export interface FakeBot {
+  userId: string;
+  botId: string;
+}
+
 /** A token the fake issued through OAuth. */
 export interface FakeGrant {
   token: string;
@@ -76,6 +82,13 @@ export interface FakeOAuth {
   grantOf(token: string): FakeGrant | undefined;
   /** auth.test for an OAuth token. */
   authTest(grant: FakeGrant): SlackBody;
+  /**
+   * Gives an installation a bot of its own, as Slack does for each workspace (its installs from then on are
+   * answered with it, and its tokens post as it). By default every installation posts as the fake's one bot.
+   */
+  setBot(installationId: string, bot: FakeBot): void;
+  /** The bot an installation's tokens post as, when it has one of its own. */
+  botOf(grant: FakeGrant): FakeBot | undefined;
   /**
    * The app is removed from a workspace or org: its tokens stop working at once. Returns the Events API
    * bodies Slack then sends (app_uninstalled, tokens_revoked), for the caller to deliver in any order.
@@ -126,6 +139,7 @@ export function createFakeOAuth(options: {
   const codes = new Map<string, PendingCode>();
   const grants = new Map<string, FakeGrant>();
   const byRefresh = new Map<string, FakeGrant>();
+  const bots = new Map<string, FakeBot>();
   let app: FakeOAuthApp | null = null;
   let signedIn: string | null = null;
   const secret = () => randomBytes(18).toString('base64url');
@@ -169,7 +183,7 @@ export function createFakeOAuth(options: {
       access_token: grant.token,
       token_type: 'bot',
       scope: grant.scopes.join(','),
-      bot_user_id: BOT_USER_ID,
+      bot_user_id: bots.get(grant.installationId)?.userId ?? BOT_USER_ID,
       app_id: APP_ID,
       team: workspace ? { id: workspace.id, name: workspace.name } : null,
       enterprise: org ? { id: org.id, name: org.name } : null,
@@ -290,11 +304,17 @@ export function createFakeOAuth(options: {
         team: workspace?.name ?? org?.name ?? '',
         user: 'runbook-bot',
         team_id: grant.teamId ?? grant.enterpriseId,
-        user_id: BOT_USER_ID,
-        bot_id: BOT_ID,
+        user_id: bots.get(grant.installationId)?.userId ?? BOT_USER_ID,
+        bot_id: bots.get(grant.installationId)?.botId ?? BOT_ID,
         ...(grant.enterpriseId ? { enterprise_id: grant.enterpriseId } : {}),
         is_enterprise_install: grant.isEnterpriseInstall,
       };
+    },
+    setBot(installationId, bot) {
+      bots.set(installationId, bot);
+    },
+    botOf(grant) {
+      return bots.get(grant.installationId);
     },
     uninstall(installationId) {
       const revoked: FakeGrant[] = [];

@@ -5,7 +5,7 @@
 // before any listener and before the request context (they carry no person and no token).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App, HTTPReceiverOptions } from '@slack/bolt';
-import type { CodedError, Installation, InstallationStore, StateStore } from '@slack/oauth';
+import { type CodedError, ErrorCode, type Installation, type InstallationStore, type StateStore } from '@slack/oauth';
 import { installationFromAuthorization, type TenantInstallation } from '../tenants/installation.ts';
 import type { RevocationEvent } from '../tenants/revocation.ts';
 
@@ -70,18 +70,42 @@ function installedPage(installation: Installation): string {
   );
 }
 
-/** The install did not finish: why, in one sentence, and what to do. Never the error's own text. */
-function failedPage(error: CodedError): string {
-  const cancelled = error.code === 'slack_oauth_authorization_error' || /cancelled/i.test(error.message);
-  const state = error.code === 'slack_oauth_invalid_state' || error.code === 'slack_oauth_missing_state';
-  const why = cancelled
-    ? 'The install was cancelled in Slack.'
-    : state
-      ? 'This install link expired, was already used, or was opened in another browser.'
-      : 'Slack did not complete the install.';
+/** Why an install did not finish, from the installer's error: a person's choice, a bad link, or ours. */
+export type InstallFailure = 'cancelled' | 'link' | 'slack' | 'ours';
+
+export function installFailureKind(error: CodedError): InstallFailure {
+  // Slack's redirect with error=access_denied (Cancel on the consent screen).
+  if (error.code === ErrorCode.AuthorizationError && /cancelled/i.test(error.message)) return 'cancelled';
+  if (
+    error.code === ErrorCode.InvalidStateError ||
+    error.code === ErrorCode.MissingStateError ||
+    error.code === ErrorCode.MissingCodeError
+  )
+    return 'link';
+  // oauth.v2.access refused the code (used twice, expired): Slack's answer about this link.
+  if ((error as { code?: string }).code === 'slack_webapi_platform_error') return 'slack';
+  return 'ours';
+}
+
+/**
+ * The HTTP status of the page: a cancel is a normal choice (200), a forged, expired or reused link a
+ * client error (400); only our own failures (the store down, Slack unreachable) answer 5xx.
+ */
+export function installFailureStatus(kind: InstallFailure): number {
+  return kind === 'cancelled' ? 200 : kind === 'ours' ? 500 : 400;
+}
+
+/** The install did not finish: why, in one sentence, and a link to try again. Never the error's own text. */
+function failedPage(error: CodedError, kind: InstallFailure): string {
+  const why =
+    kind === 'cancelled'
+      ? 'The install was cancelled in Slack.'
+      : kind === 'link'
+        ? 'This install link expired, was already used, or was opened in another browser.'
+        : 'Slack did not complete the install.';
   return page(
     'runbook-bot was not installed',
-    `<p>${escapeHtml(why)}</p><p><a href="${INSTALL_PATH}">Start again</a>${cancelled || state ? '' : ` (code ${escapeHtml(error.code ?? 'unknown')})`}.</p>`,
+    `<p>${escapeHtml(why)}</p><p><a href="${INSTALL_PATH}">Start again</a>${kind === 'ours' || kind === 'slack' ? ` (code ${escapeHtml(error.code ?? 'unknown')})` : ''}.</p>`,
   );
 }
 
@@ -126,7 +150,8 @@ export function installerReceiverOptions(
           sendPage(res, 200, installedPage(installation));
         },
         failure: (error: CodedError, _options: unknown, _req: IncomingMessage, res: ServerResponse) => {
-          sendPage(res, error.code === 'slack_oauth_invalid_state' ? 400 : 500, failedPage(error));
+          const kind = installFailureKind(error);
+          sendPage(res, installFailureStatus(kind), failedPage(error, kind));
         },
       },
     },

@@ -41,8 +41,11 @@ export function createInstallationStore(options: {
   records: InstallationRecordStore;
   box: SecretBox;
   now?: () => number;
-  /** Told after each save (install, reinstall, token refresh): caches of that installation are dropped. */
-  onSaved?: (id: string) => void;
+  /**
+   * Told after each save (install, reinstall, token refresh), and awaited: caches of that installation are
+   * dropped, and records the single workspace left are assigned before the install is answered.
+   */
+  onSaved?: (id: string) => void | Promise<void>;
 }): SealedInstallationStore {
   const now = options.now ?? Date.now;
   const load = async (id: string) => {
@@ -66,7 +69,7 @@ export function createInstallationStore(options: {
         },
         now(),
       );
-      options.onSaved?.(id);
+      await options.onSaved?.(id);
     },
     async fetchInstallation(query) {
       const id = idOfQuery(query);

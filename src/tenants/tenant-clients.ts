@@ -3,15 +3,26 @@
 // as a request — Bolt's installer reads the installation store and refreshes a rotated token that is
 // about to expire, saving the new one — so background work never holds a stale token. The answer is kept
 // for a short while (never past the token's own expiry window) and dropped when the installation is
-// saved again or uninstalled.
+// saved again or uninstalled. A token Slack answered as dead is remembered (`markDead`): it is never handed
+// out again (DeadTokenError), though the store may still hold it until the uninstall event lands.
 import type { InstallationQuery } from '@slack/oauth';
 import type { WebClient } from '@slack/web-api';
 import type { InstallationRecordStore } from '../store/installations.ts';
 import { InstallationNotFoundError } from './installation-store.ts';
+import { DeadTokenError } from './tenant-scope.ts';
 
 interface Authorized {
   botToken?: string;
   botTokenExpiresAt?: number;
+  /** The installation's own bot: its user id and bot id (what it posts as). */
+  botUserId?: string;
+  botId?: string;
+}
+
+/** Who an installation's bot posts as: messages with either id are its own. */
+export interface OwnBot {
+  userId: string | null;
+  botId: string | null;
 }
 
 export interface TenantClientsOptions {
@@ -27,12 +38,15 @@ export interface TenantClientsOptions {
 
 /** Bolt refreshes a rotated token within 2 hours of its expiry; reuse an answer only outside that window. */
 const REFRESH_WINDOW_MS = 2 * 60 * 60_000;
+/** Dead tokens remembered (the oldest forgotten first; a forgotten one costs one refused call). */
+const MAX_DEAD_TOKENS = 10_000;
 
 export class TenantClients {
   readonly #o: TenantClientsOptions;
-  readonly #cache = new Map<string, { token: string; client: WebClient; until: number }>();
+  readonly #cache = new Map<string, { token: string; client: WebClient; bot: OwnBot; until: number }>();
   readonly #teams = new Map<string, { installationId: string | null; until: number }>();
   readonly #seen = new Set<string>();
+  readonly #dead = new Set<string>();
   readonly #now: () => number;
 
   constructor(options: TenantClientsOptions) {
@@ -40,9 +54,30 @@ export class TenantClients {
     this.#now = options.now ?? Date.now;
   }
 
-  /** The bot token of an installation, fresh (refreshed first when rotation says so). */
+  /**
+   * The bot token of an installation, fresh (refreshed first when rotation says so). Throws
+   * DeadTokenError for a token Slack already answered as dead (markDead).
+   */
   async tokenFor(installationId: string): Promise<string> {
-    return (await this.#entry(installationId)).token;
+    const { token } = await this.#entry(installationId);
+    if (this.#dead.has(token)) {
+      // Not kept: the next call reads the store again, so a reinstall's new token is used at once.
+      this.#cache.delete(installationId);
+      throw new DeadTokenError(installationId);
+    }
+    return token;
+  }
+
+  /** Slack answered this token as dead (revoked, uninstalled): never send it again. */
+  markDead(installationId: string, token: string): void {
+    this.#dead.add(token);
+    if (this.#dead.size > MAX_DEAD_TOKENS) this.#dead.delete(this.#dead.values().next().value!);
+    this.forget(installationId);
+  }
+
+  /** The installation's bot (from the stored installation, as authorize gives it). */
+  async botFor(installationId: string): Promise<OwnBot> {
+    return (await this.#entry(installationId)).bot;
   }
 
   /** A client holding the installation's current bot token; throws InstallationNotFoundError when not installed. */
@@ -98,7 +133,8 @@ export class TenantClients {
     const expiresAt = authorized.botTokenExpiresAt ? authorized.botTokenExpiresAt * 1000 : Number.POSITIVE_INFINITY;
     const until = Math.min(now + (this.#o.cacheMs ?? 60_000), expiresAt - REFRESH_WINDOW_MS);
     const client = kept?.token === authorized.botToken ? kept.client : this.#o.makeClient(authorized.botToken);
-    const entry = { token: authorized.botToken, client, until };
+    const bot = { userId: authorized.botUserId ?? null, botId: authorized.botId ?? null };
+    const entry = { token: authorized.botToken, client, bot, until };
     this.#cache.set(installationId, entry);
     return entry;
   }

@@ -13,11 +13,16 @@
 //   (`recent`): before each new attempt the pacer asks Slack whether it arrived, and a message that
 //   did arrive is never sent twice. Without that check an unknown outcome is final (lost beats doubled);
 // - a claim that throws (the store is down) fails only that job ('claim_error'); the rest of a
-//   digest still goes out.
+//   digest still goes out;
+// - a failed post says whether it surely did not arrive (`notSent`: refused, rate-limited, or read
+//   back and absent) or may have (a claim on it must then be kept);
+// - a token Slack answers as dead (token_revoked, invalid_auth, account_inactive) ends that scope's
+//   queued work at once: every job of the installation not yet sent fails without a call (`drop`).
 // The clock and sleep are injected: unit tests run whole bursts in virtual time.
 
 import { AsyncResource } from 'node:async_hooks';
 import type { SeenMessage, SentCheck } from '../slack/kit/read-back.ts';
+import { tokenStateOf } from '../tenants/revocation.ts';
 
 export type { SeenMessage, SentCheck };
 
@@ -72,10 +77,17 @@ export interface ReplyRequest {
 
 /**
  * 'claim_error': the claim threw (store down); nothing was sent for this job, but the claim may have
- * committed, so the caller must not treat the notice as settled.
+ * committed, so the caller must not treat the notice as settled. 'dropped': never claimed nor sent
+ * (its installation's token was answered as dead, see `drop`); not settled either.
  */
-export type ReplyOutcome = 'sent' | 'skipped' | 'failed' | 'claim_error';
-export type SendOutcome<T> = { ok: true; value: T } | { ok: false; code: string | null; error: unknown };
+export type ReplyOutcome = 'sent' | 'skipped' | 'failed' | 'claim_error' | 'dropped';
+/**
+ * A failure's `notSent`: Slack surely has nothing of it (refused, rate-limited, or a post read back and
+ * absent), so sending it again later cannot double it. False: it may have arrived.
+ */
+export type SendOutcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; code: string | null; error: unknown; notSent: boolean };
 
 export interface SlackPacerOptions {
   transport: PacerTransport;
@@ -98,6 +110,8 @@ export interface SlackPacerOptions {
   laneScope?: () => string | null | undefined;
   /** Observes every failed Slack call (metrics, logs). */
   onError?: (method: string, code: string, error: unknown) => void;
+  /** Observes queued jobs dropped because their installation's token was answered as dead. */
+  onDropped?: (scope: string | null, jobs: number) => void;
 }
 
 /** Set on post and reply jobs once a send's outcome was unknown: check Slack before sending again. */
@@ -107,34 +121,41 @@ interface Unsure {
   unsure: boolean;
 }
 
-type Job =
-  | {
-      kind: 'update';
-      channel: string;
-      ts: string;
-      message: OutgoingMessage;
-      record: (() => Promise<void>) | null;
-      attempts: number;
-      done: (o: SendOutcome<void>) => void;
-    }
-  | ({
-      kind: 'post';
-      channel: string;
-      message: OutgoingMessage;
-      sentCheck: SentCheck | null;
-      attempts: number;
-      done: (o: SendOutcome<{ channel: string; ts: string }>) => void;
-    } & Unsure)
-  | ({
-      kind: 'reply';
-      request: ReplyRequest;
-      claimed: boolean;
-      claimedAt: number;
-      /** done() was called (skipped, claim error, found already sent). */
-      settled: boolean;
-      attempts: number;
-      done: (o: ReplyOutcome) => void;
-    } & Unsure);
+/** The lane scope a job was queued in (its installation), shared by every kind. */
+interface Scoped {
+  scope: string | null;
+}
+
+type Job = Scoped &
+  (
+    | {
+        kind: 'update';
+        channel: string;
+        ts: string;
+        message: OutgoingMessage;
+        record: (() => Promise<void>) | null;
+        attempts: number;
+        done: (o: SendOutcome<void>) => void;
+      }
+    | ({
+        kind: 'post';
+        channel: string;
+        message: OutgoingMessage;
+        sentCheck: SentCheck | null;
+        attempts: number;
+        done: (o: SendOutcome<{ channel: string; ts: string }>) => void;
+      } & Unsure)
+    | ({
+        kind: 'reply';
+        request: ReplyRequest;
+        claimed: boolean;
+        claimedAt: number;
+        /** done() was called (skipped, claim error, found already sent). */
+        settled: boolean;
+        attempts: number;
+        done: (o: ReplyOutcome) => void;
+      } & Unsure)
+  );
 
 type ReplyJob = Extract<Job, { kind: 'reply' }>;
 
@@ -192,6 +213,7 @@ export class SlackPacer {
   readonly #maxAttempts: number;
   readonly #claimedRetryWindowMs: number;
   readonly #onError: SlackPacerOptions['onError'];
+  readonly #onDropped: SlackPacerOptions['onDropped'];
   readonly #lanes = new Map<string, Lane>();
   /** Each job's async context, kept while the job lives (retries included). */
   readonly #contexts = new WeakMap<Job, AsyncResource>();
@@ -208,6 +230,7 @@ export class SlackPacer {
     this.#maxAttempts = options.maxAttempts ?? 5;
     this.#claimedRetryWindowMs = options.claimedRetryWindowMs ?? 60_000;
     this.#onError = options.onError;
+    this.#onDropped = options.onDropped;
   }
 
   /** Edits a message in place (idempotent on Slack's side). */
@@ -220,6 +243,7 @@ export class SlackPacer {
     return new Promise((done) =>
       this.#enqueue(UPDATES, {
         kind: 'update',
+        scope: null,
         channel,
         ts,
         message,
@@ -242,6 +266,7 @@ export class SlackPacer {
     return new Promise((done) =>
       this.#enqueue(channel, {
         kind: 'post',
+        scope: null,
         channel,
         message,
         sentCheck: options.sentCheck ?? null,
@@ -258,6 +283,7 @@ export class SlackPacer {
     return new Promise((resolve) => {
       const job: ReplyJob = {
         kind: 'reply',
+        scope: null,
         request,
         claimed: false,
         claimedAt: 0,
@@ -286,8 +312,29 @@ export class SlackPacer {
     while (this.#pumps.size > 0) await Promise.all([...this.#pumps]);
   }
 
+  /**
+   * Fails every queued job of a scope (an installation whose token is dead, or uninstalled) without
+   * sending it; a job already in flight finishes on its own. Returns how many were dropped.
+   */
+  drop(scope: string | null, error: unknown = new Error('the installation is gone')): number {
+    let dropped = 0;
+    for (const lane of this.#lanes.values()) {
+      const gone = lane.queue.filter((j) => j.scope === scope);
+      if (gone.length === 0) continue;
+      lane.queue = lane.queue.filter((j) => j.scope !== scope);
+      for (const job of gone) {
+        if (job.kind === 'reply' && !job.claimed) job.done('dropped');
+        // A post tried before with an unknown outcome may be there.
+        else this.#fail(job, error, !(job.kind !== 'update' && job.unsure));
+      }
+      dropped += gone.length;
+    }
+    return dropped;
+  }
+
   #enqueue(base: string, job: Job): void {
-    const scope = this.#laneScope?.();
+    const scope = this.#laneScope?.() ?? null;
+    job.scope = scope;
     const key = scope ? `${base}\u0001${scope}` : base;
     // The job is sent in the async context it was queued from (a workspace's scope in many-workspace
     // mode, a trace span), not the lane's: one lane (edits) serves every channel.
@@ -314,6 +361,8 @@ export class SlackPacer {
       while (lane.queue.length > 0) {
         const wait = lane.nextAt - this.#now();
         if (wait > 0) await this.#sleep(wait);
+        // Dropped while waiting (a dead token): nothing left to send.
+        if (lane.queue.length === 0) break;
         const batch = this.#takeBatch(key, lane);
         const interval = isUpdates(key) ? this.#updateIntervalMs : this.#postIntervalMs;
         lane.nextAt = this.#now() + interval;
@@ -386,6 +435,11 @@ export class SlackPacer {
       const unknown = readBack || isUnknownOutcome(cause);
       // Replies already settled while claiming (skipped, claim error, found) are out of it.
       live = live.filter((j) => j.kind !== 'reply' || (j.claimed && !j.settled));
+      if (tokenStateOf({ error: cause }) === 'revoked') {
+        // The installation's token is dead: nothing of it still queued may go out.
+        const dropped = this.drop(first.scope, cause);
+        if (dropped > 0) this.#onDropped?.(first.scope, dropped);
+      }
       if (unknown) for (const j of live) if (j.kind !== 'update' && j.firstSentAt !== null) j.unsure = true;
       const again = live.filter((j) => {
         if (++j.attempts >= this.#maxAttempts) return false;
@@ -395,7 +449,15 @@ export class SlackPacer {
         // An edit is idempotent; a post only when Slack can be asked first whether it arrived.
         return j.kind === 'update' || this.#canReadBack(j);
       });
-      for (const j of live) if (!again.includes(j)) this.#fail(j, cause);
+      for (const j of live) {
+        if (again.includes(j)) continue;
+        // A post given up after an unknown outcome: one last look tells not-sent from arrived.
+        if (unknown && j.kind === 'post' && j.firstSentAt !== null && this.#canReadBack(j)) {
+          const found = await this.#readBack(j.channel, null, null, j.firstSentAt, j.sentCheck).catch(() => undefined);
+          if (found) j.done({ ok: true, value: { channel: j.channel, ts: found } });
+          else this.#fail(j, cause, found === null);
+        } else this.#fail(j, cause, !unknown);
+      }
       if (again.length === 0) return null;
       const waitMs = limited ?? Math.min(30_000, 500 * 2 ** (again[0]!.attempts - 1));
       return { jobs: again, waitMs };
@@ -485,8 +547,9 @@ export class SlackPacer {
     for (const job of claimed) job.done('sent');
   }
 
-  #fail(job: Job, err: unknown): void {
+  /** `notSent`: this job surely did not arrive (see SendOutcome). */
+  #fail(job: Job, err: unknown, notSent: boolean): void {
     if (job.kind === 'reply') job.done(job.claimed ? 'failed' : 'skipped');
-    else job.done({ ok: false, code: slackCallCode(err), error: err });
+    else job.done({ ok: false, code: slackCallCode(err), error: err, notSent });
   }
 }

@@ -190,7 +190,7 @@ export interface ScanResult {
   failed: number;
 }
 
-type NoticeOutcome = 'sent' | 'skipped' | 'failed' | 'refused' | 'gone' | 'claim_error';
+type NoticeOutcome = 'sent' | 'skipped' | 'failed' | 'refused' | 'gone' | 'claim_error' | 'dropped';
 
 /** Slack answers after which posting to that channel will never work. */
 const GONE = new Set(['channel_not_found', 'is_archived', 'not_in_channel', 'account_inactive', 'team_not_found']);
@@ -280,6 +280,8 @@ export class SubscriptionScanner {
       sleep,
       postIntervalMs: this.settings.slackPostIntervalMs,
       digestThreshold: this.settings.digestThreshold,
+      // Many workspaces: lanes per installation, so a token answered as dead drops only its own notices.
+      ...(options.perWorkspace ? { laneScope: () => installationKey() || null } : {}),
       onError: (method, code) => this.#log.warn({ method, code }, 'Slack call failed'),
     });
   }
@@ -467,7 +469,8 @@ export class SubscriptionScanner {
               if (outcome === 'sent') result.sent++;
               else if (outcome === 'skipped') result.skipped++;
               else result.failed++;
-              if (outcome === 'refused' || outcome === 'claim_error') window.retryLater(execution);
+              if (outcome === 'refused' || outcome === 'claim_error' || outcome === 'dropped')
+                window.retryLater(execution);
               if (outcome === 'skipped' && !window.wasPending(execution.id)) window.retryLater(execution);
             },
           ),

@@ -29,7 +29,14 @@ import type { Logger } from '../logger.ts';
 import { cachedHealth } from '../runs/health.ts';
 import type { AdoptedRun, FinishHook, RunTracker, StartedRun } from '../runs/run-tracker.ts';
 import { buildResultCard, buildRunningCard, type RunContext, type RunningEta } from '../slack/kit/execution-card.ts';
-import { namesCard, namesFinished, namesResultCard, readBackMessages } from '../slack/kit/read-back.ts';
+import {
+  namesCard,
+  namesFinished,
+  namesResultCard,
+  ownBotOf,
+  postedBy,
+  readBackMessages,
+} from '../slack/kit/read-back.ts';
 import type { Store, Watch, WatchEta } from '../store/store.ts';
 import { installationKey } from '../tenants/tenant-scope.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
@@ -332,6 +339,11 @@ export class Watcher implements RunTracker {
         this.#metrics.slackError(method, code);
         this.#log.warn({ method, code }, 'Slack call failed');
       },
+      onDropped: (installation, jobs) =>
+        this.#log.warn(
+          { installation, jobs },
+          "Slack answered the installation's token as dead; its queued Slack work dropped",
+        ),
     });
   }
 
@@ -460,6 +472,14 @@ export class Watcher implements RunTracker {
 
   releaseMessage(executionId: string, installationId = installationKey()): Promise<void> {
     return this.#store.notifications.release(messageKey(executionId, installationId));
+  }
+
+  /**
+   * An installation is gone (uninstalled, its token revoked): its Slack work still queued here is
+   * dropped at once, unsent. Returns how many calls were dropped.
+   */
+  dropSlackWork(installationId: string): number {
+    return this.#pacer.drop(installationId);
   }
 
   async adopt(run: AdoptedRun): Promise<boolean> {
@@ -1182,6 +1202,7 @@ export class Watcher implements RunTracker {
     if (posted.ok && timing.late) this.#rememberLate(w);
     if (!posted.ok) {
       if (posted.code && GONE.has(posted.code)) return w;
+      await this.#releaseUnsent(w, posted.notSent);
       throw posted.error;
     }
     await this.#store.watches.setMessage(
@@ -1216,14 +1237,31 @@ export class Watcher implements RunTracker {
     return true;
   }
 
+  /**
+   * A card post of ours that surely did not arrive gives its claim back, so the next attempt (soon, by the
+   * watch's backoff) posts it instead of waiting out `messageTakeoverMs`. One that may have arrived keeps it.
+   */
+  async #releaseUnsent(w: Watch, notSent: boolean): Promise<void> {
+    if (!notSent) return;
+    await this.releaseMessage(w.executionId, w.installationId).catch((err: unknown) =>
+      this.#log.warn({ err, executionId: w.executionId }, 'could not give back a card claim'),
+    );
+  }
+
   /** Whether a reply or digest line naming this execution is in the thread or the channel since the claim. */
   async #replySeen(channel: string, ts: string | null, w: Watch): Promise<boolean> {
     const marker = `\`${w.executionId}\``;
-    const mentions = (messages: Array<{ text?: string }> | undefined) =>
-      (messages ?? []).some(
-        (m) => typeof m.text === 'string' && m.text.includes(marker) && !m.text.includes(' is running'),
-      );
     try {
+      // Many workspaces: only this installation's bot's (a shared channel shows the other's reply too).
+      const bot = await ownBotOf(this.#slack);
+      const mentions = (messages: Array<{ text?: string; user?: string; bot_id?: string }> | undefined) =>
+        (messages ?? []).some(
+          (m) =>
+            typeof m.text === 'string' &&
+            m.text.includes(marker) &&
+            !m.text.includes(' is running') &&
+            postedBy(bot, m),
+        );
       if (ts) {
         const thread = await this.#slack.conversations.replies({ channel, ts, limit: 200 });
         if (mentions((thread.messages ?? []).filter((m) => m.ts !== ts))) return true;
@@ -1255,6 +1293,8 @@ export class Watcher implements RunTracker {
    * sends it only if it is not there. After MAX_REPLY_ATTEMPTS checks it is logged and let go.
    */
   #replyFailed(w: Watch, outcome: string): void {
+    // Never sent (the installation's token was answered as dead): the watch stays until it is gone.
+    if (outcome === 'dropped') throw new Error("the finished-run reply was dropped with its installation's work");
     if (outcome !== 'failed') return;
     if (w.attempts < MAX_REPLY_ATTEMPTS) throw new Error('the finished-run reply could not be sent; will retry');
     this.#log.warn({ executionId: w.executionId }, 'the finished-run reply could not be sent; giving up');
@@ -1293,6 +1333,8 @@ export class Watcher implements RunTracker {
     if (channel && w.resultPostedAt === null) {
       let gone = false;
       let recorded = false;
+      /** We took the card claim for this post (no card was up). */
+      let claimed = false;
       if (ts) {
         // Recorded inside the edit lane, before the next edit goes out: a SIGKILL leaves at most one
         // edit done on Slack and not in the store, the only one a takeover repeats.
@@ -1312,6 +1354,7 @@ export class Watcher implements RunTracker {
       if (!ts && !gone) {
         // No card yet: post the result as the first card, but only with the card claim.
         const mine = await this.#mayPostCard(w, channel);
+        claimed = mine === true;
         if (mine !== true) {
           if (mine.messageTs) {
             // Someone else's card is up now: edit that one next time round.
@@ -1347,7 +1390,10 @@ export class Watcher implements RunTracker {
           if (dm) posted = await this.#pacer.post(dm, card, { sentCheck });
         }
         if (!posted.ok) {
-          if (!(posted.code && GONE.has(posted.code))) throw posted.error;
+          if (!(posted.code && GONE.has(posted.code))) {
+            if (claimed) await this.#releaseUnsent(w, posted.notSent);
+            throw posted.error;
+          }
         } else {
           channel = posted.value.channel;
           ts = posted.value.ts;

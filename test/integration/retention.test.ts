@@ -36,6 +36,7 @@ async function seed(h: OAuthHarness): Promise<void> {
       teamId: TEAM,
     },
     Date.now(),
+    TEAM,
   );
 }
 
@@ -47,7 +48,7 @@ async function uninstall(h: OAuthHarness): Promise<void> {
 const kept = async (h: OAuthHarness) => ({
   alias: (await h.runtime.store.aliases.get('C01OPS', 'kept', TEAM)) !== null,
   defaults: (await h.runtime.store.channelDefaults.get('C01OPS', TEAM)) !== null,
-  subscription: (await h.runtime.store.subscriptions.listForChannel('C0SAMS')).length === 1,
+  subscription: (await h.runtime.store.subscriptions.listForChannel('C0SAMS', TEAM)).length === 1,
 });
 
 describe('DATA_RETENTION_DAYS', () => {

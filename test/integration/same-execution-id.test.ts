@@ -15,6 +15,7 @@ const KEY_B = 'tenant-b-same-id-key-0123456789';
 const SCALE = 'Scale Kubernetes Deployment';
 const DRAIN = 'Drain Kubernetes Node';
 const A = { installation: 'T0SANDBOX', user: 'U01ALICE' };
+const BOT_B = { userId: 'U0BOTSECOND', botId: 'B0BOTSECOND' };
 const B = { installation: 'T0SECOND', user: 'U11SAM' };
 
 let h: OAuthHarness;
@@ -26,6 +27,8 @@ beforeAll(async () => {
   });
   tenantB = h.emulator.tenant(KEY_B)!;
   expect((await h.install(A.installation)).status).toBe(200);
+  // As in Slack, each workspace's installation has its own bot user: B's posts are not A's.
+  h.fake.oauth.setBot(B.installation, BOT_B);
   expect((await h.install(B.installation, { connect: false })).status).toBe(200);
   expect((await h.runtime.tenants!.connections.connect(B.installation, { apiKey: KEY_B }, B.user)).ok).toBe(true);
 }, 30_000);
@@ -133,6 +136,89 @@ it('both tenants hand out execution X: both are watched, each result goes once i
     state: 'finished',
   });
   expect(await h.runtime.store.watches.get('ex-same')).toBeNull();
+});
+
+// C01OPS is shared (Slack Connect) by both workspaces: reading it back shows A's bot's messages to B too.
+const postsNaming = (id: string) =>
+  (h.fake.state.messages.C01OPS ?? []).filter((m) => JSON.stringify([m.text, m.blocks ?? []]).includes(`\`${id}\``));
+
+it("an unknown outcome of B's card post: reading the shared channel back does not take A's card for B's", async () => {
+  h.emulator.state.nextExecutionIds.push('ex-card-lost');
+  tenantB.nextExecutionIds.push('ex-card-lost');
+  await runIn(A, 'alpha-lost-card');
+  const tsA = await until(
+    async () => (await h.runtime.store.watches.get('ex-card-lost', A.installation))?.messageTs,
+    'A’s card',
+  );
+  // B's running card post is answered with a 503 (Slack did not keep it): the outcome is unknown to B, which
+  // reads the channel back to know. A's card there names the same execution.
+  h.fake.setFaults({ serverErrorNext: 1, methods: ['chat.postMessage'] });
+  await runIn(B, 'beta-lost-card');
+  const tsB = await until(
+    async () => (await h.runtime.store.watches.get('ex-card-lost', B.installation))?.messageTs,
+    'B’s card',
+  );
+  h.fake.setFaults({});
+  // B's card is B's own message, not A's; it is there once.
+  expect(tsB).not.toBe(tsA);
+  const cards = postsNaming('ex-card-lost').filter((m) => !m.thread_ts);
+  expect(cards.map((m) => [m.user, m.ts]).sort()).toEqual(
+    [
+      ['U0BOT', tsA],
+      [BOT_B.userId, tsB],
+    ].sort(),
+  );
+  h.clock.advance(60 * 60_000);
+  for (const who of [A, B]) {
+    await until(
+      async () => (await h.runtime.store.watches.get('ex-card-lost', who.installation))?.resultPostedAt,
+      `${who.installation}'s result`,
+    );
+  }
+  await h.runtime.watcher!.idle();
+  // Each result went onto its own card, with its own token: none was lost on the other's card.
+  const edits = callsNaming('ex-card-lost').filter(
+    (c) => c.method === 'chat.update' && /succeeded|failed/i.test(JSON.stringify(c.args)),
+  );
+  expect(edits.filter((c) => !c.ok)).toEqual([]);
+  expect(edits.map((c) => [c.installation, c.args.ts]).sort()).toEqual(
+    [
+      [A.installation, tsA],
+      [B.installation, tsB],
+    ].sort(),
+  );
+});
+
+it("an unknown outcome of B's result reply: A's finished card in the shared channel is not taken for B's reply", async () => {
+  h.emulator.state.nextExecutionIds.push('ex-reply-lost');
+  tenantB.nextExecutionIds.push('ex-reply-lost');
+  const runA = await runIn(A, 'alpha-lost-reply');
+  // B's run starts just before A's ends, so A's ends (and is posted) first.
+  h.clock.advance(runA.durationMs - 1);
+  await runIn(B, 'beta-lost-reply');
+  const tsB = await until(
+    async () => (await h.runtime.store.watches.get('ex-reply-lost', B.installation))?.messageTs,
+    'B’s card',
+  );
+  // A's run ends: its card in the shared channel turns into a result naming the same execution.
+  h.clock.advance(1);
+  await until(
+    async () => (await h.runtime.store.watches.get('ex-reply-lost', A.installation))?.replyPostedAt,
+    'A’s reply',
+  );
+  expect((await h.runtime.store.watches.get('ex-reply-lost', B.installation))?.state).toBe('active');
+  await h.runtime.watcher!.idle();
+  // B's reply is answered with a 503 (not kept): B reads back, and must not take A's card for its reply.
+  h.fake.setFaults({ serverErrorNext: 1, methods: ['chat.postMessage'] });
+  h.clock.advance(60 * 60_000);
+  await until(
+    async () => (await h.runtime.store.watches.get('ex-reply-lost', B.installation))?.state === 'finished',
+    'B’s watch to finish',
+  );
+  await h.runtime.watcher!.idle();
+  h.fake.setFaults({});
+  const repliesInB = postsNaming('ex-reply-lost').filter((m) => m.thread_ts === tsB);
+  expect(repliesInB.map((m) => m.user)).toEqual([BOT_B.userId]);
 });
 
 it("/runbook watch in B: A's execution is not found; its own execution of the same id is B's, not A's", async () => {

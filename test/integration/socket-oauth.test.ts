@@ -83,6 +83,12 @@ describe('many workspaces over Socket Mode', () => {
     // A replayed redirect (the state was taken once) is refused, over this port too.
     const replay = await fetch(`${h.origin}/slack/oauth_redirect?code=x&state=not-a-state`);
     expect(replay.status).toBe(400);
+    // Cancel on Slack's consent screen is a person's choice: 200 with a link to try again, here too.
+    const cancelled = await h.install('T0OTHER', { deny: true });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.html).toContain('The install was cancelled in Slack.');
+    expect(cancelled.html).toContain('href="/slack/install"');
+    expect(await h.runtime.store.installations.get('T0OTHER')).toBeNull();
   });
 
   it('answers "not connected yet" until an admin connects the workspace in App Home, over the socket', async () => {

@@ -152,4 +152,49 @@ describe('npm start', () => {
       await new Promise((resolve) => collector.close(resolve));
     }
   }, 60_000);
+
+  it('many workspaces with only RUNBOOK_API_URLS and no RUNBOOK_API_KEY: starts, no built-in emulator, /readyz checks those addresses without a key', async () => {
+    const seen: Array<{ path: string; key: boolean }> = [];
+    const api = createHttpServer((req, res) => {
+      seen.push({ path: req.url ?? '', key: Boolean(req.headers.authorization || req.headers['x-api-key']) });
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end('{"error":"unauthorized"}');
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    const address = api.address();
+    const apiUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
+    const port = await freePort();
+    const run = runStart(
+      [
+        `PORT=${port}`,
+        'SLACK_CLIENT_ID=111.222',
+        'SLACK_CLIENT_SECRET=client-secret-value',
+        'SLACK_STATE_SECRET=state-secret-of-enough-length',
+        'SLACK_SIGNING_SECRET=signing-secret',
+        `SECRETS_ENCRYPTION_KEY=${Buffer.alloc(32, 9).toString('base64')}`,
+        `RUNBOOK_API_URLS=${apiUrl},http://127.0.0.1:1/unreachable`,
+      ].join('\n'),
+      /Slack app listening|"level":"?(error|fatal)/,
+    );
+    try {
+      const { output, code } = await run.done;
+      expect(code, output).toBeNull();
+      expect(output).toContain('Slack app listening');
+      expect(output).not.toContain('built-in Runbook API emulator started');
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      const body = (await res.json()) as { status: string; checks: Record<string, { state: string; detail?: string }> };
+      // The store is real and ready; of the two addresses one answers (401 without a key), one does not.
+      expect(res.status).toBe(200);
+      expect(body.checks.store?.state).toBe('ok');
+      expect(body.checks.runbookApi).toMatchObject({
+        state: 'degraded',
+        detail: 'Runbook API address unreachable: 127.0.0.1:1',
+      });
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.every((r) => r.path === '/v1' && !r.key)).toBe(true);
+    } finally {
+      await run.stop();
+      await new Promise((resolve) => api.close(resolve));
+    }
+  }, 60_000);
 });

@@ -67,6 +67,37 @@ async function start(params: Record<string, unknown>, channel: string | null, us
   return result.run.executionIds[0]!;
 }
 
+/** A run the watcher is told of with no card posted (startRun never did); `first` runs before it is. */
+async function startedWithoutCard(first?: () => void): Promise<string> {
+  const { executionIds } = await h.runtime.api.workflows.run(runbook.id, {
+    proxyId: 'proxy-dev',
+    params: { simulate_duration_seconds: 30 },
+  });
+  const id = executionIds[0]!;
+  first?.();
+  await h.runtime.watcher!.started({
+    runbookId: runbook.id,
+    runbookName: runbook.name,
+    proxyId: 'proxy-dev',
+    startedBy: 'U01ALICE',
+    teamId: 'T0SANDBOX',
+    inputs: { simulate_duration_seconds: 30 },
+    executionIds: [id],
+    channel: 'C02DEPLOYS',
+  });
+  return id;
+}
+
+/** The run ends: its one card in C02DEPLOYS (the running one) shows the result, with one reply. */
+async function endsOnOneCard(id: string, running: FakeMessage): Promise<void> {
+  h.clock.advance(60_000);
+  await waitDone(id);
+  const cards = messagesIn('C02DEPLOYS').filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(id));
+  expect(cards.map((m) => m.ts)).toEqual([running.ts]);
+  expect(cards[0]!.text).toContain('succeeded');
+  expect(repliesTo('C02DEPLOYS', running.ts)).toHaveLength(1);
+}
+
 describe('execution watcher', () => {
   it('turns the running message of a run submitted through the modal into the result card, with one reply', async () => {
     await h.user().command('run "Scale Kubernetes Deployment"', 'C01OPS');
@@ -150,30 +181,11 @@ describe('execution watcher', () => {
     expect(h.fake.state.calls.slice(before).filter((c) => c.error === 'ratelimited')).toHaveLength(3);
     const running = await waitFor(() => cardFor('C02DEPLOYS', id), 'running card posted by the watcher');
     expect(running.text).toContain('is running');
-    h.clock.advance(60_000);
-    await waitDone(id);
-    const cards = messagesIn('C02DEPLOYS').filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(id));
-    expect(cards.map((m) => m.ts)).toEqual([running.ts]);
-    expect(cards[0]!.text).toContain('succeeded');
-    expect(repliesTo('C02DEPLOYS', running.ts)).toHaveLength(1);
+    await endsOnOneCard(id, running);
   });
 
   it('posts the running message itself when startRun never did, then the result', async () => {
-    const { executionIds } = await h.runtime.api.workflows.run(runbook.id, {
-      proxyId: 'proxy-dev',
-      params: { simulate_duration_seconds: 30 },
-    });
-    const id = executionIds[0]!;
-    await h.runtime.watcher!.started({
-      runbookId: runbook.id,
-      runbookName: runbook.name,
-      proxyId: 'proxy-dev',
-      startedBy: 'U01ALICE',
-      teamId: 'T0SANDBOX',
-      inputs: { simulate_duration_seconds: 30 },
-      executionIds: [id],
-      channel: 'C02DEPLOYS',
-    });
+    const id = await startedWithoutCard();
     const running = await waitFor(() => cardFor('C02DEPLOYS', id), 'running card posted by the watcher');
     expect(running.text).toContain('is running');
     h.clock.advance(60_000);
@@ -182,4 +194,27 @@ describe('execution watcher', () => {
     expect(cardFor('C02DEPLOYS', id)!.ts).toBe(running.ts);
     expect(repliesTo('C02DEPLOYS', running.ts)).toHaveLength(1);
   });
+
+  // The watcher holds the card claim while it posts; when Slack surely did not take any of its attempts it
+  // gives the claim back, so its next look posts the card instead of waiting out a dead claimant (3 min).
+  it.each([
+    ['rate-limited on every attempt', { ratelimitedNext: 5, retryAfterSeconds: 1 }, 'ratelimited'],
+    ['answered 5xx on every attempt, each read back and absent', { serverErrorNext: 5 }, 'http_503'],
+  ])(
+    'posts its own running card soon after its own posts were %s',
+    async (_what, faults, error) => {
+      const before = h.fake.state.calls.length;
+      const id = await startedWithoutCard(() => h.fake.setFaults({ ...faults, methods: ['chat.postMessage'] }));
+      const running = await waitFor(
+        () => cardFor('C02DEPLOYS', id),
+        'running card posted again by the watcher',
+        30_000,
+      );
+      const posts = h.fake.state.calls.slice(before).filter((c) => c.method === 'chat.postMessage');
+      // Its whole first round of attempts was refused, then one post went through.
+      expect(posts.map((c) => c.error ?? 'ok')).toEqual([error, error, error, error, error, 'ok']);
+      await endsOnOneCard(id, running);
+    },
+    40_000,
+  );
 });

@@ -1,8 +1,10 @@
 // What the many-workspace end-to-end tests do the same way in each installation, through the real Bolt
 // pipeline: a person by id and workspace, and a command's answer (forms and the second approver are in
 // oauth-harness.ts).
+import { expect } from 'vitest';
+import type { EmulatorState } from '../../src/emulator/state.ts';
 import type { SlackUser } from '../../src/sandbox/slack-user.ts';
-import { type OAuthHarness, until } from './oauth-harness.ts';
+import { type OAuthHarness, startOAuthHarness, until } from './oauth-harness.ts';
 
 export const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
 
@@ -35,4 +37,25 @@ export async function answer(
     const got = h.fake.state.ephemerals.slice(since).filter((e) => e.user === who.id);
     throw new Error(`${err.message}; answered: ${got.map(textOf).join(' | ') || 'nothing'}`);
   });
+}
+
+/** Two installed workspaces, each with a person: A on the emulator's own tenant, B on a tenant of its own. */
+export const WORKSPACE_A = { installation: 'T0SANDBOX', user: 'U01ALICE' };
+export const WORKSPACE_B = { installation: 'T0SECOND', user: 'U11SAM' };
+
+/** The runtime with A installed and connected, and B installed and connected to tenant `keyB` (its `runbooks`). */
+export async function startTwoTenants(
+  keyB: string,
+  runbooks: string[],
+): Promise<{ h: OAuthHarness; tenantB: EmulatorState }> {
+  const h = await startOAuthHarness({ tenants: { [keyB]: { name: 'beta', runbooks } } });
+  expect((await h.install(WORKSPACE_A.installation)).status).toBe(200);
+  expect((await h.install(WORKSPACE_B.installation, { connect: false })).status).toBe(200);
+  const connected = await h.runtime.tenants!.connections.connect(
+    WORKSPACE_B.installation,
+    { apiKey: keyB },
+    WORKSPACE_B.user,
+  );
+  expect(connected.ok).toBe(true);
+  return { h, tenantB: h.emulator.tenant(keyB)! };
 }

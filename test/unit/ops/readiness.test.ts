@@ -1,6 +1,8 @@
+import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createRunbookApi } from '../../../src/api/client.ts';
 import {
+  apiAddressesCheck,
   createReadiness,
   type ReadinessCheck,
   runbookApiCheck,
@@ -89,5 +91,27 @@ describe('readiness', () => {
     now = 5_000;
     expect((await createReadiness([check]).check()).checks.runbookApi?.state).toBe('degraded');
     await api.close();
+  });
+
+  it('many workspaces: the allowed API addresses are checked without a key; any HTTP answer is reachable', async () => {
+    const seen: Array<string | undefined> = [];
+    const api = createServer((req, res) => {
+      seen.push(req.headers.authorization ?? req.headers['x-api-key']?.toString());
+      res.writeHead(401).end('{"error":"missing key"}');
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    const port = (api.address() as { port: number }).port;
+    try {
+      const up = await createReadiness([apiAddressesCheck([`http://127.0.0.1:${port}/v1`])]).check();
+      expect(up).toMatchObject({ ready: true, status: 'ready' });
+      expect(seen).toEqual([undefined]);
+      // One address that does not answer degrades (never unready), naming its host only.
+      const mixed = apiAddressesCheck([`http://127.0.0.1:${port}/v1`, 'http://user:pw@127.0.0.1:1/api']);
+      const report = await createReadiness([mixed]).check();
+      expect(report).toMatchObject({ ready: true, status: 'degraded' });
+      expect(report.checks.runbookApi?.detail).toBe('Runbook API address unreachable: 127.0.0.1:1');
+    } finally {
+      await new Promise((resolve) => api.close(resolve));
+    }
   });
 });

@@ -25,3 +25,54 @@ describe('RUNBOOK_API_URLS', () => {
     expect(problems.join('\n')).toMatch(/RUNBOOK_API_URLS/);
   });
 });
+
+describe('Runbook API addresses in many-workspace mode (each workspace brings its own key)', () => {
+  const OAUTH = {
+    SLACK_CLIENT_ID: '111.222',
+    SLACK_CLIENT_SECRET: 'client-secret-value',
+    SLACK_STATE_SECRET: 'state-secret-of-enough-length',
+    SLACK_SIGNING_SECRET: 'signing-secret',
+    SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  };
+
+  it('takes RUNBOOK_API_URL without RUNBOOK_API_KEY, and starts no built-in emulator', () => {
+    const config = loadConfig({ ...OAUTH, RUNBOOK_API_URL: 'https://runbooks.example.com' });
+    expect(config.api.url).toBe('https://runbooks.example.com');
+    expect(config.api.keyless).toBe(true);
+    expect(config.emulator).toBeNull();
+  });
+
+  it('with only RUNBOOK_API_URLS: those addresses, the first as the default, no built-in emulator', () => {
+    const config = loadConfig({
+      ...OAUTH,
+      RUNBOOK_API_URLS: 'https://eu.runbooks.example.com,https://us.runbooks.example.com',
+    });
+    expect(config.api.url).toBe('https://eu.runbooks.example.com');
+    expect(config.api.allowedUrls).toEqual(['https://eu.runbooks.example.com', 'https://us.runbooks.example.com']);
+    expect(config.emulator).toBeNull();
+  });
+
+  it('with no address at all keeps the built-in emulator (a trial), as the sandbox does', () => {
+    expect(loadConfig(OAUTH).emulator).not.toBeNull();
+    expect(loadConfig(OAUTH).api.url).toBeNull();
+    expect(loadConfig({}).emulator).not.toBeNull();
+    expect(loadConfig({}).api.keyless).toBe(false);
+  });
+
+  it('one workspace still needs RUNBOOK_API_KEY beside RUNBOOK_API_URL, and RUNBOOK_API_URLS alone is no address there', () => {
+    let problems: string[] = [];
+    try {
+      loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', RUNBOOK_API_URL: 'https://r.example.com' });
+    } catch (err) {
+      if (err instanceof ConfigError) problems = err.problems;
+    }
+    expect(problems).toEqual(['RUNBOOK_API_KEY: required when RUNBOOK_API_URL is set']);
+    const single = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_SIGNING_SECRET: 's',
+      RUNBOOK_API_URLS: 'https://r.example.com',
+    });
+    expect(single.api.url).toBeNull();
+    expect(single.api.keyless).toBe(false);
+  });
+});

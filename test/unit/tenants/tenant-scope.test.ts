@@ -7,8 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.ts';
 import { Identity } from '../../../src/slack/kit/identity.ts';
 import { noRetryClient } from '../../../src/slack/kit/post-once.ts';
+import type { InstallationRecordStore } from '../../../src/store/installations.ts';
+import { TenantClients } from '../../../src/tenants/tenant-clients.ts';
 import {
   currentInstallation,
+  DeadTokenError,
   inInstallation,
   NoInstallationInScopeError,
   RoutedWebClient,
@@ -79,5 +82,38 @@ describe('the installation in scope', () => {
     await expect(inInstallation('T8', () => client.auth.test())).rejects.toThrow(/channel_not_found/);
     await inInstallation('T1', () => client.auth.test());
     expect(dead).toEqual(['T9', 'T9']);
+  });
+
+  it('a token once answered as dead is never sent again from this process; a reinstall’s new token is', async () => {
+    // The store still holds the dead token (the uninstall event has not landed yet), then a reinstall's.
+    let stored = 'xoxb-revoked';
+    const records = {
+      get: async () => ({ sealed: 'sealed', isEnterpriseInstall: false, teamId: 'T9', enterpriseId: null }),
+    } as unknown as InstallationRecordStore;
+    const clients = new TenantClients({
+      records,
+      authorize: async () => ({ botToken: stored }),
+      // The client kept beside the token (background work's); the routed one only takes the token.
+      makeClient: () => ({}) as never,
+    });
+    const client = new RoutedWebClient(
+      (id) => clients.tokenFor(id),
+      { slackApiUrl: url, retryConfig: { retries: 0 } },
+      (id, token) => clients.markDead(id, token),
+    );
+    const before = seen.length;
+    await expect(inInstallation('T9', () => client.auth.test())).rejects.toThrow(/token_revoked/);
+    // Every later call fails at once, as Slack's own refusal would, without reaching Slack.
+    for (let i = 0; i < 3; i++) {
+      const refused = await inInstallation('T9', () => client.chat.postMessage({ channel: 'C1', text: 'x' })).catch(
+        (err: unknown) => err,
+      );
+      expect(refused).toBeInstanceOf(DeadTokenError);
+      expect(refused).toMatchObject({ code: 'slack_webapi_platform_error', data: { error: 'token_revoked' } });
+    }
+    expect(seen.slice(before)).toEqual(['xoxb-revoked']);
+    stored = 'xoxb-one';
+    await inInstallation('T9', () => client.auth.test());
+    expect(seen.slice(before)).toEqual(['xoxb-revoked', 'xoxb-one']);
   });
 });

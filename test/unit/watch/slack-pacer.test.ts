@@ -274,6 +274,35 @@ describe('SlackPacer', () => {
     expect(outcomes).toEqual(['sent', 'sent', 'claim_error', 'sent', 'sent']);
     expect(sent.map((s) => s.text)).toEqual(['4 runs finished:\n• line 1\n• line 2\n• line 4\n• line 5']);
   });
+
+  it('says whether a failed post surely did not arrive (a claim on it may be given back) or may have', async () => {
+    const card = { sentCheck: (m: { text: string }) => m.text.includes('card X') };
+    const limited = Object.assign(new Error('rate limited'), {
+      code: 'slack_webapi_rate_limited_error',
+      retryAfter: 1,
+    });
+    const always = (error: unknown, stored = false) => Array.from({ length: 5 }, () => ({ error, stored }));
+    // Rate-limited on every attempt: refused each time, nothing there.
+    const refused = await setup({ failNext: always(limited) }).pacer.post('C1', { text: 'card X' }, card);
+    expect(refused).toMatchObject({ ok: false, notSent: true });
+    // A 5xx on every attempt, each read back and absent (the last one too): nothing there.
+    const absent = setup({ failNext: always(HTTP_503), readBack: {} });
+    expect(await absent.pacer.post('C1', { text: 'card X' }, card)).toMatchObject({ ok: false, notSent: true });
+    expect(absent.reads()).toBe(5);
+    // A 5xx that Slack cannot be asked about: it may be there.
+    const unknown = await setup({ failNext: always(HTTP_503) }).pacer.post('C1', { text: 'card X' }, card);
+    expect(unknown).toMatchObject({ ok: false, notSent: false });
+    // The last attempt's 5xx did store it: the last look finds it, and it is not sent again.
+    const late = setup({
+      failNext: [...always(HTTP_503).slice(0, 4), { error: HTTP_503, stored: true }],
+      readBack: {},
+    });
+    expect(await late.pacer.post('C1', { text: 'card X' }, card)).toEqual({
+      ok: true,
+      value: { channel: 'C1', ts: '5.000' },
+    });
+    expect(late.sent).toHaveLength(1);
+  });
 });
 
 describe('SlackPacer with a lane scope (many workspaces)', () => {
@@ -312,5 +341,69 @@ describe('SlackPacer with a lane scope (many workspaces)', () => {
     expect(sent.filter((s) => s.text.startsWith('big')).map((s) => s.at)).toEqual([
       0, 1_000, 2_000, 3_000, 4_000, 5_000, 6_000, 7_000, 8_000, 9_000,
     ]);
+  });
+
+  it('drops a tenant’s queued work, unsent, once Slack answers its token as dead; others go on', async () => {
+    const { AsyncLocalStorage } = await import('node:async_hooks');
+    const scope = new AsyncLocalStorage<string>();
+    const revoked = Object.assign(new Error('An API error occurred: token_revoked'), {
+      code: 'slack_webapi_platform_error',
+      data: { ok: false, error: 'token_revoked' },
+    });
+    let t = 0;
+    const calls: string[] = [];
+    const dropped: Array<[string | null, number]> = [];
+    const pacer = new SlackPacer({
+      transport: {
+        post: async (channel, message) => {
+          calls.push(`${scope.getStore()} post ${message.text}`);
+          return { channel, ts: '1.0' };
+        },
+        update: async (_channel, _ts, message) => {
+          calls.push(`${scope.getStore()} update ${message.text}`);
+          if (scope.getStore() === 'GONE') throw revoked;
+        },
+      },
+      now: () => t,
+      sleep: async (ms) => {
+        t += ms;
+      },
+      updateIntervalMs: 1_000,
+      postIntervalMs: 1_000,
+      laneScope: () => scope.getStore(),
+      onDropped: (s, n) => dropped.push([s, n]),
+    });
+    let claims = 0;
+    const gone = scope.run('GONE', () => [
+      ...[1, 2, 3].map((n) => pacer.update('C1', `${n}`, { text: `edit ${n}` })),
+      // Its post lane has one post in flight beside the refused edit, then one waiting its turn.
+      pacer.post('C1', { text: 'post 1' }),
+      pacer.post('C1', { text: 'post 2' }),
+      pacer.reply({ ...reply('C1', 9), claim: async () => ++claims > 0 }),
+    ]);
+    const kept = scope.run('KEPT', () => [1, 2].map((n) => pacer.update('C1', `${n}`, { text: `other ${n}` })));
+    const outcomes = await Promise.all(gone);
+    await Promise.all(kept);
+    // The refused edit and the post already in flight beside it; nothing of GONE after.
+    expect(calls.filter((c) => c.startsWith('GONE'))).toEqual(['GONE update edit 1', 'GONE post post 1']);
+    expect(calls.filter((c) => c.startsWith('KEPT'))).toEqual(['KEPT update other 1', 'KEPT update other 2']);
+    expect(outcomes.slice(1, 3)).toMatchObject([
+      { ok: false, code: 'token_revoked', notSent: true },
+      { ok: false, code: 'token_revoked', notSent: true },
+    ]);
+    expect(outcomes[4]).toMatchObject({ ok: false, code: 'token_revoked', notSent: true });
+    // A queued reply is neither claimed nor sent, and says so (not settled).
+    expect(outcomes[5]).toBe('dropped');
+    expect(claims).toBe(0);
+    expect(dropped).toEqual([['GONE', 4]]);
+    // drop() does the same from outside (an uninstall event): nothing queued is left to go out.
+    const queued = scope.run('KEPT', () => [3, 4].map((n) => pacer.update('C1', `${n}`, { text: `other ${n}` })));
+    expect(pacer.drop('KEPT')).toBe(2);
+    expect(await Promise.all(queued)).toMatchObject([
+      { ok: false, notSent: true },
+      { ok: false, notSent: true },
+    ]);
+    await pacer.idle();
+    expect(calls.filter((c) => c.startsWith('KEPT'))).toHaveLength(2);
   });
 });
