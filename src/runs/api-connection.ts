@@ -52,9 +52,11 @@ export async function connectRunbookApi(
   | Refusal
 > {
   if (!mayConnect(actor.userId, facts)) return refuseConnect(deps, actor, facts, 'api.connect');
-  const outcome = await connections.connect(facts.installationId, input, actor.userId);
-  const switched = outcome.ok && outcome.previous !== null && outcome.previous.account !== outcome.status.account;
-  const ended = switched ? await endAccountWork(deps, facts.installationId) : null;
+  // Another account: what was open ends before the new key is saved, so no watch is looked at with it.
+  let ended: AccountWork | null = null;
+  const outcome = await connections.connect(facts.installationId, input, actor.userId, async () => {
+    ended = await endAccountWork(deps, facts.installationId);
+  });
   await deps.access.audit.record({
     userId: actor.userId,
     teamId: actor.teamId,

@@ -149,7 +149,12 @@ it('a key of another account ends what was open: the card says so once, the requ
     async () => h.fake.state.ephemerals.slice(sinceClick).find((e) => e.user === 'U02BOB'),
     'the answer to the stale click',
   );
-  expect(textOf(said)).toContain('already expired');
+  expect(textOf(said)).toContain('Runbook API connection changed');
+  // The approvers' copy was redrawn closed, for that reason (not "expired").
+  const redrawn = h.fake.state.calls.find(
+    (c) => c.method === 'chat.update' && c.ok && c.args.ts === message.ts && textOf(c.args).includes('Closed'),
+  );
+  expect(textOf(redrawn!.args)).toContain('Runbook API connection changed');
   await h.runtime.watcher!.idle();
   expect([...tenantB.executions.byId.values()]).toEqual([]);
   expect([...h.emulator.state.executions.byId.values()]).toHaveLength(drainsBefore);
