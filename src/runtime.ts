@@ -184,6 +184,11 @@ function connectTenants(config: Config, base: SlackDeps, store: Store, apiUrl: s
       new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) }),
     newPlaces: () => new Places({ logger: logger.child({ component: 'places' }) }),
     installerOf: async (id) => (await installations.load(id))?.installation.user?.id ?? null,
+    // Its address was removed by the operator: its followed runs stop (their checks would go nowhere).
+    onWithdrawn: async (id) => {
+      const stopped = await store.watches.stopInstallation(id, Date.now());
+      if (stopped > 0) logger.info({ installation: id, stopped }, "a withdrawn connection's watches stopped");
+    },
   });
 }
 

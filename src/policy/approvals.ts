@@ -62,6 +62,8 @@ export interface ApprovalRecords {
   store: Store;
   audit: AuditLog;
   approvalTtlMs: number;
+  /** Many workspaces: the Runbook API account the request is made under (kept with it). */
+  apiAccount?: string | null;
 }
 
 export interface NewRequest {
@@ -97,6 +99,7 @@ export async function createRequest(deps: ApprovalRecords, request: NewRequest, 
       quorum: isQuorum(request.quorum) ? request.quorum : null,
       // Many workspaces: kept with the installation it is requested in (the request's scope).
       installationId: currentInstallation() ?? null,
+      apiAccount: deps.apiAccount ?? null,
     },
     now,
   );

@@ -1,8 +1,11 @@
 // Connecting an installation to its own Runbook API (many-workspace mode): who may connect, replace or
 // remove it (a workspace admin or owner, or whoever installed the app), decided here like every rule,
-// and each attempt audited (`api.connect`, `api.disconnect`) without the key.
+// and each attempt audited (`api.connect`, `api.disconnect`) without the key. A key of another account,
+// or none, ends what was open under the old one (`AccountWork`): nothing of it is carried onto the new one.
+import type { Approval, SchedulePause, Subscription, Watch } from '../store/store.ts';
 import type { ApiConnections, ConnectInput, ConnectionStatus } from '../tenants/api-connections.ts';
 import type { Actor } from './actor.ts';
+import { ACCOUNT_CHANGED } from './approvals.ts';
 import type { RunsDeps } from './deps.ts';
 import { recordDenial } from './gate.ts';
 import { type Refusal, refused } from './run.ts';
@@ -38,18 +41,22 @@ export async function openConnect(
 }
 
 export async function connectRunbookApi(
-  deps: Pick<RunsDeps, 'access'>,
+  deps: Pick<RunsDeps, 'access' | 'now'>,
   connections: ApiConnections,
   actor: Actor,
   facts: ConnectFacts,
   input: ConnectInput,
 ): Promise<
-  | { kind: 'connected'; status: ConnectionStatus }
+  | { kind: 'connected'; status: ConnectionStatus; previous: ConnectionStatus | null; ended: AccountWork | null }
   | { kind: 'invalid'; field: 'apiKey' | 'baseUrl'; sentence: string }
   | Refusal
 > {
   if (!mayConnect(actor.userId, facts)) return refuseConnect(deps, actor, facts, 'api.connect');
-  const outcome = await connections.connect(facts.installationId, input, actor.userId);
+  // Another account: what was open ends before the new key is saved, so no watch is looked at with it.
+  let ended: AccountWork | null = null;
+  const outcome = await connections.connect(facts.installationId, input, actor.userId, async () => {
+    ended = await endAccountWork(deps, facts.installationId);
+  });
   await deps.access.audit.record({
     userId: actor.userId,
     teamId: actor.teamId,
@@ -58,22 +65,25 @@ export async function connectRunbookApi(
     target: facts.installationId,
     outcome: outcome.ok ? 'ok' : 'error',
     // The URL and, on failure, why; never the key.
-    detail: outcome.ok ? outcome.status.baseUrl : outcome.sentence,
+    detail: outcome.ok
+      ? `${outcome.status.baseUrl}${outcome.previous ? (ended ? `; another account: ${endedDetail(ended)}` : '; same account') : ''}`
+      : outcome.sentence,
     tid: null,
   });
   return outcome.ok
-    ? { kind: 'connected', status: outcome.status }
+    ? { kind: 'connected', status: outcome.status, previous: outcome.previous, ended }
     : { kind: 'invalid', field: outcome.field, sentence: outcome.sentence };
 }
 
 export async function disconnectRunbookApi(
-  deps: Pick<RunsDeps, 'access'>,
+  deps: Pick<RunsDeps, 'access' | 'now'>,
   connections: ApiConnections,
   actor: Actor,
   facts: ConnectFacts,
-): Promise<{ kind: 'disconnected' | 'not-connected' } | Refusal> {
+): Promise<{ kind: 'disconnected'; ended: AccountWork } | { kind: 'not-connected' } | Refusal> {
   if (!mayConnect(actor.userId, facts)) return refuseConnect(deps, actor, facts, 'api.disconnect');
   const removed = await connections.remove(facts.installationId);
+  const ended = removed ? await endAccountWork(deps, facts.installationId) : null;
   await deps.access.audit.record({
     userId: actor.userId,
     teamId: actor.teamId,
@@ -81,8 +91,88 @@ export async function disconnectRunbookApi(
     action: 'api.disconnect',
     target: facts.installationId,
     outcome: 'ok',
-    detail: removed ? null : 'was not connected',
+    detail: ended ? endedDetail(ended) : 'was not connected',
     tid: null,
   });
-  return { kind: removed ? 'disconnected' : 'not-connected' };
+  return ended ? { kind: 'disconnected', ended } : { kind: 'not-connected' };
+}
+
+/** What is open under an installation's current Runbook API account (and would end with it). */
+export interface AccountWork {
+  /** Runs whose cards are being followed. */
+  watches: Watch[];
+  /** Approval requests still waiting. */
+  requests: Approval[];
+  /** Schedules paused or skipped from Slack (their real times are kept here, not in the API). */
+  pauses: SchedulePause[];
+  /** Channels' subscriptions to runbooks of the account. */
+  subscriptions: Subscription[];
+}
+
+const MAX_LISTED = 10_000;
+
+/** How many of each are open under the installation's account now (the Replace and Disconnect confirmations). */
+export async function countAccountWork(
+  deps: Pick<RunsDeps, 'access' | 'now'>,
+  installationId: string,
+): Promise<{ watches: number; requests: number; pauses: number; subscriptions: number }> {
+  const { store } = deps.access;
+  const [watches, requests, pauses, subscriptions] = await Promise.all([
+    store.watches.listActiveIds(MAX_LISTED, installationId),
+    store.approvals.listPending(deps.now(), MAX_LISTED, installationId),
+    store.schedulePauses.list(MAX_LISTED, installationId),
+    store.subscriptions.listAll(installationId),
+  ]);
+  return {
+    watches: watches.length,
+    requests: requests.length,
+    pauses: pauses.length,
+    subscriptions: subscriptions.length,
+  };
+}
+
+/** What would end if the installation's account changed now. */
+export async function openAccountWork(
+  deps: Pick<RunsDeps, 'access' | 'now'>,
+  installationId: string,
+): Promise<AccountWork> {
+  const { store } = deps.access;
+  const ids = await store.watches.listActiveIds(MAX_LISTED, installationId);
+  const watches = (await Promise.all(ids.map((id) => store.watches.get(id, installationId)))).filter(
+    (w): w is Watch => w !== null && w.state === 'active',
+  );
+  return {
+    watches,
+    requests: await store.approvals.listPending(deps.now(), MAX_LISTED, installationId),
+    pauses: await store.schedulePauses.list(MAX_LISTED, installationId),
+    subscriptions: await store.subscriptions.listAll(installationId),
+  };
+}
+
+/**
+ * The account changed (a key of another account, or disconnected): everything open under the old one ends
+ * here, so nothing of it is checked, resumed or run on the new one: watches stop (their cards are the
+ * caller's to finish), waiting requests close (a click that races this is refused by their account,
+ * approvals.ts), paused schedules' rows go (their real times are handed to who paused them), subscriptions
+ * end. Returns what ended, for the caller to say so to whom it concerns.
+ */
+export async function endAccountWork(
+  deps: Pick<RunsDeps, 'access' | 'now'>,
+  installationId: string,
+): Promise<AccountWork> {
+  const open = await openAccountWork(deps, installationId);
+  const { store } = deps.access;
+  const now = deps.now();
+  await store.watches.stopInstallation(installationId, now);
+  const requests: Approval[] = [];
+  for (const approval of open.requests) {
+    if (await store.approvals.decide(approval.id, 'expired', null, ACCOUNT_CHANGED, now)) requests.push(approval);
+  }
+  for (const pause of open.pauses) await store.schedulePauses.remove(pause.scheduleId, undefined, installationId);
+  for (const s of open.subscriptions) await store.subscriptions.remove(s.channel, s.runbookId, installationId);
+  return { ...open, requests };
+}
+
+function endedDetail(work: AccountWork): string {
+  return `ended ${work.watches.length} followed runs, ${work.requests.length} waiting requests, ${work.pauses.length} paused schedules, ${work.subscriptions.length} subscriptions`;
 }

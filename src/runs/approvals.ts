@@ -9,7 +9,7 @@ import type { Approval, ApprovalMessages } from '../store/store.ts';
 import { currentInstallation } from '../tenants/tenant-scope.ts';
 import type { Actor } from './actor.ts';
 import type { RunsDeps } from './deps.ts';
-import { approvalNeedFor, freezeCheck, gate, placeOfActor, recordDenial, runbookFacts } from './gate.ts';
+import { approvalNeedFor, freezeCheck, gate, NOT_A_MEMBER, placeOfActor, recordDenial, runbookFacts } from './gate.ts';
 import { loadRunbook, type Refusal, type RunResult, refused, startRun } from './run.ts';
 import { disabledReason, isRunnable } from './runnable.ts';
 import { type ScheduleResult, writeSchedule } from './schedules.ts';
@@ -84,6 +84,18 @@ function auditDecision(
 }
 
 type Loaded = { done: DecisionResult } | { approval: Approval; runbook: Workflow };
+
+/** The reason kept on a request closed because the workspace's Runbook API account changed. */
+export const ACCOUNT_CHANGED = 'the workspace’s Runbook API connection changed';
+
+/**
+ * Many workspaces: a request asked under another Runbook API account than the one connected now (a key of
+ * another account, or none). Requests from before accounts were kept, and one workspace, are not judged.
+ */
+export function madeUnderAnotherAccount(deps: Pick<RunsDeps, 'access'>, approval: Approval): boolean {
+  const now = deps.access.apiAccount;
+  return now !== undefined && approval.apiAccount !== undefined && approval.apiAccount !== now;
+}
 
 function expiredRefusal(): Refusal {
   return refused(
@@ -162,12 +174,57 @@ function ofThisInstallation(approval: Approval | null): Approval | null {
   return approval && (!current || approval.installationId === current) ? approval : null;
 }
 
+/**
+ * Many workspaces, a Slack Connect channel shared by two installations: a person of one pressed a button
+ * of the other's request. Said as it is (the message they look at already shows whose it is), and
+ * nothing more of the request.
+ */
+export const OTHER_WORKSPACE_REQUEST =
+  "That approval request was made in another workspace: only that workspace's approvers can approve or reject it.";
+
+/**
+ * Why a person cannot decide request `approvalId` that `findApprovalFor` did not give them: it is another
+ * installation's (audited as a refusal), they are not of this one (gate.ts's sentence, audited), or it no
+ * longer exists. Null when it is there for them after all.
+ */
+export async function approvalRefusal(
+  deps: RunsDeps,
+  actor: Actor,
+  approvalId: string,
+  auditAction: string,
+): Promise<Refusal | null> {
+  const stored = await deps.access.store.approvals.get(approvalId);
+  const target = `approval ${approvalId}`;
+  if (stored && !ofThisInstallation(stored)) {
+    await recordDenial(deps, actor, { action: auditAction, target, sentence: OTHER_WORKSPACE_REQUEST });
+    return refused('denied', OTHER_WORKSPACE_REQUEST);
+  }
+  if (stored && actor.installationMember === false) {
+    await recordDenial(deps, actor, { action: auditAction, target, sentence: NOT_A_MEMBER });
+    return refused('denied', NOT_A_MEMBER);
+  }
+  return stored ? null : refused('not-found', 'That approval request no longer exists.');
+}
+
 async function load(deps: RunsDeps, actor: Actor, approvalId: string, auditAction: string): Promise<Loaded> {
   const approval = ofThisInstallation(await deps.access.store.approvals.get(approvalId));
-  if (!approval) return { done: refused('not-found', 'That approval request no longer exists.') };
+  if (!approval) {
+    const refusal = await approvalRefusal(deps, actor, approvalId, auditAction);
+    return { done: refusal ?? refused('not-found', 'That approval request no longer exists.') };
+  }
   if (approval.state !== 'pending') return { done: { kind: 'already', approval } };
   // Past its expiry the request is over even before the sweeper marks it: nothing is recorded.
   if (approval.expiresAt <= deps.now()) return { done: expiredRefusal() };
+  if (madeUnderAnotherAccount(deps, approval)) {
+    // The workspace's Runbook API changed since it was asked: it is closed, never run on the new account.
+    await deps.access.store.approvals.decide(approval.id, 'expired', null, ACCOUNT_CHANGED, deps.now());
+    return {
+      done: refused(
+        'expired',
+        'This request was made under the workspace’s previous Runbook API connection, which has since been replaced or removed, so it is closed and nothing was run; ask the requester to submit it again.',
+      ),
+    };
+  }
   const runbook = (await deps.catalog.get(approval.runbookId)) ?? (await loadRunbook(deps, approval.runbookId));
   const verdict = await gate(deps, actor, {
     intent: 'approve',

@@ -27,6 +27,11 @@ export interface RunsAccess {
   /** Where approval requests go; null → the channel the result goes to. */
   approvalsChannel: string | null;
   approvalTtlMs: number;
+  /**
+   * Many workspaces: the Runbook API account the installation is connected to now (api-connections.ts); a
+   * request made under another is closed, never run here. Absent: one workspace, one API.
+   */
+  apiAccount?: string | null;
 }
 
 export interface RunsDeps {

@@ -193,7 +193,12 @@ export function askApproval(
   schedule: ScheduleAsk | null,
 ): Promise<Approval> {
   return createRequest(
-    { store: deps.access.store, audit: deps.access.audit, approvalTtlMs: deps.access.approvalTtlMs },
+    {
+      store: deps.access.store,
+      audit: deps.access.audit,
+      approvalTtlMs: deps.access.approvalTtlMs,
+      apiAccount: deps.access.apiAccount ?? null,
+    },
     {
       runbookId: request.runbook.id,
       runbookName: request.runbook.name,

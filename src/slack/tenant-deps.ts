@@ -2,7 +2,8 @@
 // `depsFor`). Each connected installation has its own Runbook API client, runbook catalog, proxy list,
 // identity cache and places cache, built from its connection and kept until the connection changes (any
 // replica: the row is read on every request, so a replaced or removed key takes effect at once). Until
-// it is connected, every API call answers the one sentence saying so and who can connect it. The policy is
+// it is connected, every API call answers the one sentence saying so and who can connect it; a connection
+// to an address the operator has since removed from RUNBOOK_API_URLS counts as none (and says so). The policy is
 // the operator's one file as this installation applies it (`forInstallation`: its ids count for `teams:`).
 import { LRUCache } from 'lru-cache';
 import type { RunbookApi } from '../api/runbook-api.ts';
@@ -17,12 +18,12 @@ import {
 } from '../catalog/runbook-catalog.ts';
 import type { Policy } from '../policy/policy.ts';
 import { policyForInstallation, withInstallationSettings } from '../runs/installation-settings.ts';
-import type { ApiConnections, OpenConnection } from '../tenants/api-connections.ts';
+import type { ApiConnections, ConnectionStatus, OpenConnection } from '../tenants/api-connections.ts';
 import type { TenantInstallation } from '../tenants/installation.ts';
 import type { SlackDeps } from './kit/deps.ts';
 import type { Identity } from './kit/identity.ts';
 import type { Places } from './kit/places.ts';
-import { notConnectedSentence } from './kit/tenancy.ts';
+import { unconnectedSentence } from './kit/tenancy.ts';
 import { UserFacingError } from './kit/user-facing-error.ts';
 
 /** One installation's Runbook API side, built from its opened connection (or from the not-connected API). */
@@ -47,6 +48,11 @@ export interface TenantDepsOptions {
   newPlaces(): Places;
   /** Who installed the app in this installation (null when unknown). */
   installerOf(installationId: string): Promise<string | null>;
+  /**
+   * Told once (per replica and saved connection) that an installation's connection is to an address the
+   * operator no longer allows: its background work stops (runtime.ts). Nothing is sent to that address.
+   */
+  onWithdrawn?(installationId: string, baseUrl: string): Promise<void>;
   /** Installations kept built at once (default 500); the least recently used are closed beyond it. */
   maxCached?: number;
   /** How long a replaced client stays open for requests still using it (default 60 s). */
@@ -172,12 +178,13 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
     installation: TenantInstallation,
     opened: OpenConnection | null,
     version: string,
+    withdrawn: ConnectionStatus | null,
   ): Promise<Entry> => {
     const installationId = installation.id;
     const installerId = await options.installerOf(installationId).catch(() => null);
     const tenant = opened
       ? options.connect(opened)
-      : options.unconnected(unavailableApi(notConnectedSentence(installerId)));
+      : options.unconnected(unavailableApi(unconnectedSentence({ installerId, withdrawn })));
     const { base } = options;
     const policy = policyForInstallation(base.access, await homeOf(installation));
     const deps: SlackDeps = {
@@ -190,11 +197,13 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
         policy,
         identity: options.newIdentity(policy),
         places: options.newPlaces(),
+        apiAccount: opened?.status.account ?? null,
       },
       tenancy: {
         installationId,
         connections: options.connections,
         status: opened?.status ?? null,
+        withdrawn,
         installerId,
         settings: null,
         operatorApprovalsChannel: base.access.approvalsChannel,
@@ -227,10 +236,27 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
         // A key sealed with a key we no longer hold: the workspace has to connect again.
         options.base.logger.error({ err, installation: installation.id }, 'could not open a Runbook API connection');
       }
-      const version = opened?.version ?? 'not-connected';
+      // Saved to an address since removed from RUNBOOK_API_URLS: not used; an admin connects again.
+      let withdrawn: ConnectionStatus | null = null;
+      if (opened && !options.connections.allows(opened.status.baseUrl)) {
+        withdrawn = opened.status;
+        opened = null;
+      }
+      const version = opened?.version ?? (withdrawn ? `withdrawn:${withdrawn.baseUrl}` : 'not-connected');
       const cached = cache.get(installation.id);
       if (cached && cached.version === version) return withSettings(installation.id, cached.deps);
-      const entry = await build(installation, opened, version);
+      if (withdrawn) {
+        options.base.logger.warn(
+          { installation: installation.id, baseUrl: withdrawn.baseUrl },
+          "a workspace's Runbook API address is no longer allowed by the operator (RUNBOOK_API_URLS): its connection is not used and its background work stops until an admin connects again",
+        );
+        await options
+          .onWithdrawn?.(installation.id, withdrawn.baseUrl)
+          .catch((err: unknown) =>
+            options.base.logger.warn({ err, installation: installation.id }, 'could not stop its background work'),
+          );
+      }
+      const entry = await build(installation, opened, version, withdrawn);
       cache.set(installation.id, entry);
       return withSettings(installation.id, entry.deps);
     },

@@ -11,12 +11,17 @@ export interface ApiConnectionRecord {
   /** Slack user id of whoever connected it last. */
   connectedBy: string;
   connectedAt: number;
+  /** The Runbook API account it reaches (opaque; kept when a key of the same account replaces it). */
+  account: string;
 }
 
 export interface ApiConnectionStore {
   get(installationId: string): Promise<ApiConnectionRecord | null>;
   /** Connects, or replaces the connection (a new key or URL, connected by `connectedBy` at `now`). */
-  put(record: Omit<ApiConnectionRecord, 'connectedAt'>, now: number): Promise<ApiConnectionRecord>;
+  put(
+    record: Omit<ApiConnectionRecord, 'connectedAt' | 'account'> & { account?: string },
+    now: number,
+  ): Promise<ApiConnectionRecord>;
   /** Removes it; true when there was one. */
   remove(installationId: string): Promise<boolean>;
 }

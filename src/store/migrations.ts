@@ -695,6 +695,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ${ASSIGN_INTENT_INSTALLATIONS};
     `,
   },
+  {
+    version: 28,
+    // A connection's account: minted when a workspace connects, kept when its key is replaced by one of the
+    // same account (a rotated key), new when it is another account. An approval request carries the account
+    // it was made under, so one approved after a switch never runs on the new account. '' / NULL: before.
+    name: 'the Runbook API account a connection and an approval request belong to',
+    up: () => `
+      ALTER TABLE api_connections ADD COLUMN account TEXT NOT NULL DEFAULT '';
+      ALTER TABLE approvals ADD COLUMN api_account TEXT;
+    `,
+  },
 ];
 
 /** Every column of watches before migration 27, in order. */

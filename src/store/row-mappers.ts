@@ -126,6 +126,7 @@ export function toApproval(row: SqlRow): Approval {
     ...(row.installation_id === null || row.installation_id === undefined
       ? {}
       : { installationId: text(row.installation_id) }),
+    ...(row.api_account === null || row.api_account === undefined ? {} : { apiAccount: text(row.api_account) }),
   };
 }
 

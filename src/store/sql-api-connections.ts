@@ -10,6 +10,7 @@ function toConnection(row: SqlRow): ApiConnectionRecord {
     sealedKey: text(row.sealed_key),
     connectedBy: text(row.connected_by),
     connectedAt: num(row.connected_at),
+    account: text(row.account ?? ''),
   };
 }
 
@@ -21,15 +22,16 @@ export function apiConnectionStore(db: SqlDriver): ApiConnectionStore {
     },
     async put(record, now) {
       const { rows } = await db.query(
-        `INSERT INTO api_connections (installation_id, base_url, sealed_key, connected_by, connected_at)
-         VALUES ($1, $2, $3, $4, $5)
+        `INSERT INTO api_connections (installation_id, base_url, sealed_key, connected_by, connected_at, account)
+         VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (installation_id) DO UPDATE SET
            base_url = excluded.base_url,
            sealed_key = excluded.sealed_key,
            connected_by = excluded.connected_by,
-           connected_at = excluded.connected_at
+           connected_at = excluded.connected_at,
+           account = excluded.account
          RETURNING *`,
-        [record.installationId, record.baseUrl, record.sealedKey, record.connectedBy, now],
+        [record.installationId, record.baseUrl, record.sealedKey, record.connectedBy, now, record.account ?? ''],
       );
       return toConnection(rows[0]!);
     },

@@ -119,10 +119,12 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
         ]) {
           await run(table, `DELETE FROM ${table} WHERE installation_id = $1`, [id]);
         }
-        // Claims kept under the installation's name (a card's, a subscription notice's).
+        // Claims kept under the installation's name (a card's, a subscription notice's, a click's, and a
+        // click's of an older release, which the installation led alone).
         await run(
           'notifications',
-          `DELETE FROM notifications WHERE key LIKE 'message:' || $1 || ':%' OR key LIKE 'sub:' || $1 || ':%'`,
+          `DELETE FROM notifications WHERE key LIKE 'message:' || $1 || ':%' OR key LIKE 'sub:' || $1 || ':%'
+             OR key LIKE 'click:' || $1 || ':%' OR key LIKE $1 || ':%'`,
           [id],
         );
         // Tables keyed by workspace only: by the installation's team ids.

@@ -681,8 +681,8 @@ function approvalStore(db: SqlDriver): ApprovalStore {
     async create(a, now) {
       const { rows } = await db.query(
         `INSERT INTO approvals (id, runbook_id, runbook_name, proxy_id, params, params_masked, requester_id,
-           requester_team, channel, state, created_at, expires_at, execution_ids, quorum, installation_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, '[]', $12, $13)
+           requester_team, channel, state, created_at, expires_at, execution_ids, quorum, installation_id, api_account)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, '[]', $12, $13, $14)
          RETURNING *`,
         [
           randomUUID(),
@@ -698,6 +698,7 @@ function approvalStore(db: SqlDriver): ApprovalStore {
           a.expiresAt,
           a.quorum ? JSON.stringify({ count: a.quorum.count, eachOf: a.quorum.eachOf }) : null,
           a.installationId ?? null,
+          a.apiAccount ?? null,
         ],
       );
       return toApproval(rows[0]!);

@@ -170,6 +170,8 @@ export interface Approval {
   quorum: ApprovalQuorum | null;
   /** Many workspaces: the installation it was requested in (absent in single-workspace mode). */
   installationId?: string;
+  /** Many workspaces: the Runbook API account it was requested under (absent: before accounts were kept). */
+  apiAccount?: string;
 }
 
 export interface NewApproval {
@@ -185,6 +187,8 @@ export interface NewApproval {
   quorum?: ApprovalQuorum | null;
   /** Many workspaces: the installation it is requested in. */
   installationId?: string | null;
+  /** Many workspaces: the Runbook API account of its connection when requested. */
+  apiAccount?: string | null;
 }
 
 export interface ApprovalMessages {

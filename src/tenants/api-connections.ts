@@ -1,8 +1,9 @@
 // Each installation's own Runbook API connection (many-workspace mode). A key is checked with one list
 // call before it is saved, stored sealed (secret-box.ts), opened only in memory to build that
 // installation's client, and never shown again: what anyone can read is the URL, who connected it and when.
+import { randomUUID } from 'node:crypto';
 import { describeApiError, ForbiddenError, UnauthorizedError } from '../api/errors.ts';
-import type { ApiConnectionStore } from '../store/api-connections.ts';
+import type { ApiConnectionRecord, ApiConnectionStore } from '../store/api-connections.ts';
 import type { SecretBox } from './secret-box.ts';
 
 /** What may be shown about a connection: never the key. */
@@ -10,6 +11,11 @@ export interface ConnectionStatus {
   baseUrl: string;
   connectedBy: string;
   connectedAt: number;
+  /**
+   * Which Runbook API account it reaches, as the person who connected it said (opaque, minted here): kept
+   * when a key of the same account replaces it, new otherwise. What was made under another is not carried on.
+   */
+  account: string;
 }
 
 /** An opened connection, for building the installation's client; `version` changes with every save. */
@@ -19,10 +25,11 @@ export interface OpenConnection {
   version: string;
 }
 
-export type ConnectInput = { apiKey: string; baseUrl?: string | null };
+/** `sameAccount`: the new key replaces the current one for the same account (a rotated key). */
+export type ConnectInput = { apiKey: string; baseUrl?: string | null; sameAccount?: boolean };
 
 export type ConnectOutcome =
-  | { ok: true; status: ConnectionStatus }
+  | { ok: true; status: ConnectionStatus; previous: ConnectionStatus | null }
   | { ok: false; field: 'apiKey' | 'baseUrl'; sentence: string };
 
 /** One list call with the key against the URL; throws the client's error when it fails. */
@@ -63,25 +70,40 @@ export class ApiConnections {
     return this.baseUrls.length > 1;
   }
 
+  /**
+   * Whether the operator still allows this address. A connection saved to an address since removed from
+   * RUNBOOK_API_URLS is not used (tenant-deps.ts): nothing is sent there until an admin connects again.
+   */
+  allows(baseUrl: string): boolean {
+    return this.baseUrls.includes(normalizeBaseUrl(baseUrl));
+  }
+
   async status(installationId: string): Promise<ConnectionStatus | null> {
     const record = await this.#records.get(installationId);
-    return record
-      ? { baseUrl: record.baseUrl, connectedBy: record.connectedBy, connectedAt: record.connectedAt }
-      : null;
+    return record ? statusOf(record) : null;
   }
 
   async open(installationId: string): Promise<OpenConnection | null> {
     const record = await this.#records.get(installationId);
     if (!record) return null;
     return {
-      status: { baseUrl: record.baseUrl, connectedBy: record.connectedBy, connectedAt: record.connectedAt },
+      status: statusOf(record),
       apiKey: this.#box.open(record.sealedKey),
       version: record.sealedKey,
     };
   }
 
   /** Checks the key with one list call, then saves it sealed (replacing any earlier connection). */
-  async connect(installationId: string, input: ConnectInput, connectedBy: string): Promise<ConnectOutcome> {
+  /**
+   * `beforeSwitch`: run once the key is verified and before it is saved, when it is of another account than
+   * the saved one (what was open under the old account ends while nothing can yet reach the new one).
+   */
+  async connect(
+    installationId: string,
+    input: ConnectInput,
+    connectedBy: string,
+    beforeSwitch?: () => Promise<void>,
+  ): Promise<ConnectOutcome> {
     const apiKey = input.apiKey.trim();
     if (!apiKey) return { ok: false, field: 'apiKey', sentence: 'Paste the Runbook API key.' };
     if (apiKey.length > MAX_KEY_LENGTH || /[\s\p{Cc}]/u.test(apiKey)) {
@@ -100,17 +122,32 @@ export class ApiConnections {
     } catch (err) {
       return { ok: false, field: 'apiKey', sentence: verifySentence(baseUrl, err) };
     }
+    const previous = await this.#records.get(installationId);
+    // Same account only when the person says so and the address is unchanged; anything else is another one.
+    const same = previous !== null && input.sameAccount === true && previous.baseUrl === baseUrl;
+    if (previous && !same) await beforeSwitch?.();
     const record = await this.#records.put(
-      { installationId, baseUrl, sealedKey: this.#box.seal(apiKey), connectedBy },
+      {
+        installationId,
+        baseUrl,
+        sealedKey: this.#box.seal(apiKey),
+        connectedBy,
+        account: same ? previous.account : randomUUID(),
+      },
       this.#now(),
     );
-    return { ok: true, status: { baseUrl, connectedBy: record.connectedBy, connectedAt: record.connectedAt } };
+    return { ok: true, status: statusOf(record), previous: previous ? statusOf(previous) : null };
   }
 
   /** Forgets the connection; true when there was one. */
   remove(installationId: string): Promise<boolean> {
     return this.#records.remove(installationId);
   }
+}
+
+function statusOf(record: ApiConnectionRecord): ConnectionStatus {
+  const { baseUrl, connectedBy, connectedAt, account } = record;
+  return { baseUrl, connectedBy, connectedAt, account };
 }
 
 /** Why a key was not saved, in one sentence that names no part of it. */

@@ -137,13 +137,59 @@ describe('approvers named by user id or group, with many workspaces', () => {
       async () => h.fake.state.calls.slice(opened).find((c) => c.method === 'views.open'),
       'the reject form',
     );
-    expect(JSON.stringify(modal.args)).toContain('no longer exists');
+    // Told why (as Approve tells them), never that it does not exist.
+    expect(JSON.stringify(modal.args)).toContain('Only people of this workspace');
+    expect(JSON.stringify(modal.args)).not.toContain('no longer exists');
     expect(JSON.stringify(modal.args)).not.toContain('Drain');
 
     // Its own approver still approves it.
     await userOf(BOB).act({ kind: 'message', message: requestA.message }, ACTIONS.approvalApprove);
     await until(
       async () => (await h.runtime.store.approvals.get(requestA.approvalId))?.state === 'approved',
+      'approved',
+    );
+  });
+
+  it("in a Slack Connect channel shared by two installed workspaces, another workspace's approver is told whose request it is, audited", async () => {
+    const request = await requestDrain(ALICE, 'delta-node');
+    // Zed, an approver of T0SECOND, presses Approve on T0SANDBOX's request from his own workspace.
+    const since = h.fake.state.ephemerals.length;
+    await userOf(ZED).act({ kind: 'message', message: request.message }, ACTIONS.approvalApprove);
+    const told = await until(
+      async () => h.fake.state.ephemerals.slice(since).find((e) => e.user === ZED.id),
+      'the refusal',
+    );
+    expect(told.text).toContain("made in another workspace: only that workspace's approvers can approve or reject it");
+    expect(told.text).not.toContain('no longer exists');
+    expect(told.text).not.toContain('Drain');
+    expect(told.text).not.toContain('delta-node');
+
+    const opened = h.fake.state.calls.length;
+    await userOf(ZED).act({ kind: 'message', message: request.message }, ACTIONS.approvalReject);
+    const modal = await until(
+      async () => h.fake.state.calls.slice(opened).find((c) => c.method === 'views.open'),
+      'the reject form',
+    );
+    const form = JSON.stringify(modal.args);
+    expect(form).toContain('made in another workspace');
+    expect(form).not.toContain('no longer exists');
+    expect(form).not.toContain('Drain');
+
+    // Nothing decided or voted; both clicks are in the audit trail as refusals, naming nothing but the id.
+    expect((await h.runtime.store.approvals.get(request.approvalId))?.state).toBe('pending');
+    expect(await h.runtime.store.approvals.votes(request.approvalId)).toEqual([]);
+    const denials = (await h.runtime.store.audit.recent(100)).filter(
+      (e) => e.userId === ZED.id && e.outcome === 'denied' && /another workspace/.test(e.detail ?? ''),
+    );
+    expect(denials.map((e) => [e.action, e.target]).sort()).toEqual([
+      ['approval.approve', `approval ${request.approvalId}`],
+      ['approval.reject', `approval ${request.approvalId}`],
+    ]);
+
+    // Its own approver still decides it.
+    await userOf(BOB).act({ kind: 'message', message: request.message }, ACTIONS.approvalApprove);
+    await until(
+      async () => (await h.runtime.store.approvals.get(request.approvalId))?.state === 'approved',
       'approved',
     );
   });

@@ -3,7 +3,14 @@
 // Each works once per approver (src/runs/once.ts; a quorum still needs the others): a repeat is told it
 // was already done, and a click that decided nothing (refused, or decided by someone else) is given back.
 import type { ButtonAction } from '@slack/bolt';
-import { approveRequest, findApprovalFor, leftNoMark, rejectRequest } from '../../runs/approvals.ts';
+import {
+  ACCOUNT_CHANGED,
+  approvalRefusal,
+  approveRequest,
+  findApprovalFor,
+  leftNoMark,
+  rejectRequest,
+} from '../../runs/approvals.ts';
 import { claimClick, clickTaken } from '../../runs/once.ts';
 import { buildRejectModal } from '../kit/approval.ts';
 import { refreshApprovalMessages } from '../kit/approval-request.ts';
@@ -45,7 +52,12 @@ export async function rejectClicked({ ack, body, client }: ActionArgs, ctx: Hand
     await ctx.respond(alreadyDoneMessage(done, ctx.userId));
     return;
   }
-  const approval = await findApprovalFor(ctx.deps, await ctx.actor(), approvalId).catch(() => null);
+  const actor = await ctx.actor();
+  const approval = await findApprovalFor(ctx.deps, actor, approvalId).catch(() => null);
+  // Not there for them: another workspace's request, not theirs to decide, or gone (nothing more of it shown).
+  const refusal = approval
+    ? null
+    : await approvalRefusal(ctx.deps, actor, approvalId, 'approval.reject').catch(() => null);
   const channel = body.channel?.id ?? body.container?.channel_id ?? '';
   const metadata = JSON.stringify({ a: approvalId, c: channel });
   await client.views
@@ -53,7 +65,7 @@ export async function rejectClicked({ ack, body, client }: ActionArgs, ctx: Hand
       trigger_id: body.trigger_id,
       view: approval
         ? buildRejectModal(metadata, approval.runbookName)
-        : errorModal('Reject run', 'That approval request no longer exists.'),
+        : errorModal('Reject run', refusal?.sentence ?? 'That approval request no longer exists.'),
     })
     .catch((err: unknown) => ctx.deps.logger.warn({ err }, 'could not open the reject modal'));
 }
@@ -106,7 +118,15 @@ async function approve(ctx: HandlerContext, approvalId: string): Promise<boolean
     case 'already': {
       const by = result.approval.decidedBy ? ` by ${userMention(result.approval.decidedBy)}` : '';
       await ctx.respond(
-        noticeMessage(`That request was already ${result.approval.state}${by}.`, `Already ${result.approval.state}`),
+        result.approval.reason === ACCOUNT_CHANGED && result.approval.state === 'expired'
+          ? noticeMessage(
+              'That request is closed: the workspace’s Runbook API connection changed since it was asked, so nothing was run.',
+              'Request closed',
+            )
+          : noticeMessage(
+              `That request was already ${result.approval.state}${by}.`,
+              `Already ${result.approval.state}`,
+            ),
       );
       break;
     }

@@ -1,14 +1,15 @@
 // Connect, Replace key and Disconnect (App Home, many-workspace mode): each reads what Slack says about
 // the person (users.info), calls one use case of src/runs/api-connection.ts and shows its result.
-import { connectRunbookApi, disconnectRunbookApi, openConnect } from '../../runs/api-connection.ts';
+import { connectRunbookApi, countAccountWork, disconnectRunbookApi, openConnect } from '../../runs/api-connection.ts';
 import { claimOrSayDone, drawingOf } from '../kit/click-once.ts';
 import { errorMessage, errorModal, noticeMessage } from '../kit/common.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
 import type { HandlerContext } from '../kit/handler-context.ts';
 import { ACTIONS, BLOCKS } from '../kit/ids.ts';
 import type { ActionArgs, ViewArgs } from '../kit/listen.ts';
-import { connectFactsOf, type TenancyDeps } from '../kit/tenancy.ts';
-import { buildConnectModal, checkingModal, connectedModal } from './connect-modal.ts';
+import { connectFactsOf, countsOf, type TenancyDeps } from '../kit/tenancy.ts';
+import { tellAccountEnded } from './account-change.ts';
+import { buildConnectModal, checkingModal, connectedModal, SAME_ACCOUNT } from './connect-modal.ts';
 
 const NOT_MANY = 'This deployment serves one workspace: its Runbook API is set by the operator.';
 
@@ -38,9 +39,11 @@ export async function connectOpenClicked({ ack, body, client }: ActionArgs, ctx:
     const facts = await connectFactsOf(tenancy, client, ctx.userId);
     const verdict = await openConnect(ctx.deps, await ctx.actor(), facts);
     const current = await tenancy.connections.status(tenancy.installationId);
+    // A Replace says what is open under the current key, and asks which account the new one is for.
+    const open = verdict.kind === 'ok' && current ? await countAccountWork(ctx.deps, tenancy.installationId) : null;
     view =
       verdict.kind === 'ok'
-        ? buildConnectModal({ current, baseUrls: tenancy.connections.baseUrls })
+        ? buildConnectModal({ current, baseUrls: tenancy.connections.baseUrls, open })
         : errorModal('Connect Runbook API', verdict.sentence);
   } catch (err) {
     view = errorModal('Connect Runbook API', describeFailure(err));
@@ -52,6 +55,8 @@ export async function connectSubmitted({ ack, view, client }: ViewArgs, ctx: Han
   const values = view.state.values;
   const apiKey = values[BLOCKS.connectKey]?.[ACTIONS.connectKey]?.value ?? '';
   const baseUrl = values[BLOCKS.connectUrl]?.[ACTIONS.connectUrl]?.selected_option?.value ?? null;
+  // Unanswered counts as another account: what is open ends rather than go on under a key it may not be of.
+  const sameAccount = values[BLOCKS.connectAccount]?.[ACTIONS.connectAccount]?.selected_option?.value === SAME_ACCOUNT;
   if (apiKey.trim() === '') {
     await ack({ response_action: 'errors', errors: { [BLOCKS.connectKey]: 'Paste the Runbook API key.' } });
     return;
@@ -64,14 +69,27 @@ export async function connectSubmitted({ ack, view, client }: ViewArgs, ctx: Han
   // The key is checked with the Runbook API, which may take longer than Slack waits for an answer.
   await ack({ response_action: 'update', view: checkingModal() });
   let next: Parameters<typeof client.views.update>[0]['view'];
+  let told: (() => Promise<void>) | null = null;
   try {
     const facts = await connectFactsOf(tenancy, client, ctx.userId);
     const result = await connectRunbookApi(ctx.deps, tenancy.connections, await ctx.actor(), facts, {
       apiKey,
       baseUrl,
+      sameAccount,
     });
-    if (result.kind === 'connected') next = connectedModal(result.status);
-    else if (result.kind === 'invalid') {
+    if (result.kind === 'connected') {
+      const { ended, status, previous: before } = result;
+      next = connectedModal(status, ended ? countsOf(ended) : null);
+      if (ended && before) {
+        told = () =>
+          tellAccountEnded(ctx.deps, client, ended, {
+            by: ctx.userId,
+            at: status.connectedAt,
+            how: 'replaced',
+            baseUrl: before.baseUrl,
+          });
+      }
+    } else if (result.kind === 'invalid') {
       const current = await tenancy.connections.status(tenancy.installationId);
       next = buildConnectModal({ current, baseUrls: tenancy.connections.baseUrls, problem: result.sentence });
     } else next = errorModal('Connect Runbook API', result.sentence);
@@ -79,6 +97,7 @@ export async function connectSubmitted({ ack, view, client }: ViewArgs, ctx: Han
     next = errorModal('Connect Runbook API', `Nothing was saved. ${describeFailure(err)}`);
   }
   await client.views.update({ view_id: view.id, view: next });
+  await told?.();
   await refreshHome(ctx);
 }
 
@@ -105,6 +124,14 @@ export async function connectRemoveClicked({ body, client }: ActionArgs, ctx: Ha
     await claim.release();
     await ctx.respond(errorMessage(result.sentence));
     return;
+  }
+  if (result.kind === 'disconnected' && tenancy.status) {
+    await tellAccountEnded(ctx.deps, client, result.ended, {
+      by: ctx.userId,
+      at: ctx.deps.now(),
+      how: 'removed',
+      baseUrl: tenancy.status.baseUrl,
+    });
   }
   await ctx.respond(
     noticeMessage(

@@ -5,6 +5,7 @@ import type { ConnectionStatus } from '../../tenants/api-connections.ts';
 import { infoModal, loadingModal } from '../kit/common.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../kit/ids.ts';
 import { escapeMrkdwn, mrkdwnText, plainText, userMention } from '../kit/mrkdwn.ts';
+import { ACCOUNT_CHANGE_EFFECT, type OpenWorkCounts, openWorkSentence } from '../kit/tenancy.ts';
 
 const TITLE = 'Connect Runbook API';
 
@@ -15,7 +16,13 @@ export interface ConnectModalInput {
   baseUrls: readonly string[];
   /** Why the last attempt saved nothing (shown above the form). */
   problem?: string;
+  /** What is open under the current connection (a Replace); absent: nothing known. */
+  open?: OpenWorkCounts | null;
 }
+
+/** The answer to "which account is the new key for?": only `same` carries what is open on. */
+export const SAME_ACCOUNT = 'same';
+export const OTHER_ACCOUNT = 'other';
 
 export function buildConnectModal(input: ConnectModalInput): ModalView {
   const blocks: KnownBlock[] = [];
@@ -30,6 +37,36 @@ export function buildConnectModal(input: ConnectModalInput): ModalView {
         : 'Everyone in this workspace will use this key for runbooks, schedules and executions. It is checked with one list call before it is saved.',
     ),
   });
+  if (input.current) {
+    const open = input.open ? openWorkSentence(input.open) : null;
+    blocks.push({
+      type: 'section',
+      text: mrkdwnText(
+        `${open ? `Open under the current key: *${escapeMrkdwn(open)}*.` : 'Nothing is open under the current key.'} With a key of *another account*, ${ACCOUNT_CHANGE_EFFECT}. With a rotated key of the *same account*, all of it carries on.`,
+      ),
+    });
+    blocks.push({
+      type: 'input',
+      block_id: BLOCKS.connectAccount,
+      label: plainText('Which account is the new key for?', 2000),
+      element: {
+        type: 'radio_buttons',
+        action_id: ACTIONS.connectAccount,
+        options: [
+          {
+            text: plainText('The same account (a rotated key)', 75),
+            description: plainText('Everything open carries on', 75),
+            value: SAME_ACCOUNT,
+          },
+          {
+            text: plainText('Another account', 75),
+            description: plainText('Everything open under the current key ends', 75),
+            value: OTHER_ACCOUNT,
+          },
+        ],
+      },
+    });
+  }
   if (input.baseUrls.length > 1) {
     const options = input.baseUrls.map((url) => ({ text: plainText(url, 75), value: url.slice(0, 150) }));
     const current = options.find((o) => o.value === input.current?.baseUrl);
@@ -71,9 +108,11 @@ export function checkingModal(): ModalView {
   return loadingModal(TITLE, 'Checking the key with the Runbook API…');
 }
 
-export function connectedModal(status: ConnectionStatus): ModalView {
+/** `ended`: what a key of another account ended (null: nothing did, or the same account). */
+export function connectedModal(status: ConnectionStatus, ended: OpenWorkCounts | null = null): ModalView {
+  const endedSentence = ended ? openWorkSentence(ended) : null;
   return infoModal(
     TITLE,
-    `:white_check_mark: Connected to \`${escapeMrkdwn(status.baseUrl)}\`. The key is stored encrypted and will not be shown again.`,
+    `:white_check_mark: Connected to \`${escapeMrkdwn(status.baseUrl)}\`. The key is stored encrypted and will not be shown again.${endedSentence ? ` Ended with the previous account: ${escapeMrkdwn(endedSentence)}; those concerned are told.` : ''}`,
   );
 }

@@ -5,7 +5,7 @@ import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Execution, Schedule } from '../../api/schemas.ts';
 import type { Actor } from '../../runs/actor.ts';
-import { mayConnect } from '../../runs/api-connection.ts';
+import { countAccountWork, mayConnect } from '../../runs/api-connection.ts';
 import { awaitingApprovalBy } from '../../runs/approvals.ts';
 import { forecastFor } from '../../runs/forecast.ts';
 import { listFreezes } from '../../runs/freezes.ts';
@@ -28,10 +28,15 @@ async function connectionBlocks(deps: SlackDeps, client: WebClient, userId: stri
   const canManage = await connectFactsOf(tenancy, client, userId)
     .then((facts) => mayConnect(userId, facts))
     .catch(() => false);
+  // Disconnect's confirmation says what is open and would end (unreadable: it says nothing of it).
+  const open =
+    canManage && tenancy.status ? await countAccountWork(deps, tenancy.installationId).catch(() => null) : null;
   return connectionSection({
     status: tenancy.status,
+    withdrawn: tenancy.withdrawn ?? null,
     installerId: tenancy.installerId,
     canManage,
+    open,
     approvalLine: settingsSummary(tenancy.settings, tenancy.operatorApprovalsChannel),
   });
 }

@@ -66,6 +66,7 @@ export const ACTIONS = {
   connectRemove: 'connect_remove', // removes the connection (button with a confirm dialog)
   connectKey: 'connect_key',
   connectUrl: 'connect_url',
+  connectAccount: 'connect_account', // Replace: the same account (a rotated key) or another
   settingsOpen: 'settings_open', // opens the workspace's approval settings (App Home)
   settingsChannel: 'settings_channel',
   settingsGroup: 'settings_group',
@@ -102,6 +103,7 @@ export const BLOCKS = {
   rejectReason: 'meta_reject_reason',
   connectKey: 'meta_connect_key',
   connectUrl: 'meta_connect_url',
+  connectAccount: 'meta_connect_account',
   settingsChannel: 'meta_settings_channel',
   settingsGroup: 'meta_settings_group',
 } as const;

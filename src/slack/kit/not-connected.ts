@@ -1,12 +1,12 @@
 // Many-workspace mode: until an installation has connected its Runbook API, every command, button, form,
-// shortcut and mention answers, privately, that the workspace is not connected yet and who can connect
-// it; typeahead gets no options. App Home (where Connect is) and the Connect form itself pass, as does
+// shortcut and mention answers, privately, that the workspace is not connected yet (or that its address
+// is no longer allowed by the operator) and who can connect it; typeahead gets no options. App Home (where Connect is) and the Connect form itself pass, as does
 // `/runbook help`. Runs after the request context (../context.ts), whose deps say whether it is connected.
 import type { AnyMiddlewareArgs, App } from '@slack/bolt';
 import { errorMessage } from './common.ts';
 import { contextOf } from './handler-context.ts';
 import { ACTIONS, VIEWS } from './ids.ts';
-import { notConnectedSentence } from './tenancy.ts';
+import { unconnectedSentence } from './tenancy.ts';
 
 type Body = {
   type?: string;
@@ -49,7 +49,7 @@ export function registerNotConnectedGate(app: App): void {
     }
     await request.ack?.();
     await ctx
-      .respond(errorMessage(notConnectedSentence(tenancy.installerId)))
+      .respond(errorMessage(unconnectedSentence(tenancy)))
       .catch((err: unknown) => ctx.deps.logger.warn({ err }, 'could not say the workspace is not connected'));
   });
 }

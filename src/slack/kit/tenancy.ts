@@ -14,6 +14,11 @@ export interface TenancyDeps {
   connections: ApiConnections;
   /** The connection when this request's deps were resolved; null: not connected yet. */
   status: ConnectionStatus | null;
+  /**
+   * A saved connection to an address the operator no longer allows (then `status` is null): not used,
+   * and every surface says so instead of "not connected yet". Null otherwise.
+   */
+  withdrawn?: ConnectionStatus | null;
   /** Who installed the app (null when unknown). */
   installerId: string | null;
   /** The workspace's own approvals channel and approver group, as read for this request (null: none). */
@@ -35,6 +40,16 @@ export function whoMayConnect(installerId: string | null): string {
 /** What every command and action answers until the workspace is connected. */
 export function notConnectedSentence(installerId: string | null): string {
   return `This workspace is not connected to a Runbook API yet: ${whoMayConnect(installerId)} can connect it with Connect in the app's Home tab.`;
+}
+
+/** What every command and action answers when the workspace's saved address was removed by the operator. */
+export function withdrawnSentence(installerId: string | null): string {
+  return `This workspace's Runbook API address is no longer allowed by the operator: ${whoMayConnect(installerId)} can reconnect it with Connect in the app's Home tab.`;
+}
+
+/** The sentence a request of an installation that cannot reach its Runbook API answers. */
+export function unconnectedSentence(tenancy: Pick<TenancyDeps, 'installerId' | 'withdrawn'>): string {
+  return tenancy.withdrawn ? withdrawnSentence(tenancy.installerId) : notConnectedSentence(tenancy.installerId);
 }
 
 /**
@@ -80,3 +95,41 @@ export function settingsSummary(record: InstallationSettingsRecord | null, opera
   const by = record ? ` (set by ${userMention(record.updatedBy)})` : '';
   return `${where}${who}${by}.`;
 }
+
+/** How many things are open under the current Runbook API account (src/runs/api-connection.ts's AccountWork). */
+export interface OpenWorkCounts {
+  watches: number;
+  requests: number;
+  pauses: number;
+  subscriptions: number;
+}
+
+export function countsOf(work: {
+  watches: readonly unknown[];
+  requests: readonly unknown[];
+  pauses: readonly unknown[];
+  subscriptions: readonly unknown[];
+}): OpenWorkCounts {
+  return {
+    watches: work.watches.length,
+    requests: work.requests.length,
+    pauses: work.pauses.length,
+    subscriptions: work.subscriptions.length,
+  };
+}
+
+/** "2 runs being followed, 1 approval request waiting, …", or null when nothing is open. */
+export function openWorkSentence(c: OpenWorkCounts): string | null {
+  const n = (count: number, one: string, many: string) => (count ? [`${count} ${count === 1 ? one : many}`] : []);
+  const parts = [
+    ...n(c.watches, 'run being followed', 'runs being followed'),
+    ...n(c.requests, 'approval request waiting', 'approval requests waiting'),
+    ...n(c.pauses, 'schedule paused from Slack', 'schedules paused from Slack'),
+    ...n(c.subscriptions, 'channel subscription', 'channel subscriptions'),
+  ];
+  return parts.length ? parts.join(', ') : null;
+}
+
+/** What happens to what is open when the account changes (the Replace form, Disconnect's confirmation). */
+export const ACCOUNT_CHANGE_EFFECT =
+  'each followed run’s card says it is no longer followed, waiting requests close and their requesters are told, paused schedules stay paused in the old account (who paused them is sent their times), subscriptions end; nothing of the old account runs on the new one';

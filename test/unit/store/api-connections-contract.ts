@@ -44,13 +44,14 @@ export function runApiConnectionsContract(name: string, createHarness: () => Pro
       const c = connections();
       expect(await c.connect('T1', { apiKey: ` ${KEY_1} `, baseUrl: URL_A }, 'U1')).toEqual({
         ok: true,
-        status: { baseUrl: URL_A, connectedBy: 'U1', connectedAt: T0 },
+        status: { baseUrl: URL_A, connectedBy: 'U1', connectedAt: T0, account: expect.any(String) },
+        previous: null,
       });
       expect(verified).toEqual([`${URL_A} ${KEY_1}`]);
       now = T0 + 1000;
       await c.connect('E9', { apiKey: KEY_2, baseUrl: URL_B }, 'U9');
       expect((await c.open('T1'))?.apiKey).toBe(KEY_1);
-      expect((await c.open('E9'))?.status).toEqual({ baseUrl: URL_B, connectedBy: 'U9', connectedAt: T0 + 1000 });
+      expect((await c.open('E9'))?.status).toMatchObject({ baseUrl: URL_B, connectedBy: 'U9', connectedAt: T0 + 1000 });
 
       now = T0 + 2000;
       const before = await c.open('T1');
@@ -81,7 +82,22 @@ export function runApiConnectionsContract(name: string, createHarness: () => Pro
       expect(await c.remove('T1')).toBe(true);
       expect(await c.remove('T1')).toBe(false);
       expect(await c.open('T1')).toBeNull();
-      expect(await c.status('E9')).toEqual({ baseUrl: URL_B, connectedBy: 'U9', connectedAt: T0 + 1000 });
+      expect(await c.status('E9')).toMatchObject({ baseUrl: URL_B, connectedBy: 'U9', connectedAt: T0 + 1000 });
+    });
+
+    it('keeps the account across a key the person says is of the same account, at the same address only', async () => {
+      const c = connections();
+      const first = await c.connect('T1', { apiKey: KEY_1, baseUrl: URL_A }, 'U1');
+      const account = first.ok ? first.status.account : '';
+      expect(account).not.toBe('');
+      const rotated = await c.connect('T1', { apiKey: KEY_2, baseUrl: URL_A, sameAccount: true }, 'U2');
+      expect(rotated).toMatchObject({ ok: true, status: { account }, previous: { account, connectedBy: 'U1' } });
+      // Unsaid, or said at another address: another account.
+      const other = await c.connect('T1', { apiKey: KEY_1, baseUrl: URL_A }, 'U2');
+      expect(other.ok && other.status.account).not.toBe(account);
+      const moved = await c.connect('T1', { apiKey: KEY_1, baseUrl: URL_B, sameAccount: true }, 'U2');
+      expect(moved.ok && other.ok && moved.status.account).not.toBe(other.ok && other.status.account);
+      expect((await store.apiConnections.get('T1'))?.account).toBe(moved.ok ? moved.status.account : null);
     });
 
     it('saves nothing for a refused key, an address not allowed, or something that is not a key', async () => {

@@ -48,6 +48,9 @@ async function seed(store: Store, id: string, team: string, org: boolean): Promi
     id,
   );
   expect(await store.notifications.claim(subscriptionNoticeKey('C1', 'e-1', id), T0)).toBe(true);
+  // A click's claim (src/runs/once.ts): the installation leads its key, and an older release's key too.
+  expect(await store.notifications.claim(`click:${id}:confirm_run:rb:C1`, T0, 'U1')).toBe(true);
+  expect(await store.notifications.claim(`${id}:confirm_run:rb:C1`, T0, 'U1')).toBe(true);
   expect(await store.outputUploads.claim('e-1', T0, id)).toBe(true);
   expect(await store.workflowSteps.begin(step('Fx1'), T0, id)).toBe(true);
   await store.freezePasses.grant(
