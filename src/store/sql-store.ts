@@ -664,6 +664,13 @@ function scheduleOwnerStore(db: SqlDriver): ScheduleOwnerStore {
       }
       return owners;
     },
+    async list(limit, installationId = '') {
+      const { rows } = await db.query(
+        'SELECT * FROM schedule_owners WHERE installation_id = $1 ORDER BY created_at, schedule_id LIMIT $2',
+        [installationId, limit],
+      );
+      return rows.map(toScheduleOwner);
+    },
     async remove(scheduleId, installationId = '') {
       await db.query('DELETE FROM schedule_owners WHERE schedule_id = $1 AND installation_id = $2', [
         scheduleId,

@@ -478,6 +478,8 @@ export interface ScheduleOwnerStore {
   get(scheduleId: string, installationId?: string): Promise<ScheduleOwner | null>;
   getMany(ids: string[], installationId?: string): Promise<Map<string, ScheduleOwner>>;
   remove(scheduleId: string, installationId?: string): Promise<void>;
+  /** The installation's owners, oldest first (schedules made in Slack; what an account change ends). */
+  list(limit: number, installationId?: string): Promise<ScheduleOwner[]>;
   /** Gives owners kept for the single workspace ('') their workspace's installation (many-workspace start). */
   assignInstallations(): Promise<number>;
 }

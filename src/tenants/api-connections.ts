@@ -94,7 +94,16 @@ export class ApiConnections {
   }
 
   /** Checks the key with one list call, then saves it sealed (replacing any earlier connection). */
-  async connect(installationId: string, input: ConnectInput, connectedBy: string): Promise<ConnectOutcome> {
+  /**
+   * `beforeSwitch`: run once the key is verified and before it is saved, when it is of another account than
+   * the saved one (what was open under the old account ends while nothing can yet reach the new one).
+   */
+  async connect(
+    installationId: string,
+    input: ConnectInput,
+    connectedBy: string,
+    beforeSwitch?: () => Promise<void>,
+  ): Promise<ConnectOutcome> {
     const apiKey = input.apiKey.trim();
     if (!apiKey) return { ok: false, field: 'apiKey', sentence: 'Paste the Runbook API key.' };
     if (apiKey.length > MAX_KEY_LENGTH || /[\s\p{Cc}]/u.test(apiKey)) {
@@ -116,6 +125,7 @@ export class ApiConnections {
     const previous = await this.#records.get(installationId);
     // Same account only when the person says so and the address is unchanged; anything else is another one.
     const same = previous !== null && input.sameAccount === true && previous.baseUrl === baseUrl;
+    if (previous && !same) await beforeSwitch?.();
     const record = await this.#records.put(
       {
         installationId,

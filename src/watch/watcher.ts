@@ -856,7 +856,9 @@ export class Watcher implements RunTracker {
   /** One workspace's listing back to its oldest watch, in its scope; the runs it saw end are taken here. */
   async #listTeam(team: string | null, group: TeamGroup, sweep: TeamSweep): Promise<void> {
     try {
-      const maxPages = Math.max(Math.ceil(group.ids.size / BULK_PAGE_SIZE) + 5, Math.min(group.ids.size, 50));
+      // Up to what a get per watch would cost: the runs that ended since the watches began stay in the
+      // listing, so the oldest watch may lie well past watches / 100 pages (a tighter cap never saw it end).
+      const maxPages = Math.max(Math.ceil(group.ids.size / BULK_PAGE_SIZE) + 5, group.ids.size);
       const list = () =>
         discoverFinished(this.#api, {
           watched: group.ids,
@@ -882,6 +884,12 @@ export class Watcher implements RunTracker {
           now,
           group.installationId,
         );
+      }
+      // Watches it did not reach (cut at its cap, or gone from the API) are looked at one by one, not left
+      // to the backstop.
+      if (result.statuses.size < group.ids.size) {
+        const unseen = [...group.ids].filter((id) => !result.statuses.has(id));
+        await this.#store.watches.expedite(unseen, this.#now(), group.installationId);
       }
       if (result.finished.length > 0) await this.#takeFinished(result.finished, group.installationId);
     } catch (err) {
@@ -1046,6 +1054,9 @@ export class Watcher implements RunTracker {
       // A listing that carried the output already is the full record: no second request for it.
       const listed = snapshot?.finished.get(id);
       const full = listed?.output ? listed : await this.#readFinished(id);
+      // Stopped while it was read (its workspace's Runbook API account changed: src/runs/api-connection.ts
+      // finishes its card): what was read may be another account's, so nothing is told.
+      if ((await this.#store.watches.get(id, w.installationId))?.state !== 'active') return;
       await this.#deliver(w, full, false);
     } catch (err) {
       if (err instanceof NotFoundError) {

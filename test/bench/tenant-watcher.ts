@@ -38,6 +38,8 @@ export function tenantWatcher(
       slackApiUrl: urls.slack,
       rejectRateLimitedCalls: true,
       retryConfig: { retries: 0 },
+      // As the runtime's paced clients: a hung call would block a pacer lane.
+      timeout: 10_000,
     }),
     owner: newOwnerId(),
     logger: createLogger({ level: 'silent' }),

@@ -3,7 +3,14 @@
 // Each works once per approver (src/runs/once.ts; a quorum still needs the others): a repeat is told it
 // was already done, and a click that decided nothing (refused, or decided by someone else) is given back.
 import type { ButtonAction } from '@slack/bolt';
-import { approvalRefusal, approveRequest, findApprovalFor, leftNoMark, rejectRequest } from '../../runs/approvals.ts';
+import {
+  ACCOUNT_CHANGED,
+  approvalRefusal,
+  approveRequest,
+  findApprovalFor,
+  leftNoMark,
+  rejectRequest,
+} from '../../runs/approvals.ts';
 import { claimClick, clickTaken } from '../../runs/once.ts';
 import { buildRejectModal } from '../kit/approval.ts';
 import { refreshApprovalMessages } from '../kit/approval-request.ts';
@@ -111,7 +118,15 @@ async function approve(ctx: HandlerContext, approvalId: string): Promise<boolean
     case 'already': {
       const by = result.approval.decidedBy ? ` by ${userMention(result.approval.decidedBy)}` : '';
       await ctx.respond(
-        noticeMessage(`That request was already ${result.approval.state}${by}.`, `Already ${result.approval.state}`),
+        result.approval.reason === ACCOUNT_CHANGED && result.approval.state === 'expired'
+          ? noticeMessage(
+              'That request is closed: the workspace’s Runbook API connection changed since it was asked, so nothing was run.',
+              'Request closed',
+            )
+          : noticeMessage(
+              `That request was already ${result.approval.state}${by}.`,
+              `Already ${result.approval.state}`,
+            ),
       );
       break;
     }

@@ -1,6 +1,7 @@
 // Approval surfaces: the request in the approvers' channel (Approve / Reject), the requester's
 // copy that follows the decision, and the modal asking a rejecting approver for a reason.
 import type { KnownBlock, ModalView } from '@slack/types';
+import { ACCOUNT_CHANGED } from '../../runs/approvals.ts';
 import type { Approval } from '../../store/store.ts';
 import { button, type SlackMessage, when } from './common.ts';
 import { formatInputs } from './execution-card.ts';
@@ -72,6 +73,9 @@ function outcomeLine(approval: Approval, progress?: ApprovalProgress, cardLink?:
     case 'rejected':
       return `:no_entry_sign: Rejected by ${userMention(approval.decidedBy ?? '')}${approval.reason ? `: “${escapeMrkdwn(truncate(approval.reason, 500))}”` : ''}`;
     case 'expired':
+      if (approval.reason === ACCOUNT_CHANGED) {
+        return `:heavy_minus_sign: Closed ${when(new Date(approval.decidedAt ?? approval.createdAt).toISOString())}: ${ACCOUNT_CHANGED}, so nothing was run. Ask again with \`/runbook run\`.`;
+      }
       return `:hourglass: Expired ${when(new Date(approval.expiresAt).toISOString())} without ${approval.quorum && (approval.quorum.count > 1 || approval.quorum.eachOf.length > 0) ? 'enough approvals' : 'a decision'}. Ask again with \`/runbook run\`.`;
   }
 }

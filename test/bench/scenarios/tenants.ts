@@ -174,7 +174,8 @@ export async function runPhase(tenants: Tenant[]): Promise<Phase> {
     await emulator.call({ cmd: 'requests', reset: true });
     const measuredFrom = Date.now();
     const hasBig = tenants.some((t) => t.watches > SMALL_WATCHES);
-    const deadline = t0 + SPREAD_MS + (hasBig ? BIG_BOUND_MS * 1.2 : 0) + 120_000;
+    const deadline =
+      t0 + SPREAD_MS + (hasBig ? BIG_BOUND_MS * 1.2 : 0) + Number(process.env.BENCH_TENANTS_GRACE_MS ?? 120_000);
     let endedBy = 0;
     while (Date.now() < deadline && told.size < ending.size) {
       await new Promise((r) => setTimeout(r, 1000));
@@ -218,7 +219,8 @@ export async function runPhase(tenants: Tenant[]): Promise<Phase> {
     await store.close().catch(() => {});
     await fake.close();
     await emulator.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (!process.env.BENCH_KEEP) rmSync(dir, { recursive: true, force: true });
+    else process.stderr.write(`kept ${dir}\n`);
   }
 }
 
