@@ -1064,6 +1064,9 @@ export class Watcher implements RunTracker {
       // A listing that carried the output already is the full record: no second request for it.
       const listed = snapshot?.finished.get(id);
       const full = listed?.output ? listed : await this.#readFinished(id);
+      // Stopped while it was read (its workspace's Runbook API account changed: src/runs/api-connection.ts
+      // finishes its card): what was read may be another account's, so nothing is told.
+      if ((await this.#store.watches.get(id, w.installationId))?.state !== 'active') return;
       await this.#deliver(w, full, false);
     } catch (err) {
       if (err instanceof NotFoundError) {

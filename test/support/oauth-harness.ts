@@ -174,13 +174,16 @@ export async function startOAuthHarness(
     },
     async runNow(userId, team, deployment, tenantKey) {
       const user = harness.user(userId, team);
+      // This command's confirmation, not an earlier run's (a slow answer would leave only that one to find).
+      const seen = fake.state.ephemerals.length;
       await user.command(
         `run "Scale Kubernetes Deployment" namespace=prod deployment=${deployment} replicas=2 --now`,
         'C01OPS',
       );
       const confirm = await until(
         async () =>
-          [...fake.state.ephemerals]
+          fake.state.ephemerals
+            .slice(seen)
             .reverse()
             .find((e) => e.user === userId && JSON.stringify(e.blocks ?? []).includes(ACTIONS.confirmRun)),
         'the confirmation',

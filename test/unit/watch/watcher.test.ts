@@ -274,6 +274,39 @@ describe('Watcher', () => {
   });
 });
 
+describe('a watch stopped while it is being read', () => {
+  // Replace key with another account's, or Disconnect (src/runs/api-connection.ts), stops the workspace's
+  // watches and then finishes their cards itself: a look already under way must not tell a result
+  // afterwards (it may have been read with the new account's key).
+  it('tells nothing of it, and its card stays as the stop left it', async () => {
+    const [run] = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 1, ['C01OPS']);
+    clock.advance(5_000);
+    const real = api;
+    let stopped = false;
+    api = {
+      ...real,
+      executions: {
+        ...real.executions,
+        get: async (...args: Parameters<RunbookApi['executions']['get']>) => {
+          if (!stopped) {
+            stopped = true;
+            await store.watches.complete(run!.executionId, 'w1', 'stale', null, Date.now(), '');
+          }
+          return real.executions.get(...args);
+        },
+      },
+    };
+    try {
+      watcher('w1').start();
+      await until(async () => stopped && (await allDone()), 'the stop');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(countReports(fake, [run!]).get(run!.executionId)).toEqual({ resultEdits: 0, replies: 0 });
+    } finally {
+      api = real;
+    }
+  });
+});
+
 describe('a run whose running message is still being posted when it ends', () => {
   it('waits for that message and edits it, instead of posting a second card', async () => {
     const runbook = [...emulator.state.workflows.byId.values()].find((r) => r.workflow.inputSchema === '')!.workflow;
