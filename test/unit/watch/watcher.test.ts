@@ -244,6 +244,38 @@ describe('Watcher', () => {
     expect((await store.watches.countByState()).active).toBe(59);
   }, 60_000);
 
+  it('a watch the listing no longer finds (its execution gone from the API) is looked at on its own, not left to the backstop', async () => {
+    const lists = () => emulator.state.requests.count('GET /v1alpha1/executions');
+    const gets = () => emulator.state.requests.count('GET /v1alpha1/executions/{executionId}');
+    const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 60, ['C01OPS'], {
+      params: (i) => ({ n: i, simulate_duration_seconds: 3_600 }),
+    });
+    const ids = runs.map((r) => r.executionId);
+    const w = watcher('w1', { requestsPerSecond: 200, plan: { ...DEFAULT_PLAN_SETTINGS, minIntervalMs: 100 } });
+    w.start();
+    await until(
+      async () =>
+        (await Promise.all(ids.map((id) => store.watches.get(id)))).every((x) => x!.nextCheckAt > Date.now() + 30_000),
+      'every watch deferred to the backstop',
+    );
+    expect(w.plan.mode).toBe('list');
+    // One execution disappears from the API: the listing still sees the other 59 and stays in list mode.
+    const gone = ids[0]!;
+    const executions = emulator.state.executions;
+    executions.ordered.splice(executions.ordered.indexOf(executions.byId.get(gone)!), 1);
+    executions.byId.delete(gone);
+    const listsBefore = lists();
+    const getsBefore = gets();
+    await until(async () => {
+      const stale = (await store.watches.get(gone))!.state === 'stale';
+      if (!stale && lists() - listsBefore > 4) throw new Error('not looked at within 4 listing pages');
+      return stale;
+    }, 'the gone execution reported stale');
+    // A get or two for it alone, none for the 59 the listing still sees.
+    expect(gets() - getsBefore).toBeLessThanOrEqual(2);
+    expect((await store.watches.countByState()).active).toBe(59);
+  });
+
   it('two watchers on one store report every run exactly once', async () => {
     const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 40, [
       'C01OPS',
