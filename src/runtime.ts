@@ -53,7 +53,7 @@ import type { Store } from './store/store.ts';
 import { ApiConnections } from './tenants/api-connections.ts';
 import { createInstallationStore, type SealedInstallationStore } from './tenants/installation-store.ts';
 import { createStoredStateStore } from './tenants/oauth-state-store.ts';
-import { purgeUninstalled } from './tenants/retention.ts';
+import { purgeOldAudit, purgeUninstalled } from './tenants/retention.ts';
 import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
 import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
@@ -124,7 +124,8 @@ export interface Runtime {
   metricsPort: number | null;
   /**
    * The minute's work, once, now: run intents and pauses a crash left in flight, skips that came due,
-   * change freezes that started or ended. Runs every minute by itself; tests call it after moving the clock.
+   * change freezes that started or ended; and the retention passes (hourly by themselves). Runs every minute
+   * by itself; tests call it after moving the clock.
    */
   tick(): Promise<void>;
   /** Many-workspace mode: installations, their fresh clients, and what stops when one is uninstalled; else null. */
@@ -837,29 +838,35 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     });
     // Many workspaces: an uninstalled installation's rows are purged DATA_RETENTION_DAYS after, hourly, by
     // one replica at a time (a lease shorter than the period, so another takes over when this one is gone).
-    const retentionOwner = newOwnerId();
+    const passOptions = { store, owner: newOwnerId(), leaseMs: 30 * 60_000, now, logger };
+    const failed = (what: string) => (err: unknown) => {
+      logger.warn({ err }, `${what} failed`);
+      return null;
+    };
     const retain = oauth
       ? () =>
-          purgeUninstalled({
-            store,
-            retentionDays: oauth.dataRetentionDays,
-            owner: retentionOwner,
-            leaseMs: 30 * 60_000,
-            now,
-            logger,
-          }).catch((err: unknown) => {
-            logger.warn({ err }, 'purging uninstalled installations failed');
-            return [];
-          })
+          purgeUninstalled({ ...passOptions, retentionDays: oauth.dataRetentionDays }).catch(
+            failed('purging uninstalled installations'),
+          )
       : null;
-    if (retain) {
-      const retentionFirst = setTimeout(() => void retain(), 60_000);
-      const retention = setInterval(() => void retain(), 60 * 60_000);
-      retentionFirst.unref();
-      retention.unref();
+    // Every mode: audit entries older than AUDIT_RETENTION_DAYS (unset: none), the same way on its own lease.
+    const auditRetentionDays = config.audit.retentionDays;
+    const pruneAudit =
+      auditRetentionDays === null
+        ? null
+        : () =>
+            purgeOldAudit({ ...passOptions, retentionDays: auditRetentionDays }).catch(
+              failed('deleting audit entries past AUDIT_RETENTION_DAYS'),
+            );
+    for (const pass of [retain, pruneAudit]) {
+      if (!pass) continue;
+      const first = setTimeout(() => void pass(), 60_000);
+      const hourly = setInterval(() => void pass(), 60 * 60_000);
+      first.unref();
+      hourly.unref();
       cleanups.push(async () => {
-        clearTimeout(retentionFirst);
-        clearInterval(retention);
+        clearTimeout(first);
+        clearInterval(hourly);
       });
     }
     logger.info({ port, mode: config.slack.mode }, 'Slack app listening');
@@ -878,6 +885,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       tick: async () => {
         await reconcile();
         await retain?.();
+        await pruneAudit?.();
       },
       tenants,
       stop,

@@ -820,6 +820,15 @@ function auditStore(db: SqlDriver): AuditStore {
     async assignInstallations() {
       return (await db.query(ASSIGN_AUDIT_INSTALLATIONS)).rowCount ?? 0;
     },
+    async deleteBefore(before, limit) {
+      // By id through the index on (at): a bounded batch, so a first pass over years of entries never
+      // holds the table for long (SQLite has no DELETE … LIMIT).
+      const { rowCount } = await db.query(
+        'DELETE FROM audit WHERE id IN (SELECT id FROM audit WHERE at < $1 ORDER BY at, id LIMIT $2)',
+        [before, Math.max(0, Math.trunc(limit))],
+      );
+      return rowCount;
+    },
   };
 }
 

@@ -658,6 +658,11 @@ export interface AuditStore {
   recent(limit: number, installationId?: string): Promise<AuditEntry[]>;
   /** Gives entries without an installation their workspace's (many-workspace mode, at start); how many. */
   assignInstallations(): Promise<number>;
+  /**
+   * AUDIT_RETENTION_DAYS: deletes at most `limit` entries (oldest first) of every installation with `at`
+   * before `before`, in one short statement; returns how many (fewer than `limit` → none older remain).
+   */
+  deleteBefore(before: number, limit: number): Promise<number>;
 }
 
 export interface RunDraftStore {

@@ -186,6 +186,64 @@ describe('Watcher', () => {
     expect([...countReports(fake, runs).values()].every((r) => r.resultEdits === 1 && r.replies === 1)).toBe(true);
   });
 
+  it('tells the oldest watch its run ended though thousands of newer ended runs lie before it in the listing', async () => {
+    const lists = () => emulator.state.requests.count('GET /v1alpha1/executions');
+    const gets = () => emulator.state.requests.count('GET /v1alpha1/executions/{executionId}');
+    const deferred = async (ids: string[]) =>
+      (await Promise.all(ids.map((id) => store.watches.get(id)))).every((x) => x!.nextCheckAt > Date.now() + 30_000);
+    // Two old runs (they end in 30 s), looked at by listings and deferred to the backstop (a minute away).
+    const old = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 2, ['C01OPS'], {
+      params: (i) => ({ n: i, simulate_duration_seconds: 30 }),
+    });
+    const w = watcher('w1', { requestsPerSecond: 200, plan: { ...DEFAULT_PLAN_SETTINGS, minIntervalMs: 100 } });
+    w.start();
+    const oldIds = old.map((r) => r.executionId);
+    await until(() => deferred(oldIds), 'the old watches deferred to the backstop');
+    // Then 59 newer watched runs, looked at by listings too.
+    const between = clock.now() + 1_000;
+    clock.advance(2_000);
+    const fresh = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 59, ['C02DEPLOYS'], {
+      params: (i) => ({ n: i, simulate_duration_seconds: 3_600 }),
+    });
+    const freshIds = fresh.map((r) => r.executionId);
+    await until(() => deferred(freshIds), 'the new watches deferred to the backstop', 15_000);
+    // 5,000 runs (not watched here) that started between them have ended: newest first, the old watches
+    // now lie past page 50 of the listing (the old cap: watches / 100 + 5, at least 50).
+    const runbook = [...emulator.state.workflows.byId.values()][0]!;
+    for (let i = 0; i < 5_000; i++) {
+      emulator.state.startExecutionAt(
+        runbook,
+        { proxyId: 'proxy-dev' },
+        {},
+        between,
+        { executor: 'ops@example.com', approver: '' },
+        { outcome: 'succeeded', durationMs: 0 },
+      );
+    }
+    await until(async () => (await deferred(oldIds)) && (await deferred(freshIds)), 'all deferred', 15_000);
+    expect(w.plan.mode).toBe('list');
+    // The old runs end: told within a few listings (one is at most a page per watch, 61), which carry
+    // their output: no get at all.
+    const listsBefore = lists();
+    const getsBefore = gets();
+    clock.advance(60_000);
+    await until(
+      async () => {
+        const told = [...countReports(fake, old).values()].every((r) => r.resultEdits === 1 && r.replies === 1);
+        if (!told && lists() - listsBefore > 4 * 61) throw new Error('the old runs were not told within 4 sweeps');
+        return told;
+      },
+      'the old results',
+      15_000,
+    );
+    expect(gets() - getsBefore).toBe(0);
+    // With the listing reaching every watch, the 59 still running are not looked at one by one either.
+    const listsAfter = lists();
+    await until(async () => lists() - listsAfter > 51, 'one more listing', 15_000);
+    expect(gets() - getsBefore).toBe(0);
+    expect((await store.watches.countByState()).active).toBe(59);
+  }, 60_000);
+
   it('two watchers on one store report every run exactly once', async () => {
     const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 40, [
       'C01OPS',
