@@ -164,6 +164,23 @@ function connectTenants(config: Config, base: SlackDeps, store: Store, apiUrl: s
     records: store.apiConnections,
     box,
     baseUrls: config.api.allowedUrls.length ? config.api.allowedUrls : [apiUrl],
+    // A rotated key must see a few of the runs and runbooks the current one does, by their ids and names.
+    sees: async (baseUrl, apiKey, sample) => {
+      const probe = createRunbookApi({ ...clientOptions, baseUrl, apiKey, maxRetries: 0 });
+      const timeout = { timeoutMs: base.interactiveTimeoutMs };
+      try {
+        for (const e of sample.executions) {
+          const found = await probe.executions.get(e.id, { summary: true }, timeout).catch(() => null);
+          if (found?.workflowName !== e.runbookName) return false;
+        }
+        for (const id of sample.runbooks) {
+          if (!(await probe.workflows.get(id, {}, timeout).catch(() => null))) return false;
+        }
+        return true;
+      } finally {
+        await probe.close();
+      }
+    },
     // One list call with the key, answered within the interactive budget.
     verify: async (baseUrl, apiKey) => {
       const probe = createRunbookApi({ ...clientOptions, baseUrl, apiKey, maxRetries: 0 });

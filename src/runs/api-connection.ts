@@ -3,7 +3,7 @@
 // and each attempt audited (`api.connect`, `api.disconnect`) without the key. A key of another account,
 // or none, ends what was open under the old one (`AccountWork`): nothing of it is carried onto the new one.
 import type { Approval, ScheduleOwner, SchedulePause, Subscription, Watch } from '../store/store.ts';
-import type { ApiConnections, ConnectInput, ConnectionStatus } from '../tenants/api-connections.ts';
+import type { AccountSample, ApiConnections, ConnectInput, ConnectionStatus } from '../tenants/api-connections.ts';
 import type { Actor } from './actor.ts';
 import { ACCOUNT_CHANGED } from './approvals.ts';
 import type { RunsDeps } from './deps.ts';
@@ -52,11 +52,18 @@ export async function connectRunbookApi(
   | Refusal
 > {
   if (!mayConnect(actor.userId, facts)) return refuseConnect(deps, actor, facts, 'api.connect');
+  // Said to be the same account: the new key must see a few of what the current one follows.
+  const sample = input.sameAccount ? await sampleOf(deps, facts.installationId) : undefined;
   // Another account: what was open ends before the new key is saved, so no watch is looked at with it.
   let ended: AccountWork | null = null;
-  const outcome = await connections.connect(facts.installationId, input, actor.userId, async () => {
-    ended = await endAccountWork(deps, facts.installationId);
-  });
+  const outcome = await connections.connect(
+    facts.installationId,
+    { ...input, ...(sample ? { sample } : {}) },
+    actor.userId,
+    async () => {
+      ended = await endAccountWork(deps, facts.installationId);
+    },
+  );
   await deps.access.audit.record({
     userId: actor.userId,
     teamId: actor.teamId,
@@ -179,6 +186,20 @@ export async function endAccountWork(
   // new account's schedule of the same id (scheduleOwnersOnly).
   for (const o of open.schedules) await store.scheduleOwners.remove(o.scheduleId, installationId);
   return { ...open, requests };
+}
+
+const SAMPLED = 3;
+
+/** A few runs followed and runbooks of waiting requests, for a key said to be of the same account to see. */
+async function sampleOf(deps: Pick<RunsDeps, 'access' | 'now'>, installationId: string): Promise<AccountSample> {
+  const { store } = deps.access;
+  const ids = await store.watches.listActiveIds(SAMPLED, installationId);
+  const watches = await Promise.all(ids.map((id) => store.watches.get(id, installationId)));
+  const requests = await store.approvals.listPending(deps.now(), SAMPLED, installationId);
+  return {
+    executions: watches.flatMap((w) => (w ? [{ id: w.executionId, runbookName: w.runbookName }] : [])),
+    runbooks: [...new Set(requests.map((r) => r.runbookId))],
+  };
 }
 
 function endedDetail(work: AccountWork): string {

@@ -114,6 +114,23 @@ it('a key of another account ends what was open: the card says so once, the requ
   );
   const sinceDm = h.fake.state.calls.length;
 
+  // Another account's key said to be of the same one: it does not see the followed run, so it is refused.
+  const before = await h.runtime.tenants!.connections.status(WS);
+  const wrong = await openConnectForm(h, bob);
+  await bob.submit(wrong.id, {
+    [BLOCKS.connectKey]: { [ACTIONS.connectKey]: { type: 'plain_text_input', value: KEY_B } },
+    [BLOCKS.connectAccount]: {
+      [ACTIONS.connectAccount]: { type: 'radio_buttons', selected_option: { value: 'same' } },
+    },
+  });
+  await until(
+    async () => JSON.stringify(bob.topModal()?.view ?? {}).includes('not of the same account'),
+    'the same-account claim refused',
+  );
+  expect(await h.runtime.tenants!.connections.status(WS)).toEqual(before);
+  expect((await h.runtime.store.watches.get(run.id, WS))!.state).toBe('active');
+  await bob.close(bob.topModal()!.id);
+
   const form = await replaceKey(KEY_B, 'other');
   expect(form).toContain('1 run being followed');
   expect(form).toContain('1 approval request waiting');
