@@ -9,7 +9,7 @@ import type { InstallationQuery } from '@slack/oauth';
 import type { WebClient } from '@slack/web-api';
 import type { InstallationRecordStore } from '../store/installations.ts';
 import { InstallationNotFoundError } from './installation-store.ts';
-import { DeadTokenError } from './tenant-scope.ts';
+import { DeadTokenError, type OwnBot } from './tenant-scope.ts';
 
 interface Authorized {
   botToken?: string;
@@ -20,11 +20,6 @@ interface Authorized {
 }
 
 /** Who an installation's bot posts as: messages with either id are its own. */
-export interface OwnBot {
-  userId: string | null;
-  botId: string | null;
-}
-
 export interface TenantClientsOptions {
   records: InstallationRecordStore;
   /** Bolt's installer authorize (InstallProvider#authorize): fetches, refreshes and saves rotated tokens. */

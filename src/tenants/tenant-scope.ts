@@ -9,7 +9,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ErrorCode, type WebAPICallResult, WebClient, type WebClientOptions } from '@slack/web-api';
 import { tokenStateOf } from './revocation.ts';
-import type { OwnBot } from './tenant-clients.ts';
+
+/** The bot of an installation (Bolt's authorize: its bot user id and bot id), for reading its own posts back. */
+export interface OwnBot {
+  userId: string | null;
+  botId: string | null;
+}
 
 const scope = new AsyncLocalStorage<string>();
 

@@ -8,7 +8,7 @@
 // stored installation; auth.test for a client of one token). When that is unknown, the read-back fails:
 // "cannot tell", which every caller treats as "do not post again".
 import type { WebClient } from '@slack/web-api';
-import type { OwnBot } from '../../tenants/tenant-clients.ts';
+import type { OwnBot } from '../../tenants/tenant-scope.ts';
 import { currentInstallation, RoutedWebClient } from '../../tenants/tenant-scope.ts';
 
 /** A message as read back from Slack. */
