@@ -93,12 +93,22 @@ const SecretsModel = z.object({
   SECRETS_ENCRYPTION_KEY_PREVIOUS: optionalString,
 });
 
+const AUDIT_RETENTION_RULE =
+  'must be a whole number of days from 1 to 36500 (leave it unset to keep the audit trail until you prune it)';
+
 const StoreModel = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
   DATA_DIR: z.string().optional().default('./data'),
+  /** Days audit entries are kept, of every installation alike; unset → kept until the operator prunes them. */
+  AUDIT_RETENTION_DAYS: z.coerce
+    .number({ error: AUDIT_RETENTION_RULE })
+    .int({ error: AUDIT_RETENTION_RULE })
+    .min(1, { error: AUDIT_RETENTION_RULE })
+    .max(36_500, { error: AUDIT_RETENTION_RULE })
+    .optional(),
   /** Postgres schema (search_path) to use; several deployments or test runs can share one database. */
   DATABASE_SCHEMA: z
     .string()
@@ -223,6 +233,8 @@ export interface Config {
   /** `dataRetentionDays`: DATA_RETENTION_DAYS for the many-workspace sandbox, whose OAuth settings it makes up. */
   sandbox: { port: number; manyWorkspaces: boolean; dataRetentionDays: number } | null;
   store: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string };
+  /** AUDIT_RETENTION_DAYS: entries older are deleted hourly (tenants/retention.ts); null → kept forever. */
+  audit: { retentionDays: number | null };
   watch: {
     requestsPerSecond: number;
     /** Many workspaces: the deployment's ceiling over every tenant's budget. */
@@ -445,6 +457,7 @@ export function loadConfig(rawEnv: Env): Config {
           ...(store.DATABASE_SCHEMA ? { schema: store.DATABASE_SCHEMA } : {}),
         }
       : { kind: 'sqlite', path: path.join(store.DATA_DIR, 'runbook-bot.sqlite') },
+    audit: { retentionDays: store.AUDIT_RETENTION_DAYS ?? null },
     watch: {
       requestsPerSecond: watch.WATCH_REQUESTS_PER_SECOND,
       globalRequestsPerSecond: watch.WATCH_GLOBAL_REQUESTS_PER_SECOND,

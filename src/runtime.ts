@@ -53,7 +53,7 @@ import type { Store } from './store/store.ts';
 import { ApiConnections } from './tenants/api-connections.ts';
 import { createInstallationStore, type SealedInstallationStore } from './tenants/installation-store.ts';
 import { createStoredStateStore } from './tenants/oauth-state-store.ts';
-import { purgeUninstalled } from './tenants/retention.ts';
+import { purgeOldAudit, purgeUninstalled } from './tenants/retention.ts';
 import { revokeInstallation, type TokenState, tokenStateOf } from './tenants/revocation.ts';
 import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
@@ -124,7 +124,8 @@ export interface Runtime {
   metricsPort: number | null;
   /**
    * The minute's work, once, now: run intents and pauses a crash left in flight, skips that came due,
-   * change freezes that started or ended. Runs every minute by itself; tests call it after moving the clock.
+   * change freezes that started or ended; and the retention passes (hourly by themselves). Runs every minute
+   * by itself; tests call it after moving the clock.
    */
   tick(): Promise<void>;
   /** Many-workspace mode: installations, their fresh clients, and what stops when one is uninstalled; else null. */
@@ -163,6 +164,23 @@ function connectTenants(config: Config, base: SlackDeps, store: Store, apiUrl: s
     records: store.apiConnections,
     box,
     baseUrls: config.api.allowedUrls.length ? config.api.allowedUrls : [apiUrl],
+    // A rotated key must see a few of the runs and runbooks the current one does, by their ids and names.
+    sees: async (baseUrl, apiKey, sample) => {
+      const probe = createRunbookApi({ ...clientOptions, baseUrl, apiKey, maxRetries: 0 });
+      const timeout = { timeoutMs: base.interactiveTimeoutMs };
+      try {
+        for (const e of sample.executions) {
+          const found = await probe.executions.get(e.id, { summary: true }, timeout).catch(() => null);
+          if (found?.workflowName !== e.runbookName) return false;
+        }
+        for (const id of sample.runbooks) {
+          if (!(await probe.workflows.get(id, {}, timeout).catch(() => null))) return false;
+        }
+        return true;
+      } finally {
+        await probe.close();
+      }
+    },
     // One list call with the key, answered within the interactive budget.
     verify: async (baseUrl, apiKey) => {
       const probe = createRunbookApi({ ...clientOptions, baseUrl, apiKey, maxRetries: 0 });
@@ -837,29 +855,35 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     });
     // Many workspaces: an uninstalled installation's rows are purged DATA_RETENTION_DAYS after, hourly, by
     // one replica at a time (a lease shorter than the period, so another takes over when this one is gone).
-    const retentionOwner = newOwnerId();
+    const passOptions = { store, owner: newOwnerId(), leaseMs: 30 * 60_000, now, logger };
+    const failed = (what: string) => (err: unknown) => {
+      logger.warn({ err }, `${what} failed`);
+      return null;
+    };
     const retain = oauth
       ? () =>
-          purgeUninstalled({
-            store,
-            retentionDays: oauth.dataRetentionDays,
-            owner: retentionOwner,
-            leaseMs: 30 * 60_000,
-            now,
-            logger,
-          }).catch((err: unknown) => {
-            logger.warn({ err }, 'purging uninstalled installations failed');
-            return [];
-          })
+          purgeUninstalled({ ...passOptions, retentionDays: oauth.dataRetentionDays }).catch(
+            failed('purging uninstalled installations'),
+          )
       : null;
-    if (retain) {
-      const retentionFirst = setTimeout(() => void retain(), 60_000);
-      const retention = setInterval(() => void retain(), 60 * 60_000);
-      retentionFirst.unref();
-      retention.unref();
+    // Every mode: audit entries older than AUDIT_RETENTION_DAYS (unset: none), the same way on its own lease.
+    const auditRetentionDays = config.audit.retentionDays;
+    const pruneAudit =
+      auditRetentionDays === null
+        ? null
+        : () =>
+            purgeOldAudit({ ...passOptions, retentionDays: auditRetentionDays }).catch(
+              failed('deleting audit entries past AUDIT_RETENTION_DAYS'),
+            );
+    for (const pass of [retain, pruneAudit]) {
+      if (!pass) continue;
+      const first = setTimeout(() => void pass(), 60_000);
+      const hourly = setInterval(() => void pass(), 60 * 60_000);
+      first.unref();
+      hourly.unref();
       cleanups.push(async () => {
-        clearTimeout(retentionFirst);
-        clearInterval(retention);
+        clearTimeout(first);
+        clearInterval(hourly);
       });
     }
     logger.info({ port, mode: config.slack.mode }, 'Slack app listening');
@@ -878,6 +902,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       tick: async () => {
         await reconcile();
         await retain?.();
+        await pruneAudit?.();
       },
       tenants,
       stop,

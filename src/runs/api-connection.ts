@@ -2,8 +2,8 @@
 // remove it (a workspace admin or owner, or whoever installed the app), decided here like every rule,
 // and each attempt audited (`api.connect`, `api.disconnect`) without the key. A key of another account,
 // or none, ends what was open under the old one (`AccountWork`): nothing of it is carried onto the new one.
-import type { Approval, SchedulePause, Subscription, Watch } from '../store/store.ts';
-import type { ApiConnections, ConnectInput, ConnectionStatus } from '../tenants/api-connections.ts';
+import type { Approval, ScheduleOwner, SchedulePause, Subscription, Watch } from '../store/store.ts';
+import type { AccountSample, ApiConnections, ConnectInput, ConnectionStatus } from '../tenants/api-connections.ts';
 import type { Actor } from './actor.ts';
 import { ACCOUNT_CHANGED } from './approvals.ts';
 import type { RunsDeps } from './deps.ts';
@@ -52,11 +52,18 @@ export async function connectRunbookApi(
   | Refusal
 > {
   if (!mayConnect(actor.userId, facts)) return refuseConnect(deps, actor, facts, 'api.connect');
+  // Said to be the same account: the new key must see a few of what the current one follows.
+  const sample = input.sameAccount ? await sampleOf(deps, facts.installationId) : undefined;
   // Another account: what was open ends before the new key is saved, so no watch is looked at with it.
   let ended: AccountWork | null = null;
-  const outcome = await connections.connect(facts.installationId, input, actor.userId, async () => {
-    ended = await endAccountWork(deps, facts.installationId);
-  });
+  const outcome = await connections.connect(
+    facts.installationId,
+    { ...input, ...(sample ? { sample } : {}) },
+    actor.userId,
+    async () => {
+      ended = await endAccountWork(deps, facts.installationId);
+    },
+  );
   await deps.access.audit.record({
     userId: actor.userId,
     teamId: actor.teamId,
@@ -107,6 +114,8 @@ export interface AccountWork {
   pauses: SchedulePause[];
   /** Channels' subscriptions to runbooks of the account. */
   subscriptions: Subscription[];
+  /** Schedules made in Slack (they keep running in the old account, which the bot no longer reaches). */
+  schedules: ScheduleOwner[];
 }
 
 const MAX_LISTED = 10_000;
@@ -115,19 +124,21 @@ const MAX_LISTED = 10_000;
 export async function countAccountWork(
   deps: Pick<RunsDeps, 'access' | 'now'>,
   installationId: string,
-): Promise<{ watches: number; requests: number; pauses: number; subscriptions: number }> {
+): Promise<{ watches: number; requests: number; pauses: number; subscriptions: number; schedules: number }> {
   const { store } = deps.access;
-  const [watches, requests, pauses, subscriptions] = await Promise.all([
+  const [watches, requests, pauses, subscriptions, schedules] = await Promise.all([
     store.watches.listActiveIds(MAX_LISTED, installationId),
     store.approvals.listPending(deps.now(), MAX_LISTED, installationId),
     store.schedulePauses.list(MAX_LISTED, installationId),
     store.subscriptions.listAll(installationId),
+    store.scheduleOwners.list(MAX_LISTED, installationId),
   ]);
   return {
     watches: watches.length,
     requests: requests.length,
     pauses: pauses.length,
     subscriptions: subscriptions.length,
+    schedules: schedules.length,
   };
 }
 
@@ -146,6 +157,7 @@ export async function openAccountWork(
     requests: await store.approvals.listPending(deps.now(), MAX_LISTED, installationId),
     pauses: await store.schedulePauses.list(MAX_LISTED, installationId),
     subscriptions: await store.subscriptions.listAll(installationId),
+    schedules: await store.scheduleOwners.list(MAX_LISTED, installationId),
   };
 }
 
@@ -170,9 +182,26 @@ export async function endAccountWork(
   }
   for (const pause of open.pauses) await store.schedulePauses.remove(pause.scheduleId, undefined, installationId);
   for (const s of open.subscriptions) await store.subscriptions.remove(s.channel, s.runbookId, installationId);
+  // Who made which schedule is about the old account's ids: kept, it would make someone the owner of the
+  // new account's schedule of the same id (scheduleOwnersOnly).
+  for (const o of open.schedules) await store.scheduleOwners.remove(o.scheduleId, installationId);
   return { ...open, requests };
 }
 
+const SAMPLED = 3;
+
+/** A few runs followed and runbooks of waiting requests, for a key said to be of the same account to see. */
+async function sampleOf(deps: Pick<RunsDeps, 'access' | 'now'>, installationId: string): Promise<AccountSample> {
+  const { store } = deps.access;
+  const ids = await store.watches.listActiveIds(SAMPLED, installationId);
+  const watches = await Promise.all(ids.map((id) => store.watches.get(id, installationId)));
+  const requests = await store.approvals.listPending(deps.now(), SAMPLED, installationId);
+  return {
+    executions: watches.flatMap((w) => (w ? [{ id: w.executionId, runbookName: w.runbookName }] : [])),
+    runbooks: [...new Set(requests.map((r) => r.runbookId))],
+  };
+}
+
 function endedDetail(work: AccountWork): string {
-  return `ended ${work.watches.length} followed runs, ${work.requests.length} waiting requests, ${work.pauses.length} paused schedules, ${work.subscriptions.length} subscriptions`;
+  return `ended ${work.watches.length} followed runs, ${work.requests.length} waiting requests, ${work.pauses.length} paused schedules, ${work.subscriptions.length} subscriptions, ${work.schedules.length} schedules made in Slack`;
 }

@@ -664,6 +664,13 @@ function scheduleOwnerStore(db: SqlDriver): ScheduleOwnerStore {
       }
       return owners;
     },
+    async list(limit, installationId = '') {
+      const { rows } = await db.query(
+        'SELECT * FROM schedule_owners WHERE installation_id = $1 ORDER BY created_at, schedule_id LIMIT $2',
+        [installationId, limit],
+      );
+      return rows.map(toScheduleOwner);
+    },
     async remove(scheduleId, installationId = '') {
       await db.query('DELETE FROM schedule_owners WHERE schedule_id = $1 AND installation_id = $2', [
         scheduleId,
@@ -812,6 +819,15 @@ function auditStore(db: SqlDriver): AuditStore {
     },
     async assignInstallations() {
       return (await db.query(ASSIGN_AUDIT_INSTALLATIONS)).rowCount ?? 0;
+    },
+    async deleteBefore(before, limit) {
+      // By id through the index on (at): a bounded batch, so a first pass over years of entries never
+      // holds the table for long (SQLite has no DELETE … LIMIT).
+      const { rowCount } = await db.query(
+        'DELETE FROM audit WHERE id IN (SELECT id FROM audit WHERE at < $1 ORDER BY at, id LIMIT $2)',
+        [before, Math.max(0, Math.trunc(limit))],
+      );
+      return rowCount;
     },
   };
 }

@@ -478,6 +478,8 @@ export interface ScheduleOwnerStore {
   get(scheduleId: string, installationId?: string): Promise<ScheduleOwner | null>;
   getMany(ids: string[], installationId?: string): Promise<Map<string, ScheduleOwner>>;
   remove(scheduleId: string, installationId?: string): Promise<void>;
+  /** The installation's owners, oldest first (schedules made in Slack; what an account change ends). */
+  list(limit: number, installationId?: string): Promise<ScheduleOwner[]>;
   /** Gives owners kept for the single workspace ('') their workspace's installation (many-workspace start). */
   assignInstallations(): Promise<number>;
 }
@@ -656,6 +658,11 @@ export interface AuditStore {
   recent(limit: number, installationId?: string): Promise<AuditEntry[]>;
   /** Gives entries without an installation their workspace's (many-workspace mode, at start); how many. */
   assignInstallations(): Promise<number>;
+  /**
+   * AUDIT_RETENTION_DAYS: deletes at most `limit` entries (oldest first) of every installation with `at`
+   * before `before`, in one short statement; returns how many (fewer than `limit` → none older remain).
+   */
+  deleteBefore(before: number, limit: number): Promise<number>;
 }
 
 export interface RunDraftStore {

@@ -25,8 +25,22 @@ export interface OpenConnection {
   version: string;
 }
 
-/** `sameAccount`: the new key replaces the current one for the same account (a rotated key). */
-export type ConnectInput = { apiKey: string; baseUrl?: string | null; sameAccount?: boolean };
+/** What the current key follows, which a key said to be of the same account must see too. */
+export interface AccountSample {
+  /** Executions being followed, with the runbook each is of. */
+  executions: Array<{ id: string; runbookName: string }>;
+  /** Runbooks of waiting requests. */
+  runbooks: string[];
+}
+
+/**
+ * `sameAccount`: the new key replaces the current one for the same account (a rotated key); `sample`: what
+ * it must then see as the current key does (else it is refused as not of the same account).
+ */
+export type ConnectInput = { apiKey: string; baseUrl?: string | null; sameAccount?: boolean; sample?: AccountSample };
+
+/** Whether the key at the URL sees every one of `sample` as the current key does (published calls only). */
+export type SeesSample = (baseUrl: string, apiKey: string, sample: AccountSample) => Promise<boolean>;
 
 export type ConnectOutcome =
   | { ok: true; status: ConnectionStatus; previous: ConnectionStatus | null }
@@ -47,6 +61,7 @@ export class ApiConnections {
   readonly #records: ApiConnectionStore;
   readonly #box: SecretBox;
   readonly #verify: VerifyKey;
+  readonly #sees: SeesSample | null;
   readonly #now: () => number;
 
   constructor(options: {
@@ -55,6 +70,8 @@ export class ApiConnections {
     /** The URLs the operator allows (at least one); with one, nobody is asked for a URL. */
     baseUrls: readonly string[];
     verify: VerifyKey;
+    /** Checks a same-account claim against what the current key follows (absent: the claim is taken). */
+    sees?: SeesSample;
     now?: () => number;
   }) {
     if (options.baseUrls.length === 0) throw new Error('ApiConnections needs at least one allowed base URL');
@@ -62,6 +79,7 @@ export class ApiConnections {
     this.#records = options.records;
     this.#box = options.box;
     this.#verify = options.verify;
+    this.#sees = options.sees ?? null;
     this.#now = options.now ?? Date.now;
   }
 
@@ -125,6 +143,18 @@ export class ApiConnections {
     const previous = await this.#records.get(installationId);
     // Same account only when the person says so and the address is unchanged; anything else is another one.
     const same = previous !== null && input.sameAccount === true && previous.baseUrl === baseUrl;
+    const sample = input.sample;
+    if (same && sample && this.#sees && (sample.executions.length > 0 || sample.runbooks.length > 0)) {
+      const sees = await this.#sees(baseUrl, apiKey, sample).catch(() => false);
+      if (!sees) {
+        return {
+          ok: false,
+          field: 'apiKey',
+          sentence:
+            'This key does not see the runs or runbooks the current key does, so it is not of the same account: choose “Another account”, or check the key. Nothing was saved.',
+        };
+      }
+    }
     if (previous && !same) await beforeSwitch?.();
     const record = await this.#records.put(
       {

@@ -40,7 +40,13 @@ import {
 import type { Store, Watch, WatchEta } from '../store/store.ts';
 import { installationKey } from '../tenants/tenant-scope.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
-import { BULK_PAGE_SIZE, chooseBulkDiscovery, discoverFinished, isTerminal } from './bulk-discovery.ts';
+import {
+  BULK_PAGE_SIZE,
+  chooseBulkDiscovery,
+  type DiscoveryResult,
+  discoverFinished,
+  isTerminal,
+} from './bulk-discovery.ts';
 import { type CheckPlan, DEFAULT_PLAN_SETTINGS, nextLookIn, type PlanSettings, planChecks } from './check-plan.ts';
 import { executorPeople, type UserIdByEmail } from './executor-people.ts';
 import { claimQuota, fairShares, wantedRate } from './fair-share.ts';
@@ -856,20 +862,10 @@ export class Watcher implements RunTracker {
   /** One workspace's listing back to its oldest watch, in its scope; the runs it saw end are taken here. */
   async #listTeam(team: string | null, group: TeamGroup, sweep: TeamSweep): Promise<void> {
     try {
-      // Up to what a get per watch would cost: the runs that ended since the watches began stay in the
-      // listing, so the oldest watch may lie well past watches / 100 pages (a tighter cap never saw it end).
-      const maxPages = Math.max(Math.ceil(group.ids.size / BULK_PAGE_SIZE) + 5, group.ids.size);
-      const list = () =>
-        discoverFinished(this.#api, {
-          watched: group.ids,
-          oldestWatchCreatedAt: group.oldest,
-          maxPages,
-          call: (fn) => this.#spender.run(fn),
-        });
-      const result = await this.#inScopeOf({ installationId: group.installationId, teamId: team }, list);
-      for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
-      // As with one workspace: a listing that found fewer than half of its watches is no cheaper.
-      sweep.pages = result.statuses.size * 2 < group.ids.size ? Math.max(result.pages, group.ids.size) : result.pages;
+      const { result, cost } = await this.#listBack(group, (list) =>
+        this.#inScopeOf({ installationId: group.installationId, teamId: team }, list),
+      );
+      sweep.pages = cost;
       sweep.pagesAt = this.#now();
       sweep.snapshot = { at: this.#now(), statuses: result.statuses, finished: result.finishedExecutions };
       // Runs it saw running that were never looked at need no claim to hear so: their first look is this
@@ -885,12 +881,6 @@ export class Watcher implements RunTracker {
           group.installationId,
         );
       }
-      // Watches it did not reach (cut at its cap, or gone from the API) are looked at one by one, not left
-      // to the backstop.
-      if (result.statuses.size < group.ids.size) {
-        const unseen = [...group.ids].filter((id) => !result.statuses.has(id));
-        await this.#store.watches.expedite(unseen, this.#now(), group.installationId);
-      }
       if (result.finished.length > 0) await this.#takeFinished(result.finished, group.installationId);
     } catch (err) {
       // An uninstalled workspace: its watches are dropped when next claimed.
@@ -898,6 +888,37 @@ export class Watcher implements RunTracker {
       this.#apiError(err);
       this.#log.warn({ err, teamId: team }, 'workspace listing failed; checking one by one');
     }
+  }
+
+  /**
+   * A listing of one installation's API back to the oldest of `group`'s watches, up to what a get per
+   * watch would cost: runs that ended since the watches began stay in the listing, so the oldest may lie
+   * well past watches / 100 pages. Watches it did not reach (cut at that cap, or gone from the API) are
+   * looked at one by one, not left to the backstop. `cost` is the pages a plan counts it at: a listing
+   * that found fewer than half of its watches (beyond its reach, or the API's clock disagrees with ours)
+   * is no cheaper than a get each.
+   */
+  async #listBack(
+    group: TeamGroup,
+    inScope: (list: () => Promise<DiscoveryResult>) => Promise<DiscoveryResult>,
+  ): Promise<{ result: DiscoveryResult; cost: number }> {
+    const watched = group.ids;
+    const maxPages = Math.max(Math.ceil(watched.size / BULK_PAGE_SIZE) + 5, watched.size);
+    const result = await inScope(() =>
+      discoverFinished(this.#api, {
+        watched,
+        oldestWatchCreatedAt: group.oldest,
+        maxPages,
+        call: (fn) => this.#spender.run(fn),
+      }),
+    );
+    for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
+    if (result.statuses.size < watched.size) {
+      const unseen = [...watched].filter((id) => !result.statuses.has(id));
+      await this.#store.watches.expedite(unseen, this.#now(), group.installationId);
+    }
+    const cost = result.statuses.size * 2 < watched.size ? Math.max(result.pages, watched.size) : result.pages;
+    return { result, cost };
   }
 
   /**
@@ -914,19 +935,8 @@ export class Watcher implements RunTracker {
     const oldest = await this.#store.watches.oldestActiveCreatedAt();
     if (oldest === null) return;
     const ids = await this.#store.watches.listActiveIds(1_000_000);
-    const watched = new Set(ids);
-    // A listing never pays for more pages than single checks of every watch would cost.
-    const maxPages = Math.max(Math.ceil(watched.size / BULK_PAGE_SIZE) + 5, Math.min(watched.size, 50));
-    const result = await discoverFinished(this.#api, {
-      watched,
-      oldestWatchCreatedAt: oldest,
-      maxPages,
-      call: (fn) => this.#spender.run(fn),
-    });
-    for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
-    // A listing that found fewer than half of the watches (they lie beyond its reach, or the API's
-    // clock disagrees with ours) is no cheaper way to look at them: plan as if it cost a get each.
-    this.#lastBulkPages = result.statuses.size * 2 < watched.size ? Math.max(result.pages, watched.size) : result.pages;
+    const { result, cost } = await this.#listBack({ installationId: '', ids: new Set(ids), oldest }, (list) => list());
+    this.#lastBulkPages = cost;
     this.#lastBulkPagesAt = this.#now();
     this.#replan();
     this.#bulk = { at: this.#now(), statuses: result.statuses, finished: result.finishedExecutions };
@@ -1054,6 +1064,9 @@ export class Watcher implements RunTracker {
       // A listing that carried the output already is the full record: no second request for it.
       const listed = snapshot?.finished.get(id);
       const full = listed?.output ? listed : await this.#readFinished(id);
+      // Stopped while it was read (its workspace's Runbook API account changed: src/runs/api-connection.ts
+      // finishes its card): what was read may be another account's, so nothing is told.
+      if ((await this.#store.watches.get(id, w.installationId))?.state !== 'active') return;
       await this.#deliver(w, full, false);
     } catch (err) {
       if (err instanceof NotFoundError) {

@@ -97,12 +97,46 @@ it('a key of another account ends what was open: the card says so once, the requ
   const message = structuredClone(request.message);
   await answerOf(h, ALICE, `subscribe "${SCALE}"`, SCALE, 'C01OPS');
   expect(await h.runtime.store.subscriptions.listAll(WS)).toHaveLength(1);
+  // A schedule Alice made in Slack, and one she paused from Slack (its real times kept only by the bot).
+  const at = Date.now();
+  await h.runtime.store.scheduleOwners.set('sched-made', { userId: ALICE.id, teamId: WS }, at, WS);
+  await h.runtime.store.schedulePauses.begin(
+    {
+      scheduleId: 'sched-paused',
+      cron: '15 4 * * 1',
+      runbookId: 'rb',
+      runbookName: SCALE,
+      pausedBy: ALICE.id,
+      teamId: WS,
+    },
+    at,
+    WS,
+  );
   const sinceDm = h.fake.state.calls.length;
+
+  // Another account's key said to be of the same one: it does not see the followed run, so it is refused.
+  const before = await h.runtime.tenants!.connections.status(WS);
+  const wrong = await openConnectForm(h, bob);
+  await bob.submit(wrong.id, {
+    [BLOCKS.connectKey]: { [ACTIONS.connectKey]: { type: 'plain_text_input', value: KEY_B } },
+    [BLOCKS.connectAccount]: {
+      [ACTIONS.connectAccount]: { type: 'radio_buttons', selected_option: { value: 'same' } },
+    },
+  });
+  await until(
+    async () => JSON.stringify(bob.topModal()?.view ?? {}).includes('not of the same account'),
+    'the same-account claim refused',
+  );
+  expect(await h.runtime.tenants!.connections.status(WS)).toEqual(before);
+  expect((await h.runtime.store.watches.get(run.id, WS))!.state).toBe('active');
+  await bob.close(bob.topModal()!.id);
 
   const form = await replaceKey(KEY_B, 'other');
   expect(form).toContain('1 run being followed');
   expect(form).toContain('1 approval request waiting');
   expect(form).toContain('1 channel subscription');
+  expect(form).toContain('1 schedule paused from Slack');
+  expect(form).toContain('1 schedule made in Slack');
 
   // The card: edited once to its final state, naming who replaced the connection and where to look.
   const edit = await until(
@@ -140,6 +174,20 @@ it('a key of another account ends what was open: the card says so once, the requ
         ),
     'the channel told',
   );
+
+  // The schedules: their rows of the old account gone; who made or paused them told where they are now.
+  const dmTo = (needle: string) =>
+    until(
+      async () =>
+        h.fake.state.calls
+          .slice(sinceDm)
+          .find((c) => c.method === 'chat.postMessage' && textOf(c.args).includes(needle)),
+      needle,
+    );
+  expect(textOf((await dmTo('sched-made')).args)).toContain('keep running in the previous Runbook API account');
+  expect(textOf((await dmTo('sched-paused')).args)).toContain('15 4 * * 1');
+  expect(await h.runtime.store.scheduleOwners.list(10, WS)).toEqual([]);
+  expect(await h.runtime.store.schedulePauses.list(10, WS)).toEqual([]);
 
   // An Approve clicked on the old request afterwards runs nothing, on either account.
   const drainsBefore = [...h.emulator.state.executions.byId.values()].length;

@@ -105,6 +105,30 @@ export async function tellAccountEnded(
       ),
     );
   }
+  // One message to each maker of schedules made in Slack (a paused one was said above): they keep firing
+  // in the old account, where only it can change them.
+  const paused = new Set(work.pauses.map((p) => p.scheduleId));
+  const madeBy = new Map<string, string[]>();
+  for (const o of work.schedules) {
+    if (!paused.has(o.scheduleId)) madeBy.set(o.userId, [...(madeBy.get(o.userId) ?? []), o.scheduleId]);
+  }
+  for (const [userId, ids] of madeBy) {
+    const listed = ids
+      .slice(0, 20)
+      .map((id) => `\`${escapeMrkdwn(id)}\``)
+      .join(', ');
+    const more = ids.length > 20 ? ` and ${ids.length - 20} more` : '';
+    await postToConversation(
+      client,
+      deps.logger,
+      null,
+      userId,
+      noticeMessage(
+        `:heavy_minus_sign: ${ids.length === 1 ? 'The schedule' : 'The schedules'} you made in Slack (${listed}${more}) keep running in the previous Runbook API account (\`${escapeMrkdwn(change.baseUrl)}\`): ${because}, so ${ids.length === 1 ? 'it' : 'they'} can no longer be changed from Slack. Change or delete ${ids.length === 1 ? 'it' : 'them'} there.`,
+        'Your schedules made in Slack can no longer be changed from Slack',
+      ),
+    );
+  }
   for (const subscription of work.subscriptions) {
     await client.chat
       .postMessage({

@@ -102,6 +102,7 @@ export interface OpenWorkCounts {
   requests: number;
   pauses: number;
   subscriptions: number;
+  schedules: number;
 }
 
 export function countsOf(work: {
@@ -109,12 +110,14 @@ export function countsOf(work: {
   requests: readonly unknown[];
   pauses: readonly unknown[];
   subscriptions: readonly unknown[];
+  schedules: readonly unknown[];
 }): OpenWorkCounts {
   return {
     watches: work.watches.length,
     requests: work.requests.length,
     pauses: work.pauses.length,
     subscriptions: work.subscriptions.length,
+    schedules: work.schedules.length,
   };
 }
 
@@ -126,10 +129,11 @@ export function openWorkSentence(c: OpenWorkCounts): string | null {
     ...n(c.requests, 'approval request waiting', 'approval requests waiting'),
     ...n(c.pauses, 'schedule paused from Slack', 'schedules paused from Slack'),
     ...n(c.subscriptions, 'channel subscription', 'channel subscriptions'),
+    ...n(c.schedules, 'schedule made in Slack', 'schedules made in Slack'),
   ];
   return parts.length ? parts.join(', ') : null;
 }
 
 /** What happens to what is open when the account changes (the Replace form, Disconnect's confirmation). */
 export const ACCOUNT_CHANGE_EFFECT =
-  'each followed run’s card says it is no longer followed, waiting requests close and their requesters are told, paused schedules stay paused in the old account (who paused them is sent their times), subscriptions end; nothing of the old account runs on the new one';
+  'each followed run’s card says it is no longer followed, waiting requests close and their requesters are told, paused schedules stay paused in the old account (who paused them is sent their times), subscriptions end, schedules made in Slack keep running in the old account (their makers are told); nothing of the old account runs on the new one';

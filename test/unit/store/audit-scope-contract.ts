@@ -1,12 +1,18 @@
 // The audit trail, approval requests, schedule owners, schedule pauses and run drafts scoped by installation, the behaviour both databases must have: entries kept with their
 // installation and read back per installation; entries without one (single-workspace mode, or written
 // before the upgrade) given their workspace's installation — an org-wide install's where the workspace is
-// known to be in it.
+// known to be in it. AUDIT_RETENTION_DAYS (the pass: src/tenants/retention.ts): entries older than the cut
+// deleted of every installation alike, oldest first, at most a batch at a time; unset keeps all; one replica
+// at a time (a lease); one log line with the count.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/logger.ts';
 import type { AuditEntry, Store } from '../../../src/store/store.ts';
+import { AUDIT_RETENTION_LEASE, purgeOldAudit } from '../../../src/tenants/retention.ts';
+import { collectLogs } from '../../support/bot-harness.ts';
 import type { StoreHarness } from './store-contract.ts';
 
 const T0 = 1_700_000_000_000;
+const DAY = 24 * 60 * 60 * 1000;
 
 function entry(at: number, teamId: string | null, installationId?: string): AuditEntry {
   return {
@@ -58,6 +64,71 @@ export function runAuditScopeContract(name: string, createHarness: () => Promise
       expect((await store.audit.recent(10, 'E1')).map((e) => e.at)).toEqual([T0 + 2]);
       expect((await store.audit.recent(10, 'T2')).map((e) => e.at)).toEqual([T0 + 4]);
       expect(await store.audit.assignInstallations()).toBe(0);
+    });
+
+    describe('AUDIT_RETENTION_DAYS: older entries deleted, of every installation alike', () => {
+      it('deletes entries before the cut of every installation, keeps the one at the cut and newer', async () => {
+        await store.audit.append(entry(T0 + 1, 'T1', 'T1'));
+        await store.audit.append(entry(T0 + 2, 'E1', 'E1'));
+        await store.audit.append(entry(T0 + 3, null));
+        await store.audit.append(entry(T0 + 10, 'T1', 'T1'));
+        await store.audit.append(entry(T0 + 11, 'T2', 'T2'));
+        expect(await store.audit.deleteBefore(T0 + 10, 100)).toBe(3);
+        expect((await store.audit.recent(10)).map((e) => e.at)).toEqual([T0 + 11, T0 + 10]);
+        expect(await store.audit.deleteBefore(T0 + 10, 100)).toBe(0);
+      });
+
+      it('deletes in batches of at most `limit`, oldest first', async () => {
+        for (let i = 0; i < 7; i++) await store.audit.append(entry(T0 + 6 - i, null, i % 2 ? 'T1' : 'T2'));
+        await store.audit.append(entry(T0 + 100, 'T1', 'T1'));
+        expect(await store.audit.deleteBefore(T0 + 50, 3)).toBe(3);
+        expect((await store.audit.recent(10)).map((e) => e.at)).toEqual([T0 + 100, T0 + 6, T0 + 5, T0 + 4, T0 + 3]);
+        expect(await store.audit.deleteBefore(T0 + 50, 3)).toBe(3);
+        expect(await store.audit.deleteBefore(T0 + 50, 3)).toBe(1);
+        expect(await store.audit.deleteBefore(T0 + 50, 3)).toBe(0);
+        expect((await store.audit.recent(10)).map((e) => e.at)).toEqual([T0 + 100]);
+        expect(await store.audit.deleteBefore(T0 + 1_000, 0)).toBe(0);
+        expect(await store.audit.recent(10)).toHaveLength(1);
+      });
+
+      describe('the pass (purgeOldAudit)', () => {
+        const NOW = T0 + 100 * DAY;
+        const seed = async () => {
+          // Five entries 31–35 days old of three installations; two newer, one of them of no installation.
+          for (let i = 0; i < 5; i++)
+            await store.audit.append(entry(NOW - (31 + i) * DAY, null, ['T1', 'E1', 'T2'][i % 3]));
+          await store.audit.append(entry(NOW - 29 * DAY, 'T1', 'T1'));
+          await store.audit.append(entry(NOW - 1_000, null));
+        };
+        const pass = (retentionDays: number | null, owner = 'replica-a', logger = createLogger({ level: 'silent' })) =>
+          purgeOldAudit({ store, retentionDays, owner, leaseMs: 60_000, now: () => NOW, logger, batch: 2 });
+
+        it('deletes every installation’s entries older than the retention, in batches, and logs the count', async () => {
+          await seed();
+          const { logs, destination } = collectLogs();
+          expect(await pass(30, 'replica-a', createLogger({ level: 'info', destination }))).toBe(5);
+          expect((await store.audit.recent(10)).map((e) => e.at)).toEqual([NOW - 1_000, NOW - 29 * DAY]);
+          const lines = logs.filter((l) => l.includes('AUDIT_RETENTION_DAYS'));
+          expect(lines).toHaveLength(1);
+          expect(JSON.parse(lines[0]!)).toMatchObject({ deleted: 5, retentionDays: 30 });
+          expect(await pass(30)).toBe(0);
+        });
+
+        it('unset: nothing is deleted, and no lease is taken', async () => {
+          await seed();
+          expect(await pass(null)).toBeNull();
+          expect(await store.audit.recent(10)).toHaveLength(7);
+          expect(await pass(30, 'replica-b')).toBe(5);
+        });
+
+        it('one replica at a time: another finds the lease held and deletes nothing', async () => {
+          await seed();
+          await store.coordination.holdLease(AUDIT_RETENTION_LEASE, 'replica-a', NOW + 60_000, NOW);
+          expect(await pass(30, 'replica-b')).toBeNull();
+          expect(await store.audit.recent(10)).toHaveLength(7);
+          expect(await pass(30, 'replica-a')).toBe(5);
+        });
+      });
     });
 
     it('keeps approval requests with their installation: listed per installation, unscoped ones assigned', async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { problemsOf } from '../../support/config-problems.ts';
 
 const KEY = randomBytes(32).toString('base64');
 const OAUTH = {
@@ -10,16 +11,6 @@ const OAUTH = {
   SLACK_SIGNING_SECRET: 'signing-secret',
   SECRETS_ENCRYPTION_KEY: KEY,
 };
-
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
 
 describe('many-workspace mode in the configuration', () => {
   it('is chosen by SLACK_CLIENT_ID: HTTP, no bot token, the OAuth settings and the key', () => {

@@ -186,6 +186,96 @@ describe('Watcher', () => {
     expect([...countReports(fake, runs).values()].every((r) => r.resultEdits === 1 && r.replies === 1)).toBe(true);
   });
 
+  it('tells the oldest watch its run ended though thousands of newer ended runs lie before it in the listing', async () => {
+    const lists = () => emulator.state.requests.count('GET /v1alpha1/executions');
+    const gets = () => emulator.state.requests.count('GET /v1alpha1/executions/{executionId}');
+    const deferred = async (ids: string[]) =>
+      (await Promise.all(ids.map((id) => store.watches.get(id)))).every((x) => x!.nextCheckAt > Date.now() + 30_000);
+    // Two old runs (they end in 30 s), looked at by listings and deferred to the backstop (a minute away).
+    const old = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 2, ['C01OPS'], {
+      params: (i) => ({ n: i, simulate_duration_seconds: 30 }),
+    });
+    const w = watcher('w1', { requestsPerSecond: 200, plan: { ...DEFAULT_PLAN_SETTINGS, minIntervalMs: 100 } });
+    w.start();
+    const oldIds = old.map((r) => r.executionId);
+    await until(() => deferred(oldIds), 'the old watches deferred to the backstop');
+    // Then 59 newer watched runs, looked at by listings too.
+    const between = clock.now() + 1_000;
+    clock.advance(2_000);
+    const fresh = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 59, ['C02DEPLOYS'], {
+      params: (i) => ({ n: i, simulate_duration_seconds: 3_600 }),
+    });
+    const freshIds = fresh.map((r) => r.executionId);
+    await until(() => deferred(freshIds), 'the new watches deferred to the backstop', 15_000);
+    // 5,000 runs (not watched here) that started between them have ended: newest first, the old watches
+    // now lie past page 50 of the listing (the old cap: watches / 100 + 5, at least 50).
+    const runbook = [...emulator.state.workflows.byId.values()][0]!;
+    for (let i = 0; i < 5_000; i++) {
+      emulator.state.startExecutionAt(
+        runbook,
+        { proxyId: 'proxy-dev' },
+        {},
+        between,
+        { executor: 'ops@example.com', approver: '' },
+        { outcome: 'succeeded', durationMs: 0 },
+      );
+    }
+    await until(async () => (await deferred(oldIds)) && (await deferred(freshIds)), 'all deferred', 15_000);
+    expect(w.plan.mode).toBe('list');
+    // The old runs end: told within a few listings (one is at most a page per watch, 61), which carry
+    // their output: no get at all.
+    const listsBefore = lists();
+    const getsBefore = gets();
+    clock.advance(60_000);
+    await until(
+      async () => {
+        const told = [...countReports(fake, old).values()].every((r) => r.resultEdits === 1 && r.replies === 1);
+        if (!told && lists() - listsBefore > 4 * 61) throw new Error('the old runs were not told within 4 sweeps');
+        return told;
+      },
+      'the old results',
+      15_000,
+    );
+    expect(gets() - getsBefore).toBe(0);
+    // With the listing reaching every watch, the 59 still running are not looked at one by one either.
+    const listsAfter = lists();
+    await until(async () => lists() - listsAfter > 51, 'one more listing', 15_000);
+    expect(gets() - getsBefore).toBe(0);
+    expect((await store.watches.countByState()).active).toBe(59);
+  }, 60_000);
+
+  it('a watch the listing no longer finds (its execution gone from the API) is looked at on its own, not left to the backstop', async () => {
+    const lists = () => emulator.state.requests.count('GET /v1alpha1/executions');
+    const gets = () => emulator.state.requests.count('GET /v1alpha1/executions/{executionId}');
+    const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 60, ['C01OPS'], {
+      params: (i) => ({ n: i, simulate_duration_seconds: 3_600 }),
+    });
+    const ids = runs.map((r) => r.executionId);
+    const w = watcher('w1', { requestsPerSecond: 200, plan: { ...DEFAULT_PLAN_SETTINGS, minIntervalMs: 100 } });
+    w.start();
+    await until(
+      async () =>
+        (await Promise.all(ids.map((id) => store.watches.get(id)))).every((x) => x!.nextCheckAt > Date.now() + 30_000),
+      'every watch deferred to the backstop',
+    );
+    expect(w.plan.mode).toBe('list');
+    // One execution disappears from the API: the listing still sees the other 59 and stays in list mode.
+    const gone = ids[0]!;
+    const executions = emulator.state.executions;
+    executions.ordered.splice(executions.ordered.indexOf(executions.byId.get(gone)!), 1);
+    executions.byId.delete(gone);
+    const listsBefore = lists();
+    const getsBefore = gets();
+    await until(async () => {
+      const stale = (await store.watches.get(gone))!.state === 'stale';
+      if (!stale && lists() - listsBefore > 4) throw new Error('not looked at within 4 listing pages');
+      return stale;
+    }, 'the gone execution reported stale');
+    // A get or two for it alone, none for the 59 the listing still sees.
+    expect(gets() - getsBefore).toBeLessThanOrEqual(2);
+    expect((await store.watches.countByState()).active).toBe(59);
+  });
+
   it('two watchers on one store report every run exactly once', async () => {
     const runs = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 40, [
       'C01OPS',
@@ -213,6 +303,39 @@ describe('Watcher', () => {
     watcher('second').start();
     await until(allDone, 'the rest');
     expect([...countReports(fake, runs).values()].every((r) => r.resultEdits === 1 && r.replies === 1)).toBe(true);
+  });
+});
+
+describe('a watch stopped while it is being read', () => {
+  // Replace key with another account's, or Disconnect (src/runs/api-connection.ts), stops the workspace's
+  // watches and then finishes their cards itself: a look already under way must not tell a result
+  // afterwards (it may have been read with the new account's key).
+  it('tells nothing of it, and its card stays as the stop left it', async () => {
+    const [run] = await seedWatchedRuns({ api, store, fake, botToken: TOKEN }, 1, ['C01OPS']);
+    clock.advance(5_000);
+    const real = api;
+    let stopped = false;
+    api = {
+      ...real,
+      executions: {
+        ...real.executions,
+        get: async (...args: Parameters<RunbookApi['executions']['get']>) => {
+          if (!stopped) {
+            stopped = true;
+            await store.watches.complete(run!.executionId, 'w1', 'stale', null, Date.now(), '');
+          }
+          return real.executions.get(...args);
+        },
+      },
+    };
+    try {
+      watcher('w1').start();
+      await until(async () => stopped && (await allDone()), 'the stop');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(countReports(fake, [run!]).get(run!.executionId)).toEqual({ resultEdits: 0, replies: 0 });
+    } finally {
+      api = real;
+    }
   });
 });
 
