@@ -54,7 +54,7 @@ import { ApiConnections } from './tenants/api-connections.ts';
 import { createInstallationStore, type SealedInstallationStore } from './tenants/installation-store.ts';
 import { createStoredStateStore } from './tenants/oauth-state-store.ts';
 import { purgeOldAudit, purgeUninstalled } from './tenants/retention.ts';
-import { revokeInstallation, tokenStateOf } from './tenants/revocation.ts';
+import { revokeInstallation, type TokenState, tokenStateOf } from './tenants/revocation.ts';
 import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
 import { TenantClients, type TenantClientsOptions } from './tenants/tenant-clients.ts';
@@ -339,7 +339,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             options,
             // Revoked (uninstalled at another replica): that token is never sent again from this replica
             // (its queued work is dropped by the pacer that saw the answer); the next call reads the store.
-            (id, token) => tenantClients.markDead(id, token),
+            (id, token) => tenantClients.markDead(token, id),
             (id) => tenantClients.botFor(id),
           )
         : new WebClient(botToken, options);
@@ -623,11 +623,28 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
           'SECRETS_ENCRYPTION_KEY does not open the stored installations: set it back, or put the key they were sealed with in SECRETS_ENCRYPTION_KEY_PREVIOUS; until then their requests are refused',
         );
       }
-      const tokenState = (token: string) =>
-        new WebClient(token, { slackApiUrl, retryConfig: { retries: 1 }, timeout: 5_000 }).auth.test().then(
-          () => tokenStateOf({ ok: true }),
-          (error: unknown) => tokenStateOf({ error }),
-        );
+      // app_uninstalled and tokens_revoked arrive together: they share one auth.test, and a token already
+      // answered as dead here is not sent again to ask.
+      const asking = new Map<string, Promise<TokenState>>();
+      const tokenState = (token: string): Promise<TokenState> => {
+        if (tenantClients?.isDead(token)) return Promise.resolve('revoked');
+        let answer = asking.get(token);
+        if (!answer) {
+          answer = new WebClient(token, { slackApiUrl, retryConfig: { retries: 1 }, timeout: 5_000 }).auth
+            .test()
+            .then(
+              () => tokenStateOf({ ok: true }),
+              (error: unknown) => tokenStateOf({ error }),
+            )
+            .then((state) => {
+              if (state === 'revoked') tenantClients?.markDead(token);
+              return state;
+            })
+            .finally(() => asking.delete(token));
+          asking.set(token, answer);
+        }
+        return answer;
+      };
       install = {
         ...oauth,
         installationStore: sealed,

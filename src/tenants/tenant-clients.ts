@@ -63,11 +63,16 @@ export class TenantClients {
     return token;
   }
 
-  /** Slack answered this token as dead (revoked, uninstalled): never send it again. */
-  markDead(installationId: string, token: string): void {
+  /** Slack answered this token (of this installation, when known) as dead: never send it again. */
+  markDead(token: string, installationId?: string): void {
     this.#dead.add(token);
     if (this.#dead.size > MAX_DEAD_TOKENS) this.#dead.delete(this.#dead.values().next().value!);
-    this.forget(installationId);
+    if (installationId) this.forget(installationId);
+  }
+
+  /** Whether Slack already answered this token as dead (markDead). */
+  isDead(token: string): boolean {
+    return this.#dead.has(token);
   }
 
   /** The installation's bot (from the stored installation, as authorize gives it). */

@@ -99,7 +99,7 @@ describe('the installation in scope', () => {
     const client = new RoutedWebClient(
       (id) => clients.tokenFor(id),
       { slackApiUrl: url, retryConfig: { retries: 0 } },
-      (id, token) => clients.markDead(id, token),
+      (id, token) => clients.markDead(token, id),
     );
     const before = seen.length;
     await expect(inInstallation('T9', () => client.auth.test())).rejects.toThrow(/token_revoked/);
