@@ -8,6 +8,8 @@ import { createSchedulesApi } from './schedules.ts';
 import { type AttemptRecord, createTransport } from './transport.ts';
 import { createWorkflowsApi } from './workflows.ts';
 
+export { apiAgent } from './transport.ts';
+
 export interface RunbookApiOptions {
   /** e.g. http://127.0.0.1:4010 (with or without a trailing '/'; a path prefix is kept). */
   baseUrl: string;

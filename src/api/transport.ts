@@ -115,12 +115,23 @@ function buildQuery(query: Record<string, QueryValue>): string {
   return params.toString();
 }
 
+/**
+ * The keep-alive Agent a client owns by default (`connections` per origin, 32). Many-workspace mode builds
+ * one with a larger cap and hands it to every installation's client: one pool per API address instead of
+ * one per installation (a thousand pools' sockets and buffers cost memory).
+ */
+export function apiAgent(options: { timeoutMs: number; connections?: number }): Agent {
+  return new Agent({
+    keepAliveTimeout: 10_000,
+    connections: options.connections ?? 32,
+    connect: { timeout: options.timeoutMs },
+  });
+}
+
 export function createTransport(options: TransportOptions): Transport {
   const base = new URL(options.baseUrl).toString().replace(/\/+$/, '');
   const ownsDispatcher = options.dispatcher === undefined;
-  const dispatcher =
-    options.dispatcher ??
-    new Agent({ keepAliveTimeout: 10_000, connections: 32, connect: { timeout: options.timeoutMs } });
+  const dispatcher = options.dispatcher ?? apiAgent({ timeoutMs: options.timeoutMs });
   const log = options.logger ?? pino({ enabled: false });
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? defaultSleep;

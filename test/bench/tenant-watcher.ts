@@ -5,7 +5,7 @@
 // the runtime does in many-workspace mode (one client per installation, src/tenants/routed-api.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { WebClient } from '@slack/web-api';
-import { createRunbookApi } from '../../src/api/client.ts';
+import { apiAgent, createRunbookApi } from '../../src/api/client.ts';
 import type { RunbookApi } from '../../src/api/runbook-api.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -21,12 +21,14 @@ export function tenantWatcher(
 ): { watcher: Watcher; close: () => Promise<void> } {
   const scope = new AsyncLocalStorage<string>();
   const apis = new Map<string, RunbookApi>();
+  // As the runtime: every workspace's client over one shared pool (src/runtime.ts, connectTenants).
+  const dispatcher = apiAgent({ timeoutMs: 10_000, connections: 256 });
   const api = routedRunbookApi(async () => {
     const team = scope.getStore();
     if (!team) throw new NoApiInScopeError();
     let client = apis.get(team);
     if (!client) {
-      client = createRunbookApi({ baseUrl: urls.api, apiKey: tenantKey(team) });
+      client = createRunbookApi({ baseUrl: urls.api, apiKey: tenantKey(team), dispatcher });
       apis.set(team, client);
     }
     return client;
@@ -57,6 +59,7 @@ export function tenantWatcher(
     watcher,
     close: async () => {
       await Promise.all([...apis.values()].map((client) => client.close()));
+      await dispatcher.close();
     },
   };
 }

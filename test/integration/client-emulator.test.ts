@@ -1,7 +1,7 @@
 // The real client against the real emulator over HTTP: every operation and parameter, typed
 // errors with tids, and the retry rules under injected faults. Time moves only by ManualClock.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRunbookApi, type RunbookApiOptions } from '../../src/api/client.ts';
+import { apiAgent, createRunbookApi, type RunbookApiOptions } from '../../src/api/client.ts';
 import {
   BadRequestError,
   ConnectionError,
@@ -324,5 +324,40 @@ describe('errors and retries over HTTP', () => {
     expect(err.retryAfterMs).toBe(2000);
     expect(sleeps).toEqual([2000]);
     expect(emu.state.requests.count('POST /v1alpha1/workflows/{workflowId}/run', 429)).toBe(2);
+  });
+});
+
+describe('clients of several tenants over one shared pool (many-workspace mode)', () => {
+  it('each request carries its own client’s key; closing one client leaves the pool to the others', async () => {
+    const keyB = 'integration-key-beta-2c9d';
+    const emu = await startEmulator({
+      port: 0,
+      apiKey: API_KEY,
+      clock: new ManualClock(START_MS),
+      tenants: { [keyB]: { name: 'beta', runbooks: ['Postgres Vacuum Analyze'] } },
+    });
+    // Fewer sockets than requests in flight: requests of both keys take turns on the same connections.
+    const dispatcher = apiAgent({ timeoutMs: 10_000, connections: 2 });
+    const a = createRunbookApi({ baseUrl: emu.url, apiKey: API_KEY, dispatcher });
+    const b = createRunbookApi({ baseUrl: emu.url, apiKey: keyB, dispatcher });
+    const ownA = createRunbookApi({ baseUrl: emu.url, apiKey: API_KEY });
+    const ownB = createRunbookApi({ baseUrl: emu.url, apiKey: keyB });
+    const ids = async (api: RunbookApi) =>
+      (await api.workflows.list({ isService: true, pageSize: 100 })).items.map((w) => w.id).sort();
+    try {
+      const [alone, aloneB] = [await ids(ownA), await ids(ownB)];
+      expect(aloneB).toHaveLength(1);
+      expect(alone).not.toEqual(aloneB);
+      const shared = await Promise.all(Array.from({ length: 20 }, (_, i) => ids(i % 2 ? b : a)));
+      shared.forEach((got, i) => {
+        expect(got).toEqual(i % 2 ? aloneB : alone);
+      });
+      await b.close();
+      expect(await ids(a)).toEqual(alone);
+    } finally {
+      await Promise.all([a.close(), ownA.close(), ownB.close()]);
+      await dispatcher.close();
+      await emu.close();
+    }
   });
 });
