@@ -13,6 +13,7 @@ export function decodeEntities(text) {
 const EMOJI = {
   warning: '⚠️',
   no_entry: '⛔',
+  heavy_minus_sign: '➖',
   mag: '🔍',
   x: '❌',
   lock: '🔒',
