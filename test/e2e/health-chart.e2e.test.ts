@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHART_PIXELS } from '../../src/health/chart.ts';
+import { screenshotOf } from '../support/element-screenshot.ts';
 import { type SandboxHarness, startSandboxHarness } from '../support/sandbox-harness.ts';
 
 const ARTIFACTS = 'test-results/e2e';
@@ -56,7 +57,7 @@ describe('forecast in the browser', () => {
     await expect.poll(() => reply.textContent(), { timeout: UI_TIMEOUT }).toMatch(/next 24 hours/i);
     expect(await reply.textContent()).toContain('Restart Kubernetes Deployment');
     expect(await reply.textContent()).toMatch(/overlap/i);
-    await reply.screenshot({ path: `${SCREENSHOTS}/forecast.png` });
+    await screenshotOf(reply, `${SCREENSHOTS}/forecast.png`);
   });
 });
 
@@ -84,6 +85,6 @@ describe('health chart in the browser', () => {
     expect(await chart.textContent()).toContain('Success rate');
     // Tall enough for the whole message in one picture.
     await page.setViewportSize({ width: 1100, height: 1300 });
-    await chart.screenshot({ path: `${SCREENSHOTS}/health-chart.png` });
+    await screenshotOf(chart, `${SCREENSHOTS}/health-chart.png`);
   });
 });

@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenshotOf } from '../support/element-screenshot.ts';
 import { type SandboxHarness, startSandboxHarness } from '../support/sandbox-harness.ts';
 
 const ARTIFACTS = 'test-results/e2e';
@@ -103,7 +104,7 @@ describe('sandbox in the browser', () => {
     expect(await page.locator('.thread .file').count()).toBe(0);
     await page.screenshot({ path: `${ARTIFACTS}/04-result.png` });
     const card = page.locator('.message').filter({ hasText: 'Started by' }).filter({ hasText: 'Scale Kubernetes' });
-    await card.last().screenshot({ path: `${SCREENSHOTS}/result-card.png` });
+    await screenshotOf(card.last(), `${SCREENSHOTS}/result-card.png`);
   });
 
   it('a long output also goes into the thread as a file', async () => {
