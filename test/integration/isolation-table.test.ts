@@ -310,7 +310,15 @@ async function makeRecords(inst: Inst): Promise<void> {
     { kind: 'ephemeral', ephemeral: list },
     (el) => el.action_id === ACTIONS.schedulePause && String(el.value).includes(r.scheduleId),
   );
-  r.scheduleList = structuredClone(await answer(inst.requester, `schedules "${SCALE}"`, ACTIONS.scheduleResume));
+  // The click is answered before the pause is written (and the API told): ask until the list shows it paused.
+  let paused: Awaited<ReturnType<typeof answer>> | null = null;
+  for (let attempt = 0; attempt < 40 && !paused; attempt++) {
+    const got = await answer(inst.requester, `schedules "${SCALE}"`, r.scheduleId);
+    if (textOf(got).includes(ACTIONS.scheduleResume)) paused = got;
+    else await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  if (!paused) throw new Error(`${inst.key}: schedule ${r.scheduleId} was never listed as paused`);
+  r.scheduleList = structuredClone(paused);
   // Subscriptions (A and B in the one channel they share), aliases, channel defaults.
   await answerText(inst.requester, `subscribe "${SCALE}"`, SCALE);
   r.alias = `al${inst.key.toLowerCase()}`;
