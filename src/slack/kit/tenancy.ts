@@ -49,7 +49,14 @@ export function withdrawnSentence(installerId: string | null): string {
 
 /** The sentence a request of an installation that cannot reach its Runbook API answers. */
 export function unconnectedSentence(tenancy: Pick<TenancyDeps, 'installerId' | 'withdrawn'>): string {
-  return tenancy.withdrawn ? withdrawnSentence(tenancy.installerId) : notConnectedSentence(tenancy.installerId);
+  return tenancy.withdrawn
+    ? withdrawnSentence(installerWhoMayReconnect(tenancy.installerId, tenancy.withdrawn))
+    : notConnectedSentence(tenancy.installerId);
+}
+
+/** A saved connection is the installer's to change only when they made it (api-connection.ts mayConnect). */
+export function installerWhoMayReconnect(installerId: string | null, saved: ConnectionStatus | null): string | null {
+  return saved && saved.connectedBy !== installerId ? null : installerId;
 }
 
 /**
@@ -80,7 +87,8 @@ export async function connectFactsOf(tenancy: TenancyDeps, client: WebClient, us
     tenancy.installationId,
   );
   const role = !here ? 'member' : user.is_owner || user.is_primary_owner ? 'owner' : user.is_admin ? 'admin' : 'member';
-  return { installationId: tenancy.installationId, role, installerId: tenancy.installerId };
+  const connectedBy = (tenancy.status ?? tenancy.withdrawn ?? null)?.connectedBy ?? null;
+  return { installationId: tenancy.installationId, role, installerId: tenancy.installerId, connectedBy };
 }
 
 /** One line for App Home and the saved view: where requests go and who approves. */
