@@ -205,6 +205,8 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
         status: opened?.status ?? null,
         withdrawn,
         installerId,
+        // Unreadable: nobody is taken for the installer (only an admin or owner may connect).
+        installerNow: () => options.installerOf(installationId).catch(() => null),
         settings: null,
         operatorApprovalsChannel: base.access.approvalsChannel,
       },

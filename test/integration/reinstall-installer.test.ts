@@ -12,6 +12,7 @@ import { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { withPostgres } from '../support/leak-check.ts';
 import {
+  addZed,
   connectFromHome,
   type OAuthHarness,
   publishedHomeOf,
@@ -53,16 +54,16 @@ const installer = async () =>
   [...h.fake.oauth.grants.values()].filter((g) => g.installationId === TEAM).at(-1)?.installerUserId ?? null;
 const homeView = (userId: string): FakeView => h.fake.state.views[h.fake.state.homeViews[userId] ?? '']!;
 
-async function uninstall(): Promise<void> {
-  const events = h.fake.oauth.uninstall(TEAM);
+async function uninstall(team = TEAM): Promise<void> {
+  const events = h.fake.oauth.uninstall(team);
   expect(await h.deliver(events.appUninstalled)).toBe(200);
   expect(await h.deliver(events.tokensRevoked)).toBe(200);
-  await until(async () => (await h.runtime.store.installations.get(TEAM))?.sealed === null, 'the uninstall');
+  await until(async () => (await h.runtime.store.installations.get(team))?.sealed === null, 'the uninstall');
 }
 
-async function installAs(userId: string): Promise<void> {
+async function installAs(userId: string, team = TEAM): Promise<void> {
   h.fake.oauth.signIn(userId);
-  expect((await h.install(TEAM, { connect: false })).status).toBe(200);
+  expect((await h.install(team, { connect: false })).status).toBe(200);
 }
 
 describe('a reinstall by a member does not hand them the connection', () => {
@@ -143,5 +144,29 @@ describe('a reinstall by a member does not hand them the connection', () => {
     await until(async () => (await h.runtime.tenants!.connections.status(TEAM)) === null, 'disconnected');
     await connectFromHome(h, carol(), KEY_OTHER);
     expect((await h.runtime.tenants!.connections.status(TEAM))?.connectedBy).toBe('U03CAROL');
+  });
+});
+
+describe('the installer is read when it decides, not when the workspace was first seen', () => {
+  it('Sam installed it and left it unconnected; Zed adds it again: on the same replica, Zed may connect and Sam may not', async () => {
+    addZed(h);
+    const sam = h.user('U11SAM', 'T0SECOND');
+    const zed = h.user('U12ZED', 'T0SECOND');
+    await installAs('U11SAM', 'T0SECOND');
+    const samHome = await publishedHomeOf(h, sam);
+    expect(samHome.text).toContain(ACTIONS.connectOpen);
+    const samView = structuredClone(homeView('U11SAM'));
+    await uninstall('T0SECOND');
+    await installAs('U12ZED', 'T0SECOND');
+    expect((await publishedHomeOf(h, sam)).text).not.toContain(ACTIONS.connectOpen);
+    const zedHome = await publishedHomeOf(h, zed);
+    expect(zedHome.text).toContain(ACTIONS.connectOpen);
+    expect(zedHome.text).toContain('press *Connect* below');
+    // Sam's old Connect button, pressed now: refused, no key field.
+    await sam.act({ kind: 'view', view: samView }, ACTIONS.connectOpen);
+    await until(async () => {
+      const top = sam.topModal();
+      return top && JSON.stringify(top.view).includes('Only a workspace admin or owner') ? top : null;
+    }, "the refusal of Sam's Connect");
   });
 });

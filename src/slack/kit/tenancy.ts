@@ -19,8 +19,13 @@ export interface TenancyDeps {
    * and every surface says so instead of "not connected yet". Null otherwise.
    */
   withdrawn?: ConnectionStatus | null;
-  /** Who installed the app (null when unknown). */
+  /** Who installed the app (null when unknown), when this installation's deps were built. */
   installerId: string | null;
+  /**
+   * Who installed it, read from the store now: a reinstall by someone else may have landed since the deps
+   * were built (on this replica or another). Deciding who may connect uses this; absent: `installerId`.
+   */
+  installerNow?: () => Promise<string | null>;
   /** The workspace's own approvals channel and approver group, as read for this request (null: none). */
   settings: InstallationSettingsRecord | null;
   /** APPROVALS_CHANNEL (the operator's, for every workspace; null: unset). */
@@ -88,7 +93,8 @@ export async function connectFactsOf(tenancy: TenancyDeps, client: WebClient, us
   );
   const role = !here ? 'member' : user.is_owner || user.is_primary_owner ? 'owner' : user.is_admin ? 'admin' : 'member';
   const connectedBy = (tenancy.status ?? tenancy.withdrawn ?? null)?.connectedBy ?? null;
-  return { installationId: tenancy.installationId, role, installerId: tenancy.installerId, connectedBy };
+  const installerId = tenancy.installerNow ? await tenancy.installerNow() : tenancy.installerId;
+  return { installationId: tenancy.installationId, role, installerId, connectedBy };
 }
 
 /** One line for App Home and the saved view: where requests go and who approves. */
