@@ -496,7 +496,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         // Many workspaces: the proxies seen on one installation's schedules are never named in another's.
         scope: () => currentInstallation() ?? '',
       }),
-      drafts: new RunDrafts({ store: store.runDrafts }),
+      // Drafts expire by the bot's clock, like the claims of the buttons that use them.
+      drafts: new RunDrafts({ store: store.runDrafts, now }),
       runs: options.runs ?? watcher!,
       access: {
         policy,
