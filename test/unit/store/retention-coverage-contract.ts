@@ -4,14 +4,14 @@
 // another's (an execution id, a channel shared over Slack Connect, a user, a service runbook); after the pass
 // every purged table holds exactly what it held before the uninstalled one's rows were written, and the other
 // installation's rows are all still there. A table added later without being purged or listed fails here.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.ts';
 import type { Store } from '../../../src/store/store.ts';
 import { purgeUninstalled, RETENTION_LEASE } from '../../../src/tenants/retention.ts';
 import { subscriptionNoticeKey } from '../../../src/watch/subscription-notice.ts';
 import { seedInstallation } from './retention-contract.ts';
 import { step } from './saved-runs-contract.ts';
-import { newApproval, type StoreHarness } from './store-contract.ts';
+import { freshStoreEachTest, newApproval, type StoreHarness } from './store-contract.ts';
 
 const T0 = 1_700_000_000_000;
 const DAY = 24 * 60 * 60 * 1000;
@@ -67,13 +67,11 @@ export function runRetentionCoverageContract(name: string, createHarness: () => 
   describe(`${name}: every table is purged with its installation after DATA_RETENTION_DAYS, or holds none`, () => {
     let harness: StoreHarness;
     let store: Store;
-    beforeEach(async () => {
-      harness = await createHarness();
-      store = await harness.open();
+    freshStoreEachTest(createHarness, async (fresh) => {
+      ({ harness, store } = fresh);
       // The pass's own lease, held beforehand by the replica that runs it: renewing it adds no row.
       await store.coordination.holdLease(RETENTION_LEASE, 'replica-a', T0 + 400 * DAY, T0);
     });
-    afterEach(() => harness.destroy());
 
     const counts = async (): Promise<Record<string, number>> =>
       Object.fromEntries(
