@@ -5,7 +5,7 @@
 // every purged table holds exactly what it held before the uninstalled one's rows were written, and the other
 // installation's rows are all still there. A table added later without being purged or listed fails here.
 // The claims pass (every mode, by age) deletes from `notifications` only, and only the kinds it prunes.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.ts';
 import type { Store } from '../../../src/store/store.ts';
 import {
@@ -17,7 +17,7 @@ import {
 import { subscriptionNoticeKey } from '../../../src/watch/subscription-notice.ts';
 import { seedInstallation } from './retention-contract.ts';
 import { step } from './saved-runs-contract.ts';
-import { newApproval, type StoreHarness } from './store-contract.ts';
+import { freshStoreEachTest, newApproval, type StoreHarness } from './store-contract.ts';
 
 const T0 = 1_700_000_000_000;
 const DAY = 24 * 60 * 60 * 1000;
@@ -74,14 +74,12 @@ export function runRetentionCoverageContract(name: string, createHarness: () => 
   describe(`${name}: every table is purged with its installation after DATA_RETENTION_DAYS, or holds none`, () => {
     let harness: StoreHarness;
     let store: Store;
-    beforeEach(async () => {
-      harness = await createHarness();
-      store = await harness.open();
+    freshStoreEachTest(createHarness, async (fresh) => {
+      ({ harness, store } = fresh);
       // The passes' own leases, held beforehand by the replica that runs them: renewing one adds no row.
       await store.coordination.holdLease(RETENTION_LEASE, 'replica-a', T0 + 400 * DAY, T0);
       await store.coordination.holdLease(CLAIM_RETENTION_LEASE, 'replica-a', T0 + 400 * DAY, T0);
     });
-    afterEach(() => harness.destroy());
 
     const counts = async (): Promise<Record<string, number>> =>
       Object.fromEntries(

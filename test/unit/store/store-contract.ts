@@ -14,6 +14,27 @@ export interface StoreHarness {
   tables(): Promise<string[]>;
 }
 
+/**
+ * The setup every contract file shares: before each test of the enclosing describe, a fresh database and a
+ * store opened on it, handed to `opened` (which keeps them, and does what else the file sets up per test);
+ * after each test, the database destroyed (every store opened on it closed).
+ */
+export function freshStoreEachTest(
+  createHarness: () => Promise<StoreHarness>,
+  opened: (fresh: { harness: StoreHarness; store: Store }) => void | Promise<void>,
+): void {
+  let harness: StoreHarness | undefined;
+  beforeEach(async () => {
+    harness = await createHarness();
+    await opened({ harness, store: await harness.open() });
+  });
+  afterEach(async () => {
+    const done = harness;
+    harness = undefined;
+    await done?.destroy();
+  });
+}
+
 const T0 = 1_700_000_000_000;
 const LEASE = 60_000;
 
@@ -57,14 +78,8 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
   describe(`${name} store contract`, () => {
     let harness: StoreHarness;
     let store: Store;
-
-    beforeEach(async () => {
-      harness = await createHarness();
-      store = await harness.open();
-    });
-
-    afterEach(async () => {
-      await harness.destroy();
+    freshStoreEachTest(createHarness, (fresh) => {
+      ({ harness, store } = fresh);
     });
 
     describe('migrations', () => {
