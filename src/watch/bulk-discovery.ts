@@ -65,6 +65,11 @@ export interface DiscoverOptions {
   maxPages?: number;
   /** Wraps every API call (the shared request budget). */
   call: <T>(fn: () => Promise<T>) => Promise<T>;
+  /**
+   * Called with the watched runs each page saw finished, as soon as that page is read (awaited before the
+   * next page): a run's end is acted on when its page is read, not when the whole listing is.
+   */
+  onFinished?: (finished: Execution[]) => Promise<void>;
 }
 
 export async function discoverFinished(api: RunbookApi, options: DiscoverOptions): Promise<DiscoveryResult> {
@@ -83,6 +88,7 @@ export async function discoverFinished(api: RunbookApi, options: DiscoverOptions
     );
     pages++;
     let past = page.items.length === 0;
+    const ended: Execution[] = [];
     for (const execution of page.items) {
       if (isPastOldest(execution.createTime, options.oldestWatchCreatedAt, skewMs)) {
         past = true;
@@ -90,11 +96,14 @@ export async function discoverFinished(api: RunbookApi, options: DiscoverOptions
       }
       if (!options.watched.has(execution.id)) continue;
       statuses.set(execution.id, execution.executionStatus);
-      if (isTerminal(execution)) {
+      // A run can show on two pages (runs started meanwhile shift a newest-first listing): once is enough.
+      if (isTerminal(execution) && !finishedExecutions.has(execution.id)) {
         finished.push(execution.id);
         finishedExecutions.set(execution.id, execution);
+        ended.push(execution);
       }
     }
+    if (ended.length > 0 && options.onFinished) await options.onFinished(ended);
     const allSeen = statuses.size >= options.watched.size;
     if (past || allSeen || !page.nextPageToken || pages >= maxPages) break;
     pageToken = page.nextPageToken;

@@ -5,9 +5,13 @@
 // L pages (of P = 100 executions) to reach back past the oldest watch, one sweep that looks at
 // every watch costs S = min(W, L) requests (W single gets, or L listing pages, whichever is
 // fewer), so no scheduler can look at every watch more often than every S / B seconds. We sweep
-// every S / (B × share) seconds (share = 0.75 of the budget; the rest is for first looks, full
-// fetches of finished runs and subscription scans), but never more often than once a second: a
-// finished run waits on average half a sweep, at worst one sweep plus its delivery.
+// at least every S / (B × share) seconds (share = 0.75 of the budget; the rest is for first looks,
+// full fetches of finished runs and subscription scans), but never more often than once a second.
+// While the budget is idle a sweep starts again as soon as the last one ends (at least S / B after
+// it began): the budget paces its pages one at a time, and the other calls are served in arrival
+// order between them, so the sweep yields when they need the budget. Each page's finished runs are
+// delivered as the page is read: a run waits on average half a sweep, at worst one sweep plus its
+// delivery.
 import { estimatePages } from './bulk-discovery.ts';
 
 export type CheckMode = 'single' | 'list';
@@ -48,8 +52,13 @@ export interface CheckPlan {
   sweepCost: number;
   /** The physical bound: sweepCost / B, in ms. */
   boundMs: number;
-  /** Time between two looks at the same watch. */
+  /** Time between two looks at the same watch, at most (the sweeps' share of the budget). */
   intervalMs: number;
+  /**
+   * Shortest time between the starts of two sweeps: one sweep at the whole budget (S / B), never under
+   * the minimum interval. A sweep that took this long already starts again at once.
+   */
+  sweepGapMs: number;
   /** In list mode, the single-check backstop of each watch; in single mode equal to intervalMs. */
   backstopMs: number;
 }
@@ -62,11 +71,12 @@ export function planChecks(input: PlanInput, settings: PlanSettings = DEFAULT_PL
   const sweepCost = Math.max(1, Math.min(w, pages));
   const boundMs = (sweepCost / b) * 1000;
   const intervalMs = Math.max(settings.minIntervalMs, Math.ceil(boundMs / settings.share));
+  const sweepGapMs = Math.max(settings.minIntervalMs, Math.ceil(boundMs));
   const backstopMs =
     mode === 'single'
       ? intervalMs
       : Math.max(settings.minBackstopMs, intervalMs, Math.ceil((w / (b * settings.backstopShare)) * 1000));
-  return { mode, sweepCost, boundMs, intervalMs, backstopMs };
+  return { mode, sweepCost, boundMs, intervalMs, sweepGapMs, backstopMs };
 }
 
 /**

@@ -218,6 +218,8 @@ interface TeamSweep {
   lastAt: number;
   snapshot: BulkSnapshot | null;
   listing: Promise<void> | null;
+  /** The watches the listing in progress looks for (a claimed watch outside it need not wait for it). */
+  covering: ReadonlySet<string> | null;
 }
 
 /** Running cards remembered as already saying "longer than usual" (a restart repeats one identical edit). */
@@ -280,6 +282,8 @@ export class Watcher implements RunTracker {
   readonly #delivering = new Set<string>();
   /** The listing in progress (one at a time per process; one sweeper across replicas). */
   #listing: Promise<void> | null = null;
+  /** The watches it looks for (null until it has read them from the store). */
+  #listingCovers: ReadonlySet<string> | null = null;
   #lastListingAt = Number.NEGATIVE_INFINITY;
   #activeCount = 0;
   #plan: CheckPlan;
@@ -693,7 +697,7 @@ export class Watcher implements RunTracker {
     if (this.#listing || this.#activeCount === 0 || this.#tenantBudgets) return false;
     const plan = this.#plan;
     const gap =
-      plan.mode === 'list' && this.settings.schedule === 'budget' ? plan.intervalMs : this.settings.bulkIntervalMs;
+      plan.mode === 'list' && this.settings.schedule === 'budget' ? plan.sweepGapMs : this.settings.bulkIntervalMs;
     if (now - this.#lastListingAt < gap) return false;
     const periodic = plan.mode === 'list' && this.settings.schedule === 'budget';
     const burst =
@@ -724,18 +728,20 @@ export class Watcher implements RunTracker {
       })
       .finally(() => {
         this.#listing = null;
+        this.#listingCovers = null;
       });
   }
 
   /**
-   * Runs the listing saw finish: this replica takes them itself (its listing already answers them,
-   * often with the output, so no further request), as many as it has room for; the rest are
-   * brought forward for whoever claims them next.
+   * Runs a listing saw finish, as each page is read: this replica takes them itself (the page already
+   * answers them, often with the output, so no further request), as many as it has room for; the rest
+   * are brought forward for whoever claims them next.
    */
-  async #takeFinished(finished: string[], installationId = ''): Promise<void> {
+  async #takeFinished(finished: Execution[], installationId = ''): Promise<void> {
     const room = Math.max(0, MAX_DELIVERING - this.#inFlight.size);
+    const listed = new Map(finished.map((e) => [e.id, e]));
     // The listing is of one installation's API ('' = the single workspace's): only its watches are these runs.
-    const mine = finished
+    const mine = [...listed.keys()]
       .filter((id) => !this.#inFlight.has(keyOf({ installationId, executionId: id })))
       .slice(0, room);
     const claimed = this.#running
@@ -746,20 +752,28 @@ export class Watcher implements RunTracker {
       this.#track(
         key,
         watch,
-        this.#handle(watch).finally(() => this.#settled(key)),
+        this.#handle(watch, listed.get(watch.executionId)).finally(() => this.#settled(key)),
       );
       if (this.#tenantBudgets) this.#inFlightTeam.set(key, watch.teamId);
     }
     const taken = new Set(claimed.map((w) => w.executionId));
-    const rest = finished.filter((id) => !taken.has(id));
+    const rest = [...listed.keys()].filter((id) => !taken.has(id));
     if (rest.length > 0) await this.#store.watches.expedite(rest, this.#now(), installationId);
   }
 
-  /** A claimed watch the last listing did not cover waits for the one in progress (it may cover it). */
+  /**
+   * A claimed watch the last listing did not cover waits for the one in progress when that one looks for
+   * it (it will answer it); one started since is not in it and is looked at on its own at once.
+   */
   async #afterListing(watch: Watch): Promise<void> {
     if (this.#snapshotFor(watch)?.statuses.has(watch.executionId)) return;
-    if (this.#tenantBudgets) await this.#sweepOf(watch)?.listing;
-    else await this.#listing;
+    if (this.#tenantBudgets) {
+      const sweep = this.#sweepOf(watch);
+      if (sweep?.covering?.has(watch.executionId)) await sweep.listing;
+    } else if (this.#listing && (this.#listingCovers?.has(watch.executionId) ?? true)) {
+      // Until the listing has read what it looks for, it may cover this watch: wait.
+      await this.#listing;
+    }
   }
 
   /** The sweep of this watch's workspace, when it lists this watch's installation's API (many workspaces). */
@@ -842,6 +856,7 @@ export class Watcher implements RunTracker {
           lastAt: Number.NEGATIVE_INFINITY,
           snapshot: null,
           listing: null,
+          covering: null,
         };
         this.#teamSweeps.set(team, sweep);
       }
@@ -850,11 +865,17 @@ export class Watcher implements RunTracker {
         sweep.installationId = group.installationId;
         sweep.snapshot = null;
       }
-      if (sweep.listing || now - sweep.lastAt < plan.intervalMs) continue;
+      if (sweep.listing || now - sweep.lastAt < plan.sweepGapMs) continue;
       sweep.lastAt = now;
       const current = sweep;
+      current.covering = group.ids;
       current.listing = this.#listTeam(team, group, current).finally(() => {
         current.listing = null;
+        current.covering = null;
+        // A listing that took a whole sweep's time is due again at once: the next round's pass starts it
+        // (back to back, paced by the budget) rather than up to a pass interval later.
+        if (this.#now() - current.lastAt >= this.planFor(team).sweepGapMs)
+          this.#lastTeamPassAt = Number.NEGATIVE_INFINITY;
       });
     }
   }
@@ -881,7 +902,6 @@ export class Watcher implements RunTracker {
           group.installationId,
         );
       }
-      if (result.finished.length > 0) await this.#takeFinished(result.finished, group.installationId);
     } catch (err) {
       // An uninstalled workspace: its watches are dropped when next claimed.
       if (err instanceof TenantGoneError) return;
@@ -910,6 +930,8 @@ export class Watcher implements RunTracker {
         oldestWatchCreatedAt: group.oldest,
         maxPages,
         call: (fn) => this.#spender.run(fn),
+        // Each page's finished runs are delivered as it is read: a run waits for its page, not the whole sweep.
+        onFinished: (finished) => this.#takeFinished(finished, group.installationId),
       }),
     );
     for (let i = 0; i < result.pages; i++) this.#metrics.checked('bulk');
@@ -934,13 +956,13 @@ export class Watcher implements RunTracker {
   async #discoverInBulk(): Promise<void> {
     const oldest = await this.#store.watches.oldestActiveCreatedAt();
     if (oldest === null) return;
-    const ids = await this.#store.watches.listActiveIds(1_000_000);
-    const { result, cost } = await this.#listBack({ installationId: '', ids: new Set(ids), oldest }, (list) => list());
+    const ids = new Set(await this.#store.watches.listActiveIds(1_000_000));
+    this.#listingCovers = ids;
+    const { result, cost } = await this.#listBack({ installationId: '', ids, oldest }, (list) => list());
     this.#lastBulkPages = cost;
     this.#lastBulkPagesAt = this.#now();
     this.#replan();
     this.#bulk = { at: this.#now(), statuses: result.statuses, finished: result.finishedExecutions };
-    if (result.finished.length > 0) await this.#takeFinished(result.finished);
     this.#log.debug(
       { pages: result.pages, seen: result.statuses.size, finished: result.finished.length },
       'bulk discovery',
@@ -960,8 +982,8 @@ export class Watcher implements RunTracker {
   }
 
   /** One watch, in its workspace's scope (many-workspace mode: the installation's token is used). */
-  #handle(watch: Watch): Promise<void> {
-    return this.#inScopeOf(watch, () => this.#handleWatch(watch)).catch(async (err: unknown) => {
+  #handle(watch: Watch, listed?: Execution): Promise<void> {
+    return this.#inScopeOf(watch, () => this.#handleWatch(watch, listed)).catch(async (err: unknown) => {
       if (!(err instanceof TenantGoneError)) throw err;
       // Uninstalled: nothing can be posted there any more, and its runs cost no more requests.
       this.#log.info(
@@ -979,7 +1001,8 @@ export class Watcher implements RunTracker {
     });
   }
 
-  async #handleWatch(watch: Watch): Promise<void> {
+  /** `listed`: the run as a listing page just showed it finished (it stands in for the status check). */
+  async #handleWatch(watch: Watch, listed?: Execution): Promise<void> {
     const id = watch.executionId;
     // Kept up to date as messages are posted: a failure path must not act on the claim's old copy.
     let w = watch;
@@ -993,7 +1016,7 @@ export class Watcher implements RunTracker {
         return;
       }
       const snapshot = this.#snapshotFor(w);
-      const known = snapshot?.statuses.get(id);
+      const known = listed?.executionStatus ?? snapshot?.statuses.get(id);
       let terminal: boolean;
       if (known === 'EXECUTION_STATUS_IN_PROGRESS') {
         terminal = false;
@@ -1062,8 +1085,8 @@ export class Watcher implements RunTracker {
         }
       }
       // A listing that carried the output already is the full record: no second request for it.
-      const listed = snapshot?.finished.get(id);
-      const full = listed?.output ? listed : await this.#readFinished(id);
+      const seen = listed ?? snapshot?.finished.get(id);
+      const full = seen?.output ? seen : await this.#readFinished(id);
       // Stopped while it was read (its workspace's Runbook API account changed: src/runs/api-connection.ts
       // finishes its card): what was read may be another account's, so nothing is told.
       if ((await this.#store.watches.get(id, w.installationId))?.state !== 'active') return;

@@ -52,6 +52,18 @@ function toldPrivately(h: OAuthHarness, since: number, installation: string) {
   );
 }
 
+/** The Replace key form opened in `installation` was turned into the refusal that says `sentence`. */
+function formRefused(h: OAuthHarness, installation: string, sentence: string) {
+  return until(
+    async () =>
+      h.fake.state.calls.find(
+        (c) =>
+          c.method === 'views.update' && c.installation === installation && JSON.stringify(c.args).includes(sentence),
+      ),
+    'the refusal of the form',
+  );
+}
+
 /** A home view with the connection's buttons, as a forged click would carry them. */
 function forgedHome(): Surface {
   const view = {
@@ -160,16 +172,7 @@ describe('an org-wide install: connected in one workspace, used from another', (
     const since = h.fake.state.calls.length;
     await eva.act(forgedHome(), ACTIONS.connectRemove);
     await eva.act(forgedHome(), ACTIONS.connectOpen);
-    const refusal = await until(
-      async () =>
-        h.fake.state.calls.find(
-          (c) =>
-            c.method === 'views.update' &&
-            c.installation === 'T0SECOND' &&
-            JSON.stringify(c.args).includes('Only a workspace admin or owner'),
-        ),
-      'the refusal of the form',
-    );
+    const refusal = await formRefused(h, 'T0SECOND', 'Only a workspace admin or owner');
     expect(refusal).toBeDefined();
     await toldPrivately(h, since, 'T0SECOND');
 
@@ -209,16 +212,7 @@ describe('two workspaces of one org, each installed on its own', () => {
     await eva.act(forgedHome(), ACTIONS.connectRemove);
     await toldPrivately(h, since, 'T0GRIDB');
     await eva.act(forgedHome(), ACTIONS.connectOpen);
-    await until(
-      async () =>
-        h.fake.state.calls.find(
-          (c) =>
-            c.method === 'views.update' &&
-            c.installation === 'T0GRIDB' &&
-            JSON.stringify(c.args).includes('Only a workspace admin'),
-        ),
-      'the refusal of the form',
-    );
+    await formRefused(h, 'T0GRIDB', 'Only a workspace admin');
     expect(await h.runtime.tenants!.connections.status('T0GRIDB')).toEqual(before);
   });
 });

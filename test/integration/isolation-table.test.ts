@@ -16,8 +16,7 @@
 // another's workspace (Slack Connect) is judged there on that installation's records alone (freeze passes).
 // (The app has no link unfurls: no `link_shared` listener, asserted below, so that column does not exist.)
 
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorState } from '../../src/emulator/state.ts';
@@ -25,6 +24,7 @@ import type { FakeEphemeral, FakeMessage } from '../../src/sandbox/fake-slack-st
 import { findElement } from '../../src/sandbox/slack-user.ts';
 import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
 import { ACTIONS, BLOCKS, FUNCTIONS, SHORTCUTS } from '../../src/slack/kit/ids.ts';
+import { writePolicyFile } from '../support/bot-harness.ts';
 import {
   addZed,
   connectFromHome,
@@ -38,13 +38,12 @@ import {
   until,
 } from '../support/oauth-harness.ts';
 import { answer as answerOf, type Person, personIn, textOf } from '../support/tenant-flows.ts';
+import { INSTALLED, type Installed, installAndConnect, KEY_B, KEY_G, ONLY_IN } from '../support/three-installations.ts';
 
 const LOGS = 'Collect Kubernetes Pod Logs';
 const FROZEN = 'Rotate Nginx Logs';
 const SHARED_RUNBOOKS = [SCALE, DRAIN, LOGS, FROZEN];
 const KEY_A = 'tenant-a-key-0123456789';
-const KEY_B = 'tenant-b-key-0123456789';
-const KEY_G = 'tenant-g-key-0123456789';
 const HOUR = 60 * 60_000;
 const POLICY = `
 contact: "#platform"
@@ -57,12 +56,8 @@ freezes:
     runbooks: { names: ["${FROZEN}"] }
 `;
 
-interface Inst {
-  key: 'A' | 'B' | 'G';
-  installation: string;
+interface Inst extends Installed {
   apiKey: string;
-  requester: Person;
-  approver: Person;
   /** A runbook only this installation's tenant has. */
   own: string;
   /** In every record's inputs: must never reach another installation. */
@@ -93,35 +88,25 @@ interface Records {
 }
 
 const A: Inst = {
-  key: 'A',
-  installation: 'T0SANDBOX',
+  ...INSTALLED.A,
   apiKey: KEY_A,
-  requester: { id: 'U01ALICE', team: 'T0SANDBOX' },
-  approver: { id: 'U02BOB', team: 'T0SANDBOX' },
   own: 'Restart Kubernetes Deployment',
   marker: 'mkalpha',
   defaultsTo: 'C03APPROVALS',
   r: {} as Records,
 };
 const B: Inst = {
-  key: 'B',
-  installation: 'T0SECOND',
+  ...INSTALLED.B,
   apiKey: KEY_B,
-  requester: { id: 'U11SAM', team: 'T0SECOND' },
-  approver: { id: 'U12ZED', team: 'T0SECOND' },
-  own: 'Postgres Vacuum Analyze',
+  own: ONLY_IN.B,
   marker: 'mkbeta',
   defaultsTo: 'C01OPS',
   r: {} as Records,
 };
 const G: Inst = {
-  key: 'G',
-  installation: 'E0ACMEGRID',
+  ...INSTALLED.G,
   apiKey: KEY_G,
-  requester: { id: 'U21EVA', team: 'T0GRIDA' },
-  // In the org's other workspace: the one org-wide installation serves both.
-  approver: { id: 'U22UMA', team: 'T0GRIDB' },
-  own: 'Find Unattached EBS Volumes',
+  own: ONLY_IN.G,
   marker: 'mkgamma',
   defaultsTo: 'C02DEPLOYS',
   r: {} as Records,
@@ -367,8 +352,6 @@ async function makeRecords(inst: Inst): Promise<void> {
 }
 
 beforeAll(async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'policy-'));
-  writeFileSync(path.join(dir, 'policy.yaml'), POLICY);
   h = await startOAuthHarness({
     tenants: {
       [KEY_A]: { name: 'alpha', runbooks: [...SHARED_RUNBOOKS, A.own] },
@@ -377,7 +360,7 @@ beforeAll(async () => {
     },
     env: {
       SUBSCRIPTIONS_POLL_SECONDS: '0.05',
-      POLICY_FILE: path.join(dir, 'policy.yaml'),
+      POLICY_FILE: writePolicyFile(POLICY),
       RUNBOOK_PROXIES: 'proxy-prod-us-east-1=Production (us-east-1)',
       RUN_RATE_LIMIT_PER_MINUTE: String(RUN_LIMIT),
     },
@@ -388,16 +371,8 @@ beforeAll(async () => {
     const admin = h.fake.state.users.find((u) => u.id === ADMIN[inst.key].id)!;
     admin.is_admin = true;
   }
-  for (const inst of ALL) {
-    expect((await h.install(inst.installation, { connect: false })).status).toBe(200);
-    // Connected by its requester: App Home names who connected it.
-    const connected = await h.runtime.tenants!.connections.connect(
-      inst.installation,
-      { apiKey: inst.apiKey },
-      inst.requester.id,
-    );
-    expect(connected.ok).toBe(true);
-  }
+  // Each connected by its requester: App Home names who connected it.
+  for (const inst of ALL) await installAndConnect(h, inst.installation, inst.apiKey, inst.requester.id);
   for (const inst of ALL) await makeRecords(inst);
   // Every run ends: result cards, notices, the long output's file, the step's completion.
   h.clock.advance(HOUR);

@@ -7,13 +7,11 @@
 // afterwards runs nothing on either account. A request made under one account and approved under another
 // (a race with the switch) is refused by the account it carries. Disconnect's confirmation lists what is
 // open, and disconnecting ends it the same way.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EmulatorState } from '../../src/emulator/state.ts';
 import type { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
+import { writePolicyFile } from '../support/bot-harness.ts';
 import {
   API_KEY,
   DRAIN,
@@ -40,11 +38,9 @@ let tenantB: EmulatorState;
 let bob: SlackUser;
 let alice: SlackUser;
 beforeAll(async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'policy-'));
-  writeFileSync(path.join(dir, 'policy.yaml'), POLICY);
   h = await startOAuthHarness({
     tenants: { [KEY_B]: { name: 'beta', runbooks: [SCALE, DRAIN] } },
-    env: { SUBSCRIPTIONS_POLL_SECONDS: '0.05', POLICY_FILE: path.join(dir, 'policy.yaml') },
+    env: { SUBSCRIPTIONS_POLL_SECONDS: '0.05', POLICY_FILE: writePolicyFile(POLICY) },
   });
   expect((await h.install(WS)).status).toBe(200);
   bob = h.user('U02BOB', WS); // is_admin in the fake Slack
@@ -113,6 +109,12 @@ it('a key of another account ends what was open: the card says so once, the requ
     WS,
   );
   const sinceDm = h.fake.state.calls.length;
+  /** A message posted since then that `matches` (a DM, or a channel told). */
+  const postedSinceDm = (matches: (args: Record<string, unknown>) => boolean, what: string) =>
+    until(
+      async () => h.fake.state.calls.slice(sinceDm).find((c) => c.method === 'chat.postMessage' && matches(c.args)),
+      what,
+    );
 
   // Another account's key said to be of the same one: it does not see the followed run, so it is refused.
   const before = await h.runtime.tenants!.connections.status(WS);
@@ -148,42 +150,19 @@ it('a key of another account ends what was open: the card says so once, the requ
   expect((await h.runtime.store.watches.get(run.id, WS))!.state).toBe('stale');
   // The request: closed, and its requester told.
   expect((await h.runtime.store.approvals.get(approvalId))!.state).toBe('expired');
-  await until(
-    async () =>
-      h.fake.state.calls
-        .slice(sinceDm)
-        .find(
-          (c) =>
-            c.method === 'chat.postMessage' &&
-            textOf(c.args).includes('Your request to run') &&
-            textOf(c.args).includes('closed'),
-        ),
+  await postedSinceDm(
+    (args) => textOf(args).includes('Your request to run') && textOf(args).includes('closed'),
     'the requester told',
   );
   // The subscription ended, and its channel was told.
   expect(await h.runtime.store.subscriptions.listAll(WS)).toEqual([]);
-  await until(
-    async () =>
-      h.fake.state.calls
-        .slice(sinceDm)
-        .find(
-          (c) =>
-            c.method === 'chat.postMessage' &&
-            c.args.channel === 'C01OPS' &&
-            textOf(c.args).includes('no longer gets notices'),
-        ),
+  await postedSinceDm(
+    (args) => args.channel === 'C01OPS' && textOf(args).includes('no longer gets notices'),
     'the channel told',
   );
 
   // The schedules: their rows of the old account gone; who made or paused them told where they are now.
-  const dmTo = (needle: string) =>
-    until(
-      async () =>
-        h.fake.state.calls
-          .slice(sinceDm)
-          .find((c) => c.method === 'chat.postMessage' && textOf(c.args).includes(needle)),
-      needle,
-    );
+  const dmTo = (needle: string) => postedSinceDm((args) => textOf(args).includes(needle), needle);
   expect(textOf((await dmTo('sched-made')).args)).toContain('keep running in the previous Runbook API account');
   expect(textOf((await dmTo('sched-paused')).args)).toContain('15 4 * * 1');
   expect(await h.runtime.store.scheduleOwners.list(10, WS)).toEqual([]);

@@ -4,9 +4,9 @@
 // token in clear, base64 or hex.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leaksIn, postgresStoreText, withPostgres } from '../support/leak-check.ts';
+import { leaksIn, postgresStoreText } from '../support/leak-check.ts';
 import { type OAuthHarness, startOAuthHarness, until } from '../support/oauth-harness.ts';
-import { TEST_DATABASE_URL } from '../support/test-database.ts';
+import { TEST_DATABASE_URL, withPostgres } from '../support/test-database.ts';
 
 const schema = `test_${randomBytes(6).toString('hex')}`;
 

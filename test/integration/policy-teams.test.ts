@@ -5,16 +5,12 @@
 // permission rule naming one workspace holds there only (B may not schedule; GA may not read the audit
 // trail, GB may). Each workspace's App Home settings only narrow: B cannot take the approver group of the
 // org's rule, G can, and neither G's settings drop the org's approval nor A's escape A's freeze.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
+import { writePolicyFile } from '../support/bot-harness.ts';
 import { API_KEY, DRAIN, type OAuthHarness, SCALE, startOAuthHarness, until } from '../support/oauth-harness.ts';
 import { answer as answerIn, type Person, personIn, textOf } from '../support/tenant-flows.ts';
-
-const KEY_B = 'tenant-b-key-0123456789';
-const KEY_G = 'tenant-g-key-0123456789';
+import { installAndConnect, KEY_B, KEY_G } from '../support/three-installations.ts';
 
 const POLICY = `
 contact: "#platform"
@@ -49,14 +45,12 @@ const UMA = { id: 'U22UMA', team: 'T0GRIDB' };
 
 let h: OAuthHarness;
 beforeAll(async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'policy-'));
-  writeFileSync(path.join(dir, 'policy.yaml'), POLICY);
   h = await startOAuthHarness({
     tenants: {
       [KEY_B]: { name: 'beta', runbooks: [SCALE, DRAIN] },
       [KEY_G]: { name: 'gamma', runbooks: [SCALE, DRAIN] },
     },
-    env: { POLICY_FILE: path.join(dir, 'policy.yaml'), RUNBOOK_PROXIES: 'proxy-dev' },
+    env: { POLICY_FILE: writePolicyFile(POLICY), RUNBOOK_PROXIES: 'proxy-dev' },
   });
   h.fake.state.usergroups.S0GRIDOPS = { handle: 'gridops', users: [UMA.id] };
   // Sam and Uma administer their workspaces (they may change its approval settings).
@@ -65,10 +59,8 @@ beforeAll(async () => {
     ['T0SANDBOX', API_KEY],
     ['T0SECOND', KEY_B],
     ['E0ACMEGRID', KEY_G],
-  ] as const) {
-    expect((await h.install(installation, { connect: false })).status).toBe(200);
-    expect((await h.runtime.tenants!.connections.connect(installation, { apiKey }, 'U0HARNESS')).ok).toBe(true);
-  }
+  ] as const)
+    await installAndConnect(h, installation, apiKey);
 }, 30_000);
 afterAll(() => h?.stop());
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import { writePolicyFile } from '../support/bot-harness.ts';
-import { leaksIn, postgresStoreText, sqliteStoreText, withPostgres } from '../support/leak-check.ts';
+import { leaksIn, postgresStoreText, sqliteStoreText } from '../support/leak-check.ts';
 import {
   CLIENT_SECRET,
   connectFromHome,
@@ -24,7 +24,7 @@ import {
   startOAuthHarness,
   until,
 } from '../support/oauth-harness.ts';
-import { TEST_DATABASE_URL } from '../support/test-database.ts';
+import { TEST_DATABASE_URL, withPostgres } from '../support/test-database.ts';
 
 const ALICE = 'U01ALICE';
 const BOB = 'U02BOB'; // a workspace admin, and the policy's approver

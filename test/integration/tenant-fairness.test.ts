@@ -132,4 +132,36 @@ describe('per-tenant budgets and fair claims', () => {
     // The listing carries each finished run's output: no further request per run either.
     expect(b.requests.count(GET)).toBeLessThan(running.length);
   }, 60_000);
+
+  it('a run its listing’s first page shows ended is told then, not once the listing’s last page is read', async () => {
+    const b = h.emulator.tenant(KEY_B)!;
+    if (h.clock.now() < Date.now()) h.clock.advance(Date.now() - h.clock.now());
+    const LIST = 'GET /v1alpha1/executions';
+    // 800 open runs: a listing of 8 pages, each answered after 200 ms.
+    const runs = startRuns(b, 800);
+    const newest = runs.at(-1)!;
+    b.executions.retime(new Map([[newest, h.clock.now() - 1]]));
+    h.emulator.setFaults({ latencyMs: 200 });
+    try {
+      let listedAtResult: number | null = null;
+      h.fake.on('call', () => {
+        if (listedAtResult === null && resultPosts([newest]).size === 1) listedAtResult = b.requests.count(LIST);
+      });
+      const listedBefore = b.requests.count(LIST);
+      // Nothing of B's is watched before these, so the first listing of B to look for them starts after this;
+      // no watch is due on its own (the listing is what looks at them).
+      await watch(runs, 'T0SECOND', Date.now() + 10 * 60_000);
+      await until(async () => (listedAtResult === null ? null : true), 'the newest run’s result');
+      // Its page is the first of a listing of eight: told before that listing read its last page.
+      expect(listedAtResult! - listedBefore).toBeGreaterThanOrEqual(1);
+      expect(listedAtResult! - listedBefore).toBeLessThan(8);
+    } finally {
+      h.emulator.setFaults({ latencyMs: 0 });
+      h.clock.advance(60 * 60_000);
+      await until(
+        async () => ((await h.runtime.store.watches.countByState()).active === 0 ? true : null),
+        'B’s runs told',
+      );
+    }
+  }, 60_000);
 });

@@ -7,13 +7,11 @@
 // own subscription there (B is not told "Updated"), lists only its own, and gets notices of its own tenant's
 // runs only, each posted with its own token.
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorState } from '../../src/emulator/state.ts';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
+import { writePolicyFile } from '../support/bot-harness.ts';
 import {
   API_KEY,
   addZed,
@@ -27,20 +25,15 @@ import {
   until,
 } from '../support/oauth-harness.ts';
 import { answer as answerOf, type Person, personIn, textOf } from '../support/tenant-flows.ts';
+import { INSTALLED, type Installed, installAndConnect, KEY_B, KEY_G, ONLY_IN } from '../support/three-installations.ts';
 
-const KEY_B = 'tenant-b-key-0123456789';
-const KEY_G = 'tenant-g-key-0123456789';
 const POLICY = `
 contact: "#platform"
 approvers: { users: [U02BOB, U12ZED, U22UMA] }
 `;
 
-interface Inst {
-  key: 'A' | 'B' | 'G';
-  installation: string;
+interface Inst extends Installed {
   apiKey: string;
-  requester: { id: string; team: string };
-  approver: { id: string; team: string };
   /** A runbook only this installation's tenant has (A's tenant has the whole seed catalog). */
   own: string | null;
   tag: string;
@@ -50,62 +43,24 @@ interface Inst {
   scheduleId?: string;
 }
 
-const A: Inst = {
-  key: 'A',
-  installation: 'T0SANDBOX',
-  apiKey: API_KEY,
-  requester: { id: 'U01ALICE', team: 'T0SANDBOX' },
-  approver: { id: 'U02BOB', team: 'T0SANDBOX' },
-  own: null,
-  tag: 'alpha',
-  channel: 'C01OPS',
-};
-const B: Inst = {
-  key: 'B',
-  installation: 'T0SECOND',
-  apiKey: KEY_B,
-  requester: { id: 'U11SAM', team: 'T0SECOND' },
-  approver: { id: 'U12ZED', team: 'T0SECOND' },
-  own: 'Postgres Vacuum Analyze',
-  tag: 'beta',
-  // Shared with A (Slack Connect): both subscribe it to the same runbook.
-  channel: 'C01OPS',
-};
-const G: Inst = {
-  key: 'G',
-  installation: 'E0ACMEGRID',
-  apiKey: KEY_G,
-  requester: { id: 'U21EVA', team: 'T0GRIDA' },
-  // The approver is in the org's other workspace: the one org-wide installation serves both.
-  approver: { id: 'U22UMA', team: 'T0GRIDB' },
-  own: 'Find Unattached EBS Volumes',
-  tag: 'gamma',
-  channel: 'C03APPROVALS',
-};
+const A: Inst = { ...INSTALLED.A, apiKey: API_KEY, own: null, tag: 'alpha', channel: 'C01OPS' };
+// B's channel is shared with A (Slack Connect): both subscribe it to the same runbook.
+const B: Inst = { ...INSTALLED.B, apiKey: KEY_B, own: ONLY_IN.B, tag: 'beta', channel: 'C01OPS' };
+const G: Inst = { ...INSTALLED.G, apiKey: KEY_G, own: ONLY_IN.G, tag: 'gamma', channel: 'C03APPROVALS' };
 const ALL = [A, B, G];
 
 let h: OAuthHarness;
 beforeAll(async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'policy-'));
-  writeFileSync(path.join(dir, 'policy.yaml'), POLICY);
   h = await startOAuthHarness({
     tenants: {
-      [KEY_B]: { name: 'beta', runbooks: [SCALE, DRAIN, 'Postgres Vacuum Analyze'] },
-      [KEY_G]: { name: 'gamma', runbooks: [SCALE, DRAIN, 'Find Unattached EBS Volumes'] },
+      [KEY_B]: { name: 'beta', runbooks: [SCALE, DRAIN, ONLY_IN.B] },
+      [KEY_G]: { name: 'gamma', runbooks: [SCALE, DRAIN, ONLY_IN.G] },
     },
-    env: { SUBSCRIPTIONS_POLL_SECONDS: '0.05', POLICY_FILE: path.join(dir, 'policy.yaml') },
+    env: { SUBSCRIPTIONS_POLL_SECONDS: '0.05', POLICY_FILE: writePolicyFile(POLICY) },
   });
   // A second person in the second workspace, to approve Sam's requests there.
   addZed(h);
-  for (const inst of ALL) {
-    expect((await h.install(inst.installation, { connect: false })).status).toBe(200);
-    const connected = await h.runtime.tenants!.connections.connect(
-      inst.installation,
-      { apiKey: inst.apiKey },
-      'U0HARNESS',
-    );
-    expect(connected.ok).toBe(true);
-  }
+  for (const inst of ALL) await installAndConnect(h, inst.installation, inst.apiKey);
 }, 30_000);
 afterAll(() => h?.stop());
 

@@ -3,8 +3,7 @@
 // hex-encoded — also inside a longer encoded value (base64 at each of the three byte alignments).
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import pg from 'pg';
-import { TEST_DATABASE_URL } from './test-database.ts';
+import { withPostgres } from './test-database.ts';
 
 /** The strings that give `secret` away: itself, hex, and base64/base64url at every alignment. */
 export function encodedForms(secret: string): string[] {
@@ -38,17 +37,6 @@ export function sqliteStoreText(dataDir: string): string {
     return tables.map(({ name }) => JSON.stringify(raw.prepare(`SELECT * FROM "${name}"`).all())).join('\n');
   } finally {
     raw.close();
-  }
-}
-
-/** A client of the tests' Postgres, closed after `fn`. */
-export async function withPostgres<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
   }
 }
 

@@ -2,12 +2,12 @@
 // installation, replaced in place, removed; the key only ever sealed (a raw read of the rows finds it in
 // no form: clear, base64 or hex), and opened again only with the right encryption key.
 import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/store.ts';
 import { ApiConnections } from '../../../src/tenants/api-connections.ts';
 import { createSecretBox } from '../../../src/tenants/secret-box.ts';
 import { leakedForms } from './installations-contract.ts';
-import type { StoreHarness } from './store-contract.ts';
+import { freshStoreEachTest, type StoreHarness } from './store-contract.ts';
 
 const T0 = 1_700_000_000_000;
 const URL_A = 'https://runbooks-a.example.com';
@@ -32,13 +32,11 @@ export function runApiConnectionsContract(name: string, createHarness: () => Pro
           verified.push(`${baseUrl} ${apiKey}`);
         },
       });
-    beforeEach(async () => {
-      harness = await createHarness();
-      store = await harness.open();
+    freshStoreEachTest(createHarness, (fresh) => {
+      ({ harness, store } = fresh);
       now = T0;
       verified.length = 0;
     });
-    afterEach(() => harness.destroy());
 
     it('keeps one connection per installation, replaced in place and removed, never the key in clear', async () => {
       const c = connections();

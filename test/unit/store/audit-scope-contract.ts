@@ -4,12 +4,12 @@
 // known to be in it. AUDIT_RETENTION_DAYS (the pass: src/tenants/retention.ts): entries older than the cut
 // deleted of every installation alike, oldest first, at most a batch at a time; unset keeps all; one replica
 // at a time (a lease); one log line with the count.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.ts';
 import type { AuditEntry, Store } from '../../../src/store/store.ts';
 import { AUDIT_RETENTION_LEASE, purgeOldAudit } from '../../../src/tenants/retention.ts';
 import { collectLogs } from '../../support/bot-harness.ts';
-import type { StoreHarness } from './store-contract.ts';
+import { freshStoreEachTest, type StoreHarness } from './store-contract.ts';
 
 const T0 = 1_700_000_000_000;
 const DAY = 24 * 60 * 60 * 1000;
@@ -31,13 +31,10 @@ function entry(at: number, teamId: string | null, installationId?: string): Audi
 
 export function runAuditScopeContract(name: string, createHarness: () => Promise<StoreHarness>): void {
   describe(`${name} store contract: the audit trail by installation`, () => {
-    let harness: StoreHarness;
     let store: Store;
-    beforeEach(async () => {
-      harness = await createHarness();
-      store = await harness.open();
+    freshStoreEachTest(createHarness, (fresh) => {
+      store = fresh.store;
     });
-    afterEach(() => harness.destroy());
 
     it('reads back only the installation asked for; without one, everything as before', async () => {
       await store.audit.append(entry(T0 + 1, 'T1', 'T1'));

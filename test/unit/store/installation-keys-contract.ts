@@ -3,10 +3,10 @@
 // two installed workspaces) and the same service runbook id, so an output upload, a Workflow Builder step, a
 // break-glass pass, a run limit and a scan cursor of one installation are never found, taken, counted or
 // ended by another; '' stays the single workspace's.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/store.ts';
 import { step } from './saved-runs-contract.ts';
-import type { StoreHarness } from './store-contract.ts';
+import { freshStoreEachTest, type StoreHarness } from './store-contract.ts';
 
 const T0 = 1_700_000_000_000;
 const A = 'T0AAA';
@@ -16,11 +16,9 @@ export function runInstallationKeysContract(name: string, createHarness: () => P
   describe(`${name} store contract: uploads, workflow steps, passes, run limits and cursors per installation`, () => {
     let harness: StoreHarness;
     let store: Store;
-    beforeEach(async () => {
-      harness = await createHarness();
-      store = await harness.open();
+    freshStoreEachTest(createHarness, (fresh) => {
+      ({ harness, store } = fresh);
     });
-    afterEach(() => harness.destroy());
 
     it('an output upload claimed in one installation leaves the same execution id free in another', async () => {
       expect(await store.outputUploads.claim('e-1', T0, A)).toBe(true);

@@ -1,8 +1,8 @@
 // Each installation's approval settings, the behaviour both databases must have: one row per installation,
 // replaced in place (either value may be cleared), seen by another replica, removed.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/store.ts';
-import type { StoreHarness } from './store-contract.ts';
+import { freshStoreEachTest, type StoreHarness } from './store-contract.ts';
 
 const T0 = 1_700_000_000_000;
 
@@ -10,11 +10,9 @@ export function runInstallationSettingsContract(name: string, createHarness: () 
   describe(`${name} store contract: installation settings`, () => {
     let harness: StoreHarness;
     let store: Store;
-    beforeEach(async () => {
-      harness = await createHarness();
-      store = await harness.open();
+    freshStoreEachTest(createHarness, (fresh) => {
+      ({ harness, store } = fresh);
     });
-    afterEach(() => harness.destroy());
 
     it('keeps one row per installation, replaced in place, seen by another replica, removed', async () => {
       expect(await store.installationSettings.get('T1')).toBeNull();

@@ -4,12 +4,12 @@
 // revocation that deletes only the tokens it looked at; states taken once.
 import { randomBytes } from 'node:crypto';
 import type { Installation } from '@slack/oauth';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/store.ts';
 import { createInstallationStore, InstallationNotFoundError } from '../../../src/tenants/installation-store.ts';
 import { createStoredStateStore } from '../../../src/tenants/oauth-state-store.ts';
 import { createSecretBox } from '../../../src/tenants/secret-box.ts';
-import type { StoreHarness } from './store-contract.ts';
+import { freshStoreEachTest, type StoreHarness } from './store-contract.ts';
 
 const T0 = 1_700_000_000_000;
 
@@ -62,13 +62,9 @@ export function runInstallationsContract(name: string, createHarness: () => Prom
     const key = randomBytes(32);
     const box = createSecretBox({ key });
     const installations = () => createInstallationStore({ records: store.installations, box, now: () => now });
-    beforeEach(async () => {
-      harness = await createHarness();
-      store = await harness.open();
+    freshStoreEachTest(createHarness, (fresh) => {
+      ({ harness, store } = fresh);
       now = T0;
-    });
-    afterEach(async () => {
-      await harness.destroy();
     });
 
     it('keeps a workspace install by team id and an org-wide install by enterprise id', async () => {

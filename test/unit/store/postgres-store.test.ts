@@ -2,14 +2,13 @@
 // harness gets its own schema, dropped afterwards. Postgres being unreachable fails these tests.
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import pg from 'pg';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../src/store/open-store.ts';
 import { openPostgresDriver } from '../../../src/store/postgres-driver.ts';
 import { createSqlStore } from '../../../src/store/sql-store.ts';
 import type { Store } from '../../../src/store/store.ts';
-import { TEST_DATABASE_URL } from '../../support/test-database.ts';
+import { TEST_DATABASE_URL, withPostgres } from '../../support/test-database.ts';
 import { runApiConnectionsContract } from './api-connections-contract.ts';
 import { runAuditScopeContract } from './audit-scope-contract.ts';
 import { runInstallationKeysContract } from './installation-keys-contract.ts';
@@ -24,19 +23,9 @@ const DATABASE_URL = TEST_DATABASE_URL;
 
 const freshSchema = () => `test_${randomBytes(6).toString('hex')}`;
 
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 async function createPostgresHarness(): Promise<StoreHarness> {
   const schema = freshSchema();
-  await admin((c) => c.query(`CREATE SCHEMA ${schema}`));
+  await withPostgres((c) => c.query(`CREATE SCHEMA ${schema}`));
   const opened: Store[] = [];
   return {
     async open() {
@@ -46,11 +35,11 @@ async function createPostgresHarness(): Promise<StoreHarness> {
     },
     async destroy() {
       for (const store of opened) await store.close();
-      await admin((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+      await withPostgres((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
     },
-    rawRows: (table) => admin(async (c) => (await c.query(`SELECT * FROM ${schema}.${table}`)).rows),
+    rawRows: (table) => withPostgres(async (c) => (await c.query(`SELECT * FROM ${schema}.${table}`)).rows),
     tables: () =>
-      admin(async (c) =>
+      withPostgres(async (c) =>
         (
           await c.query<{ table_name: string }>(
             'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
@@ -78,7 +67,7 @@ describe('postgres store', () => {
   });
 
   const dropLater = (schema: string) =>
-    cleanup.push(() => admin((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)));
+    cleanup.push(() => withPostgres((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)));
 
   it('creates its schema and keeps its tables there, not in public', async () => {
     const schema = freshSchema();
@@ -87,7 +76,7 @@ describe('postgres store', () => {
     cleanup.push(() => store.close());
     expect(store.kind).toBe('postgres');
     await store.watches.insert(newWatch('e-1', { nextCheckAt: 1_700_000_000_000 }), 1_700_000_000_000);
-    const tables = await admin((c) =>
+    const tables = await withPostgres((c) =>
       c.query<{ table_name: string }>(
         `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`,
         [schema],
@@ -163,7 +152,7 @@ describe('postgres store', () => {
     cleanup.push(() => store.close());
     await store.cursors.set('k', 'before', 1);
 
-    const killed = await admin((c) =>
+    const killed = await withPostgres((c) =>
       c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
         `runbook-bot:${schema}`,
       ]),

@@ -3,11 +3,11 @@
 // through the retention — a reinstall within it finds them again — and purged after it (a moved clock),
 // including rows keyed only by a workspace of an org-wide install; the audit trail, other installations and a
 // workspace another installation now serves are left alone; one replica purges at a time.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.ts';
 import type { Store } from '../../../src/store/store.ts';
 import { purgeUninstalled } from '../../../src/tenants/retention.ts';
-import type { StoreHarness } from './store-contract.ts';
+import { freshStoreEachTest, type StoreHarness } from './store-contract.ts';
 
 const T0 = 1_700_000_000_000;
 const DAY = 24 * 60 * 60 * 1000;
@@ -97,13 +97,10 @@ export async function seedInstallation(store: Store, id: string, team: string, c
 
 export function runRetentionContract(name: string, createHarness: () => Promise<StoreHarness>): void {
   describe(`${name} store contract: purging uninstalled installations after DATA_RETENTION_DAYS`, () => {
-    let harness: StoreHarness;
     let store: Store;
-    beforeEach(async () => {
-      harness = await createHarness();
-      store = await harness.open();
+    freshStoreEachTest(createHarness, (fresh) => {
+      store = fresh.store;
     });
-    afterEach(() => harness.destroy());
 
     const install = (id: string, at: number, org = false) =>
       store.installations.save(

@@ -1,8 +1,8 @@
 // Aliases, channel defaults and workflow steps: the behaviour both store implementations must have.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NewRunAlias } from '../../../src/store/saved-runs.ts';
 import type { Store } from '../../../src/store/store.ts';
-import type { StoreHarness } from './store-contract.ts';
+import { freshStoreEachTest, type StoreHarness } from './store-contract.ts';
 
 const T0 = 1_700_000_000_000;
 
@@ -35,12 +35,8 @@ export function runSavedRunsContract(name: string, createHarness: () => Promise<
   describe(`${name} store contract: aliases, channel defaults, workflow steps`, () => {
     let harness: StoreHarness;
     let store: Store;
-    beforeEach(async () => {
-      harness = await createHarness();
-      store = await harness.open();
-    });
-    afterEach(async () => {
-      await harness.destroy();
+    freshStoreEachTest(createHarness, (fresh) => {
+      ({ harness, store } = fresh);
     });
 
     it('aliases: add, update keeps the creator, case-insensitive per channel, list, remove', async () => {

@@ -1,6 +1,7 @@
 // RUNBOOK_API_URLS: the Runbook API addresses a workspace may connect its key to (many workspaces).
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { MANY_WORKSPACE_ENV as OAUTH, problemsOf } from '../../support/config-problems.ts';
 
 describe('RUNBOOK_API_URLS', () => {
   it('is empty unless set (then only RUNBOOK_API_URL, or the built-in emulator, is offered)', () => {
@@ -16,25 +17,12 @@ describe('RUNBOOK_API_URLS', () => {
   });
 
   it('refuses an entry that is not an http(s) URL, naming the variable', () => {
-    let problems: string[] = [];
-    try {
-      loadConfig({ RUNBOOK_API_URLS: 'https://ok.example.com,ftp://files.example.com' });
-    } catch (err) {
-      if (err instanceof ConfigError) problems = err.problems;
-    }
+    const problems = problemsOf({ RUNBOOK_API_URLS: 'https://ok.example.com,ftp://files.example.com' });
     expect(problems.join('\n')).toMatch(/RUNBOOK_API_URLS/);
   });
 });
 
 describe('Runbook API addresses in many-workspace mode (each workspace brings its own key)', () => {
-  const OAUTH = {
-    SLACK_CLIENT_ID: '111.222',
-    SLACK_CLIENT_SECRET: 'client-secret-value',
-    SLACK_STATE_SECRET: 'state-secret-of-enough-length',
-    SLACK_SIGNING_SECRET: 'signing-secret',
-    SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-  };
-
   it('takes RUNBOOK_API_URL without RUNBOOK_API_KEY, and starts no built-in emulator', () => {
     const config = loadConfig({ ...OAUTH, RUNBOOK_API_URL: 'https://runbooks.example.com' });
     expect(config.api.url).toBe('https://runbooks.example.com');
@@ -60,12 +48,11 @@ describe('Runbook API addresses in many-workspace mode (each workspace brings it
   });
 
   it('one workspace still needs RUNBOOK_API_KEY beside RUNBOOK_API_URL, and RUNBOOK_API_URLS alone is no address there', () => {
-    let problems: string[] = [];
-    try {
-      loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', RUNBOOK_API_URL: 'https://r.example.com' });
-    } catch (err) {
-      if (err instanceof ConfigError) problems = err.problems;
-    }
+    const problems = problemsOf({
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_SIGNING_SECRET: 's',
+      RUNBOOK_API_URL: 'https://r.example.com',
+    });
     expect(problems).toEqual(['RUNBOOK_API_KEY: required when RUNBOOK_API_URL is set']);
     const single = loadConfig({
       SLACK_BOT_TOKEN: 'xoxb-1',

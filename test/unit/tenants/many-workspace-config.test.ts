@@ -1,16 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
-import { problemsOf } from '../../support/config-problems.ts';
+import { MANY_WORKSPACE_ENV as OAUTH, problemsOf } from '../../support/config-problems.ts';
 
-const KEY = randomBytes(32).toString('base64');
-const OAUTH = {
-  SLACK_CLIENT_ID: '111.222',
-  SLACK_CLIENT_SECRET: 'client-secret-value',
-  SLACK_STATE_SECRET: 'state-secret-of-enough-length',
-  SLACK_SIGNING_SECRET: 'signing-secret',
-  SECRETS_ENCRYPTION_KEY: KEY,
-};
+const KEY = OAUTH.SECRETS_ENCRYPTION_KEY;
 
 describe('many-workspace mode in the configuration', () => {
   it('is chosen by SLACK_CLIENT_ID: HTTP, no bot token, the OAuth settings and the key', () => {

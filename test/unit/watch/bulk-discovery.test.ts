@@ -93,6 +93,46 @@ describe('discoverFinished against the emulator', () => {
     expect(emulator.state.requests.count('GET /v1alpha1/executions') - before).toBe(2);
   });
 
+  it('hands each page’s finished watched runs over as that page is read, before the next page is asked for', async () => {
+    const runbook = (await api.workflows.list({ isService: true })).items[0]!;
+    const watchedFrom = clock.now();
+    const ids: string[] = [];
+    for (let i = 0; i < 250; i++) {
+      const { executionIds } = await api.workflows.run(runbook.id, {
+        proxyId: 'proxy-dev',
+        // Every fourth run keeps running; the others end within a second.
+        params: { simulate_duration_seconds: i % 4 === 0 ? 3_600 : 1 },
+      });
+      ids.push(executionIds[0]!);
+      clock.advance(1_000);
+    }
+    clock.advance(10_000);
+    const listed = () => emulator.state.requests.count('GET /v1alpha1/executions');
+    const before = listed();
+    const handed: Array<{ ids: string[]; pagesRead: number }> = [];
+    const result = await discoverFinished(api, {
+      watched: new Set(ids),
+      oldestWatchCreatedAt: watchedFrom,
+      skewMs: 0,
+      call: (fn) => fn(),
+      onFinished: async (finished) => {
+        handed.push({ ids: finished.map((e) => e.id), pagesRead: listed() - before });
+      },
+    });
+    // 250 watched runs newest first: 3 pages, each handing over its own finished runs when it was read.
+    expect(result.pages).toBe(3);
+    expect(handed.map((h) => h.pagesRead)).toEqual([1, 2, 3]);
+    const newestFirst = [...ids].reverse();
+    for (const [i, h] of handed.entries()) {
+      const page = newestFirst.slice(i * 100, (i + 1) * 100);
+      expect(new Set(h.ids)).toEqual(new Set(page.filter((id) => ids.indexOf(id) % 4 !== 0)));
+    }
+    // Every finished run handed over once, and each handed run is finished as listed.
+    const all = handed.flatMap((h) => h.ids);
+    expect(new Set(all).size).toBe(all.length);
+    expect(new Set(all)).toEqual(new Set(result.finished));
+  });
+
   it('stops on the first page whose executions are older than the oldest watch', async () => {
     const result = await discoverFinished(api, {
       watched: new Set(['not-listed-anywhere']),

@@ -26,6 +26,20 @@ describe('planChecks', () => {
     expect(plan.backstopMs).toBe((10_000 / (20 * DEFAULT_PLAN_SETTINGS.backstopShare)) * 1000);
   });
 
+  it('sweeps may start again as soon as one sweep at the whole budget could have ended, never under a second', () => {
+    const big = planChecks({ watches: 10_000, requestsPerSecond: 20, listingPages: 100 });
+    expect(big.sweepGapMs).toBe(5_000);
+    expect(big.sweepGapMs).toBeLessThan(big.intervalMs);
+    const few = planChecks({ watches: 20, requestsPerSecond: 20, listingPages: 1 });
+    expect(few.sweepGapMs).toBe(1_000);
+    for (const watches of [1, 50, 5_000, 50_000])
+      for (const rate of [2, 20, 200]) {
+        const plan = planChecks({ watches, requestsPerSecond: rate, listingPages: null });
+        expect(plan.sweepGapMs).toBeGreaterThanOrEqual(Math.max(DEFAULT_PLAN_SETTINGS.minIntervalMs, plan.boundMs));
+        expect(plan.sweepGapMs).toBeLessThanOrEqual(plan.intervalMs);
+      }
+  });
+
   it('backs off only when the budget is short: listings that cost more than single gets', () => {
     // 30 watches, but the oldest lies 80 pages back: 30 gets per sweep are cheaper.
     const plan = planChecks({ watches: 30, requestsPerSecond: 20, listingPages: 80 });
