@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeView } from '../../src/sandbox/fake-slack-state.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
-import { withPostgres } from '../support/leak-check.ts';
 import {
   addZed,
   connectFromHome,
@@ -20,7 +19,7 @@ import {
   startOAuthHarness,
   until,
 } from '../support/oauth-harness.ts';
-import { TEST_DATABASE_URL } from '../support/test-database.ts';
+import { TEST_DATABASE_URL, withPostgres } from '../support/test-database.ts';
 
 const KEY_OTHER = 'mallory-tenant-key-0123456789';
 const TEAM = 'T0SANDBOX';
