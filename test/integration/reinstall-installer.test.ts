@@ -19,6 +19,7 @@ import {
   startOAuthHarness,
   until,
 } from '../support/oauth-harness.ts';
+import { answer as answerOf } from '../support/tenant-flows.ts';
 import { TEST_DATABASE_URL, withPostgres } from '../support/test-database.ts';
 
 const KEY_OTHER = 'mallory-tenant-key-0123456789';
@@ -161,6 +162,10 @@ describe('the installer is read when it decides, not when the workspace was firs
     const zedHome = await publishedHomeOf(h, zed);
     expect(zedHome.text).toContain(ACTIONS.connectOpen);
     expect(zedHome.text).toContain('press *Connect* below');
+    // Every command there names Zed as who may connect it now, not Sam.
+    const said = await answerOf(h, { id: 'U12ZED', team: 'T0SECOND' }, 'list', 'not connected');
+    expect(JSON.stringify(said)).toContain('<@U12ZED> (who installed the app)');
+    expect(JSON.stringify(said)).not.toContain('U11SAM');
     // Sam's old Connect button, pressed now: refused, no key field.
     await sam.act({ kind: 'view', view: samView }, ACTIONS.connectOpen);
     await until(async () => {
