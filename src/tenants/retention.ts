@@ -22,6 +22,26 @@ const PER_PASS = 100;
 const BATCH = 1_000;
 const BATCHES_PER_PASS = 200;
 
+/** A pass's lease: true when this replica holds it now (taken, or renewed), false when another one does. */
+function holdPassLease(
+  options: Pick<RetentionOptions, 'owner' | 'leaseMs'> & { store: Pick<Store, 'coordination'> },
+  lease: string,
+  now: number,
+): Promise<boolean> {
+  return options.store.coordination.holdLease(lease, options.owner, now + options.leaseMs, now);
+}
+
+/** Deletes `batch` at a time until a statement deletes fewer, at most BATCHES_PER_PASS statements; how many. */
+async function inBatches(batch: number, deleteSome: (limit: number) => Promise<number>): Promise<number> {
+  let deleted = 0;
+  for (let i = 0; i < BATCHES_PER_PASS; i++) {
+    const n = await deleteSome(batch);
+    deleted += n;
+    if (n < batch) break;
+  }
+  return deleted;
+}
+
 export interface RetentionOptions {
   store: Pick<Store, 'installations' | 'coordination'>;
   retentionDays: number;
@@ -42,7 +62,7 @@ export interface Purged {
 export async function purgeUninstalled(options: RetentionOptions): Promise<Purged[]> {
   const { store, logger } = options;
   const now = options.now();
-  if (!(await store.coordination.holdLease(RETENTION_LEASE, options.owner, now + options.leaseMs, now))) return [];
+  if (!(await holdPassLease(options, RETENTION_LEASE, now))) return [];
   const cutoff = now - options.retentionDays * DAY_MS;
   const purged: Purged[] = [];
   for (const record of await store.installations.listUninstalledBefore(cutoff, PER_PASS)) {
@@ -74,17 +94,9 @@ export async function purgeOldAudit(options: AuditRetentionOptions): Promise<num
   const { store, logger, retentionDays } = options;
   if (retentionDays === null) return null;
   const now = options.now();
-  if (!(await store.coordination.holdLease(AUDIT_RETENTION_LEASE, options.owner, now + options.leaseMs, now))) {
-    return null;
-  }
+  if (!(await holdPassLease(options, AUDIT_RETENTION_LEASE, now))) return null;
   const cutoff = now - retentionDays * DAY_MS;
-  const batch = Math.max(1, options.batch ?? BATCH);
-  let deleted = 0;
-  for (let i = 0; i < BATCHES_PER_PASS; i++) {
-    const n = await store.audit.deleteBefore(cutoff, batch);
-    deleted += n;
-    if (n < batch) break;
-  }
+  const deleted = await inBatches(Math.max(1, options.batch ?? BATCH), (n) => store.audit.deleteBefore(cutoff, n));
   logger.info(
     { deleted, before: new Date(cutoff).toISOString(), retentionDays },
     `deleted ${deleted} audit entries older than AUDIT_RETENTION_DAYS`,
@@ -118,20 +130,14 @@ export interface ClaimRetentionOptions extends Omit<RetentionOptions, 'store' | 
 export async function pruneClaims(options: ClaimRetentionOptions): Promise<Record<ClaimKind, number> | null> {
   const { store, logger } = options;
   const now = options.now();
-  if (!(await store.coordination.holdLease(CLAIM_RETENTION_LEASE, options.owner, now + options.leaseMs, now))) {
-    return null;
-  }
+  if (!(await holdPassLease(options, CLAIM_RETENTION_LEASE, now))) return null;
   const batch = Math.max(1, options.batch ?? BATCH);
   const noticeReach = await options.noticeReach();
   const deleted: Record<ClaimKind, number> = { card: 0, notice: 0, form: 0, confirmation: 0 };
   for (const kind of Object.keys(deleted) as ClaimKind[]) {
     let before = now - CLAIM_HORIZON_MS[kind];
     if (kind === 'notice' && noticeReach !== null) before = Math.min(before, noticeReach);
-    for (let i = 0; i < BATCHES_PER_PASS; i++) {
-      const n = await store.notifications.prune(kind, before, batch);
-      deleted[kind] += n;
-      if (n < batch) break;
-    }
+    deleted[kind] = await inBatches(batch, (n) => store.notifications.prune(kind, before, n));
   }
   logger.info({ deleted }, 'pruned dedupe claims past their horizon');
   return deleted;
