@@ -430,6 +430,18 @@ function watchStore(db: SqlDriver): WatchStore {
         return (await tx.query(ASSIGN_WATCH_INSTALLATIONS)).rowCount ?? 0;
       });
     },
+
+    async pruneEnded(before, limit) {
+      // created_at <= updated_at: the bound on created_at changes nothing but lets its index narrow the scan.
+      const result = await db.query(
+        `DELETE FROM watches WHERE (installation_id, execution_id) IN (
+           SELECT installation_id, execution_id FROM watches
+           WHERE state IN ('finished', 'stale') AND created_at < $1 AND updated_at < $1
+           ORDER BY created_at LIMIT $2)`,
+        [before, Math.max(0, Math.trunc(limit))],
+      );
+      return result.rowCount ?? 0;
+    },
   };
 }
 

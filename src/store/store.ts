@@ -363,6 +363,11 @@ export interface WatchStore {
    * and their card claims with them; how many.
    */
   assignInstallations(): Promise<number>;
+  /**
+   * Deletes at most `limit` ended watches (finished or stale) not changed since before `before`, oldest first, in
+   * one short statement; how many (fewer than `limit` → none older remain). Active ones stay, however old.
+   */
+  pruneEnded(before: number, limit: number): Promise<number>;
 }
 
 /** A run as recorded before the run call (see RunIntentStore). */

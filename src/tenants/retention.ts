@@ -5,19 +5,21 @@
 // The audit trail is not purged with it: AUDIT_RETENTION_DAYS (unset = forever) deletes entries older than
 // that, of every installation alike, installed or not, by its own pass (purgeOldAudit). The deletes themselves
 // are the store's (installations.purge, audit.deleteBefore). Dedupe claims (`notifications`) are pruned in
-// every mode by a third pass (pruneClaims), each kind once it can no longer stop anything (src/store/README.md).
+// every mode by a third pass (pruneClaims), each kind once it can no longer stop anything (src/store/README.md),
+// and ended watches by a fourth (pruneEndedWatches) WATCH_HORIZON_MS after they ended.
 import type { Logger } from '../logger.ts';
 import type { ClaimKind, Store } from '../store/store.ts';
 
 export const RETENTION_LEASE = 'installation-retention';
 export const AUDIT_RETENTION_LEASE = 'audit-retention';
 export const CLAIM_RETENTION_LEASE = 'claim-retention';
+export const WATCH_RETENTION_LEASE = 'watch-retention';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Installations purged per pass at most (the next pass takes the rest). */
 const PER_PASS = 100;
 /**
- * Rows deleted per statement (audit entries; claims of one kind), and statements per pass at most (a first pass
- * over years of rows spreads over several).
+ * Rows deleted per statement (audit entries; claims of one kind; ended watches), and statements per pass at most
+ * (a first pass over years of rows spreads over several).
  */
 const BATCH = 1_000;
 const BATCHES_PER_PASS = 200;
@@ -140,5 +142,34 @@ export async function pruneClaims(options: ClaimRetentionOptions): Promise<Recor
     deleted[kind] = await inBatches(batch, (n) => store.notifications.prune(kind, before, n));
   }
   logger.info({ deleted }, 'pruned dedupe claims past their horizon');
+  return deleted;
+}
+
+/**
+ * How long an ended watch is kept at least after its last change (why: src/store/README.md): within it
+ * `/runbook watch` of the run answers "already reported"; after it, the run is adopted and told once more.
+ */
+export const WATCH_HORIZON_MS = 30 * DAY_MS;
+
+export interface WatchRetentionOptions extends Omit<RetentionOptions, 'store' | 'retentionDays'> {
+  store: Pick<Store, 'watches' | 'coordination'>;
+  /** Runs created before this are never read by a subscription scan again (its watch skips a notice); null: no limit. */
+  scanReach: () => Promise<number | null>;
+  /** Watches per delete (tests shrink it). */
+  batch?: number;
+}
+
+/**
+ * One pass: deletes watches that ended (finished or stale) over WATCH_HORIZON_MS ago, and before every
+ * subscription scan's reach, in bounded batches; how many, or null when another replica holds the lease.
+ */
+export async function pruneEndedWatches(options: WatchRetentionOptions): Promise<number | null> {
+  const { store, logger } = options;
+  const now = options.now();
+  if (!(await holdPassLease(options, WATCH_RETENTION_LEASE, now))) return null;
+  const reach = await options.scanReach();
+  const before = Math.min(now - WATCH_HORIZON_MS, reach ?? Number.POSITIVE_INFINITY);
+  const deleted = await inBatches(Math.max(1, options.batch ?? BATCH), (n) => store.watches.pruneEnded(before, n));
+  logger.info({ deleted, before: new Date(before).toISOString() }, 'pruned ended watches past their horizon');
   return deleted;
 }

@@ -580,6 +580,51 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await store.notifications.has('message:Y')).toBe(true);
         expect(await store.watches.assignInstallations()).toBe(0);
       });
+
+      // Watch retention (tenants/retention.ts picks the cutoff): an ended watch goes once its last change is
+      // before it; a younger ended one and every active one stay, however old.
+      it('pruneEnded: ended watches last changed before the cutoff go; younger ended and all active stay', async () => {
+        for (const id of ['done-old', 'done-young', 'open']) await store.watches.insert(newWatch(id), T0);
+        await store.watches.insert(newWatch('open', { installationId: 'T9' }), T0);
+        await store.watches.insert(newWatch('stopped', { installationId: 'T8' }), T0);
+        await store.watches.insert(newWatch('done-old', { installationId: 'T9' }), T0);
+        expect(await store.watches.claimDue('r1', T0, LEASE, 10)).toHaveLength(6);
+        expect(await store.watches.complete('done-old', 'r1', 'finished', 'OK', T0 + 1)).toBe(true);
+        expect(await store.watches.complete('done-old', 'r1', 'finished', 'OK', T0 + 1, 'T9')).toBe(true);
+        expect(await store.watches.complete('done-young', 'r1', 'finished', 'OK', T0 + 1)).toBe(true);
+        // Changed after it ended (its card recorded later): counted from then.
+        await store.watches.setMessage('done-young', 'C1', '1.1', T0 + 50);
+        expect(await store.watches.stopInstallation('T8', T0 + 2)).toBe(1);
+        await store.watches.releaseAll('r1');
+
+        expect(await store.watches.pruneEnded(T0 + 50, 100)).toBe(3);
+        expect(await store.watches.get('done-old')).toBeNull();
+        expect(await store.watches.get('done-old', 'T9')).toBeNull();
+        expect(await store.watches.get('stopped', 'T8')).toBeNull();
+        expect((await store.watches.get('done-young'))?.state).toBe('finished');
+        expect(await store.watches.pruneEnded(T0 + 50, 100)).toBe(0);
+
+        expect(await store.watches.pruneEnded(T0 + 400 * 86_400_000, 100)).toBe(1);
+        expect(await store.watches.get('done-young')).toBeNull();
+        expect((await store.watches.get('open'))?.state).toBe('active');
+        expect((await store.watches.get('open', 'T9'))?.state).toBe('active');
+        expect(await store.watches.countByState()).toEqual({ active: 2, finished: 0, stale: 0 });
+        // Gone, it may be watched again (a new watch, as for a run never watched).
+        expect(await store.watches.insert(newWatch('done-old'), T0 + 400 * 86_400_000)).toBe(true);
+      });
+
+      it('pruneEnded: at most `limit` a statement, oldest first', async () => {
+        for (let i = 0; i < 5; i++)
+          await store.watches.insert(newWatch(`e-${i}`, { installationId: 'T8' }), T0 + 5 - i);
+        expect(await store.watches.stopInstallation('T8', T0 + 10)).toBe(5);
+        expect(await store.watches.pruneEnded(T0 + 100, 2)).toBe(2);
+        expect(await store.watches.get('e-4', 'T8')).toBeNull();
+        expect(await store.watches.get('e-3', 'T8')).toBeNull();
+        expect(await store.watches.get('e-2', 'T8')).not.toBeNull();
+        expect(await store.watches.pruneEnded(T0 + 100, 2)).toBe(2);
+        expect(await store.watches.pruneEnded(T0 + 100, 2)).toBe(1);
+        expect(await store.watches.pruneEnded(T0 + 100, 2)).toBe(0);
+      });
     });
 
     describe('coordination', () => {
