@@ -53,7 +53,7 @@ import type { Store } from './store/store.ts';
 import { ApiConnections } from './tenants/api-connections.ts';
 import { createInstallationStore, type SealedInstallationStore } from './tenants/installation-store.ts';
 import { createStoredStateStore } from './tenants/oauth-state-store.ts';
-import { purgeOldAudit, purgeUninstalled } from './tenants/retention.ts';
+import { pruneClaims, purgeOldAudit, purgeUninstalled } from './tenants/retention.ts';
 import { revokeInstallation, type TokenState, tokenStateOf } from './tenants/revocation.ts';
 import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
@@ -63,6 +63,7 @@ import { createWatchMetrics } from './watch/metrics.ts';
 import {
   catalogLookup,
   type InTenant,
+  noticeClaimsReach,
   SubscriptionScanner,
   slackPostTransport,
   TenantGoneError,
@@ -496,7 +497,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         // Many workspaces: the proxies seen on one installation's schedules are never named in another's.
         scope: () => currentInstallation() ?? '',
       }),
-      drafts: new RunDrafts({ store: store.runDrafts }),
+      // Drafts expire by the bot's clock, like the claims of the buttons that use them.
+      drafts: new RunDrafts({ store: store.runDrafts, now }),
       runs: options.runs ?? watcher!,
       access: {
         policy,
@@ -891,7 +893,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             purgeOldAudit({ ...passOptions, retentionDays: auditRetentionDays }).catch(
               failed('deleting audit entries past AUDIT_RETENTION_DAYS'),
             );
-    for (const pass of [retain, pruneAudit]) {
+    // Every mode: dedupe claims past their kind's horizon (tenants/retention.ts), on its own lease.
+    const pruneOldClaims = () =>
+      pruneClaims({ ...passOptions, noticeReach: () => noticeClaimsReach(store) }).catch(
+        failed('pruning dedupe claims'),
+      );
+    for (const pass of [retain, pruneAudit, pruneOldClaims]) {
       if (!pass) continue;
       const first = setTimeout(() => void pass(), 60_000);
       const hourly = setInterval(() => void pass(), 60 * 60_000);
@@ -919,6 +926,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         await reconcile();
         await retain?.();
         await pruneAudit?.();
+        await pruneOldClaims();
       },
       tenants,
       stop,

@@ -706,6 +706,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN api_account TEXT;
     `,
   },
+  {
+    version: 29,
+    // The hourly claims pass deletes old claims of each kind oldest first, in batches (tenants/retention.ts).
+    name: 'notification claims by when they were taken',
+    up: () => `
+      CREATE INDEX notifications_claimed_at ON notifications (claimed_at);
+    `,
+  },
 ];
 
 /** Every column of watches before migration 27, in order. */

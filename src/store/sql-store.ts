@@ -32,6 +32,7 @@ import { freezePassStore, schedulePauseStore } from './sql-schedule-pauses.ts';
 import type {
   ApprovalStore,
   AuditStore,
+  ClaimKind,
   CoordinationStore,
   CursorStore,
   FairClaim,
@@ -476,8 +477,29 @@ function notificationStore(db: SqlDriver): NotificationStore {
     async release(key) {
       await db.query('DELETE FROM notifications WHERE key = $1', [key]);
     },
+    async prune(kind, before, limit) {
+      const result = await db.query(
+        `DELETE FROM notifications WHERE key IN (SELECT n.key FROM notifications n
+           WHERE n.claimed_at < $1 AND (${CLAIMS_OF[kind]}) ORDER BY n.claimed_at LIMIT $2)`,
+        [before, limit],
+      );
+      return result.rowCount;
+    },
   };
 }
+
+/** Which keys are a kind's (`n`: the claim's row); LIKE, not a parsed key: the same on both databases. */
+const CLAIMS_OF: Record<ClaimKind, string> = {
+  // A watch's card key (watch/watcher.ts): `message:<installation>:<execution id>`, '' without the installation.
+  card: `n.key LIKE 'message:%' AND NOT EXISTS (SELECT 1 FROM watches w WHERE w.state = 'active'
+           AND n.key = 'message:' || CASE WHEN w.installation_id = '' THEN '' ELSE w.installation_id || ':' END
+             || w.execution_id)`,
+  notice: `n.key LIKE 'sub:%'`,
+  form: `n.key LIKE 'submission:%' OR n.key LIKE 'click:schedule-save:%' OR n.key LIKE 'click:%:schedule-save:%'`,
+  // Also an older release's key, which the installation may lead (runs/once.ts).
+  confirmation: `n.key LIKE 'click:confirmation:%' OR n.key LIKE 'click:%:confirmation:%'
+    OR n.key LIKE 'confirm-run:%' OR n.key LIKE '%:confirm-run:%'`,
+};
 
 function subscriptionStore(db: SqlDriver): SubscriptionStore {
   return {
@@ -617,6 +639,10 @@ function cursorStore(db: SqlDriver): CursorStore {
         installationId,
       ]);
       return rows[0] ? String(rows[0].value) : null;
+    },
+    async list(name) {
+      const { rows } = await db.query('SELECT installation_id, value FROM cursors WHERE name = $1', [name]);
+      return rows.map((row) => ({ installationId: String(row.installation_id), value: String(row.value) }));
     },
     async set(name, value, now, installationId = '') {
       await db.query(

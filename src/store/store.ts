@@ -424,6 +424,14 @@ export interface RunIntentStore {
   assignInstallations(): Promise<number>;
 }
 
+/**
+ * The claims that are pruned, by what their key says they stop (README: how long each must live): a run's card
+ * (`message:`), a subscription notice (`sub:`), a submitted form (`submission:`, a schedule form's
+ * `click:…schedule-save:`), a `--now` confirmation's buttons (`click:…confirmation:`, `confirm-run:`). Other
+ * clicks are kept with their installation.
+ */
+export type ClaimKind = 'card' | 'notice' | 'form' | 'confirmation';
+
 export interface NotificationStore {
   /** Dedupe record: inserts the key if absent; true only for the first caller, across replicas. `by`: who claimed it. */
   claim(key: string, now: number, by?: string): Promise<boolean>;
@@ -432,6 +440,11 @@ export interface NotificationStore {
   holder(key: string): Promise<{ by: string | null; at: number } | null>;
   /** Undo a claim when the post definitely failed, so a later attempt may send it. */
   release(key: string): Promise<void>;
+  /**
+   * Deletes at most `limit` claims of `kind` (oldest first) taken before `before`, in one short statement (a
+   * card's only when no active watch is of its execution); how many (fewer than `limit` → none older remain).
+   */
+  prune(kind: ClaimKind, before: number, limit: number): Promise<number>;
 }
 
 /**
@@ -469,6 +482,8 @@ export interface SubscriptionStore {
 /** Positions by name, per installation ('' = the single workspace, or what belongs to none). */
 export interface CursorStore {
   get(name: string, installationId?: string): Promise<string | null>;
+  /** Every installation's value of the cursor `name`. */
+  list(name: string): Promise<Array<{ installationId: string; value: string }>>;
   set(name: string, value: string, now: number, installationId?: string): Promise<void>;
 }
 

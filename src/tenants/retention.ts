@@ -4,18 +4,23 @@
 // (a reinstall finds it all again) and then purged, by a periodic pass on one replica at a time (a lease).
 // The audit trail is not purged with it: AUDIT_RETENTION_DAYS (unset = forever) deletes entries older than
 // that, of every installation alike, installed or not, by its own pass (purgeOldAudit). The deletes themselves
-// are the store's (installations.purge, audit.deleteBefore).
+// are the store's (installations.purge, audit.deleteBefore). Dedupe claims (`notifications`) are pruned in
+// every mode by a third pass (pruneClaims), each kind once it can no longer stop anything (src/store/README.md).
 import type { Logger } from '../logger.ts';
-import type { Store } from '../store/store.ts';
+import type { ClaimKind, Store } from '../store/store.ts';
 
 export const RETENTION_LEASE = 'installation-retention';
 export const AUDIT_RETENTION_LEASE = 'audit-retention';
+export const CLAIM_RETENTION_LEASE = 'claim-retention';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Installations purged per pass at most (the next pass takes the rest). */
 const PER_PASS = 100;
-/** Audit entries deleted per statement, and statements per pass at most (a first pass over years of entries spreads over several). */
-const AUDIT_BATCH = 1_000;
-const AUDIT_BATCHES_PER_PASS = 200;
+/**
+ * Rows deleted per statement (audit entries; claims of one kind), and statements per pass at most (a first pass
+ * over years of rows spreads over several).
+ */
+const BATCH = 1_000;
+const BATCHES_PER_PASS = 200;
 
 export interface RetentionOptions {
   store: Pick<Store, 'installations' | 'coordination'>;
@@ -73,9 +78,9 @@ export async function purgeOldAudit(options: AuditRetentionOptions): Promise<num
     return null;
   }
   const cutoff = now - retentionDays * DAY_MS;
-  const batch = Math.max(1, options.batch ?? AUDIT_BATCH);
+  const batch = Math.max(1, options.batch ?? BATCH);
   let deleted = 0;
-  for (let i = 0; i < AUDIT_BATCHES_PER_PASS; i++) {
+  for (let i = 0; i < BATCHES_PER_PASS; i++) {
     const n = await store.audit.deleteBefore(cutoff, batch);
     deleted += n;
     if (n < batch) break;
@@ -84,5 +89,50 @@ export async function purgeOldAudit(options: AuditRetentionOptions): Promise<num
     { deleted, before: new Date(cutoff).toISOString(), retentionDays },
     `deleted ${deleted} audit entries older than AUDIT_RETENTION_DAYS`,
   );
+  return deleted;
+}
+
+/**
+ * How long a claim of each kind is kept at least (why: src/store/README.md). A card's also while its watch is
+ * active; a notice's also while a subscription scan may read its run again.
+ */
+export const CLAIM_HORIZON_MS: Readonly<Record<ClaimKind, number>> = {
+  card: DAY_MS,
+  notice: 7 * DAY_MS,
+  form: 7 * DAY_MS,
+  confirmation: DAY_MS,
+};
+
+export interface ClaimRetentionOptions extends Omit<RetentionOptions, 'store' | 'retentionDays'> {
+  store: Pick<Store, 'notifications' | 'coordination'>;
+  /** Notice claims taken before this are never looked at again (watch/subscriptions.ts); null: no limit. */
+  noticeReach: () => Promise<number | null>;
+  /** Claims per delete (tests shrink it). */
+  batch?: number;
+}
+
+/**
+ * One pass: deletes each kind's claims past its horizon in bounded batches; how many of each, or null when
+ * another replica holds the lease.
+ */
+export async function pruneClaims(options: ClaimRetentionOptions): Promise<Record<ClaimKind, number> | null> {
+  const { store, logger } = options;
+  const now = options.now();
+  if (!(await store.coordination.holdLease(CLAIM_RETENTION_LEASE, options.owner, now + options.leaseMs, now))) {
+    return null;
+  }
+  const batch = Math.max(1, options.batch ?? BATCH);
+  const noticeReach = await options.noticeReach();
+  const deleted: Record<ClaimKind, number> = { card: 0, notice: 0, form: 0, confirmation: 0 };
+  for (const kind of Object.keys(deleted) as ClaimKind[]) {
+    let before = now - CLAIM_HORIZON_MS[kind];
+    if (kind === 'notice' && noticeReach !== null) before = Math.min(before, noticeReach);
+    for (let i = 0; i < BATCHES_PER_PASS; i++) {
+      const n = await store.notifications.prune(kind, before, batch);
+      deleted[kind] += n;
+      if (n < batch) break;
+    }
+  }
+  logger.info({ deleted }, 'pruned dedupe claims past their horizon');
   return deleted;
 }

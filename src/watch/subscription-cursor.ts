@@ -85,6 +85,16 @@ export function decodeCursor(raw: string | null): CursorState | null {
 }
 
 /**
+ * The oldest createTime a scan from this cursor may still read (and so find owed again): the horizon, a
+ * pending run's, the bottom of an unread gap. Nothing created before it is ever reported from this cursor.
+ */
+export function reachOf(state: CursorState): number {
+  let reach = Math.min(state.horizon, state.gap?.bottom ?? Number.POSITIVE_INFINITY);
+  for (const [, t] of state.pending) reach = Math.min(reach, t);
+  return reach;
+}
+
+/**
  * One scan over the newest-first listing. `consider` each execution in listing order; `shouldStop`
  * after each page; `finish` gives the cursor to store. A window made without a previous state is a
  * baseline: everything already finished is history and is not reported; running ones are pending.

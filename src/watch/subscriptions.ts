@@ -33,6 +33,7 @@ import {
   DEFAULT_CURSOR_SETTINGS,
   decodeCursor,
   encodeCursor,
+  reachOf,
   ScanWindow,
 } from './subscription-cursor.ts';
 import {
@@ -49,6 +50,24 @@ import { RequestBudget, realSleep, type Sleep } from './token-bucket.ts';
 
 /** Name of the scan position in the store's cursors. */
 export const SUBSCRIPTIONS_CURSOR = 'subscriptions';
+
+/** How far the Runbook API's clock (createTime) and the bot's (a claim's time) may disagree, with room to spare. */
+const CLOCK_MARGIN_MS = 24 * 60 * 60_000;
+
+/**
+ * Notice claims taken before this (the bot's clock) are never looked at again: every scan, of every
+ * installation (one also looks at claims kept before they were per installation), reads nothing created
+ * before its cursor's reach. null: no cursor limits it (none, or each unreadable: the next scan is a
+ * baseline, which reports nothing already finished). The claims pass (tenants/retention.ts) prunes below it.
+ */
+export async function noticeClaimsReach(store: Pick<Store, 'cursors'>): Promise<number | null> {
+  let reach: number | null = null;
+  for (const { value } of await store.cursors.list(SUBSCRIPTIONS_CURSOR)) {
+    const state = decodeCursor(value);
+    if (state) reach = Math.min(reach ?? Number.POSITIVE_INFINITY, reachOf(state) - CLOCK_MARGIN_MS);
+  }
+  return reach;
+}
 
 export interface SubscriptionSettings {
   /** Time between scans. */

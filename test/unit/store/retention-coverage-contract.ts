@@ -4,10 +4,16 @@
 // another's (an execution id, a channel shared over Slack Connect, a user, a service runbook); after the pass
 // every purged table holds exactly what it held before the uninstalled one's rows were written, and the other
 // installation's rows are all still there. A table added later without being purged or listed fails here.
+// The claims pass (every mode, by age) deletes from `notifications` only, and only the kinds it prunes.
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.ts';
 import type { Store } from '../../../src/store/store.ts';
-import { purgeUninstalled, RETENTION_LEASE } from '../../../src/tenants/retention.ts';
+import {
+  CLAIM_RETENTION_LEASE,
+  pruneClaims,
+  purgeUninstalled,
+  RETENTION_LEASE,
+} from '../../../src/tenants/retention.ts';
 import { subscriptionNoticeKey } from '../../../src/watch/subscription-notice.ts';
 import { seedInstallation } from './retention-contract.ts';
 import { step } from './saved-runs-contract.ts';
@@ -23,7 +29,8 @@ export const GLOBAL_TABLES: Record<string, string> = {
   oauth_states: 'installs in progress, before an installation exists; swept after 10 minutes, taken once',
   slack_events: 'event ids Slack delivered (unique across Slack), forgotten after 7 days',
   audit: 'the audit trail follows its own retention, not the installation’s',
-  leases: 'one row per deployment-wide job (the sweep, the scans, freezes, skips, this purge), none per installation',
+  leases:
+    'one row per deployment-wide job (the sweep, the scans, freezes, skips, this purge, the claims pass), none per installation',
 };
 
 /** Everything an installation can leave behind: `id` installed (org-wide when `org`), used from workspace `team`. */
@@ -69,8 +76,9 @@ export function runRetentionCoverageContract(name: string, createHarness: () => 
     let store: Store;
     freshStoreEachTest(createHarness, async (fresh) => {
       ({ harness, store } = fresh);
-      // The pass's own lease, held beforehand by the replica that runs it: renewing it adds no row.
+      // The passes' own leases, held beforehand by the replica that runs them: renewing one adds no row.
       await store.coordination.holdLease(RETENTION_LEASE, 'replica-a', T0 + 400 * DAY, T0);
+      await store.coordination.holdLease(CLAIM_RETENTION_LEASE, 'replica-a', T0 + 400 * DAY, T0);
     });
 
     const counts = async (): Promise<Record<string, number>> =>
@@ -107,6 +115,26 @@ export function runRetentionCoverageContract(name: string, createHarness: () => 
       expect(notPurged, 'tables still holding the purged installation’s rows (or missing the other’s)').toEqual([]);
       // The audit trail stays whole.
       expect(left.audit).toBe(after.audit);
+    });
+
+    it('the claims pass prunes old claims of the kinds it knows, in notifications only', async () => {
+      const { after } = await seedBoth();
+      const deleted = await pruneClaims({
+        store,
+        owner: 'replica-a',
+        leaseMs: 60_000,
+        now: () => T0 + 400 * DAY,
+        logger,
+        noticeReach: async () => null,
+      });
+      // Each installation's subscription notice; not its card (its watch is active) nor its clicks (kept).
+      expect(deleted).toEqual({ card: 0, notice: 2, form: 0, confirmation: 0 });
+      const left = await counts();
+      for (const t of Object.keys(after)) expect(left[t], t).toBe(t === 'notifications' ? after[t]! - 2 : after[t]);
+      for (const id of ['T0KEPT', 'E0GONE']) {
+        expect(await store.notifications.has(`message:${id}:X`)).toBe(true);
+        expect(await store.notifications.has(subscriptionNoticeKey('C1', 'e-1', id))).toBe(false);
+      }
     });
 
     it('a reinstall within the retention finds all of it again; one after it finds none', async () => {

@@ -660,6 +660,69 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await replica.notifications.holder('fail:e-9')).toEqual({ by: null, at: T0 + 7 });
         expect(await replica.notifications.holder('never-claimed')).toBeNull();
       });
+
+      // Claims retention (tenants/retention.ts picks each kind's cutoff): prune deletes only its kind's
+      // claims taken before the cutoff; younger ones, other kinds and claims of no pruned kind stay.
+      it('prune: per kind, claims taken before the cutoff go and younger ones stay', async () => {
+        const OLD = T0;
+        const YOUNG = T0 + 10;
+        const kinds = {
+          card: { old: ['message:e-1', 'message:T9:e-2'], young: ['message:e-3'] },
+          notice: { old: ['sub:C1:e-1', 'sub:T9:C1:e-2'], young: ['sub:C1:e-3'] },
+          form: {
+            old: ['submission:V1:h1:x', 'click:schedule-save:U1:V2:h:x:', 'click:T9:schedule-save:U1:V3:h:x:'],
+            young: ['submission:V4:h1:x'],
+          },
+          confirmation: {
+            old: ['click:confirmation:d-1:', 'click:T9:confirmation:d-2:', 'confirm-run:d-3', 'T9:confirm-run:d-4'],
+            young: ['click:T9:confirmation:d-5:'],
+          },
+        } as const;
+        // Clicks of buttons that stay on screen, and keys of no kind: never pruned.
+        const kept = ['click:run-now:s-1:171.1', 'click:T9:schedule-pause:s-1:171.1/2', 'click:approve:a-1::U1', 'x:1'];
+        for (const { old, young } of Object.values(kinds)) {
+          for (const key of old) expect(await store.notifications.claim(key, OLD)).toBe(true);
+          for (const key of young) expect(await store.notifications.claim(key, YOUNG)).toBe(true);
+        }
+        for (const key of kept) expect(await store.notifications.claim(key, OLD)).toBe(true);
+
+        for (const [kind, { old, young }] of Object.entries(kinds)) {
+          expect(await store.notifications.prune(kind as keyof typeof kinds, YOUNG, 100), kind).toBe(old.length);
+          for (const key of old) expect(await store.notifications.has(key), key).toBe(false);
+          for (const key of young) expect(await store.notifications.has(key), key).toBe(true);
+        }
+        for (const key of kept) expect(await store.notifications.has(key), key).toBe(true);
+        expect(await store.notifications.prune('form', YOUNG, 100)).toBe(0);
+      });
+
+      it('prune: a card claim stays while its watch is active (that installation’s), however old', async () => {
+        await store.watches.insert(newWatch('e-1'), T0);
+        await store.watches.insert(newWatch('e-2', { installationId: 'T9' }), T0);
+        await store.watches.insert(newWatch('e-3', { installationId: 'T8' }), T0);
+        // Ended: no path posts a card for a watch that is not active (/runbook watch finds it already watched).
+        expect(await store.watches.stopInstallation('T8', T0)).toBe(1);
+        const keys = ['message:e-1', 'message:T9:e-2', 'message:T8:e-3', 'message:T9:e-1', 'message:e-2'];
+        for (const key of keys) expect(await store.notifications.claim(key, T0)).toBe(true);
+        expect(await store.notifications.prune('card', T0 + 400 * 86_400_000, 100)).toBe(3);
+        expect(await store.notifications.has('message:e-1')).toBe(true);
+        expect(await store.notifications.has('message:T9:e-2')).toBe(true);
+        // Still claimed: a second card for an active watch stays impossible.
+        expect(await store.notifications.claim('message:T9:e-2', T0 + 400 * 86_400_000)).toBe(false);
+        for (const key of ['message:T8:e-3', 'message:T9:e-1', 'message:e-2']) {
+          expect(await store.notifications.has(key), key).toBe(false);
+        }
+      });
+
+      it('prune: at most `limit` a statement, oldest first', async () => {
+        for (let i = 0; i < 5; i++) expect(await store.notifications.claim(`sub:C1:e-${i}`, T0 + 5 - i)).toBe(true);
+        expect(await store.notifications.prune('notice', T0 + 100, 2)).toBe(2);
+        expect(await store.notifications.has('sub:C1:e-4')).toBe(false);
+        expect(await store.notifications.has('sub:C1:e-3')).toBe(false);
+        expect(await store.notifications.has('sub:C1:e-2')).toBe(true);
+        expect(await store.notifications.prune('notice', T0 + 100, 2)).toBe(2);
+        expect(await store.notifications.prune('notice', T0 + 100, 2)).toBe(1);
+        expect(await store.notifications.prune('notice', T0 + 100, 2)).toBe(0);
+      });
     });
 
     describe('slackEvents', () => {
@@ -866,6 +929,18 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         await store.cursors.set('executions', 'page-2', T0 + 1);
         expect(await store.cursors.get('executions')).toBe('page-2');
         expect(await store.cursors.get('other')).toBe('x');
+      });
+
+      it('lists every installation’s value of one cursor', async () => {
+        expect(await store.cursors.list('subscriptions')).toEqual([]);
+        await store.cursors.set('subscriptions', 'a', T0);
+        await store.cursors.set('subscriptions', 'b', T0, 'T9');
+        await store.cursors.set('other', 'c', T0, 'T9');
+        const listed = await store.cursors.list('subscriptions');
+        expect(listed.sort((x, y) => x.value.localeCompare(y.value))).toEqual([
+          { installationId: '', value: 'a' },
+          { installationId: 'T9', value: 'b' },
+        ]);
       });
     });
 
