@@ -429,7 +429,12 @@ export function parseCommand(rawText: string): ParseResult {
         suggestion: suggestion ? `--${flag.name} ${suggestion}` : null,
       };
     }
-    flags.set(flag.name, flag.values.length > 0 ? value.toLowerCase() : value);
+    const given = flag.values.length > 0 ? value.toLowerCase() : value;
+    const before = flags.get(flag.name);
+    if (before !== undefined && before !== given) {
+      return { ok: false, error: `\`--${flag.name}\` is given twice.`, topic: sub, suggestion: null };
+    }
+    flags.set(flag.name, given);
   }
 
   const joined = positional.join(' ').trim();
