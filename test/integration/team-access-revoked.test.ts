@@ -2,7 +2,9 @@
 // org's workspaces (team_access_revoked) and later adds it back (team_access_granted), through the real Bolt
 // pipeline against the fake Slack. The removed workspace's work stops at once (its watch ends without a card,
 // its subscription hears nothing) while the org's other workspace goes on; the event retried changes nothing
-// again; added back, its subscription is found again and hears of runs that end from then on.
+// again; added back, its subscription is found again and hears of runs that end from then on. And the
+// watcher: one wrong "no installation serves this workspace" for a workspace still installed does not end
+// its watch: the result card still arrives.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEAM_ACCESS_EVENTS } from '../../src/slack/installs.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
@@ -122,6 +124,35 @@ describe('a workspace removed from an org-wide install, then added back', () => 
     expect(await h.deliver(removal)).toBe(200);
     await sleep(100);
     expect(await h.runtime.store.installations.installationOfTeam(EVA.team)).toBe(ORG);
+  });
+
+  it('one wrong "no installation serves it" for an installed workspace: its watch is kept and the card arrives', async () => {
+    const id = await runNow({ id: 'U11SAM', team: 'T0SECOND' }, 'sam-once-wrong');
+    await until(async () => (await h.runtime.store.watches.get(id, 'T0SECOND'))?.messageTs, "Sam's running card");
+    const records = h.runtime.store.installations;
+    const real = records.installationOfTeam.bind(records);
+    // Wrong for the second workspace until the watcher has met the wrong answer once.
+    let wrong = 0;
+    records.installationOfTeam = async (teamId) => {
+      if (teamId === 'T0SECOND' && !h.logs.some((l) => l.includes('still installed; watch kept'))) {
+        wrong += 1;
+        return null;
+      }
+      return real(teamId);
+    };
+    try {
+      h.runtime.tenants!.clients.forget('T0SECOND');
+      h.clock.advance(60 * 60_000);
+      expect((await resultCardOf(h, id)).installation).toBe('T0SECOND');
+      expect(wrong).toBeGreaterThan(0);
+      const watch = await until(async () => {
+        const w = await h.runtime.store.watches.get(id, 'T0SECOND');
+        return w?.state !== 'active' ? w : null;
+      }, 'the watch to end');
+      expect(watch.state).toBe('finished');
+    } finally {
+      records.installationOfTeam = real;
+    }
   });
 
   it('after the org is uninstalled, a removal is a no-op and answered 200', async () => {
