@@ -19,12 +19,7 @@ import { executionsListeners } from './executions/register.ts';
 import { healthListeners } from './health/register.ts';
 import { publishHome } from './home/events.ts';
 import { homeListeners } from './home/register.ts';
-import {
-  type InstallSettings,
-  installerReceiverOptions,
-  registerTeamAccessEvents,
-  registerUninstallEvents,
-} from './installs.ts';
+import { type InstallSettings, installerReceiverOptions, registerInstallationEvents } from './installs.ts';
 import type { SlackDeps } from './kit/deps.ts';
 import { registerOutgoingGuard } from './kit/guard-outgoing.ts';
 import { guardSlackRequests } from './kit/guard-request.ts';
@@ -260,10 +255,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerOutgoingGuard(app);
   registerHandleOnce(app, deps);
   // An installation's end is handled before anything that needs a person or a token.
-  if (settings.install) {
-    registerUninstallEvents(app, settings.install.revoke);
-    registerTeamAccessEvents(app, settings.install.teamAccess);
-  }
+  if (settings.install) registerInstallationEvents(app, settings.install);
   registerWhoActs(app, deps);
   registerMetadataSeal(app, deps.access.seal, deps.logger, Boolean(settings.install));
   // The request context last, so it holds the guarded, sealing client and the opened metadata.

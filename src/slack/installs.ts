@@ -173,12 +173,17 @@ interface UninstallBody {
 }
 
 /**
- * app_uninstalled / tokens_revoked: handed to `revoke` with the installation Bolt names for the event
- * (its team, or its org when installed org-wide). Nothing after this middleware sees them.
+ * app_uninstalled / tokens_revoked: handed to `revoke` with the installation Bolt names for the event (its
+ * team, or its org when installed org-wide). team_access_revoked / _granted (an org-wide install loses or
+ * gets back workspaces): handed to `teamAccess` with the org's id and the workspaces named. Nothing after
+ * this middleware sees them.
  */
-export function registerUninstallEvents(
+export function registerInstallationEvents(
   app: App,
-  revoke: (installation: TenantInstallation, event: RevocationEvent) => Promise<void>,
+  handlers: {
+    revoke: (installation: TenantInstallation, event: RevocationEvent) => Promise<void>;
+    teamAccess: (installationId: string, event: TeamAccessEvent) => Promise<void>;
+  },
 ): void {
   app.use(async (args) => {
     const { body, context, next } = args as unknown as {
@@ -187,41 +192,26 @@ export function registerUninstallEvents(
       next: () => Promise<void>;
     };
     const kind = body.type === 'event_callback' ? body.event?.type : undefined;
-    if (kind !== 'app_uninstalled' && kind !== 'tokens_revoked') return next();
-    const installation = installationFromAuthorization(context);
-    if (!installation) return;
-    await revoke(installation, {
-      kind,
-      sentAt: typeof body.event_time === 'number' ? body.event_time * 1000 : Date.now(),
-      ...(body.event?.tokens ? { tokens: body.event.tokens } : {}),
-    });
-  });
-}
-
-/**
- * team_access_revoked / team_access_granted (an org-wide install loses or gets back workspaces): handed to
- * `change` with the org's installation id and the workspaces named. Nothing after this middleware sees them.
- */
-export function registerTeamAccessEvents(
-  app: App,
-  change: (installationId: string, event: TeamAccessEvent) => Promise<void>,
-): void {
-  app.use(async (args) => {
-    const { body, context, next } = args as unknown as {
-      body: UninstallBody;
-      context: { enterpriseId?: string };
-      next: () => Promise<void>;
-    };
-    const kind = body.type === 'event_callback' ? body.event?.type : undefined;
+    const sentAt = typeof body.event_time === 'number' ? body.event_time * 1000 : Date.now();
+    if (kind === 'app_uninstalled' || kind === 'tokens_revoked') {
+      const installation = installationFromAuthorization(context);
+      if (!installation) return;
+      await handlers.revoke(installation, {
+        kind,
+        sentAt,
+        ...(body.event?.tokens ? { tokens: body.event.tokens } : {}),
+      });
+      return;
+    }
     if (!kind || !TEAM_ACCESS_EVENTS.includes(kind)) return next();
     // Sent only to an org-wide installation: its id is the org's.
     const org = context.enterpriseId ?? body.enterprise_id;
     const teamIds = body.event?.team_ids;
     if (!org || !Array.isArray(teamIds)) return;
-    await change(org, {
+    await handlers.teamAccess(org, {
       kind: kind as TeamAccessEvent['kind'],
       teamIds: teamIds.filter((id): id is string => typeof id === 'string'),
-      sentAt: typeof body.event_time === 'number' ? body.event_time * 1000 : Date.now(),
+      sentAt,
     });
   });
 }
