@@ -85,10 +85,15 @@ export class TenantClients {
     return (await this.#entry(installationId)).client;
   }
 
-  /** Drops what is kept for an installation (saved again, refreshed, or uninstalled). */
+  /**
+   * Drops what is kept for an installation (saved again, refreshed, or uninstalled), also which of its
+   * workspaces this process has written as seen: a purge may have deleted them since, so the next
+   * request from each writes it again (a reinstall's workspaces are found by background work).
+   */
   forget(installationId: string): void {
     this.#cache.delete(installationId);
     for (const [team, known] of this.#teams) if (known.installationId === installationId) this.#teams.delete(team);
+    for (const key of this.#seen) if (key.endsWith(`:${installationId}`)) this.#seen.delete(key);
   }
 
   /**

@@ -23,6 +23,7 @@ import type { Logger } from '../logger.ts';
 import { labelExecutionInputs } from '../runs/execution-secrets.ts';
 import { parseExecutionInputs } from '../slack/kit/execution-status.ts';
 import { namesFinished, readBackMessages } from '../slack/kit/read-back.ts';
+import { ApiUnavailableError } from '../slack/kit/user-facing-error.ts';
 import type { Store, Subscription } from '../store/store.ts';
 import { installationKey } from '../tenants/tenant-scope.ts';
 import { BULK_PAGE_SIZE } from './bulk-discovery.ts';
@@ -377,10 +378,24 @@ export class SubscriptionScanner {
         total.skipped += one.skipped;
         total.failed += one.failed;
       } catch (err) {
+        if (err instanceof TenantGoneError || err instanceof ApiUnavailableError) {
+          // Uninstalled, or no Runbook API to read (its address withdrawn): its subscriptions are kept, and
+          // go on from "now" once it is back (as a first subscription does) rather than telling every run
+          // that ended in between.
+          await this.#forgetPosition(key).catch(() => undefined);
+          continue;
+        }
         this.#log.warn({ err, team }, "a workspace's subscription scan failed; will retry");
       }
     }
     return total;
+  }
+
+  /** Forgets an installation's scan position: its next scan starts from "now". */
+  async #forgetPosition(installation: string): Promise<void> {
+    if (await this.#store.cursors.get(SUBSCRIPTIONS_CURSOR, installation)) {
+      await this.#store.cursors.set(SUBSCRIPTIONS_CURSOR, '', this.#now(), installation);
+    }
   }
 
   /** The subscriptions a scan serves: all of them, or (per workspace) one workspace's. */
@@ -397,7 +412,7 @@ export class SubscriptionScanner {
     if (subscriptions.length === 0) {
       // Nobody listens: forget the position, so a later first subscription starts from "now"
       // instead of replaying everything that happened in between.
-      if (raw) await this.#store.cursors.set(SUBSCRIPTIONS_CURSOR, '', this.#now(), installation);
+      if (raw) await this.#forgetPosition(installation);
       return result;
     }
     result.scanned = true;

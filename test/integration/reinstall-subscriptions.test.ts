@@ -1,7 +1,9 @@
 // Many workspaces: Remove, then Add to Slack again. Background work finds the workspace installed again at
 // once (a run started right after the reinstall gets its result card; while uninstalled, every pass had
-// found it gone, and that answer was kept for 30 s and ended the new run's watch), and a channel
-// subscription kept through the uninstall tells a run that ends after the reinstall. End to end: Bolt's
+// found it gone, and that answer was kept for 30 s and ended the new run's watch). A channel subscription
+// kept through the uninstall goes on from the reinstall, as a first subscription starts from "now": the
+// runs that ended while the app was not installed are not posted into the channel afterwards (weeks of
+// them, up to DATA_RETENTION_DAYS), and a run that ends after the reinstall is. End to end: Bolt's
 // installer, the watcher, the subscription scanner, the fake Slack's app_uninstalled and tokens_revoked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OAuthHarness, resultCardOf, SCALE, startOAuthHarness, until } from '../support/oauth-harness.ts';
@@ -39,13 +41,13 @@ describe('a subscription found again at a reinstall', () => {
     await until(async () => noticesOf(before).length === 1, 'the notice of the run before');
   });
 
-  it('after an uninstall and a reinstall: a run at once gets its card, a run after is told', async () => {
+  it('after an uninstall and a reinstall: a run at once gets its card; not the runs that ended meanwhile, those after', async () => {
     const events = h.fake.oauth.uninstall(TEAM);
     expect(await h.deliver(events.appUninstalled)).toBe(200);
     expect(await h.deliver(events.tokensRevoked)).toBe(200);
     await until(async () => (await h.runtime.store.installations.get(TEAM))?.sealed === null, 'the uninstall');
     await sleep(300); // scans go on meanwhile (each finds the workspace gone)
-    runThroughApi('mkmeanwhile');
+    const meanwhile = runThroughApi('mkmeanwhile');
     h.clock.advance(60 * 60_000);
     await sleep(300);
     expect((await h.install(TEAM, { connect: false })).status).toBe(200);
@@ -58,5 +60,7 @@ describe('a subscription found again at a reinstall', () => {
     h.clock.advance(60 * 60_000);
     expect((await resultCardOf(h, fromSlack.id)).installation).toBe(TEAM);
     await until(async () => noticesOf(after).length === 1, 'the notice of the run after the reinstall');
+    await sleep(300);
+    expect(noticesOf(meanwhile)).toEqual([]);
   });
 });
