@@ -53,7 +53,7 @@ import type { Store } from './store/store.ts';
 import { ApiConnections } from './tenants/api-connections.ts';
 import { createInstallationStore, type SealedInstallationStore } from './tenants/installation-store.ts';
 import { createStoredStateStore } from './tenants/oauth-state-store.ts';
-import { pruneClaims, purgeOldAudit, purgeUninstalled } from './tenants/retention.ts';
+import { pruneClaims, pruneEndedWatches, purgeOldAudit, purgeUninstalled } from './tenants/retention.ts';
 import { revokeInstallation, type TokenState, tokenStateOf } from './tenants/revocation.ts';
 import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
@@ -893,12 +893,17 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             purgeOldAudit({ ...passOptions, retentionDays: auditRetentionDays }).catch(
               failed('deleting audit entries past AUDIT_RETENTION_DAYS'),
             );
-    // Every mode: dedupe claims past their kind's horizon (tenants/retention.ts), on its own lease.
-    const pruneOldClaims = () =>
-      pruneClaims({ ...passOptions, noticeReach: () => noticeClaimsReach(store) }).catch(
+    // Every mode: dedupe claims past their kind's horizon, then ended watches past theirs (tenants/retention.ts),
+    // each on its own lease.
+    const pruneOldRecords = async () => {
+      await pruneClaims({ ...passOptions, noticeReach: () => noticeClaimsReach(store) }).catch(
         failed('pruning dedupe claims'),
       );
-    for (const pass of [retain, pruneAudit, pruneOldClaims]) {
+      await pruneEndedWatches({ ...passOptions, scanReach: () => noticeClaimsReach(store) }).catch(
+        failed('pruning ended watches'),
+      );
+    };
+    for (const pass of [retain, pruneAudit, pruneOldRecords]) {
       if (!pass) continue;
       const first = setTimeout(() => void pass(), 60_000);
       const hourly = setInterval(() => void pass(), 60 * 60_000);
@@ -926,7 +931,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         await reconcile();
         await retain?.();
         await pruneAudit?.();
-        await pruneOldClaims();
+        await pruneOldRecords();
       },
       tenants,
       stop,

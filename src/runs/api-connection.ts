@@ -17,16 +17,25 @@ export interface ConnectFacts {
   role: 'owner' | 'admin' | 'member';
   /** Who installed the app (null when unknown). */
   installerId: string | null;
+  /** Who connected the saved connection (also one whose address was withdrawn); null: none saved. */
+  connectedBy: string | null;
 }
 
-/** Whether the person may connect, replace or remove the installation's Runbook API. */
+/**
+ * Whether the person may connect, replace or remove the installation's Runbook API (and set its approval
+ * settings): an admin or owner; or whoever installed the app, while nothing is connected or when they
+ * connected it themselves. A member who runs Add to Slack again (Slack lets members install apps unless
+ * the workspace requires approval) becomes the installer, but is not handed a connection someone else made.
+ */
 export function mayConnect(userId: string, facts: ConnectFacts): boolean {
-  return facts.role !== 'member' || (facts.installerId !== null && facts.installerId === userId);
+  if (facts.role !== 'member') return true;
+  if (facts.installerId === null || facts.installerId !== userId) return false;
+  return facts.connectedBy === null || facts.connectedBy === userId;
 }
 
 async function refuseConnect(deps: Pick<RunsDeps, 'access'>, actor: Actor, facts: ConnectFacts, action: string) {
   const sentence =
-    'Only a workspace admin or owner, or whoever installed the app, can change which Runbook API this workspace uses.';
+    'Only a workspace admin or owner, or whoever installed the app and connected it, can change which Runbook API this workspace uses.';
   await recordDenial(deps, actor, { action, target: facts.installationId, sentence });
   return refused('denied', sentence);
 }

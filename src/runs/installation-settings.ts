@@ -31,7 +31,7 @@ export function allowedApproverGroups(access: Pick<RunsAccess, 'policy'>): strin
 }
 
 const WHO_MAY =
-  'Only a workspace admin or owner, or whoever installed the app, can change where approval requests go and who approves them.';
+  'Only a workspace admin or owner, or whoever installed the app and connected it, can change where approval requests go and who approves them.';
 
 /**
  * Why these settings would widen what the operator allows (the sentence), or null when they only narrow it.

@@ -28,7 +28,8 @@ const NO_CHANNEL =
 export type SubscribeTarget = { all: true } | { runbookId: string } | { query: string };
 
 export type SubscribeResult =
-  | { kind: 'subscribed'; runbook: Workflow | null; added: 'added' | 'updated'; failuresOnly: boolean }
+  /** `unchanged`: the channel had this very subscription already; nothing was written or audited. */
+  | { kind: 'subscribed'; runbook: Workflow | null; added: 'added' | 'updated' | 'unchanged'; failuresOnly: boolean }
   | { kind: 'choose'; query: string; resolution: Exclude<Resolution, { kind: 'match' }> }
   | Refusal;
 
@@ -81,10 +82,15 @@ export async function subscribe(
       return refused('denied', decision.message);
     }
   }
+  const runbookId = runbook?.id ?? ALL_RUNBOOKS;
+  const existing = await deps.access.store.subscriptions.listForChannel(channel, installationKey());
+  if (existing.some((s) => s.runbookId === runbookId && s.failuresOnly === failuresOnly)) {
+    return { kind: 'subscribed', runbook, added: 'unchanged', failuresOnly };
+  }
   const added = await deps.access.store.subscriptions.add(
     {
       channel,
-      runbookId: runbook?.id ?? ALL_RUNBOOKS,
+      runbookId,
       runbookName: runbook?.name ?? '',
       failuresOnly,
       createdBy: actor.userId,

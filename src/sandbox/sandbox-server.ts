@@ -24,6 +24,8 @@ import { stepDefinition, stepInputs } from './workflow-steps.ts';
 
 /** Text the sandbox composer treats as a mention of the bot (Slack turns it into `<@BOT>`). */
 const MENTION = /^(?:@runbook-bot|@Runbook Bot|<@U0BOT>)\s*/i;
+/** What Slack does to what a person types before any app sees it: &, < and > escaped (a typed &lt; stays &lt;). */
+const slackEscaped = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export interface SandboxOptions {
   /** 0 picks a free port. */
@@ -167,7 +169,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         notify();
         return { status: 200 };
       }
-      const res = await user.command(match[2] ?? '', channel, match[1]);
+      const res = await user.command(slackEscaped(match[2] ?? ''), channel, match[1]);
       applyCommandAnswer(fake.state, res, { user: user.id, channel, command: match[1]! });
       notify();
       return { status: res.status };
@@ -178,14 +180,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       const thread = typeof body.thread_ts === 'string' ? body.thread_ts : undefined;
       if (MENTION.test(text) && !withoutBot(user.id)) {
         // A message that mentions the bot: Slack delivers it as an app_mention event.
-        const res = await user.mention(text.replace(MENTION, ''), requireString(body, 'channel'), thread);
+        const res = await user.mention(slackEscaped(text.replace(MENTION, '')), requireString(body, 'channel'), thread);
         notify();
         return { ts: res.message.ts, status: res.status };
       }
       const message = fake.addUserMessage({
         channel: requireString(body, 'channel'),
         user: user.id,
-        text: requireText(body, 'text'),
+        text: slackEscaped(requireText(body, 'text')),
         ...(typeof body.thread_ts === 'string' ? { thread_ts: body.thread_ts } : {}),
       });
       return { ts: message.ts };

@@ -254,7 +254,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   // An installation's end is handled before anything that needs a person or a token.
   if (settings.install) registerUninstallEvents(app, settings.install.revoke);
   registerWhoActs(app, deps);
-  registerMetadataSeal(app, deps.access.seal, deps.logger);
+  registerMetadataSeal(app, deps.access.seal, deps.logger, Boolean(settings.install));
   // The request context last, so it holds the guarded, sealing client and the opened metadata.
   installRequestContext(app, {
     manyWorkspaces: Boolean(settings.install) || Boolean(settings.depsFor),

@@ -14,8 +14,10 @@ import {
   attachContext,
   contextOf,
   type HandlerContext,
+  isSlackResponseUrl,
   type Reply,
   respondWith,
+  responseUrlOf,
 } from './kit/handler-context.ts';
 import type { EventArgs, Registration, ShortcutArgs } from './kit/listen.ts';
 import { postToConversation } from './kit/post-to-conversation.ts';
@@ -37,6 +39,7 @@ interface CommandBody {
   enterprise_id?: string;
   channel_id?: string;
   trigger_id?: string;
+  response_url?: unknown;
 }
 
 interface EventBody {
@@ -69,6 +72,8 @@ interface InteractionBody {
   channel?: { id?: string } | null;
   container?: { channel_id?: string } | null;
   trigger_id?: string;
+  response_url?: unknown;
+  response_urls?: unknown;
 }
 
 /** The request context of an interaction payload (block action, shortcut, view, options) or an event. */
@@ -92,7 +97,10 @@ function interactionContext(
     enterpriseId,
     channelId,
     triggerId: body.trigger_id ?? null,
-    respond: respond ? respondWith(respond) : answerPrivately(deps, client, channelId, userId),
+    respond:
+      respond && isSlackResponseUrl(responseUrlOf(body), client.slackApiUrl)
+        ? respondWith(respond)
+        : answerPrivately(deps, client, channelId, userId),
   };
 }
 
@@ -109,7 +117,9 @@ export function requestContext(args: RequestArgs, deps: SlackDeps): HandlerConte
       enterpriseId: body.enterprise_id ?? null,
       channelId: body.channel_id ?? null,
       triggerId: body.trigger_id ?? null,
-      respond: respondWith(args.respond!),
+      respond: isSlackResponseUrl(body.response_url, client.slackApiUrl)
+        ? respondWith(args.respond!)
+        : answerPrivately(deps, client, body.channel_id ?? null, body.user_id ?? ''),
       actor: (options = {}) =>
         actorFor(
           deps,

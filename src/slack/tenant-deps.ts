@@ -181,9 +181,11 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
     opened: OpenConnection | null,
     version: string,
     withdrawn: ConnectionStatus | null,
+    installerNow?: string | null,
   ): Promise<Entry> => {
     const installationId = installation.id;
-    const installerId = await options.installerOf(installationId).catch(() => null);
+    const installerId =
+      installerNow !== undefined ? installerNow : await options.installerOf(installationId).catch(() => null);
     const tenant = opened
       ? options.connect(opened)
       : options.unconnected(unavailableApi(unconnectedSentence({ installerId, withdrawn })));
@@ -207,6 +209,8 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
         status: opened?.status ?? null,
         withdrawn,
         installerId,
+        // Unreadable: nobody is taken for the installer (only an admin or owner may connect).
+        installerNow: () => options.installerOf(installationId).catch(() => null),
         settings: null,
         operatorApprovalsChannel: base.access.approvalsChannel,
       },
@@ -244,7 +248,11 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
         withdrawn = opened.status;
         opened = null;
       }
-      const version = opened?.version ?? (withdrawn ? `withdrawn:${withdrawn.baseUrl}` : 'not-connected');
+      // Not connected: every answer names who installed it, read now (a reinstall by someone else may have
+      // landed, here or on another replica); connected workspaces do not name them, so pay no read for it.
+      const installerNow = opened ? undefined : await options.installerOf(installation.id).catch(() => null);
+      const version =
+        opened?.version ?? `${withdrawn ? `withdrawn:${withdrawn.baseUrl}` : 'not-connected'}:${installerNow ?? ''}`;
       const cached = cache.get(installation.id);
       if (cached && cached.version === version) return withSettings(installation.id, cached.deps);
       if (withdrawn) {
@@ -258,7 +266,7 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
             options.base.logger.warn({ err, installation: installation.id }, 'could not stop its background work'),
           );
       }
-      const entry = await build(installation, opened, version, withdrawn);
+      const entry = await build(installation, opened, version, withdrawn, installerNow);
       cache.set(installation.id, entry);
       return withSettings(installation.id, entry.deps);
     },

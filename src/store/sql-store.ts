@@ -74,9 +74,12 @@ function inList(dialect: SqlDialect, column: string, n: number): string {
     : `${column} IN (SELECT value FROM json_each($${n}))`;
 }
 
+/** A watch's tenant in SQL, as `tenantOf`: its installation, or its team when kept for ''. */
+const TENANT = `COALESCE(NULLIF(installation_id, ''), team_id)`;
+
 /**
- * claimDue's round-robin over workspaces: due watches ranked within their team by next check, then
- * taken rank by rank (every team's first, then every team's second, …), at most `perTeam` each.
+ * claimDue's round-robin over tenants: due watches ranked within their tenant by next check, then
+ * taken rank by rank (every tenant's first, then every tenant's second, …), at most `perTenant` each.
  * Postgres locks in the outer select (window functions cannot be locked), skipping rows being claimed.
  */
 async function claimFairly(
@@ -89,16 +92,16 @@ async function claimFairly(
   fair: FairClaim,
 ): Promise<Watch[]> {
   const due = `state = 'active' AND next_check_at <= $3 AND (lease_owner IS NULL OR lease_until <= $3)`;
-  const teams = `(team_id IS NULL OR NOT (${inList(dialect, 'team_id', 6)}))${fair.excludeNoTeam ? ' AND team_id IS NOT NULL' : ''}`;
+  const tenants = `(${TENANT} IS NULL OR NOT (${inList(dialect, TENANT, 6)}))${fair.excludeNoTenant ? ` AND ${TENANT} IS NOT NULL` : ''}`;
   const sql = `UPDATE watches SET lease_owner = $1, lease_until = $2
     WHERE (installation_id, execution_id) IN (
       SELECT installation_id, execution_id FROM watches WHERE ${due} AND (installation_id, execution_id) IN (
         SELECT installation_id, execution_id FROM (
           SELECT installation_id, execution_id, next_check_at,
-            ROW_NUMBER() OVER (PARTITION BY team_id ORDER BY next_check_at, installation_id, execution_id) AS rank_in_team
-          FROM watches WHERE ${due} AND ${teams}) ranked
-        WHERE rank_in_team <= $5
-        ORDER BY rank_in_team, next_check_at, installation_id, execution_id
+            ROW_NUMBER() OVER (PARTITION BY ${TENANT} ORDER BY next_check_at, installation_id, execution_id) AS rank_in_tenant
+          FROM watches WHERE ${due} AND ${tenants}) ranked
+        WHERE rank_in_tenant <= $5
+        ORDER BY rank_in_tenant, next_check_at, installation_id, execution_id
         LIMIT $4)
       ${dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : ''})
     RETURNING *`;
@@ -107,8 +110,8 @@ async function claimFairly(
     now + leaseMs,
     now,
     Math.trunc(limit),
-    Math.max(1, Math.trunc(fair.perTeam)),
-    unique(fair.excludeTeams),
+    Math.max(1, Math.trunc(fair.perTenant)),
+    unique(fair.excludeTenants),
   ];
   const { rows } =
     dialect === 'sqlite' ? await db.transaction((tx) => tx.query(sql, params)) : await db.query(sql, params);
@@ -339,11 +342,11 @@ function watchStore(db: SqlDriver): WatchStore {
       return counts;
     },
 
-    async countActiveByTeam() {
+    async countActiveByTenant() {
       const { rows } = await db.query(
-        `SELECT team_id, COUNT(*) AS n FROM watches WHERE state = 'active' GROUP BY team_id`,
+        `SELECT ${TENANT} AS tenant, COUNT(*) AS n FROM watches WHERE state = 'active' GROUP BY ${TENANT}`,
       );
-      return rows.map((r) => ({ teamId: r.team_id === null ? null : String(r.team_id), count: Number(r.n) }));
+      return rows.map((r) => ({ tenant: r.tenant === null ? null : String(r.tenant), count: Number(r.n) }));
     },
 
     async countDue(now) {
@@ -429,6 +432,18 @@ function watchStore(db: SqlDriver): WatchStore {
         await tx.query(ASSIGN_MESSAGE_CLAIM_INSTALLATIONS);
         return (await tx.query(ASSIGN_WATCH_INSTALLATIONS)).rowCount ?? 0;
       });
+    },
+
+    async pruneEnded(before, limit) {
+      // created_at <= updated_at: the bound on created_at changes nothing but lets its index narrow the scan.
+      const result = await db.query(
+        `DELETE FROM watches WHERE (installation_id, execution_id) IN (
+           SELECT installation_id, execution_id FROM watches
+           WHERE state IN ('finished', 'stale') AND created_at < $1 AND updated_at < $1
+           ORDER BY created_at LIMIT $2)`,
+        [before, Math.max(0, Math.trunc(limit))],
+      );
+      return result.rowCount ?? 0;
     },
   };
 }

@@ -246,14 +246,23 @@ export interface MigrationResult {
 }
 
 /**
- * Many workspaces: a claim that goes round-robin over workspaces (each one's earliest due watch, then
- * each one's second, …), at most `perTeam` per workspace, none of `excludeTeams` (nor, with
- * `excludeNoTeam`, watches without a team).
+ * Many workspaces: the tenant a watch counts for (its budget, plan, sweep and fair claims): its
+ * installation, so an org-wide install is one tenant however many workspaces it serves; a watch kept for
+ * '' (the single workspace, or not yet assigned) counts for its team. The store's SQL applies the same rule.
+ */
+export function tenantOf(w: { installationId: string; teamId: string | null }): string | null {
+  return w.installationId || w.teamId;
+}
+
+/**
+ * Many workspaces: a claim that goes round-robin over tenants (`tenantOf`: each one's earliest due watch,
+ * then each one's second, …), at most `perTenant` per tenant, none of `excludeTenants` (nor, with
+ * `excludeNoTenant`, watches of no tenant).
  */
 export interface FairClaim {
-  perTeam: number;
-  excludeTeams: string[];
-  excludeNoTeam?: boolean;
+  perTenant: number;
+  excludeTenants: string[];
+  excludeNoTenant?: boolean;
 }
 
 /**
@@ -327,8 +336,8 @@ export interface WatchStore {
    */
   stopInstallation(installationId: string, now: number): Promise<number>;
   countByState(): Promise<Record<WatchState, number>>;
-  /** Active watches per workspace (team id; null for watches without one). */
-  countActiveByTeam(): Promise<Array<{ teamId: string | null; count: number }>>;
+  /** Active watches per tenant (`tenantOf`; null for watches of none). */
+  countActiveByTenant(): Promise<Array<{ tenant: string | null; count: number }>>;
   /** Active watches whose next check is due at `now` (the watcher's cost estimate). */
   countDue(now: number): Promise<number>;
   /** Active watches, oldest createdAt first. */
@@ -363,6 +372,11 @@ export interface WatchStore {
    * and their card claims with them; how many.
    */
   assignInstallations(): Promise<number>;
+  /**
+   * Deletes at most `limit` ended watches (finished or stale) not changed since before `before`, oldest first, in
+   * one short statement; how many (fewer than `limit` → none older remain). Active ones stay, however old.
+   */
+  pruneEnded(before: number, limit: number): Promise<number>;
 }
 
 /** A run as recorded before the run call (see RunIntentStore). */

@@ -5,22 +5,44 @@
 // The audit trail is not purged with it: AUDIT_RETENTION_DAYS (unset = forever) deletes entries older than
 // that, of every installation alike, installed or not, by its own pass (purgeOldAudit). The deletes themselves
 // are the store's (installations.purge, audit.deleteBefore). Dedupe claims (`notifications`) are pruned in
-// every mode by a third pass (pruneClaims), each kind once it can no longer stop anything (src/store/README.md).
+// every mode by a third pass (pruneClaims), each kind once it can no longer stop anything (src/store/README.md),
+// and ended watches by a fourth (pruneEndedWatches) WATCH_HORIZON_MS after they ended.
 import type { Logger } from '../logger.ts';
 import type { ClaimKind, Store } from '../store/store.ts';
 
 export const RETENTION_LEASE = 'installation-retention';
 export const AUDIT_RETENTION_LEASE = 'audit-retention';
 export const CLAIM_RETENTION_LEASE = 'claim-retention';
+export const WATCH_RETENTION_LEASE = 'watch-retention';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Installations purged per pass at most (the next pass takes the rest). */
 const PER_PASS = 100;
 /**
- * Rows deleted per statement (audit entries; claims of one kind), and statements per pass at most (a first pass
- * over years of rows spreads over several).
+ * Rows deleted per statement (audit entries; claims of one kind; ended watches), and statements per pass at most
+ * (a first pass over years of rows spreads over several).
  */
 const BATCH = 1_000;
 const BATCHES_PER_PASS = 200;
+
+/** A pass's lease: true when this replica holds it now (taken, or renewed), false when another one does. */
+function holdPassLease(
+  options: Pick<RetentionOptions, 'owner' | 'leaseMs'> & { store: Pick<Store, 'coordination'> },
+  lease: string,
+  now: number,
+): Promise<boolean> {
+  return options.store.coordination.holdLease(lease, options.owner, now + options.leaseMs, now);
+}
+
+/** Deletes `batch` at a time until a statement deletes fewer, at most BATCHES_PER_PASS statements; how many. */
+async function inBatches(batch: number, deleteSome: (limit: number) => Promise<number>): Promise<number> {
+  let deleted = 0;
+  for (let i = 0; i < BATCHES_PER_PASS; i++) {
+    const n = await deleteSome(batch);
+    deleted += n;
+    if (n < batch) break;
+  }
+  return deleted;
+}
 
 export interface RetentionOptions {
   store: Pick<Store, 'installations' | 'coordination'>;
@@ -42,7 +64,7 @@ export interface Purged {
 export async function purgeUninstalled(options: RetentionOptions): Promise<Purged[]> {
   const { store, logger } = options;
   const now = options.now();
-  if (!(await store.coordination.holdLease(RETENTION_LEASE, options.owner, now + options.leaseMs, now))) return [];
+  if (!(await holdPassLease(options, RETENTION_LEASE, now))) return [];
   const cutoff = now - options.retentionDays * DAY_MS;
   const purged: Purged[] = [];
   for (const record of await store.installations.listUninstalledBefore(cutoff, PER_PASS)) {
@@ -74,17 +96,9 @@ export async function purgeOldAudit(options: AuditRetentionOptions): Promise<num
   const { store, logger, retentionDays } = options;
   if (retentionDays === null) return null;
   const now = options.now();
-  if (!(await store.coordination.holdLease(AUDIT_RETENTION_LEASE, options.owner, now + options.leaseMs, now))) {
-    return null;
-  }
+  if (!(await holdPassLease(options, AUDIT_RETENTION_LEASE, now))) return null;
   const cutoff = now - retentionDays * DAY_MS;
-  const batch = Math.max(1, options.batch ?? BATCH);
-  let deleted = 0;
-  for (let i = 0; i < BATCHES_PER_PASS; i++) {
-    const n = await store.audit.deleteBefore(cutoff, batch);
-    deleted += n;
-    if (n < batch) break;
-  }
+  const deleted = await inBatches(Math.max(1, options.batch ?? BATCH), (n) => store.audit.deleteBefore(cutoff, n));
   logger.info(
     { deleted, before: new Date(cutoff).toISOString(), retentionDays },
     `deleted ${deleted} audit entries older than AUDIT_RETENTION_DAYS`,
@@ -118,21 +132,44 @@ export interface ClaimRetentionOptions extends Omit<RetentionOptions, 'store' | 
 export async function pruneClaims(options: ClaimRetentionOptions): Promise<Record<ClaimKind, number> | null> {
   const { store, logger } = options;
   const now = options.now();
-  if (!(await store.coordination.holdLease(CLAIM_RETENTION_LEASE, options.owner, now + options.leaseMs, now))) {
-    return null;
-  }
+  if (!(await holdPassLease(options, CLAIM_RETENTION_LEASE, now))) return null;
   const batch = Math.max(1, options.batch ?? BATCH);
   const noticeReach = await options.noticeReach();
   const deleted: Record<ClaimKind, number> = { card: 0, notice: 0, form: 0, confirmation: 0 };
   for (const kind of Object.keys(deleted) as ClaimKind[]) {
     let before = now - CLAIM_HORIZON_MS[kind];
     if (kind === 'notice' && noticeReach !== null) before = Math.min(before, noticeReach);
-    for (let i = 0; i < BATCHES_PER_PASS; i++) {
-      const n = await store.notifications.prune(kind, before, batch);
-      deleted[kind] += n;
-      if (n < batch) break;
-    }
+    deleted[kind] = await inBatches(batch, (n) => store.notifications.prune(kind, before, n));
   }
   logger.info({ deleted }, 'pruned dedupe claims past their horizon');
+  return deleted;
+}
+
+/**
+ * How long an ended watch is kept at least after its last change (why: src/store/README.md): within it
+ * `/runbook watch` of the run answers "already reported"; after it, the run is adopted and told once more.
+ */
+export const WATCH_HORIZON_MS = 30 * DAY_MS;
+
+export interface WatchRetentionOptions extends Omit<RetentionOptions, 'store' | 'retentionDays'> {
+  store: Pick<Store, 'watches' | 'coordination'>;
+  /** Runs created before this are never read by a subscription scan again (its watch skips a notice); null: no limit. */
+  scanReach: () => Promise<number | null>;
+  /** Watches per delete (tests shrink it). */
+  batch?: number;
+}
+
+/**
+ * One pass: deletes watches that ended (finished or stale) over WATCH_HORIZON_MS ago, and before every
+ * subscription scan's reach, in bounded batches; how many, or null when another replica holds the lease.
+ */
+export async function pruneEndedWatches(options: WatchRetentionOptions): Promise<number | null> {
+  const { store, logger } = options;
+  const now = options.now();
+  if (!(await holdPassLease(options, WATCH_RETENTION_LEASE, now))) return null;
+  const reach = await options.scanReach();
+  const before = Math.min(now - WATCH_HORIZON_MS, reach ?? Number.POSITIVE_INFINITY);
+  const deleted = await inBatches(Math.max(1, options.batch ?? BATCH), (n) => store.watches.pruneEnded(before, n));
+  logger.info({ deleted, before: new Date(before).toISOString() }, 'pruned ended watches past their horizon');
   return deleted;
 }

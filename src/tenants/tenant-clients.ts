@@ -39,7 +39,7 @@ const MAX_DEAD_TOKENS = 10_000;
 export class TenantClients {
   readonly #o: TenantClientsOptions;
   readonly #cache = new Map<string, { token: string; client: WebClient; bot: OwnBot; until: number }>();
-  readonly #teams = new Map<string, { installationId: string | null; until: number }>();
+  readonly #teams = new Map<string, { installationId: string; until: number }>();
   readonly #seen = new Set<string>();
   readonly #dead = new Set<string>();
   readonly #now: () => number;
@@ -85,15 +85,22 @@ export class TenantClients {
     return (await this.#entry(installationId)).client;
   }
 
-  /** Drops what is kept for an installation (saved again, refreshed, or uninstalled). */
+  /**
+   * Drops what is kept for an installation (saved again, refreshed, or uninstalled), also which of its
+   * workspaces this process has written as seen: a purge may have deleted them since, so the next
+   * request from each writes it again (a reinstall's workspaces are found by background work).
+   */
   forget(installationId: string): void {
     this.#cache.delete(installationId);
     for (const [team, known] of this.#teams) if (known.installationId === installationId) this.#teams.delete(team);
+    for (const key of this.#seen) if (key.endsWith(`:${installationId}`)) this.#seen.delete(key);
   }
 
   /**
    * The installation serving a workspace (a record's team): its own, or the org-wide installation it was
-   * seen under. Kept for 30 s; null when none holds tokens.
+   * seen under. Kept for 30 s; null when none holds tokens, which is never kept: it ends that workspace's
+   * work (a watch is dropped), so a reinstall on any replica must be seen at once — a run started right
+   * after Add to Slack again is followed to its card.
    */
   async installationForTeam(teamId: string | null): Promise<string | null> {
     if (!teamId) return null;
@@ -101,7 +108,8 @@ export class TenantClients {
     const kept = this.#teams.get(teamId);
     if (kept && kept.until > now) return kept.installationId;
     const installationId = await this.#o.records.installationOfTeam(teamId);
-    this.#teams.set(teamId, { installationId, until: now + 30_000 });
+    if (installationId) this.#teams.set(teamId, { installationId, until: now + 30_000 });
+    else this.#teams.delete(teamId);
     return installationId;
   }
 

@@ -108,6 +108,11 @@ export interface SlackPacerOptions {
    * its own channel lanes (Slack's limits are per workspace), so one tenant's burst never holds another's.
    */
   laneScope?: () => string | null | undefined;
+  /**
+   * Within a scope, the workspace in scope: an org-wide installation's workspaces each get their own edit
+   * lane (the method limit is per workspace; a channel's lane is the channel's). `drop` ends them all.
+   */
+  laneWorkspace?: () => string | null | undefined;
   /** Observes every failed Slack call (metrics, logs). */
   onError?: (method: string, code: string, error: unknown) => void;
   /** Observes queued jobs dropped because their installation's token was answered as dead. */
@@ -209,6 +214,7 @@ export class SlackPacer {
   readonly #postIntervalMs: number;
   readonly #updateIntervalMs: number;
   readonly #laneScope: (() => string | null | undefined) | null;
+  readonly #laneWorkspace: (() => string | null | undefined) | null;
   readonly #digestThreshold: number;
   readonly #maxAttempts: number;
   readonly #claimedRetryWindowMs: number;
@@ -226,6 +232,7 @@ export class SlackPacer {
     this.#postIntervalMs = options.postIntervalMs ?? 1_000;
     this.#updateIntervalMs = options.updateIntervalMs ?? 1_000;
     this.#laneScope = options.laneScope ?? null;
+    this.#laneWorkspace = options.laneWorkspace ?? null;
     this.#digestThreshold = options.digestThreshold ?? 3;
     this.#maxAttempts = options.maxAttempts ?? 5;
     this.#claimedRetryWindowMs = options.claimedRetryWindowMs ?? 60_000;
@@ -335,7 +342,8 @@ export class SlackPacer {
   #enqueue(base: string, job: Job): void {
     const scope = this.#laneScope?.() ?? null;
     job.scope = scope;
-    const key = scope ? `${base}\u0001${scope}` : base;
+    const workspace = scope && base === UPDATES ? this.#laneWorkspace?.() : null;
+    const key = scope ? `${base}\u0001${scope}${workspace ? `\u0001${workspace}` : ''}` : base;
     // The job is sent in the async context it was queued from (a workspace's scope in many-workspace
     // mode, a trace span), not the lane's: one lane (edits) serves every channel.
     this.#contexts.set(job, new AsyncResource('SlackPacerJob'));

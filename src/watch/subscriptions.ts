@@ -377,10 +377,23 @@ export class SubscriptionScanner {
         total.skipped += one.skipped;
         total.failed += one.failed;
       } catch (err) {
+        if (err instanceof TenantGoneError) {
+          // Uninstalled: its subscriptions are kept for a reinstall, which goes on from "now" (as a first
+          // subscription does) rather than telling every run that ended while it was not installed.
+          await this.#forgetPosition(key).catch(() => undefined);
+          continue;
+        }
         this.#log.warn({ err, team }, "a workspace's subscription scan failed; will retry");
       }
     }
     return total;
+  }
+
+  /** Forgets an installation's scan position: its next scan starts from "now". */
+  async #forgetPosition(installation: string): Promise<void> {
+    if (await this.#store.cursors.get(SUBSCRIPTIONS_CURSOR, installation)) {
+      await this.#store.cursors.set(SUBSCRIPTIONS_CURSOR, '', this.#now(), installation);
+    }
   }
 
   /** The subscriptions a scan serves: all of them, or (per workspace) one workspace's. */
@@ -397,7 +410,7 @@ export class SubscriptionScanner {
     if (subscriptions.length === 0) {
       // Nobody listens: forget the position, so a later first subscription starts from "now"
       // instead of replaying everything that happened in between.
-      if (raw) await this.#store.cursors.set(SUBSCRIPTIONS_CURSOR, '', this.#now(), installation);
+      if (raw) await this.#forgetPosition(installation);
       return result;
     }
     result.scanned = true;

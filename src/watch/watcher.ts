@@ -17,6 +17,7 @@
 //   4. complete(finished): only now does the watch stop being due. A crash anywhere before this
 //      leaves the watch active; its lease expires and the steps rerun, each one idempotent.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
@@ -37,7 +38,7 @@ import {
   postedBy,
   readBackMessages,
 } from '../slack/kit/read-back.ts';
-import type { Store, Watch, WatchEta } from '../store/store.ts';
+import { type Store, tenantOf, type Watch, type WatchEta } from '../store/store.ts';
 import { installationKey } from '../tenants/tenant-scope.ts';
 import { type BackoffSettings, DEFAULT_BACKOFF, nextCheckDelay } from './backoff.ts';
 import {
@@ -161,8 +162,9 @@ export interface WatcherOptions {
   /**
    * Many-workspace mode: the tenant (installation) in scope inside `inTenant`. Turns on per-tenant
    * budgets and fair claims (fair-share.ts): each tenant spends its own `requestsPerSecond` under the
-   * `globalRequestsPerSecond` ceiling, watches are planned per workspace, and claims go round-robin
-   * over workspaces. Without it: one budget for everything, as in one workspace.
+   * `globalRequestsPerSecond` ceiling, watches are planned and swept per tenant (`tenantOf`: an org-wide
+   * install is one, whatever its workspaces), and claims go round-robin over tenants. Without it: one
+   * budget for everything, as in one workspace.
    */
   currentTenant?: () => string | null | undefined;
 }
@@ -197,19 +199,24 @@ export const SWEEP_LEASE = 'watch-sweep';
 /** A listing's page count stops steering the plan after this long (the history moves on). */
 const LISTING_COST_TTL_MS = 5 * 60_000;
 
-/** Most watches one many-workspace sweep reads from the store (every workspace's together). */
+/** Most watches one many-workspace sweep reads from the store (every tenant's together). */
 const MAX_SWEPT = 1_000_000;
 
-/** One workspace's active watches, as one sweep pass read them: those kept for its installation. */
-interface TeamGroup {
+/**
+ * One tenant's active watches, as one sweep pass read them: those kept for its installation (every
+ * workspace of an org-wide install), or kept for '' by its team.
+ */
+interface TenantGroup {
   installationId: string;
+  /** Its first watch's team: a group kept for '' is listed in the scope of that team's installation. */
+  teamId: string | null;
   ids: Set<string>;
   oldest: number;
 }
 
-/** Many workspaces: one workspace's listing sweep (its own executions, in its scope, on its budget). */
-interface TeamSweep {
-  /** The installation whose API its listing reads (the workspace's watches are kept for it). */
+/** Many workspaces: one tenant's listing sweep (its own executions, in its scope, on its budget). */
+interface TenantSweep {
+  /** The installation whose API its listing reads (the tenant's watches are kept for it). */
   installationId: string;
   mode: 'single' | 'list';
   /** Pages its last listing needed (steers its plan while fresh), and when. */
@@ -254,15 +261,17 @@ export class Watcher implements RunTracker {
   readonly #tenantBudgets: TenantBudgets | null;
   /** What every API call spends: the tenants' budgets, or the one budget. */
   readonly #spender: RequestSpender;
-  /** Many-workspace mode: each workspace's plan (its open watches over its share of the budget). */
-  #teamPlans = new Map<string | null, CheckPlan>();
-  #teamRates = new Map<string | null, number>();
-  /** The workspace of each watch in flight (fair claims skip a workspace at its cap). */
-  readonly #inFlightTeam = new Map<string, string | null>();
-  /** Many-workspace mode: each workspace's listing sweep, and the pass that starts them (one at a time). */
-  readonly #teamSweeps = new Map<string | null, TeamSweep>();
-  #teamPass: Promise<void> | null = null;
-  #lastTeamPassAt = Number.NEGATIVE_INFINITY;
+  /** Many-workspace mode: each tenant's plan (its open watches over its share of the budget). */
+  #tenantPlans = new Map<string | null, CheckPlan>();
+  #tenantRates = new Map<string | null, number>();
+  /** The tenant of each watch in flight (fair claims skip a tenant at its cap). */
+  readonly #inFlightTenant = new Map<string, string | null>();
+  /** Many-workspace mode: each tenant's listing sweep, and the pass that starts them (one at a time). */
+  readonly #tenantSweeps = new Map<string | null, TenantSweep>();
+  #tenantPass: Promise<void> | null = null;
+  #lastTenantPassAt = Number.NEGATIVE_INFINITY;
+  /** The workspace of the watch being handled: an org-wide install's workspaces each get their edit lane. */
+  readonly #workspace = new AsyncLocalStorage<string>();
   readonly #pacer: SlackPacer;
   /** Watches being handled, by keyOf. */
   readonly #inFlight = new Map<string, Promise<void>>();
@@ -329,8 +338,8 @@ export class Watcher implements RunTracker {
           globalRatePerSecond: this.settings.globalRequestsPerSecond,
           globalConcurrency: this.settings.maxInFlight,
           currentTenant: options.currentTenant,
-          // Contended ceiling: each tenant's share follows its plan (a workspace sweeping 100 pages gets more).
-          weightOf: (tenant) => this.#teamRates.get(tenant) ?? this.settings.requestsPerSecond,
+          // Contended ceiling: each tenant's share follows its plan (a tenant sweeping 100 pages gets more).
+          weightOf: (tenant) => this.#tenantRates.get(tenant) ?? this.settings.requestsPerSecond,
         })
       : null;
     this.#spender = this.#tenantBudgets ?? this.#budget;
@@ -343,8 +352,10 @@ export class Watcher implements RunTracker {
       postIntervalMs: this.settings.slackPostIntervalMs,
       updateIntervalMs: this.settings.slackUpdateIntervalMs,
       digestThreshold: this.settings.digestThreshold,
-      // Edits: one lane per tenant (Slack's limit is per workspace), so one tenant's burst never holds another's.
-      ...(options.currentTenant ? { laneScope: options.currentTenant } : {}),
+      // Edits: one lane per workspace (Slack's limit), so one tenant's burst never holds another's.
+      ...(options.currentTenant
+        ? { laneScope: options.currentTenant, laneWorkspace: () => this.#workspace.getStore() }
+        : {}),
       onError: (method, code) => {
         this.#metrics.slackError(method, code);
         this.#log.warn({ method, code }, 'Slack call failed');
@@ -370,41 +381,42 @@ export class Watcher implements RunTracker {
     return this.#tenantBudgets;
   }
 
-  /** The plan a workspace's watches follow: its own in many-workspace mode, else the one plan. */
-  planFor(teamId: string | null): CheckPlan {
+  /** The plan a watch follows: its tenant's (`tenantOf`) in many-workspace mode, else the one plan. */
+  planFor(w: { installationId: string; teamId: string | null }): CheckPlan {
     if (!this.#tenantBudgets) return this.#plan;
-    return this.#teamPlans.get(teamId) ?? this.#planTeam(teamId, 1, this.settings.requestsPerSecond);
+    const tenant = tenantOf(w);
+    return this.#tenantPlans.get(tenant) ?? this.#planTenant(tenant, 1, this.settings.requestsPerSecond);
   }
 
   /**
-   * One workspace's plan over its rate: single gets, or (cheaper once it has a few watches) a listing of
+   * One tenant's plan over its rate: single gets, or (cheaper once it has a few watches) a listing of
    * its own executions, made in its scope, so it sees that tenant's runs only.
    */
-  #planTeam(teamId: string | null, watches: number, rate: number): CheckPlan {
-    const sweep = this.#teamSweeps.get(teamId);
+  #planTenant(tenant: string | null, watches: number, rate: number): CheckPlan {
+    const sweep = this.#tenantSweeps.get(tenant);
     const pages = sweep && this.#now() - sweep.pagesAt < LISTING_COST_TTL_MS ? sweep.pages : null;
     return planChecks({ watches, requestsPerSecond: rate, listingPages: pages }, this.settings.plan);
   }
 
-  /** Many-workspace mode: each workspace's share of the ceiling, and its plan over that share. */
-  async #replanTeams(): Promise<void> {
-    const counts = await this.#store.watches.countActiveByTeam();
+  /** Many-workspace mode: each tenant's share of the ceiling, and its plan over that share. */
+  async #replanTenants(): Promise<void> {
+    const counts = await this.#store.watches.countActiveByTenant();
     const wants = new Map<string, number>();
-    for (const { teamId, count } of counts) {
+    for (const { tenant, count } of counts) {
       // What one sweep of its watches costs (single gets, or its listing's pages, whichever is fewer).
-      const cost = this.#planTeam(teamId, count, this.settings.requestsPerSecond).sweepCost;
-      wants.set(teamId ?? '', wantedRate(cost, this.settings.plan.minIntervalMs, this.settings.plan.share));
+      const cost = this.#planTenant(tenant, count, this.settings.requestsPerSecond).sweepCost;
+      wants.set(tenant ?? '', wantedRate(cost, this.settings.plan.minIntervalMs, this.settings.plan.share));
     }
     const shares = fairShares(wants, this.settings.requestsPerSecond, this.settings.globalRequestsPerSecond);
     const plans = new Map<string | null, CheckPlan>();
     const rates = new Map<string | null, number>();
-    for (const { teamId, count } of counts) {
-      const rate = Math.max(1e-3, shares.get(teamId ?? '') ?? this.settings.requestsPerSecond);
-      rates.set(teamId, rate);
-      plans.set(teamId, this.#planTeam(teamId, count, rate));
+    for (const { tenant, count } of counts) {
+      const rate = Math.max(1e-3, shares.get(tenant ?? '') ?? this.settings.requestsPerSecond);
+      rates.set(tenant, rate);
+      plans.set(tenant, this.#planTenant(tenant, count, rate));
     }
-    this.#teamPlans = plans;
-    this.#teamRates = rates;
+    this.#tenantPlans = plans;
+    this.#tenantRates = rates;
   }
 
   /** The current check plan: interval, mode and the bound it was computed from (check-plan.ts). */
@@ -544,7 +556,7 @@ export class Watcher implements RunTracker {
     this.#timer = null;
     await this.#roundRunning;
     await this.#listing;
-    await this.#teamListings();
+    await this.#tenantListings();
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
     await this.#pacer.idle();
     if (this.#renewTimer) clearInterval(this.#renewTimer);
@@ -564,7 +576,7 @@ export class Watcher implements RunTracker {
   /** Resolves when no watch is being handled and no Slack call is queued. */
   async idle(): Promise<void> {
     await this.#listing;
-    await this.#teamListings();
+    await this.#tenantListings();
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
     await this.#pacer.idle();
   }
@@ -624,14 +636,14 @@ export class Watcher implements RunTracker {
     const due =
       claimed.length === 0 ? 0 : claimed.length < capacity ? claimed.length : await this.#store.watches.countDue(now);
     if (await this.#listingWanted(due, now)) this.#startListing();
-    if (this.#tenantBudgets) this.#sweepTeams(now);
+    if (this.#tenantBudgets) this.#sweepTenants(now);
     for (const watch of claimed) {
       const key = keyOf(watch);
       const work = this.#afterListing(watch)
         .then(() => this.#handle(watch))
         .finally(() => this.#settled(key));
       this.#track(key, watch, work);
-      if (this.#tenantBudgets) this.#inFlightTeam.set(key, watch.teamId);
+      if (this.#tenantBudgets) this.#inFlightTenant.set(key, tenantOf(watch));
     }
   }
 
@@ -643,30 +655,30 @@ export class Watcher implements RunTracker {
   #settled(key: string): void {
     this.#inFlight.delete(key);
     this.#inFlightWatch.delete(key);
-    this.#inFlightTeam.delete(key);
+    this.#inFlightTenant.delete(key);
   }
 
   /**
-   * One workspace: the earliest due watches. Many: round-robin over workspaces (each one's earliest
-   * first, a few per workspace per round), skipping a workspace whose watches in flight already fill
+   * One workspace: the earliest due watches. Many: round-robin over tenants (each one's earliest
+   * first, a few per tenant per round), skipping a tenant whose watches in flight already fill
    * its rate, so ten thousand due watches of one tenant never stand before another tenant's ten.
    */
   #claimDue(now: number, capacity: number): Promise<Watch[]> {
     if (!this.#tenantBudgets) return this.#store.watches.claimDue(this.owner, now, this.settings.leaseMs, capacity);
     const inFlight = new Map<string | null, number>();
-    for (const team of this.#inFlightTeam.values()) inFlight.set(team, (inFlight.get(team) ?? 0) + 1);
+    for (const tenant of this.#inFlightTenant.values()) inFlight.set(tenant, (inFlight.get(tenant) ?? 0) + 1);
     const full: string[] = [];
     let fullNull = false;
-    for (const [team, n] of inFlight) {
-      const rate = this.#teamRates.get(team) ?? this.settings.requestsPerSecond;
+    for (const [tenant, n] of inFlight) {
+      const rate = this.#tenantRates.get(tenant) ?? this.settings.requestsPerSecond;
       if (n < claimQuota(rate).cap) continue;
-      if (team === null) fullNull = true;
-      else full.push(team);
+      if (tenant === null) fullNull = true;
+      else full.push(tenant);
     }
     return this.#store.watches.claimDue(this.owner, now, this.settings.leaseMs, capacity, {
-      perTeam: claimQuota(this.settings.requestsPerSecond).perRound,
-      excludeTeams: full,
-      excludeNoTeam: fullNull,
+      perTenant: claimQuota(this.settings.requestsPerSecond).perRound,
+      excludeTenants: full,
+      excludeNoTenant: fullNull,
     });
   }
 
@@ -674,7 +686,7 @@ export class Watcher implements RunTracker {
     const counts = await this.#store.watches.countByState();
     this.#activeCount = counts.active;
     this.#replan();
-    if (this.#tenantBudgets) await this.#replanTeams();
+    if (this.#tenantBudgets) await this.#replanTenants();
     this.#metrics.setPending(counts.active);
     // Messages startRun never got up (crash, Slack down): make them due so #handle posts them.
     const unposted = await this.#store.watches.listUnposted(100);
@@ -693,7 +705,7 @@ export class Watcher implements RunTracker {
    * lease runs out after leaseMs and another replica takes the sweep over.
    */
   async #listingWanted(dueCount: number, now: number): Promise<boolean> {
-    // Many workspaces: a listing sees one tenant's executions only; each workspace is checked one by one.
+    // Many workspaces: a listing sees one tenant's executions only; each tenant is swept on its own.
     if (this.#listing || this.#activeCount === 0 || this.#tenantBudgets) return false;
     const plan = this.#plan;
     const gap =
@@ -754,7 +766,7 @@ export class Watcher implements RunTracker {
         watch,
         this.#handle(watch, listed.get(watch.executionId)).finally(() => this.#settled(key)),
       );
-      if (this.#tenantBudgets) this.#inFlightTeam.set(key, watch.teamId);
+      if (this.#tenantBudgets) this.#inFlightTenant.set(key, tenantOf(watch));
     }
     const taken = new Set(claimed.map((w) => w.executionId));
     const rest = [...listed.keys()].filter((id) => !taken.has(id));
@@ -776,58 +788,62 @@ export class Watcher implements RunTracker {
     }
   }
 
-  /** The sweep of this watch's workspace, when it lists this watch's installation's API (many workspaces). */
-  #sweepOf(w: Watch): TeamSweep | undefined {
-    const sweep = this.#teamSweeps.get(w.teamId);
+  /** The sweep of this watch's tenant, when it lists this watch's installation's API (many workspaces). */
+  #sweepOf(w: Watch): TenantSweep | undefined {
+    const sweep = this.#tenantSweeps.get(tenantOf(w));
     return sweep?.installationId === w.installationId ? sweep : undefined;
   }
 
   /**
-   * The listing that stands in for a check of this watch: its workspace's own with tenants (a listing of its
+   * The listing that stands in for a check of this watch: its tenant's own with tenants (a listing of its
    * installation's API: another installation's execution of the same id is not this one), else the one.
    */
   #snapshotFor(w: Watch): BulkSnapshot | null {
     if (!this.#tenantBudgets) return this.#snapshot(w);
     const sweep = this.#sweepOf(w);
-    const fresh = Math.max(this.settings.bulkIntervalMs, this.planFor(w.teamId).intervalMs) * 2;
+    const fresh = Math.max(this.settings.bulkIntervalMs, this.planFor(w).intervalMs) * 2;
     return sweep?.snapshot && this.#now() - sweep.snapshot.at < fresh ? sweep.snapshot : null;
   }
 
-  async #teamListings(): Promise<void> {
-    await this.#teamPass;
-    await Promise.allSettled([...this.#teamSweeps.values()].map((sweep) => sweep.listing));
+  async #tenantListings(): Promise<void> {
+    await this.#tenantPass;
+    await Promise.allSettled([...this.#tenantSweeps.values()].map((sweep) => sweep.listing));
   }
 
   /**
-   * Many workspaces: at most once per shortest interval, a pass over the workspaces whose plan is list
-   * mode (a listing of its executions costs fewer requests than a get per watch): the sweep-lease holder
-   * reads every workspace's watches in one store read and starts each workspace's listing that is due,
-   * in its scope and on its budget, one per workspace at a time. No timer per workspace.
+   * Many workspaces: at most once per shortest interval, a pass over the tenants whose plan is list mode (a
+   * listing of its executions costs fewer requests than a get per watch): the sweep-lease holder reads every
+   * tenant's watches in one store read and starts each tenant's listing that is due, in its scope and on its
+   * budget, one per tenant at a time: an org-wide install's listing covers all its workspaces' watches. No
+   * timer per tenant.
    */
-  #sweepTeams(now: number): void {
-    if (this.#teamPass || now - this.#lastTeamPassAt < this.settings.plan.minIntervalMs) return;
-    const listing = [...this.#teamPlans.values()].some((plan) => plan.mode === 'list');
-    if (!listing && ![...this.#teamSweeps.values()].some((sweep) => sweep.mode === 'list')) return;
-    this.#lastTeamPassAt = now;
-    this.#teamPass = this.#passTeams(now)
-      .catch((err: unknown) => this.#log.warn({ err }, 'workspace sweep failed; checking one by one'))
+  #sweepTenants(now: number): void {
+    if (this.#tenantPass || now - this.#lastTenantPassAt < this.settings.plan.minIntervalMs) return;
+    const listing = [...this.#tenantPlans.values()].some((plan) => plan.mode === 'list');
+    if (!listing && ![...this.#tenantSweeps.values()].some((sweep) => sweep.mode === 'list')) return;
+    this.#lastTenantPassAt = now;
+    this.#tenantPass = this.#passTenants(now)
+      .catch((err: unknown) => this.#log.warn({ err }, 'tenant sweep failed; checking one by one'))
       .finally(() => {
-        this.#teamPass = null;
+        this.#tenantPass = null;
       });
   }
 
-  async #passTeams(now: number): Promise<void> {
+  async #passTenants(now: number): Promise<void> {
     const held = await this.#store.coordination.holdLease(SWEEP_LEASE, this.owner, now + this.settings.leaseMs, now);
     this.#sweptElsewhereAt = held ? Number.NEGATIVE_INFINITY : now;
     if (!held) return;
-    // A workspace's watches are its installation's (the API a listing in its scope reads); any kept for
-    // another (left unassigned across an upgrade) are not in its listing and are checked one by one.
-    const groups = new Map<string | null, TeamGroup>();
+    // A tenant's watches are its installation's (the API a listing in its scope reads); any kept for another
+    // under the same key (a team's left unassigned across an upgrade) are not in its listing and are checked
+    // one by one.
+    const groups = new Map<string | null, TenantGroup>();
     for (const key of await this.#store.watches.listActiveKeys(MAX_SWEPT)) {
-      const group = groups.get(key.teamId);
+      const tenant = tenantOf(key);
+      const group = groups.get(tenant);
       if (!group) {
-        groups.set(key.teamId, {
+        groups.set(tenant, {
           installationId: key.installationId,
+          teamId: key.teamId,
           ids: new Set([key.executionId]),
           oldest: key.createdAt,
         });
@@ -836,11 +852,11 @@ export class Watcher implements RunTracker {
         group.oldest = Math.min(group.oldest, key.createdAt);
       }
     }
-    for (const [team, sweep] of this.#teamSweeps)
-      if (!groups.has(team) && !sweep.listing) this.#teamSweeps.delete(team);
-    for (const [team, group] of groups) {
-      const plan = this.planFor(team);
-      let sweep = this.#teamSweeps.get(team);
+    for (const [tenant, sweep] of this.#tenantSweeps)
+      if (!groups.has(tenant) && !sweep.listing) this.#tenantSweeps.delete(tenant);
+    for (const [tenant, group] of groups) {
+      const plan = this.planFor(group);
+      let sweep = this.#tenantSweeps.get(tenant);
       if (plan.mode !== 'list') {
         // Leaving list mode: its watches deferred to the listing's backstop are looked at now.
         if (sweep?.mode === 'list') await this.#store.watches.expedite([...group.ids], now, group.installationId);
@@ -858,7 +874,7 @@ export class Watcher implements RunTracker {
           listing: null,
           covering: null,
         };
-        this.#teamSweeps.set(team, sweep);
+        this.#tenantSweeps.set(tenant, sweep);
       }
       sweep.mode = 'list';
       if (sweep.installationId !== group.installationId && !sweep.listing) {
@@ -869,23 +885,21 @@ export class Watcher implements RunTracker {
       sweep.lastAt = now;
       const current = sweep;
       current.covering = group.ids;
-      current.listing = this.#listTeam(team, group, current).finally(() => {
+      current.listing = this.#listTenant(group, current).finally(() => {
         current.listing = null;
         current.covering = null;
         // A listing that took a whole sweep's time is due again at once: the next round's pass starts it
         // (back to back, paced by the budget) rather than up to a pass interval later.
-        if (this.#now() - current.lastAt >= this.planFor(team).sweepGapMs)
-          this.#lastTeamPassAt = Number.NEGATIVE_INFINITY;
+        if (this.#now() - current.lastAt >= this.planFor(group).sweepGapMs)
+          this.#lastTenantPassAt = Number.NEGATIVE_INFINITY;
       });
     }
   }
 
-  /** One workspace's listing back to its oldest watch, in its scope; the runs it saw end are taken here. */
-  async #listTeam(team: string | null, group: TeamGroup, sweep: TeamSweep): Promise<void> {
+  /** One tenant's listing back to its oldest watch, in its scope; the runs it saw end are taken here. */
+  async #listTenant(group: TenantGroup, sweep: TenantSweep): Promise<void> {
     try {
-      const { result, cost } = await this.#listBack(group, (list) =>
-        this.#inScopeOf({ installationId: group.installationId, teamId: team }, list),
-      );
+      const { result, cost } = await this.#listBack(group, (list) => this.#inScopeOf(group, list));
       sweep.pages = cost;
       sweep.pagesAt = this.#now();
       sweep.snapshot = { at: this.#now(), statuses: result.statuses, finished: result.finishedExecutions };
@@ -894,7 +908,7 @@ export class Watcher implements RunTracker {
       const running = [...result.statuses].filter(([, status]) => status === 'EXECUTION_STATUS_IN_PROGRESS');
       if (running.length > 0) {
         const now = this.#now();
-        const backstop = this.planFor(team).backstopMs;
+        const backstop = this.planFor(group).backstopMs;
         await this.#store.watches.deferSeen(
           running.map(([id]) => id),
           now + backstop,
@@ -903,10 +917,13 @@ export class Watcher implements RunTracker {
         );
       }
     } catch (err) {
-      // An uninstalled workspace: its watches are dropped when next claimed.
+      // An uninstalled installation: its watches are dropped when next claimed.
       if (err instanceof TenantGoneError) return;
       this.#apiError(err);
-      this.#log.warn({ err, teamId: team }, 'workspace listing failed; checking one by one');
+      this.#log.warn(
+        { err, installation: group.installationId, teamId: group.teamId },
+        'tenant listing failed; checking one by one',
+      );
     }
   }
 
@@ -919,7 +936,7 @@ export class Watcher implements RunTracker {
    * is no cheaper than a get each.
    */
   async #listBack(
-    group: TeamGroup,
+    group: Pick<TenantGroup, 'installationId' | 'ids' | 'oldest'>,
     inScope: (list: () => Promise<DiscoveryResult>) => Promise<DiscoveryResult>,
   ): Promise<{ result: DiscoveryResult; cost: number }> {
     const watched = group.ids;
@@ -972,7 +989,7 @@ export class Watcher implements RunTracker {
   // ---- one watch -----------------------------------------------------------------------------
 
   /**
-   * Work for a watch (or a workspace's listing) in its installation's scope; one kept for '' (the single
+   * Work for a watch (or a tenant's listing) in its installation's scope; one kept for '' (the single
    * workspace, or not yet assigned) by its workspace.
    */
   #inScopeOf<T>(w: { installationId: string; teamId: string | null }, work: () => Promise<T>): Promise<T> {
@@ -983,7 +1000,8 @@ export class Watcher implements RunTracker {
 
   /** One watch, in its workspace's scope (many-workspace mode: the installation's token is used). */
   #handle(watch: Watch, listed?: Execution): Promise<void> {
-    return this.#inScopeOf(watch, () => this.#handleWatch(watch, listed)).catch(async (err: unknown) => {
+    const work = () => this.#inScopeOf(watch, () => this.#handleWatch(watch, listed));
+    return this.#workspace.run(watch.teamId ?? '', work).catch(async (err: unknown) => {
       if (!(err instanceof TenantGoneError)) throw err;
       // Uninstalled: nothing can be posted there any more, and its runs cost no more requests.
       this.#log.info(
@@ -1029,7 +1047,7 @@ export class Watcher implements RunTracker {
         await this.#store.watches.reschedule(
           id,
           this.owner,
-          this.#now() + this.planFor(w.teamId).intervalMs,
+          this.#now() + this.planFor(w).intervalMs,
           w.attempts,
           this.#now(),
           w.installationId,
@@ -1047,7 +1065,7 @@ export class Watcher implements RunTracker {
         // since, or out of the listing's reach) is looked at again after the sweep interval.
         const attempts = w.attempts + 1;
         const covered = known !== undefined;
-        const plan = this.planFor(w.teamId);
+        const plan = this.planFor(w);
         const delay =
           this.settings.schedule === 'backoff'
             ? nextCheckDelay(attempts, this.settings.backoff)
@@ -1130,7 +1148,7 @@ export class Watcher implements RunTracker {
   #leaveToSweeper(w: Watch): boolean {
     return (
       this.settings.schedule === 'budget' &&
-      this.planFor(w.teamId).mode === 'list' &&
+      this.planFor(w).mode === 'list' &&
       w.attempts > 0 &&
       this.#now() - this.#sweptElsewhereAt < this.settings.leaseMs
     );

@@ -34,3 +34,18 @@ it('announces subscribe and unsubscribe in the channel, with who and what', asyn
   await waitFor(() => ephemeralContaining(h.fake, 'is not subscribed to', 'U03CAROL'), 'not subscribed');
   expect(announcements('C02DEPLOYS')).toHaveLength(2);
 });
+
+it('the same subscription typed again changes nothing and announces nothing; a real change is announced', async () => {
+  const posted = () =>
+    (h.fake.state.messages.C03APPROVALS ?? []).filter((m) => m.bot_id && /this channel/.test(JSON.stringify(m.blocks)));
+  await h.user('U01ALICE').command('subscribe all --failures', 'C03APPROVALS');
+  await waitFor(() => posted()[0], 'the first announcement');
+  await h.user('U01ALICE').command('subscribe all --failures', 'C03APPROVALS');
+  const told = await waitFor(() => ephemeralContaining(h.fake, 'already gets'), 'the person is told nothing changed');
+  expect(JSON.stringify(told.blocks)).toContain('nothing changed');
+  expect(posted()).toHaveLength(1);
+  // Every result instead of failures only: a change, said in the channel.
+  await h.user('U01ALICE').command('subscribe all', 'C03APPROVALS');
+  const changed = await waitFor(() => posted()[1], 'the change announced');
+  expect(JSON.stringify(changed.blocks)).toContain('changed this channel’s subscription to');
+});

@@ -56,8 +56,8 @@ async function listAnswer(userId: string, team: string): Promise<string> {
   return JSON.stringify(said);
 }
 
-const activeWatchesOf = async (team: string) =>
-  (await h.runtime.store.watches.countActiveByTeam()).find((r) => r.teamId === team)?.count ?? 0;
+const activeWatchesOf = async (installation: string) =>
+  (await h.runtime.store.watches.countActiveByTenant()).find((r) => r.tenant === installation)?.count ?? 0;
 
 describe('a connection to an address the operator removed from RUNBOOK_API_URLS', () => {
   it('is not used: its followed runs stop with a log line, commands and App Home say so, nothing reaches the address', async () => {

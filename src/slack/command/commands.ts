@@ -32,6 +32,7 @@ import {
   watchExecutionHere,
 } from '../subscriptions/subscriptions.ts';
 import { buildOpenFormPrompt, openFormValue } from './mention-prompt.ts';
+import { typedSecretNames, withoutValues } from './typed-secrets.ts';
 
 export async function dispatchCommand(ctx: HandlerContext, command: ParsedCommand): Promise<void> {
   switch (command.kind) {
@@ -106,14 +107,10 @@ export async function handleCommandText(ctx: HandlerContext, text: string): Prom
       const alias = parsed.alias;
       if (alias && (ctx.triggerId || alias.now)) {
         if (await useAlias(ctx, alias)) return;
-      } else if (
-        alias &&
-        ctx.channelId &&
-        (await ctx.deps.access.store.aliases.get(ctx.channelId, alias.name, installationKey()))
-      ) {
+      } else if (alias && ctx.channelId) {
         // A mention has no trigger_id: an alias that opens a form answers with a button that does.
-        const value = openFormValue(text, ctx.threadTs ?? null);
-        if (value) return await ctx.respond(buildOpenFormPrompt(text, value));
+        const saved = await ctx.deps.access.store.aliases.get(ctx.channelId, alias.name, installationKey());
+        if (saved && (await promptForForm(ctx, text, { id: saved.runbookId }, alias.values))) return;
       }
     } catch (err) {
       await reportFailure(ctx, err, `/runbook ${parsed.alias?.name ?? ''}`);
@@ -124,12 +121,11 @@ export async function handleCommandText(ctx: HandlerContext, text: string): Prom
   }
   try {
     if (!ctx.triggerId && needsForm(parsed.command)) {
-      const value = openFormValue(text, ctx.threadTs ?? null);
-      await ctx.respond(
-        value
-          ? buildOpenFormPrompt(text, value)
-          : errorMessage('That is too long for a mention; type it as /runbook instead.'),
-      );
+      const { command } = parsed;
+      const typed = command.kind === 'run' ? (command.values ?? {}) : {};
+      if (!(await promptForForm(ctx, text, { text: 'runbook' in command ? command.runbook : null }, typed))) {
+        await ctx.respond(errorMessage('That is too long for a mention; type it as /runbook instead.'));
+      }
       return;
     }
     await dispatchCommand(ctx, parsed.command);
@@ -142,4 +138,22 @@ export async function handleCommandText(ctx: HandlerContext, text: string): Prom
 export async function runbookCommand({ command, ack }: CommandArgs, ctx: HandlerContext): Promise<void> {
   await ack();
   await handleCommandText(ctx, command.text ?? '');
+}
+
+/**
+ * The "Open the form" answer to a line without a trigger_id; false when the line is too long for its button.
+ * Secret values typed on it are left out of what it shows and carries (typed-secrets.ts), and named.
+ */
+async function promptForForm(
+  ctx: HandlerContext,
+  text: string,
+  runbook: { id?: string; text?: string | null },
+  typed: Readonly<Record<string, string>>,
+): Promise<boolean> {
+  const secrets = await typedSecretNames(ctx, runbook, typed);
+  const line = withoutValues(text, secrets);
+  const value = openFormValue(line, ctx.threadTs ?? null);
+  if (!value) return false;
+  await ctx.respond(buildOpenFormPrompt(line, value, secrets));
+  return true;
 }

@@ -22,11 +22,21 @@ export function readOpenFormValue(value: string): { commandText: string; threadT
   }
 }
 
-export function buildOpenFormPrompt(commandText: string, value: string): SlackMessage {
+/**
+ * The answer to a mention that needs a form. `secrets`: keys typed with secret values, already left out of
+ * `commandText` (typed-secrets.ts): named, never shown, with what to do about the message that holds them.
+ */
+export function buildOpenFormPrompt(commandText: string, value: string, secrets: readonly string[] = []): SlackMessage {
   const shown = `${COMMAND} ${commandText}`.trim();
+  const names = secrets.map((name) => `\`${escapeMrkdwn(name)}\``).join(', ');
+  const warning =
+    secrets.length > 0
+      ? `:warning: ${names} ${secrets.length === 1 ? 'is a secret' : 'are secrets'}: never taken from a message, and your message keeps ${secrets.length === 1 ? 'it' : 'them'} in this conversation's history — rotate ${secrets.length === 1 ? 'it' : 'them'}, then type the new value in the form.`
+      : null;
   return {
     text: `Open the form for ${escapeMrkdwn(shown)}`,
     blocks: [
+      ...(warning ? [{ type: 'section' as const, text: mrkdwnText(warning) }] : []),
       { type: 'section', text: mrkdwnText(`This needs a form: \`${escapeMrkdwn(shown)}\``) },
       {
         type: 'actions',

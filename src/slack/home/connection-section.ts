@@ -7,7 +7,7 @@ import type { ConnectionStatus } from '../../tenants/api-connections.ts';
 import { button, confirmDialog, when } from '../kit/common.ts';
 import { ACTIONS } from '../kit/ids.ts';
 import { escapeMrkdwn, mrkdwnText, plainText, userMention } from '../kit/mrkdwn.ts';
-import { type OpenWorkCounts, openWorkSentence, whoMayConnect } from '../kit/tenancy.ts';
+import { installerWhoMayReconnect, type OpenWorkCounts, openWorkSentence, whoMayConnect } from '../kit/tenancy.ts';
 
 export interface ConnectionSectionInput {
   status: ConnectionStatus | null;
@@ -40,7 +40,7 @@ export function connectionSection(input: ConnectionSectionInput): KnownBlock[] {
     const sentence = removed
       ? input.canManage
         ? `${removed}Press *Connect* below to reconnect it to an address that is allowed.`
-        : `${removed}Ask ${whoMayConnect(input.installerId)} to reconnect it here.`
+        : `${removed}Ask ${whoMayConnect(installerWhoMayReconnect(input.installerId, input.withdrawn ?? null))} to reconnect it here.`
       : input.canManage
         ? 'This workspace is not connected to a Runbook API yet: press *Connect* below and paste its API key. Until then nobody here can run, schedule or see runbooks.'
         : `This workspace is not connected to a Runbook API yet: ${whoMayConnect(input.installerId)} can connect it here.`;

@@ -25,16 +25,15 @@ async function connectionBlocks(deps: SlackDeps, client: WebClient, userId: stri
   const { tenancy } = deps;
   if (!tenancy) return null;
   // Whether they may manage it is read now (users.info); unreadable: shown without the buttons.
-  const canManage = await connectFactsOf(tenancy, client, userId)
-    .then((facts) => mayConnect(userId, facts))
-    .catch(() => false);
+  const facts = await connectFactsOf(tenancy, client, userId).catch(() => null);
+  const canManage = facts !== null && mayConnect(userId, facts);
   // Disconnect's confirmation says what is open and would end (unreadable: it says nothing of it).
   const open =
     canManage && tenancy.status ? await countAccountWork(deps, tenancy.installationId).catch(() => null) : null;
   return connectionSection({
     status: tenancy.status,
     withdrawn: tenancy.withdrawn ?? null,
-    installerId: tenancy.installerId,
+    installerId: facts?.installerId ?? tenancy.installerId,
     canManage,
     open,
     approvalLine: settingsSummary(tenancy.settings, tenancy.operatorApprovalsChannel),

@@ -41,6 +41,31 @@ export interface HandlerContext {
   threadTs?: string | null;
 }
 
+// A response_url is posted to only when it is Slack's: https on hooks.slack.com (or GovSlack's), or on the
+// origin of the Slack API base the bot was given (the sandbox's and the tests' fake Slack). A body that
+// carries any other URL is not followed — the bot would send its answers, and a person's data, wherever it
+// was told: the caller answers privately through the Web API instead.
+const SLACK_HOOK_HOSTS = new Set(['hooks.slack.com', 'hooks.slack-gov.com']);
+
+export function isSlackResponseUrl(url: unknown, slackApiUrl: string | undefined): url is string {
+  if (typeof url !== 'string') return false;
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  if (!parsed || parsed.username || parsed.password) return false;
+  if (parsed.protocol === 'https:' && parsed.port === '' && SLACK_HOOK_HOSTS.has(parsed.hostname)) return true;
+  return !!slackApiUrl && URL.canParse(slackApiUrl) && new URL(slackApiUrl).origin === parsed.origin;
+}
+
+/** The response_url of an interaction payload (a block action's, or a view submission's first). */
+export function responseUrlOf(body: {
+  response_url?: unknown;
+  response_urls?: Array<{ response_url?: unknown }> | unknown;
+}): unknown {
+  if (body.response_url !== undefined) return body.response_url;
+  return Array.isArray(body.response_urls)
+    ? (body.response_urls[0] as { response_url?: unknown })?.response_url
+    : undefined;
+}
+
 /** Adapts Bolt's `respond` to our Reply. */
 export function respondWith(
   respond: (message: {

@@ -3,7 +3,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Workflow } from '../../api/schemas.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
-import { stripSecrets } from '../../forms/secrets.ts';
+import { secretFieldNames, stripSecrets } from '../../forms/secrets.ts';
 import { typeValues } from '../../forms/typed-values.ts';
 import type { Actor } from '../../runs/actor.ts';
 import { approvalNeedFor, placeOfActor } from '../../runs/gate.ts';
@@ -250,6 +250,12 @@ export async function runModalView(
   // Only what was typed is judged here: an input left out is simply asked for by the form.
   const refusals = typed && !typed.ok ? typed.errors.filter((e) => given.includes(e.name)) : [];
   const typedNotes = refusals.map((e) => `:warning: \`${escapeMrkdwn(e.name)}\`: ${escapeMrkdwn(e.message)}`);
+  // A secret typed on the line is not carried into the form (below): said, not silently dropped.
+  const typedSecrets = secretFieldNames(spec).filter((name) => given.includes(name));
+  if (typedSecrets.length > 0) {
+    const names = typedSecrets.map((name) => `\`${escapeMrkdwn(name)}\``).join(', ');
+    typedNotes.push(`:warning: ${names}: a secret is never taken from a line; type it in the form below.`);
+  }
   // Secret values are never carried over into a new form.
   const merged = typed ? { ...target.prefill, ...typed.params } : target.prefill;
   const prefill = merged ? stripSecrets(spec, merged) : undefined;

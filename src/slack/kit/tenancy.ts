@@ -19,8 +19,13 @@ export interface TenancyDeps {
    * and every surface says so instead of "not connected yet". Null otherwise.
    */
   withdrawn?: ConnectionStatus | null;
-  /** Who installed the app (null when unknown). */
+  /** Who installed the app (null when unknown), when this installation's deps were built. */
   installerId: string | null;
+  /**
+   * Who installed it, read from the store now: a reinstall by someone else may have landed since the deps
+   * were built (on this replica or another). Deciding who may connect uses this; absent: `installerId`.
+   */
+  installerNow?: () => Promise<string | null>;
   /** The workspace's own approvals channel and approver group, as read for this request (null: none). */
   settings: InstallationSettingsRecord | null;
   /** APPROVALS_CHANNEL (the operator's, for every workspace; null: unset). */
@@ -49,7 +54,14 @@ export function withdrawnSentence(installerId: string | null): string {
 
 /** The sentence a request of an installation that cannot reach its Runbook API answers. */
 export function unconnectedSentence(tenancy: Pick<TenancyDeps, 'installerId' | 'withdrawn'>): string {
-  return tenancy.withdrawn ? withdrawnSentence(tenancy.installerId) : notConnectedSentence(tenancy.installerId);
+  return tenancy.withdrawn
+    ? withdrawnSentence(installerWhoMayReconnect(tenancy.installerId, tenancy.withdrawn))
+    : notConnectedSentence(tenancy.installerId);
+}
+
+/** A saved connection is the installer's to change only when they made it (api-connection.ts mayConnect). */
+export function installerWhoMayReconnect(installerId: string | null, saved: ConnectionStatus | null): string | null {
+  return saved && saved.connectedBy !== installerId ? null : installerId;
 }
 
 /**
@@ -80,7 +92,9 @@ export async function connectFactsOf(tenancy: TenancyDeps, client: WebClient, us
     tenancy.installationId,
   );
   const role = !here ? 'member' : user.is_owner || user.is_primary_owner ? 'owner' : user.is_admin ? 'admin' : 'member';
-  return { installationId: tenancy.installationId, role, installerId: tenancy.installerId };
+  const connectedBy = (tenancy.status ?? tenancy.withdrawn ?? null)?.connectedBy ?? null;
+  const installerId = tenancy.installerNow ? await tenancy.installerNow() : tenancy.installerId;
+  return { installationId: tenancy.installationId, role, installerId, connectedBy };
 }
 
 /** One line for App Home and the saved view: where requests go and who approves. */

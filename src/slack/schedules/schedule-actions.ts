@@ -9,7 +9,7 @@ import { errorMessage, errorModal } from '../kit/common.ts';
 import { DeadlineError, SUBMIT_DEADLINE_MS, withDeadline } from '../kit/deadline.ts';
 import type { SlackDeps } from '../kit/deps.ts';
 import { describeFailure } from '../kit/describe-failure.ts';
-import { type HandlerContext, inChannel, respondAt } from '../kit/handler-context.ts';
+import { type HandlerContext, inChannel, isSlackResponseUrl, respondAt } from '../kit/handler-context.ts';
 import { formTimeZone } from '../kit/identity.ts';
 import { ACTIONS, BLOCKS, VIEWS } from '../kit/ids.ts';
 import type { ActionArgs, ViewArgs } from '../kit/listen.ts';
@@ -80,7 +80,9 @@ export async function homeNewScheduleClicked({ ack }: ActionArgs, ctx: HandlerCo
 export async function scheduleEditClicked({ body }: ActionArgs, ctx: HandlerContext): Promise<void> {
   const ref = decodeScheduleRef(buttonValue(body));
   // The list's response_url goes (sealed) into the form, so saving the edit redraws that list in place.
-  const list = body.response_url ? { u: body.response_url, r: ref?.r ?? null } : null;
+  const list = isSlackResponseUrl(body.response_url, ctx.client.slackApiUrl)
+    ? { u: body.response_url, r: ref?.r ?? null }
+    : null;
   if (ref) await openScheduleModal(ctx, { scheduleId: ref.id, list });
 }
 

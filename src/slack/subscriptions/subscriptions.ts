@@ -62,6 +62,12 @@ export async function subscribeHere(
   const { runbook } = result;
   const what = runbook ? `*${escapeMrkdwn(truncate(runbook.name, 150))}*` : '*any runbook you may see*';
   const verb = request.failuresOnly ? 'fails' : 'finishes';
+  if (result.added === 'unchanged') {
+    // Typed again (or clicked twice): said privately, not announced to the channel a second time.
+    const line = `:information_source: This channel already gets a message whenever a run of ${what} ${verb}; nothing changed.`;
+    await ctx.respond({ ...noticeMessage(line, 'This channel already has that subscription.'), replaceOriginal });
+    return true;
+  }
   const prefix = result.added === 'updated' ? ':bell: Updated: this channel' : ':bell: This channel';
   const line = `${prefix} gets a message whenever a run of ${what} ${verb}, scheduled runs and runs started outside Slack included. \`/runbook subscriptions\` lists this channel's subscriptions.`;
   const fallback = `This channel now gets results of ${runbook ? runbook.name : 'all runbooks'}${request.failuresOnly ? ' (failures only)' : ''}.`;

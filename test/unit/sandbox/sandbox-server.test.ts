@@ -253,6 +253,14 @@ describe('sandbox server', () => {
     );
   });
 
+  it('sends what a person types with &, < and > escaped, as Slack does (a typed &lt; stays &lt;)', async () => {
+    await post('command', { user: 'U01ALICE', channel: 'C01OPS', text: '/runbook status &lt; <!channel> a&b' });
+    expect(new URLSearchParams(received[0]!.body).get('text')).toBe('status &amp;lt; &lt;!channel&gt; a&amp;b');
+    await post('message', { user: 'U01ALICE', channel: 'C01OPS', text: '@runbook-bot run <@U02BOB> &lt;' });
+    const event = (JSON.parse(received[1]!.body) as { event: { text: string } }).event;
+    expect(event.text).toBe(`<@${fake.state.botUserId}> run &lt;@U02BOB&gt; &amp;lt;`);
+  });
+
   it('shows a failed command to the person only, as Slack does', async () => {
     answer = { status: 500 };
     await post('command', { user: 'U01ALICE', channel: 'C01OPS', text: '/runbook list' });
@@ -270,8 +278,9 @@ describe('sandbox server', () => {
   });
 
   it('posts plain messages as the person', async () => {
-    await post('message', { user: 'U03CAROL', channel: 'C02DEPLOYS', text: 'hello <b>' });
-    expect((await state()).messages.C02DEPLOYS?.map((m) => m.text)).toEqual(['hello <b>']);
+    await post('message', { user: 'U03CAROL', channel: 'C02DEPLOYS', text: 'hello <b> & &lt;' });
+    // Kept as Slack keeps a typed message: &, < and > escaped (the page shows it as typed).
+    expect((await state()).messages.C02DEPLOYS?.map((m) => m.text)).toEqual(['hello &lt;b&gt; &amp; &amp;lt;']);
   });
 
   it('keeps the modal open with field errors on response_action errors, and sends the entered values', async () => {

@@ -4,15 +4,19 @@
 // another's (an execution id, a channel shared over Slack Connect, a user, a service runbook); after the pass
 // every purged table holds exactly what it held before the uninstalled one's rows were written, and the other
 // installation's rows are all still there. A table added later without being purged or listed fails here.
-// The claims pass (every mode, by age) deletes from `notifications` only, and only the kinds it prunes.
+// The claims pass (every mode, by age) deletes from `notifications` only, and only the kinds it prunes; the
+// ended-watches pass from `watches` only, and only ended ones.
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.ts';
 import type { Store } from '../../../src/store/store.ts';
 import {
   CLAIM_RETENTION_LEASE,
   pruneClaims,
+  pruneEndedWatches,
   purgeUninstalled,
   RETENTION_LEASE,
+  WATCH_HORIZON_MS,
+  WATCH_RETENTION_LEASE,
 } from '../../../src/tenants/retention.ts';
 import { subscriptionNoticeKey } from '../../../src/watch/subscription-notice.ts';
 import { seedInstallation } from './retention-contract.ts';
@@ -30,7 +34,7 @@ export const GLOBAL_TABLES: Record<string, string> = {
   slack_events: 'event ids Slack delivered (unique across Slack), forgotten after 7 days',
   audit: 'the audit trail follows its own retention, not the installation’s',
   leases:
-    'one row per deployment-wide job (the sweep, the scans, freezes, skips, this purge, the claims pass), none per installation',
+    'one row per deployment-wide job (the sweep, the scans, freezes, skips, this purge, the claims and watches passes), none per installation',
 };
 
 /** Everything an installation can leave behind: `id` installed (org-wide when `org`), used from workspace `team`. */
@@ -79,6 +83,7 @@ export function runRetentionCoverageContract(name: string, createHarness: () => 
       // The passes' own leases, held beforehand by the replica that runs them: renewing one adds no row.
       await store.coordination.holdLease(RETENTION_LEASE, 'replica-a', T0 + 400 * DAY, T0);
       await store.coordination.holdLease(CLAIM_RETENTION_LEASE, 'replica-a', T0 + 400 * DAY, T0);
+      await store.coordination.holdLease(WATCH_RETENTION_LEASE, 'replica-a', T0 + 400 * DAY, T0);
     });
 
     const counts = async (): Promise<Record<string, number>> =>
@@ -135,6 +140,28 @@ export function runRetentionCoverageContract(name: string, createHarness: () => 
         expect(await store.notifications.has(`message:${id}:X`)).toBe(true);
         expect(await store.notifications.has(subscriptionNoticeKey('C1', 'e-1', id))).toBe(false);
       }
+    });
+
+    it('the watches pass prunes old ended watches, in watches only', async () => {
+      const { after } = await seedBoth();
+      // The uninstalled one's watch ends (stale) with the uninstall; the other's stays active.
+      await uninstall('E0GONE', T0 + DAY);
+      expect(await store.watches.stopInstallation('E0GONE', T0 + DAY)).toBe(1);
+      const prune = (at: number) =>
+        pruneEndedWatches({
+          store,
+          owner: 'replica-a',
+          leaseMs: 60_000,
+          now: () => at,
+          logger,
+          scanReach: async () => null,
+        });
+      expect(await prune(T0 + DAY + WATCH_HORIZON_MS)).toBe(0);
+      expect(await prune(T0 + 400 * DAY)).toBe(1);
+      const left = await counts();
+      for (const t of Object.keys(after)) expect(left[t], t).toBe(t === 'watches' ? after[t]! - 1 : after[t]);
+      expect(await store.watches.get('X', 'E0GONE')).toBeNull();
+      expect((await store.watches.get('X', 'T0KEPT'))?.state).toBe('active');
     });
 
     it('a reinstall within the retention finds all of it again; one after it finds none', async () => {

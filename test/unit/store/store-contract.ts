@@ -216,7 +216,7 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(ids(await store.watches.claimDue('owner-c', T0 + 1_000, LEASE, 10))).toEqual(['future']);
       });
 
-      it('a fair claimDue goes round-robin over teams: each team’s earliest first, perTeam at most, excluded teams none', async () => {
+      it('a fair claimDue goes round-robin over tenants: each tenant’s earliest first, perTenant at most, excluded tenants none', async () => {
         // Team BIG has 6 due watches, all older than SMALL's 2 and NOTEAM's 1.
         for (let i = 0; i < 6; i++) {
           await store.watches.insert(newWatch(`big-${i}`, { teamId: 'TBIG', nextCheckAt: T0 + i }), T0);
@@ -225,35 +225,45 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         await store.watches.insert(newWatch('small-1', { teamId: 'TSMALL', nextCheckAt: T0 + 60 }), T0);
         await store.watches.insert(newWatch('none-0', { teamId: null, nextCheckAt: T0 + 70 }), T0);
         await store.watches.insert(newWatch('small-later', { teamId: 'TSMALL', nextCheckAt: T0 + 5_000 }), T0);
+        // An org-wide installation E1 serving two workspaces is one tenant; a watch kept for '' counts for its team.
+        const org = (id: string, teamId: string, nextCheckAt: number) =>
+          store.watches.insert(newWatch(id, { installationId: 'E1', teamId, nextCheckAt }), T0);
+        await org('org-a-0', 'TA', T0 + 80);
+        await org('org-b-0', 'TB', T0 + 90);
+        await org('org-a-1', 'TA', T0 + 95);
+        await store.watches.insert(newWatch('legacy-a', { teamId: 'TA', nextCheckAt: T0 + 97 }), T0);
         const now = T0 + 100;
         expect(
-          (await store.watches.countActiveByTeam()).sort((a, b) => ((a.teamId ?? '~') < (b.teamId ?? '~') ? -1 : 1)),
+          (await store.watches.countActiveByTenant()).sort((a, b) => ((a.tenant ?? '~') < (b.tenant ?? '~') ? -1 : 1)),
         ).toEqual([
-          { teamId: 'TBIG', count: 6 },
-          { teamId: 'TSMALL', count: 3 },
-          { teamId: null, count: 1 },
+          { tenant: 'E1', count: 3 },
+          { tenant: 'TA', count: 1 },
+          { tenant: 'TBIG', count: 6 },
+          { tenant: 'TSMALL', count: 3 },
+          { tenant: null, count: 1 },
         ]);
         // The plain claim takes the oldest: BIG's only.
         const plain = await store.watches.claimDue('plain', now, LEASE, 3);
         expect(ids(plain)).toEqual(['big-0', 'big-1', 'big-2']);
         await store.watches.releaseAll('plain');
 
-        // Rank 1 of each team first (big-0, small-0, none-0), then rank 2 (big-1, small-1): limit 4 cuts rank 2 by next check.
-        const fair = await store.watches.claimDue('fair', now, LEASE, 4, { perTeam: 2, excludeTeams: [] });
-        expect(ids(fair).sort()).toEqual(['big-0', 'big-1', 'none-0', 'small-0']);
+        // Rank 1 of each tenant first (big-0, small-0, none-0, org-a-0 for both of E1's workspaces, legacy-a),
+        // then rank 2 (big-1, small-1, org-b-0): limit 6 cuts rank 2 by next check.
+        const fair = await store.watches.claimDue('fair', now, LEASE, 6, { perTenant: 2, excludeTenants: [] });
+        expect(ids(fair).sort()).toEqual(['big-0', 'big-1', 'legacy-a', 'none-0', 'org-a-0', 'small-0']);
         expect(fair.every((w) => w.leaseOwner === 'fair')).toBe(true);
-        // perTeam caps BIG at 2 even with room for more; leased watches are not claimed again.
-        const next = await store.watches.claimDue('fair2', now, LEASE, 10, { perTeam: 2, excludeTeams: [] });
-        expect(ids(next).sort()).toEqual(['big-2', 'big-3', 'small-1']);
-        // An excluded team, and (excludeNoTeam) watches without a team, get none.
+        // perTenant caps BIG and E1 at 2 even with room for more; leased watches are not claimed again.
+        const next = await store.watches.claimDue('fair2', now, LEASE, 10, { perTenant: 2, excludeTenants: [] });
+        expect(ids(next).sort()).toEqual(['big-2', 'big-3', 'org-a-1', 'org-b-0', 'small-1']);
+        // An excluded tenant (E1: both its workspaces), and (excludeNoTenant) watches of no tenant, get none.
         await store.watches.releaseAll('fair');
         await store.watches.releaseAll('fair2');
         const excluded = await store.watches.claimDue('fair3', now, LEASE, 10, {
-          perTeam: 10,
-          excludeTeams: ['TBIG'],
-          excludeNoTeam: true,
+          perTenant: 10,
+          excludeTenants: ['TBIG', 'E1'],
+          excludeNoTenant: true,
         });
-        expect(ids(excluded).sort()).toEqual(['small-0', 'small-1']);
+        expect(ids(excluded).sort()).toEqual(['legacy-a', 'small-0', 'small-1']);
       });
 
       it('an expired lease lets another owner take over, and the old owner can no longer write', async () => {
@@ -579,6 +589,51 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await store.watches.get('Y')).not.toBeNull();
         expect(await store.notifications.has('message:Y')).toBe(true);
         expect(await store.watches.assignInstallations()).toBe(0);
+      });
+
+      // Watch retention (tenants/retention.ts picks the cutoff): an ended watch goes once its last change is
+      // before it; a younger ended one and every active one stay, however old.
+      it('pruneEnded: ended watches last changed before the cutoff go; younger ended and all active stay', async () => {
+        for (const id of ['done-old', 'done-young', 'open']) await store.watches.insert(newWatch(id), T0);
+        await store.watches.insert(newWatch('open', { installationId: 'T9' }), T0);
+        await store.watches.insert(newWatch('stopped', { installationId: 'T8' }), T0);
+        await store.watches.insert(newWatch('done-old', { installationId: 'T9' }), T0);
+        expect(await store.watches.claimDue('r1', T0, LEASE, 10)).toHaveLength(6);
+        expect(await store.watches.complete('done-old', 'r1', 'finished', 'OK', T0 + 1)).toBe(true);
+        expect(await store.watches.complete('done-old', 'r1', 'finished', 'OK', T0 + 1, 'T9')).toBe(true);
+        expect(await store.watches.complete('done-young', 'r1', 'finished', 'OK', T0 + 1)).toBe(true);
+        // Changed after it ended (its card recorded later): counted from then.
+        await store.watches.setMessage('done-young', 'C1', '1.1', T0 + 50);
+        expect(await store.watches.stopInstallation('T8', T0 + 2)).toBe(1);
+        await store.watches.releaseAll('r1');
+
+        expect(await store.watches.pruneEnded(T0 + 50, 100)).toBe(3);
+        expect(await store.watches.get('done-old')).toBeNull();
+        expect(await store.watches.get('done-old', 'T9')).toBeNull();
+        expect(await store.watches.get('stopped', 'T8')).toBeNull();
+        expect((await store.watches.get('done-young'))?.state).toBe('finished');
+        expect(await store.watches.pruneEnded(T0 + 50, 100)).toBe(0);
+
+        expect(await store.watches.pruneEnded(T0 + 400 * 86_400_000, 100)).toBe(1);
+        expect(await store.watches.get('done-young')).toBeNull();
+        expect((await store.watches.get('open'))?.state).toBe('active');
+        expect((await store.watches.get('open', 'T9'))?.state).toBe('active');
+        expect(await store.watches.countByState()).toEqual({ active: 2, finished: 0, stale: 0 });
+        // Gone, it may be watched again (a new watch, as for a run never watched).
+        expect(await store.watches.insert(newWatch('done-old'), T0 + 400 * 86_400_000)).toBe(true);
+      });
+
+      it('pruneEnded: at most `limit` a statement, oldest first', async () => {
+        for (let i = 0; i < 5; i++)
+          await store.watches.insert(newWatch(`e-${i}`, { installationId: 'T8' }), T0 + 5 - i);
+        expect(await store.watches.stopInstallation('T8', T0 + 10)).toBe(5);
+        expect(await store.watches.pruneEnded(T0 + 100, 2)).toBe(2);
+        expect(await store.watches.get('e-4', 'T8')).toBeNull();
+        expect(await store.watches.get('e-3', 'T8')).toBeNull();
+        expect(await store.watches.get('e-2', 'T8')).not.toBeNull();
+        expect(await store.watches.pruneEnded(T0 + 100, 2)).toBe(2);
+        expect(await store.watches.pruneEnded(T0 + 100, 2)).toBe(1);
+        expect(await store.watches.pruneEnded(T0 + 100, 2)).toBe(0);
       });
     });
 

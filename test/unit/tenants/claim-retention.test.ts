@@ -1,7 +1,9 @@
 // The claims pass (pruneClaims, src/tenants/retention.ts) over a real store, with the keys the code itself
 // claims: each kind goes once past its horizon and not before; clicks of buttons that stay on screen are
 // kept; a subscription notice a scan could still read again stays however old; a `--now` confirmation's
-// claim outlives its draft; one replica prunes at a time, in batches.
+// claim outlives its draft; one replica prunes at a time, in batches. The ended-watches pass (pruneEndedWatches)
+// alike: an ended watch goes WATCH_HORIZON_MS after its last change, and only below every scan's reach (a scan
+// skips the channel that has the run's card); active watches stay however old.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Execution } from '../../../src/api/schemas.ts';
 import { parseInputSchema } from '../../../src/forms/input-schema.ts';
@@ -11,11 +13,12 @@ import { type Click, claimClick } from '../../../src/runs/once.ts';
 import { RunDrafts } from '../../../src/slack/kit/run-drafts.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
-import { CLAIM_HORIZON_MS, pruneClaims } from '../../../src/tenants/retention.ts';
+import { CLAIM_HORIZON_MS, pruneClaims, pruneEndedWatches, WATCH_HORIZON_MS } from '../../../src/tenants/retention.ts';
 import { inInstallation } from '../../../src/tenants/tenant-scope.ts';
 import { type CursorState, decodeCursor, encodeCursor, ScanWindow } from '../../../src/watch/subscription-cursor.ts';
 import { subscriptionNoticeKey } from '../../../src/watch/subscription-notice.ts';
 import { noticeClaimsReach, SUBSCRIPTIONS_CURSOR } from '../../../src/watch/subscriptions.ts';
+import { newWatch } from '../store/store-contract.ts';
 
 const T0 = 1_700_000_000_000;
 const DAY = 24 * 60 * 60 * 1000;
@@ -33,16 +36,20 @@ async function memoryStore(): Promise<Store> {
   return store;
 }
 
-function pass(store: Store, at: number, extra: { owner?: string; batch?: number } = {}) {
-  return pruneClaims({
-    store,
-    owner: extra.owner ?? 'replica-a',
-    leaseMs: 60_000,
-    now: () => at,
-    logger,
-    noticeReach: () => noticeClaimsReach(store),
-    ...(extra.batch ? { batch: extra.batch } : {}),
-  });
+type Replica = { owner?: string; batch?: number };
+
+/** A pass's options, run at `at` by one replica (`replica-a` unless told). */
+function passOptions(store: Store, at: number, extra: Replica) {
+  const batch = extra.batch ? { batch: extra.batch } : {};
+  return { store, owner: extra.owner ?? 'replica-a', leaseMs: 60_000, now: () => at, logger, ...batch };
+}
+
+function pass(store: Store, at: number, extra: Replica = {}) {
+  return pruneClaims({ ...passOptions(store, at, extra), noticeReach: () => noticeClaimsReach(store) });
+}
+
+function watchPass(store: Store, at: number, extra: Replica = {}) {
+  return pruneEndedWatches({ ...passOptions(store, at, extra), scanReach: () => noticeClaimsReach(store) });
 }
 
 /** A click claimed the way its button claims it (src/runs/once.ts), in `installation`'s scope ('' = one workspace). */
@@ -185,5 +192,48 @@ describe('pruneClaims', () => {
     const at = T0 + 8 * DAY;
     expect(await pass(store, at, { batch: 2 })).toEqual({ ...NONE, form: 5 });
     expect(await pass(store, at, { owner: 'replica-b' })).toBeNull();
+  });
+});
+
+/** `n` watches of installation `id`, stored at T0 and ended (stale) at `endedAt`. */
+async function endedWatches(store: Store, id: string, n: number, endedAt: number): Promise<void> {
+  for (let i = 0; i < n; i++) await store.watches.insert(newWatch(`e-${i}`, { installationId: id }), T0);
+  expect(await store.watches.stopInstallation(id, endedAt)).toBe(n);
+}
+
+describe('pruneEndedWatches', () => {
+  it('an ended watch stays until the horizon after it ended and goes after; an active one stays', async () => {
+    const store = await memoryStore();
+    await endedWatches(store, 'T8', 1, T0 + DAY);
+    await store.watches.insert(newWatch('open'), T0);
+    expect(await watchPass(store, T0 + DAY + WATCH_HORIZON_MS)).toBe(0);
+    expect(await store.watches.get('e-0', 'T8')).not.toBeNull();
+    expect(await watchPass(store, T0 + DAY + WATCH_HORIZON_MS + 1)).toBe(1);
+    expect(await store.watches.get('e-0', 'T8')).toBeNull();
+    expect(await watchPass(store, T0 + 400 * DAY)).toBe(0);
+    expect((await store.watches.get('open'))?.state).toBe('active');
+  });
+
+  it('a run a subscription scan may still read keeps its watch, however old', async () => {
+    const store = await memoryStore();
+    await endedWatches(store, 'T9', 1, T0 + 1);
+    // A scan cut short, its gap (down to 10 days before the run) left unread: it may still meet the run.
+    const cursor = (over: Partial<CursorState>) =>
+      encodeCursor({ v: 1, horizon: T0 + 40 * DAY, seen: [], pending: [], ...over });
+    const gap = { top: T0 + DAY, bottom: T0 - 10 * DAY, token: 'page-7' };
+    await store.cursors.set(SUBSCRIPTIONS_CURSOR, cursor({ gap }), T0 + 40 * DAY, 'T7');
+    expect(await watchPass(store, T0 + 60 * DAY)).toBe(0);
+    // The gap read: nothing created before the horizon is read again, and a day on (the clocks' margin) it goes.
+    await store.cursors.set(SUBSCRIPTIONS_CURSOR, cursor({}), T0 + 60 * DAY, 'T7');
+    expect(await watchPass(store, T0 + 60 * DAY)).toBe(1);
+  });
+
+  it('one replica prunes at a time, in batches', async () => {
+    const store = await memoryStore();
+    await endedWatches(store, 'T8', 5, T0);
+    const at = T0 + WATCH_HORIZON_MS + DAY;
+    expect(await watchPass(store, at, { batch: 2 })).toBe(5);
+    expect(await store.watches.countByState()).toEqual({ active: 0, finished: 0, stale: 0 });
+    expect(await watchPass(store, at, { owner: 'replica-b' })).toBeNull();
   });
 });

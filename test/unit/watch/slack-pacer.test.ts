@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type PacerTransport, type ReplyRequest, SlackPacer } from '../../../src/watch/slack-pacer.ts';
+import {
+  type PacerTransport,
+  type ReplyRequest,
+  SlackPacer,
+  type SlackPacerOptions,
+} from '../../../src/watch/slack-pacer.ts';
 
 interface Sent {
   at: number;
@@ -16,6 +21,8 @@ function setup(
     failNext?: Array<{ error: unknown; stored?: boolean }>;
     /** Give the transport a read-back (conversations.history / replies); failures throw these. */
     readBack?: { failNext?: unknown[] };
+    /** Further pacer options (intervals, lane scopes). */
+    pacer?: Partial<SlackPacerOptions>;
   } = {},
 ) {
   let t = 0;
@@ -62,6 +69,7 @@ function setup(
     postIntervalMs: 1_000,
     updateIntervalMs: 500,
     digestThreshold: 3,
+    ...options.pacer,
   });
   return { pacer, sent, now: () => t, reads: () => reads };
 }
@@ -340,6 +348,45 @@ describe('SlackPacer with a lane scope (many workspaces)', () => {
     // BIG's own lane is still paced one edit a second.
     expect(sent.filter((s) => s.text.startsWith('big')).map((s) => s.at)).toEqual([
       0, 1_000, 2_000, 3_000, 4_000, 5_000, 6_000, 7_000, 8_000, 9_000,
+    ]);
+  });
+
+  it('gives each workspace of one installation (an org-wide install) its own edit lane, but one lane per channel; drop ends both', async () => {
+    const { AsyncLocalStorage } = await import('node:async_hooks');
+    const scope = new AsyncLocalStorage<string>();
+    const workspace = new AsyncLocalStorage<string>();
+    const { pacer, sent, now } = setup({
+      pacer: {
+        updateIntervalMs: 1_000,
+        laneScope: () => scope.getStore(),
+        laneWorkspace: () => workspace.getStore(),
+      },
+    });
+    const inOrg = <T>(team: string, work: () => T): T => scope.run('E1', () => workspace.run(team, work));
+    const edits = [
+      ...inOrg('TA', () => [0, 1, 2].map((i) => pacer.update('C1', `${i}`, { text: `a ${i}` }))),
+      ...inOrg('TB', () => [pacer.update('C2', '9', { text: 'b' })]),
+    ];
+    await Promise.all(edits);
+    expect(sent.find((s) => s.text === 'b')!.at).toBe(0);
+    expect(sent.filter((s) => s.text.startsWith('a')).map((s) => s.at)).toEqual([0, 1_000, 2_000]);
+
+    // One channel both workspaces post to (a channel shared in the org): its lane is the channel's, 1 a second.
+    const from = now();
+    await Promise.all([
+      inOrg('TA', () => pacer.post('C3', { text: 'post a' })),
+      inOrg('TB', () => pacer.post('C3', { text: 'post b' })),
+    ]);
+    expect(sent.filter((s) => s.text.startsWith('post')).map((s) => s.at - from)).toEqual([0, 1_000]);
+
+    const queued = [
+      ...inOrg('TA', () => [pacer.update('C1', '3', { text: 'a 3' })]),
+      ...inOrg('TB', () => [pacer.update('C2', '4', { text: 'b 4' })]),
+    ];
+    expect(pacer.drop('E1')).toBe(2);
+    expect(await Promise.all(queued)).toMatchObject([
+      { ok: false, notSent: true },
+      { ok: false, notSent: true },
     ]);
   });
 

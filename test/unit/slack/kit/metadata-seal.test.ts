@@ -12,6 +12,13 @@ describe('metadata seal', () => {
     expect(seal.open(undefined)).toBeNull();
     expect(createMetadataSeal('another-token').open(sealed)).toBeNull();
   });
+  it("with many workspaces, a seal opens only in its own installation's scope", () => {
+    const sealed = seal.seal('{"r":"abc"}', 'T0AAA');
+    expect(seal.open(sealed, 'T0AAA')).toBe('{"r":"abc"}');
+    expect(seal.open(sealed, 'T0BBB')).toBeNull();
+    expect(seal.open(sealed)).toBeNull();
+    expect(seal.open(seal.seal('{"r":"abc"}'), 'T0AAA')).toBeNull();
+  });
   it('round-trips any payload and keeps within private_metadata limits for 2900 chars', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 2900 }), (payload) => {

@@ -1,0 +1,80 @@
+// A secret typed on a line — `/runbook run X password=…`, a mention, an alias — is never taken, never
+// repeated back, and the person is told so (not silently dropped). Through the real Bolt pipeline.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTIONS } from '../../src/slack/kit/ids.ts';
+import { type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
+
+const TERMINATE = 'Terminate Blocking Postgres Queries';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+/** Everything the fake Slack received from the bot: messages, ephemerals, views, calls. */
+function everythingSent(): string {
+  return JSON.stringify([h.fake.state.messages, h.fake.state.ephemerals, h.fake.state.views, h.fake.state.calls]);
+}
+
+describe('a secret typed on a line', () => {
+  it('/runbook run: the form opens without it and says why, next to the values it did take', async () => {
+    const secret = 'hunter2-slash-7f3a';
+    await h.user().command(`run "${TERMINATE}" db_password=${secret} pids=7`, 'C01OPS');
+    const form = await waitFor(() => modalContaining(h, 'field_pids'), 'the run form');
+    const view = JSON.stringify(form.view);
+    expect(view).toContain('db_password');
+    expect(view).toMatch(/never taken from a line/);
+    // The other value is prefilled as before.
+    expect(view).toContain('"initial_value":"7"');
+    expect(everythingSent()).not.toContain(secret);
+  });
+
+  it('a mention: the answer neither shows nor carries it, warns it is in the channel, and the form opens', async () => {
+    const secret = 'hunter2-mention-9c1d';
+    const alice = h.user();
+    const { message } = await alice.mention(`run "${TERMINATE}" db_password=${secret} pids=8`, 'C01OPS');
+    const prompt = await waitFor(
+      () =>
+        h.fake.state.ephemerals.find(
+          (e) => e.thread_ts === message.ts && JSON.stringify(e.blocks).includes(ACTIONS.mentionOpenForm),
+        ),
+      'the open-form prompt',
+    );
+    const answer = JSON.stringify([prompt.text, prompt.blocks]);
+    expect(answer).not.toContain(secret);
+    expect(answer).toContain('db_password');
+    expect(answer).toMatch(/rotate it/);
+    await alice.act({ kind: 'ephemeral', ephemeral: prompt }, ACTIONS.mentionOpenForm);
+    const form = await waitFor(() => modalContaining(h, '"initial_value":"8"'), 'the run form, pids prefilled');
+    expect(JSON.stringify(form.view)).not.toContain(secret);
+    // Only the person's own message holds it: nothing the bot sent does.
+    const sent = JSON.stringify([h.fake.state.ephemerals, h.fake.state.views, h.fake.state.calls]);
+    expect(sent).not.toContain(secret);
+  });
+
+  it("a mention of a channel's alias with a secret typed after it: neither shown nor carried", async () => {
+    const secret = 'hunter2-alias-51aa';
+    await h.user().command(`alias add term "${TERMINATE}" pids=9`, 'C01OPS');
+    await waitFor(() => h.fake.state.ephemerals.find((e) => e.text.includes('term')), 'alias saved');
+    const { message } = await h.user().mention(`term db_password=${secret}`, 'C01OPS');
+    const prompt = await waitFor(
+      () =>
+        h.fake.state.ephemerals.find(
+          (e) => e.thread_ts === message.ts && JSON.stringify(e.blocks).includes(ACTIONS.mentionOpenForm),
+        ),
+      'the open-form prompt',
+    );
+    expect(JSON.stringify([prompt.text, prompt.blocks])).toContain('db_password');
+    expect(JSON.stringify([h.fake.state.ephemerals, h.fake.state.calls])).not.toContain(secret);
+  });
+
+  it('a mention naming a runbook it cannot resolve still never repeats a credential-like value', async () => {
+    const secret = 'tok-unknown-4b2e';
+    const { message } = await h.user().mention(`run "No Such Runbook At All" api_token=${secret}`, 'C01OPS');
+    await waitFor(() => h.fake.state.ephemerals.find((e) => e.thread_ts === message.ts), 'an answer');
+    expect(JSON.stringify([h.fake.state.ephemerals, h.fake.state.calls])).not.toContain(secret);
+  });
+});
