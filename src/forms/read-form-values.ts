@@ -5,6 +5,7 @@ import { valueForOption } from './enum-options.ts';
 import type { FieldSpec, FormSpec } from './input-schema.ts';
 import { FALLBACK_BLOCK_ID, FIELD_ACTION_ID, isRecord, setOwn } from './input-schema.ts';
 import { isoInTimeZone } from './time-zone.ts';
+import { decimalNumber } from './typed-values.ts';
 import { type FormResult, validateParams } from './validate-params.ts';
 
 export type { FormResult } from './validate-params.ts';
@@ -61,7 +62,7 @@ function convert(field: FieldSpec, state: Record<string, unknown>, timeZone?: st
     case 'integer': {
       const text = textOf(state).trim();
       if (text === '') return EMPTY;
-      const n = Number(text);
+      const n = decimalNumber(text);
       const integer = field.kind === 'integer';
       if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) {
         return { kind: 'error', message: integer ? 'Must be a whole number' : 'Must be a number' };
@@ -101,7 +102,7 @@ function convert(field: FieldSpec, state: Record<string, unknown>, timeZone?: st
       if (field.itemType === 'number' || field.itemType === 'integer') {
         const numbers: number[] = [];
         for (const [i, line] of lines.entries()) {
-          const n = Number(line);
+          const n = decimalNumber(line);
           if (!Number.isFinite(n) || (field.itemType === 'integer' && !Number.isInteger(n))) {
             const what = field.itemType === 'integer' ? 'a whole number' : 'a number';
             const shown = line.length > 40 ? `${line.slice(0, 39)}…` : line;

@@ -37,10 +37,22 @@ function splitList(text: string): string[] {
     .filter((t) => t !== '');
 }
 
+/** Decimal notation, with an optional exponent (as JSON writes numbers, plus a leading + or dot). */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/**
+ * The number `text` writes in decimal notation, else NaN: Number() alone would read "0x10" as 16, "0b11"
+ * as 3 and "" as 0. The form and one-line values both read numbers through this.
+ */
+export function decimalNumber(text: string): number {
+  const t = text.trim();
+  return DECIMAL.test(t) ? Number(t) : Number.NaN;
+}
+
 function toNumber(text: string, integer: boolean): Converted {
-  const n = Number(text.trim());
+  const n = decimalNumber(text);
   // An integer field asks for a whole number, also when the text is no number at all ("many").
-  if (text.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) {
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) {
     return { ok: false, message: integer ? 'Must be a whole number' : 'Must be a number' };
   }
   return { ok: true, value: n };
@@ -135,6 +147,8 @@ export function typeValues(
       errors.push({ name, message: `Not an input of this runbook (its inputs: ${known})` });
       continue;
     }
+    // Blank counts as not given, as a blank field of the form does: a default fills it, or "Required".
+    if (text.trim() === '') continue;
     const converted = convert(field, text);
     if (converted.ok)
       Object.defineProperty(params, name, {

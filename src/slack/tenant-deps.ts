@@ -24,7 +24,7 @@ import type { SlackDeps } from './kit/deps.ts';
 import type { Identity } from './kit/identity.ts';
 import type { Places } from './kit/places.ts';
 import { unconnectedSentence } from './kit/tenancy.ts';
-import { UserFacingError } from './kit/user-facing-error.ts';
+import { ApiUnavailableError } from './kit/user-facing-error.ts';
 
 /** One installation's Runbook API side, built from its opened connection (or from the not-connected API). */
 export interface TenantApi {
@@ -68,11 +68,11 @@ interface Entry {
 /** A Runbook API whose every call fails with `sentence`, as the person's answer. */
 export function unavailableApi(sentence: string): RunbookApi {
   const fail = async (): Promise<never> => {
-    throw new UserFacingError(sentence);
+    throw new ApiUnavailableError(sentence);
   };
   // biome-ignore lint/correctness/useYield: it fails before the first item, like a failing first page
   const failEach = async function* (): AsyncGenerator<never> {
-    throw new UserFacingError(sentence);
+    throw new ApiUnavailableError(sentence);
   };
   return {
     workflows: { list: fail, iterate: failEach, get: fail, run: fail },

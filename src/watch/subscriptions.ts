@@ -23,6 +23,7 @@ import type { Logger } from '../logger.ts';
 import { labelExecutionInputs } from '../runs/execution-secrets.ts';
 import { parseExecutionInputs } from '../slack/kit/execution-status.ts';
 import { namesFinished, readBackMessages } from '../slack/kit/read-back.ts';
+import { ApiUnavailableError } from '../slack/kit/user-facing-error.ts';
 import type { Store, Subscription } from '../store/store.ts';
 import { installationKey } from '../tenants/tenant-scope.ts';
 import { BULK_PAGE_SIZE } from './bulk-discovery.ts';
@@ -377,9 +378,10 @@ export class SubscriptionScanner {
         total.skipped += one.skipped;
         total.failed += one.failed;
       } catch (err) {
-        if (err instanceof TenantGoneError) {
-          // Uninstalled: its subscriptions are kept for a reinstall, which goes on from "now" (as a first
-          // subscription does) rather than telling every run that ended while it was not installed.
+        if (err instanceof TenantGoneError || err instanceof ApiUnavailableError) {
+          // Uninstalled, or no Runbook API to read (its address withdrawn): its subscriptions are kept, and
+          // go on from "now" once it is back (as a first subscription does) rather than telling every run
+          // that ended in between.
           await this.#forgetPosition(key).catch(() => undefined);
           continue;
         }

@@ -295,6 +295,20 @@ export function normalizeCommandText(text: string): string {
     .trim();
 }
 
+/**
+ * `text` as one argument of a command the bot suggests, so that typed back it parses to `text` again:
+ * quoted when it has spaces or quotes, in single quotes when it holds a double one.
+ */
+export function commandArgument(text: string): string {
+  if (!/[\s"']/.test(text)) return text;
+  return text.includes('"') && !text.includes("'") ? `'${text}'` : `"${text}"`;
+}
+
+/** How a suggested command names a runbook: by name, or by id when the name is empty or long. */
+export function runbookArgument(runbook: { id: string; name?: string | null }): string {
+  return runbook.name && runbook.name.length <= 150 ? runbook.name : runbook.id;
+}
+
 /** Splits on whitespace, honouring "double" and 'single' quotes. */
 export function tokenize(text: string): string[] {
   return scan(text).tokens;
@@ -429,7 +443,12 @@ export function parseCommand(rawText: string): ParseResult {
         suggestion: suggestion ? `--${flag.name} ${suggestion}` : null,
       };
     }
-    flags.set(flag.name, flag.values.length > 0 ? value.toLowerCase() : value);
+    const given = flag.values.length > 0 ? value.toLowerCase() : value;
+    const before = flags.get(flag.name);
+    if (before !== undefined && before !== given) {
+      return { ok: false, error: `\`--${flag.name}\` is given twice.`, topic: sub, suggestion: null };
+    }
+    flags.set(flag.name, given);
   }
 
   const joined = positional.join(' ').trim();

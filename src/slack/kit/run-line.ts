@@ -69,8 +69,11 @@ export function readRunLine(tokens: readonly string[], allowed: readonly LineFla
       if (value === undefined || value === '' || value.startsWith('--')) {
         return { ok: false, error: `\`--${name}\` needs a value.` };
       }
-      if (name === 'proxy') line.proxy = value;
-      else {
+      const twice = { ok: false as const, error: `\`--${name}\` is given twice.` };
+      if (name === 'proxy') {
+        if (line.proxy !== null && line.proxy !== value) return twice;
+        line.proxy = value;
+      } else {
         const channel = value.toLowerCase() === 'none' ? 'none' : (channelRef(value) ?? channelName(value));
         if (!channel) {
           return {
@@ -78,6 +81,7 @@ export function readRunLine(tokens: readonly string[], allowed: readonly LineFla
             error: `\`--to\` needs a channel: \`#name\`, a channel link or its id, not \`${value}\`.`,
           };
         }
+        if (line.to !== null && line.to !== channel) return twice;
         line.to = channel;
       }
       continue;

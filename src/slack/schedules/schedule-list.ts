@@ -11,6 +11,7 @@ import type { SchedulePause } from '../../store/store.ts';
 import { button, confirmDialog, type SlackMessage, when } from '../kit/common.ts';
 import { ACTIONS, COMMAND } from '../kit/ids.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, plainText, slackDate, truncate, userMention } from '../kit/mrkdwn.ts';
+import { commandArgument, runbookArgument } from '../kit/parse-command.ts';
 
 /** 3 blocks per schedule: 12 of them plus header, summary, notice and navigation stay well under 50. */
 export const SCHEDULES_PAGE_SIZE = 12;
@@ -235,7 +236,8 @@ function scheduleBlocks(schedule: Schedule, index: number, input: ScheduleListIn
 function emptyText(runbook: ScheduleListInput['runbook']): string {
   if (runbook) {
     const name = escapeMrkdwn(truncate(runbook.name || runbook.id, 150));
-    return `*${name}* has no schedules yet. Create one with *New schedule* below or \`${COMMAND} schedule ${name}\`.`;
+    const typed = escapeMrkdwn(commandArgument(runbookArgument(runbook)));
+    return `*${name}* has no schedules yet. Create one with *New schedule* below or \`${COMMAND} schedule ${typed}\`.`;
   }
   return `There are no schedules yet. Create one with \`${COMMAND} schedule &lt;runbook&gt;\`, or press *Schedule* on a runbook in \`${COMMAND} list\`.`;
 }

@@ -1,5 +1,6 @@
 // `/runbook schedules [runbook]` and `/runbook schedule [runbook]`, plus everything the schedules list and the
 // schedule modal do: edit, delete, run now, saving a submitted schedule and "Try again" after a failed save.
+
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { NotFoundError } from '../../api/errors.ts';
@@ -32,6 +33,7 @@ import type { HandlerContext } from '../kit/handler-context.ts';
 import { formTimeZone } from '../kit/identity.ts';
 import { ACTIONS, BLOCKS } from '../kit/ids.ts';
 import { escapeMrkdwn, inlineCode, mrkdwnText, slackDate, truncate } from '../kit/mrkdwn.ts';
+import { commandArgument, runbookArgument } from '../kit/parse-command.ts';
 import { proxyText } from '../kit/people.ts';
 import { postToConversation } from '../kit/post-to-conversation.ts';
 import { loadRunbook, postRunningCard, renderRunResult, runStartedNotice } from '../kit/run-start.ts';
@@ -532,7 +534,11 @@ export async function saveSubmittedSchedule(
       { type: 'section', text: mrkdwnText(line) },
       {
         type: 'context',
-        elements: [mrkdwnText(`See all schedules of this runbook with \`/runbook schedules "${name}"\`.`)],
+        elements: [
+          mrkdwnText(
+            `See all schedules of this runbook with \`/runbook schedules ${escapeMrkdwn(commandArgument(runbookArgument(runbook)))}\`.`,
+          ),
+        ],
       },
     ],
   });
