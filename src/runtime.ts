@@ -53,7 +53,13 @@ import type { Store } from './store/store.ts';
 import { ApiConnections } from './tenants/api-connections.ts';
 import { createInstallationStore, type SealedInstallationStore } from './tenants/installation-store.ts';
 import { createStoredStateStore } from './tenants/oauth-state-store.ts';
-import { pruneClaims, pruneEndedWatches, purgeOldAudit, purgeUninstalled } from './tenants/retention.ts';
+import {
+  pruneClaims,
+  pruneEndedWatches,
+  pruneRunRecords,
+  purgeOldAudit,
+  purgeUninstalled,
+} from './tenants/retention.ts';
 import { revokeInstallation, type TokenState, tokenStateOf } from './tenants/revocation.ts';
 import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
@@ -924,7 +930,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             purgeOldAudit({ ...passOptions, retentionDays: auditRetentionDays }).catch(
               failed('deleting audit entries past AUDIT_RETENTION_DAYS'),
             );
-    // Every mode: dedupe claims past their kind's horizon, then ended watches past theirs (tenants/retention.ts),
+    // Every mode: dedupe claims past their kind's horizon, then ended watches past theirs, then per-run records
+    // (intents, uploads of runs no longer watched, workflow steps, approvals) past theirs (tenants/retention.ts),
     // each on its own lease.
     const pruneOldRecords = async () => {
       await pruneClaims({ ...passOptions, noticeReach: () => noticeClaimsReach(store) }).catch(
@@ -933,6 +940,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       await pruneEndedWatches({ ...passOptions, scanReach: () => noticeClaimsReach(store) }).catch(
         failed('pruning ended watches'),
       );
+      await pruneRunRecords(passOptions).catch(failed('pruning run records'));
     };
     for (const pass of [retain, pruneAudit, pruneOldRecords]) {
       if (!pass) continue;

@@ -147,6 +147,8 @@ export function typeValues(
       errors.push({ name, message: `Not an input of this runbook (its inputs: ${known})` });
       continue;
     }
+    // Blank counts as not given, as a blank field of the form does: a default fills it, or "Required".
+    if (text.trim() === '') continue;
     const converted = convert(field, text);
     if (converted.ok)
       Object.defineProperty(params, name, {

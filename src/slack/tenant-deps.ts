@@ -53,7 +53,7 @@ export interface TenantDepsOptions {
    * operator no longer allows: its background work stops (runtime.ts). Nothing is sent to that address.
    */
   onWithdrawn?(installationId: string, baseUrl: string): Promise<void>;
-  /** Installations kept built at once (default 500); the least recently used are closed beyond it. */
+  /** Installations kept built at once (default 2,000); the least recently used are closed beyond it. */
   maxCached?: number;
   /** How long a replaced client stays open for requests still using it (default 60 s). */
   closeGraceMs?: number;
@@ -154,7 +154,9 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
     timers.add(timer);
   };
   const cache = new LRUCache<string, Entry>({
-    max: options.maxCached ?? 500,
+    // Above the installations a deployment keeps busy (the benchmark's 1,001): beyond it every background call
+    // of one evicted rebuilt its client and catalog, and kept the old ones open for the grace.
+    max: options.maxCached ?? 2_000,
     dispose: (entry) => closeLater(entry.tenant),
   });
   const unscoped = (() => {

@@ -122,4 +122,9 @@ export interface WorkflowStepStore {
   reopen(functionExecutionId: string, now: number, installationId?: string): Promise<void>;
   /** Gives steps kept for the single workspace ('') their workspace's installation (many-workspace start). */
   assignInstallations(): Promise<number>;
+  /**
+   * Deletes at most `limit` ended steps (completed, failed) last changed before `before`, oldest first, in one
+   * short statement; how many (fewer than `limit` → none older remain). Pending ones stay, however old.
+   */
+  pruneFinished(before: number, limit: number): Promise<number>;
 }

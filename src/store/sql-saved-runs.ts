@@ -241,5 +241,14 @@ export function workflowStepStore(db: SqlDriver): WorkflowStepStore {
     async assignInstallations() {
       return (await db.query(ASSIGN_STEP_INSTALLATIONS)).rowCount ?? 0;
     },
+    async pruneFinished(before, limit) {
+      const result = await db.query(
+        `DELETE FROM workflow_steps WHERE (installation_id, function_execution_id) IN (
+           SELECT installation_id, function_execution_id FROM workflow_steps
+           WHERE state IN ('completed', 'failed') AND updated_at < $1 ORDER BY updated_at LIMIT $2)`,
+        [before, Math.max(0, Math.trunc(limit))],
+      );
+      return result.rowCount;
+    },
   };
 }

@@ -155,6 +155,17 @@ function outputUploadStore(db: SqlDriver): OutputUploadStore {
         [executionId, installationId],
       );
     },
+    async pruneUnwatched(before, limit) {
+      const result = await db.query(
+        `DELETE FROM output_uploads WHERE (installation_id, execution_id) IN (
+           SELECT u.installation_id, u.execution_id FROM output_uploads u WHERE u.claimed_at < $1
+             AND NOT EXISTS (SELECT 1 FROM watches w
+               WHERE w.installation_id = u.installation_id AND w.execution_id = u.execution_id)
+           ORDER BY u.claimed_at LIMIT $2)`,
+        [before, Math.max(0, Math.trunc(limit))],
+      );
+      return result.rowCount;
+    },
     async get(executionId, installationId = '') {
       const { rows } = await db.query('SELECT * FROM output_uploads WHERE installation_id = $2 AND execution_id = $1', [
         executionId,
@@ -650,6 +661,16 @@ function intentStore(db: SqlDriver): RunIntentStore {
     async assignInstallations() {
       return (await db.query(ASSIGN_INTENT_INSTALLATIONS)).rowCount ?? 0;
     },
+    async pruneSettled(before, limit) {
+      // created_at <= settled_at: the bound on created_at changes nothing but lets its index narrow the scan.
+      const result = await db.query(
+        `DELETE FROM run_intents WHERE id IN (SELECT id FROM run_intents
+           WHERE state IN ('started', 'failed', 'reconciled', 'lost') AND created_at < $1 AND settled_at < $1
+           ORDER BY created_at LIMIT $2)`,
+        [before, Math.max(0, Math.trunc(limit))],
+      );
+      return result.rowCount;
+    },
   };
 }
 
@@ -844,6 +865,24 @@ function approvalStore(db: SqlDriver): ApprovalStore {
         [now, Math.max(0, Math.trunc(limit))],
       );
       return rows.map(toApproval);
+    },
+    async pruneDecided(before, limit) {
+      return db.transaction(async (tx) => {
+        const { rows } = await tx.query(
+          `SELECT id FROM approvals WHERE state <> 'pending' AND decided_at < $1 AND (ran_at IS NULL OR ran_at < $1)
+           ORDER BY decided_at, id LIMIT $2`,
+          [before, Math.max(0, Math.trunc(limit))],
+        );
+        const ids = rows.map((row) => String(row.id));
+        if (ids.length === 0) return 0;
+        // A vote is only ever added to a pending request: none comes after these are read.
+        await tx.query(`DELETE FROM approval_votes WHERE ${inList(db.dialect, 'approval_id', 1)}`, [ids]);
+        const result = await tx.query(
+          `DELETE FROM approvals WHERE ${inList(db.dialect, 'id', 1)} AND state <> 'pending'`,
+          [ids],
+        );
+        return result.rowCount;
+      });
     },
   };
 }

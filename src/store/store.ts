@@ -429,6 +429,11 @@ export interface RunIntentStore {
   get(id: string): Promise<RunIntent | null>;
   /** Gives intents kept for the single workspace ('') their workspace's installation (many-workspace start). */
   assignInstallations(): Promise<number>;
+  /**
+   * Deletes at most `limit` settled intents (any state but open) settled before `before`, oldest first, in one
+   * short statement; how many (fewer than `limit` → none older remain). Open ones stay, however old.
+   */
+  pruneSettled(before: number, limit: number): Promise<number>;
 }
 
 /**
@@ -656,9 +661,14 @@ export interface ApprovalStore {
   listPending(now: number, limit: number, installationId?: string): Promise<Approval[]>;
   /** Gives requests without an installation their requester's workspace's (many-workspace start); how many. */
   assignInstallations(): Promise<number>;
+  /**
+   * Deletes at most `limit` decided requests (approved, rejected, expired) decided and run before `before`,
+   * oldest first, with their votes, in one transaction; how many. Pending ones stay, however old.
+   */
+  pruneDecided(before: number, limit: number): Promise<number>;
 }
 
-/** An execution's full output uploaded into its card's thread as a file (at most once, ever). */
+/** An execution's full output uploaded into its card's thread as a file (at most once while it has a watch). */
 export interface OutputUpload {
   executionId: string;
   claimedAt: number;
@@ -681,6 +691,11 @@ export interface OutputUploadStore {
   get(executionId: string, installationId?: string): Promise<OutputUpload | null>;
   /** Gives uploads kept for the single workspace ('') their workspace's installation (many-workspace start). */
   assignInstallations(): Promise<number>;
+  /**
+   * Deletes at most `limit` claims taken before `before` whose execution has no watch left in their installation
+   * (its watch pruned), oldest first, in one short statement; how many (fewer than `limit` → none older remain).
+   */
+  pruneUnwatched(before: number, limit: number): Promise<number>;
 }
 
 export interface AuditStore {

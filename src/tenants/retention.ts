@@ -6,7 +6,8 @@
 // that, of every installation alike, installed or not, by its own pass (purgeOldAudit). The deletes themselves
 // are the store's (installations.purge, audit.deleteBefore). Dedupe claims (`notifications`) are pruned in
 // every mode by a third pass (pruneClaims), each kind once it can no longer stop anything (src/store/README.md),
-// and ended watches by a fourth (pruneEndedWatches) WATCH_HORIZON_MS after they ended.
+// ended watches by a fourth (pruneEndedWatches) WATCH_HORIZON_MS after they ended, and settled run intents,
+// unwatched uploads, ended workflow steps and decided approvals by a fifth (pruneRunRecords).
 import type { Logger } from '../logger.ts';
 import type { ClaimKind, Store } from '../store/store.ts';
 
@@ -14,11 +15,13 @@ export const RETENTION_LEASE = 'installation-retention';
 export const AUDIT_RETENTION_LEASE = 'audit-retention';
 export const CLAIM_RETENTION_LEASE = 'claim-retention';
 export const WATCH_RETENTION_LEASE = 'watch-retention';
+export const RUN_RECORD_RETENTION_LEASE = 'run-record-retention';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Installations purged per pass at most (the next pass takes the rest). */
 const PER_PASS = 100;
 /**
- * Rows deleted per statement (audit entries; claims of one kind; ended watches), and statements per pass at most
+ * Rows deleted per statement (audit entries; claims of one kind; ended watches; run records of one table), and
+ * statements per pass at most
  * (a first pass over years of rows spreads over several).
  */
 const BATCH = 1_000;
@@ -33,8 +36,12 @@ function holdPassLease(
   return options.store.coordination.holdLease(lease, options.owner, now + options.leaseMs, now);
 }
 
-/** Deletes `batch` at a time until a statement deletes fewer, at most BATCHES_PER_PASS statements; how many. */
-async function inBatches(batch: number, deleteSome: (limit: number) => Promise<number>): Promise<number> {
+/**
+ * Deletes a batch (`options.batch`, tests shrink it; else BATCH) at a time until a statement deletes fewer, at most
+ * BATCHES_PER_PASS statements; how many.
+ */
+async function inBatches(options: { batch?: number }, deleteSome: (limit: number) => Promise<number>): Promise<number> {
+  const batch = Math.max(1, options.batch ?? BATCH);
   let deleted = 0;
   for (let i = 0; i < BATCHES_PER_PASS; i++) {
     const n = await deleteSome(batch);
@@ -98,7 +105,7 @@ export async function purgeOldAudit(options: AuditRetentionOptions): Promise<num
   const now = options.now();
   if (!(await holdPassLease(options, AUDIT_RETENTION_LEASE, now))) return null;
   const cutoff = now - retentionDays * DAY_MS;
-  const deleted = await inBatches(Math.max(1, options.batch ?? BATCH), (n) => store.audit.deleteBefore(cutoff, n));
+  const deleted = await inBatches(options, (n) => store.audit.deleteBefore(cutoff, n));
   logger.info(
     { deleted, before: new Date(cutoff).toISOString(), retentionDays },
     `deleted ${deleted} audit entries older than AUDIT_RETENTION_DAYS`,
@@ -133,13 +140,12 @@ export async function pruneClaims(options: ClaimRetentionOptions): Promise<Recor
   const { store, logger } = options;
   const now = options.now();
   if (!(await holdPassLease(options, CLAIM_RETENTION_LEASE, now))) return null;
-  const batch = Math.max(1, options.batch ?? BATCH);
   const noticeReach = await options.noticeReach();
   const deleted: Record<ClaimKind, number> = { card: 0, notice: 0, form: 0, confirmation: 0 };
   for (const kind of Object.keys(deleted) as ClaimKind[]) {
     let before = now - CLAIM_HORIZON_MS[kind];
     if (kind === 'notice' && noticeReach !== null) before = Math.min(before, noticeReach);
-    deleted[kind] = await inBatches(batch, (n) => store.notifications.prune(kind, before, n));
+    deleted[kind] = await inBatches(options, (n) => store.notifications.prune(kind, before, n));
   }
   logger.info({ deleted }, 'pruned dedupe claims past their horizon');
   return deleted;
@@ -169,7 +175,50 @@ export async function pruneEndedWatches(options: WatchRetentionOptions): Promise
   if (!(await holdPassLease(options, WATCH_RETENTION_LEASE, now))) return null;
   const reach = await options.scanReach();
   const before = Math.min(now - WATCH_HORIZON_MS, reach ?? Number.POSITIVE_INFINITY);
-  const deleted = await inBatches(Math.max(1, options.batch ?? BATCH), (n) => store.watches.pruneEnded(before, n));
+  const deleted = await inBatches(options, (n) => store.watches.pruneEnded(before, n));
   logger.info({ deleted, before: new Date(before).toISOString() }, 'pruned ended watches past their horizon');
+  return deleted;
+}
+
+export type RunRecord = 'intents' | 'uploads' | 'steps' | 'approvals';
+
+/**
+ * How long each per-run record is kept at least after it was settled (why: src/store/README.md): a run intent
+ * after its answer or reconciliation; an upload claim after it was taken, and only once its execution has no
+ * watch; a Workflow Builder step after it ended; an approval request after it was decided (and run).
+ */
+export const RUN_RECORD_HORIZON_MS: Readonly<Record<RunRecord, number>> = {
+  intents: DAY_MS,
+  uploads: DAY_MS,
+  steps: 7 * DAY_MS,
+  approvals: 30 * DAY_MS,
+};
+
+export interface RunRecordRetentionOptions extends Omit<RetentionOptions, 'store' | 'retentionDays'> {
+  store: Pick<Store, 'intents' | 'outputUploads' | 'workflowSteps' | 'approvals' | 'coordination'>;
+  /** Rows per delete (tests shrink it). */
+  batch?: number;
+}
+
+/**
+ * One pass: deletes each per-run record past its horizon in bounded batches; how many of each, or null when
+ * another replica holds the lease. Open intents, pending steps and pending requests stay, however old.
+ */
+export async function pruneRunRecords(options: RunRecordRetentionOptions): Promise<Record<RunRecord, number> | null> {
+  const { store, logger } = options;
+  const now = options.now();
+  if (!(await holdPassLease(options, RUN_RECORD_RETENTION_LEASE, now))) return null;
+  const prune: Record<RunRecord, (before: number, limit: number) => Promise<number>> = {
+    intents: (before, n) => store.intents.pruneSettled(before, n),
+    uploads: (before, n) => store.outputUploads.pruneUnwatched(before, n),
+    steps: (before, n) => store.workflowSteps.pruneFinished(before, n),
+    approvals: (before, n) => store.approvals.pruneDecided(before, n),
+  };
+  const deleted: Record<RunRecord, number> = { intents: 0, uploads: 0, steps: 0, approvals: 0 };
+  for (const table of Object.keys(prune) as RunRecord[]) {
+    const before = now - RUN_RECORD_HORIZON_MS[table];
+    deleted[table] = await inBatches(options, (n) => prune[table](before, n));
+  }
+  logger.info({ deleted }, 'pruned run records past their horizon');
   return deleted;
 }

@@ -1,7 +1,8 @@
 // Child process of the tenants benchmark: the many-workspace watcher alone (no emulator, no fake Slack:
-// those live in the parent), over the parent's SQLite file. Samples its own RSS until SIGTERM, then
-// stops the watcher and prints {"peakRss": bytes, "cpuMs": user + system CPU since start} as one JSON line.
+// those live in the parent), over the parent's SQLite file. Reports its figures (child-figures.ts) from its
+// start until SIGTERM, as one JSON line.
 import { openStore } from '../../src/store/open-store.ts';
+import { sampleSelf } from './child-figures.ts';
 import { tenantWatcher } from './tenant-watcher.ts';
 
 const env = process.env;
@@ -11,19 +12,14 @@ const { watcher, close } = tenantWatcher(
   { api: env.BENCH_API_URL ?? '', slack: env.BENCH_SLACK_URL ?? '' },
   { perTenant: Number(env.BENCH_RATE), global: Number(env.BENCH_GLOBAL_RATE) },
 );
-let peakRss = process.memoryUsage().rss;
-const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
-}, 250);
-const cpuAtStart = process.cpuUsage();
+const self = sampleSelf();
 watcher.start();
 process.stdout.write('started\n');
 process.on('SIGTERM', async () => {
-  clearInterval(sampler);
-  const cpu = process.cpuUsage(cpuAtStart);
+  const figures = self.figures();
   await watcher.stop().catch(() => {});
   await close();
   await store.close();
-  process.stdout.write(`${JSON.stringify({ peakRss, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
   process.exit(0);
 });

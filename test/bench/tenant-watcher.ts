@@ -1,5 +1,6 @@
 // The many-workspace watcher of the tenants benchmark (scenarios/tenants.ts), built the same way in the
-// bench process and in its own process (tenant-watcher-process.ts, for the watcher's RSS alone): every
+// bench process (which stores the watches with it) and in its own process (tenant-watcher-process.ts, the
+// watcher alone in the bot's place, for what the rest of the runtime adds): every
 // watch runs in its workspace's scope (teamId), each tenant on its own budget under the global ceiling,
 // and each workspace reaches its own Runbook API tenant with its own key through one routed client, as
 // the runtime does in many-workspace mode (one client per installation, src/tenants/routed-api.ts).

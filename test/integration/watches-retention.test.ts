@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-api.ts';
 import { WATCH_HORIZON_MS } from '../../src/tenants/retention.ts';
 import { type Harness, startHarness, waitFor } from '../support/bot-harness.ts';
+import { watchAndSee as watchAgain, watchFinished } from '../support/watch-again.ts';
 
 const VACUUM = 'Postgres Vacuum Analyze';
 const MIN = 60_000;
@@ -28,23 +29,8 @@ const cardsOf = (id: string): FakeMessage[] =>
   (h.fake.state.messages[CHANNEL] ?? []).filter(
     (m) => !m.thread_ts && JSON.stringify([m.text, m.blocks ?? []]).includes(id),
   );
-const toldCarol = (needle: string) =>
-  h.fake.state.ephemerals.filter((e) => e.user === CAROL && JSON.stringify([e.text, e.blocks]).includes(needle)).length;
-
-/** Until the run's watch has ended as finished (the watcher is done with it: card, reply, state). */
-async function finished(id: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while ((await h.runtime.store.watches.get(id))?.state !== 'finished') {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the watch to finish');
-    await new Promise((r) => setTimeout(r, 15));
-  }
-}
-
-async function watchAndSee(id: string, needle: string): Promise<void> {
-  const before = toldCarol(needle);
-  await h.user(CAROL).command(`watch ${id}`, CHANNEL);
-  await waitFor(() => toldCarol(needle) > before || undefined, needle);
-}
+const watchAndSee = (id: string, needle: string) => watchAgain(h, CAROL, CHANNEL, id, needle);
+const finished = (id: string) => watchFinished(h, id);
 
 describe('watches retention', () => {
   it('/runbook watch of a run: already reported inside the horizon; past it, its result is told once more', async () => {

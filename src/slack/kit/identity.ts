@@ -68,7 +68,7 @@ export class Identity {
   /** Keyed `<installation>\n<user id>`. */
   readonly #profiles: LRUCache<string, Profile, WebClient>;
   /** Group members as read in each installation ('' outside any), and the reads in flight. */
-  readonly #members = new LRUCache<string, Members>({ max: 1_000 });
+  readonly #members = new LRUCache<string, Members>({ maxSize: 1_000, sizeCalculation: () => 1 });
   readonly #membersLoading = new Map<string, Promise<Members>>();
   readonly #userIds: LRUCache<string, UserIdEntry, WebClient>;
   // By token: a workflow step's client carries its own short-lived token, so the map is bounded.
@@ -78,8 +78,11 @@ export class Identity {
     this.#o = options;
     this.#ttlMs = options.ttlMs ?? 10 * 60_000;
     this.#now = options.now ?? Date.now;
+    // Bounded by count through maxSize, not `max`: lru-cache allocates `max` slots up front, which came to
+    // 2 MB for each installation's caches (many workspaces: 2 GB at 1,000); these grow as they fill.
+    const bound = { maxSize: options.maxUsers ?? 10_000, sizeCalculation: () => 1 };
     this.#profiles = new LRUCache<string, Profile, WebClient>({
-      max: options.maxUsers ?? 10_000,
+      ...bound,
       ttl: this.#ttlMs,
       // Our clock, read on every check (no 1 ms caching), so tests and the TTL agree.
       perf: { now: this.#now },
@@ -87,7 +90,7 @@ export class Identity {
       fetchMethod: (key, _stale, { context }) => this.#fetchProfile(context, key.slice(key.indexOf('\n') + 1)),
     });
     this.#userIds = new LRUCache<string, UserIdEntry, WebClient>({
-      max: options.maxUsers ?? 10_000,
+      ...bound,
       ttl: this.#ttlMs,
       perf: { now: this.#now },
       ttlResolution: 0,

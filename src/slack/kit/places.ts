@@ -62,7 +62,8 @@ export class Places {
   constructor(options: PlacesOptions) {
     this.#o = options;
     const now = options.now ?? Date.now;
-    const common = { max: 10_000, perf: { now }, ttlResolution: 0 } as const;
+    // Bounded by count through maxSize, not `max`, which allocates every slot up front (identity.ts).
+    const common = { maxSize: 10_000, sizeCalculation: () => 1, perf: { now }, ttlResolution: 0 } as const;
     const membershipTtl = options.membershipTtlMs ?? 30_000;
     this.#conversations = new LRUCache<string, Conversation, WebClient>({
       ...common,

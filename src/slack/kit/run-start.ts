@@ -251,7 +251,7 @@ export async function runModalView(
   const refusals = typed && !typed.ok ? typed.errors.filter((e) => given.includes(e.name)) : [];
   const typedNotes = refusals.map((e) => `:warning: \`${escapeMrkdwn(e.name)}\`: ${escapeMrkdwn(e.message)}`);
   // A secret typed on the line is not carried into the form (below): said, not silently dropped.
-  const typedSecrets = secretFieldNames(spec).filter((name) => given.includes(name));
+  const typedSecrets = secretFieldNames(spec).filter((name) => (target.typed?.[name] ?? '').trim() !== '');
   if (typedSecrets.length > 0) {
     const names = typedSecrets.map((name) => `\`${escapeMrkdwn(name)}\``).join(', ');
     typedNotes.push(`:warning: ${names}: a secret is never taken from a line; type it in the form below.`);

@@ -5,25 +5,31 @@
 // Measured: completion → message (the fake Slack's edit of the run's card) for the small tenants together
 // with the large one, next to the same small tenants alone in the same run (ratio: target ≤ 1.2×, p99 ≤ 2 s),
 // and the large tenant's together vs alone and against its own bound (one sweep of its watches over its
-// budget); the watcher's RSS, CPU and request rate.
+// budget); the bot's RSS, CPU and request rate, and beside them the watcher's alone under the same load.
 //
-// Three processes: the watcher (the bot's side, as the runtime builds it in many-workspace mode: scoped
-// per workspace, one API client per workspace), the emulator (one tenant per workspace, by key), and this
-// one (fake Slack, measurements). BENCH_TENANTS_SCALE (default 1, the issue's size) scales the counts.
+// Three processes: the bot (the whole runtime in many-workspace mode, tenant-bot-process.ts: every
+// workspace installed with its own sealed bot token and connected to its own Runbook API key), the
+// emulator (one tenant per workspace, by key), and this one (fake Slack, measurements). One more phase
+// runs the watcher alone in the bot's place (tenant-watcher-process.ts), for the runtime's share of the
+// figures. BENCH_TENANTS_SCALE (default 1, the issue's size) scales the counts.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { loadConfig } from '../../../src/config.ts';
 import { type FakeSlack, startFakeSlack } from '../../../src/sandbox/fake-slack-api.ts';
 import { openStore } from '../../../src/store/open-store.ts';
+import { inInstallation } from '../../../src/tenants/tenant-scope.ts';
 import { planChecks } from '../../../src/watch/check-plan.ts';
-import { BOT_TOKEN } from '../bench-stack.ts';
+import type { ChildFigures } from '../child-figures.ts';
 import { mb, ms, type ScenarioResult, times } from '../report.ts';
 import { runConcurrent } from '../run-concurrent.ts';
 import { ratio, summarize } from '../stats.ts';
+import { installTenants, tenantBotEnv } from '../tenant-bot.ts';
 import type { EmulatorCommand } from '../tenant-emulator-process.ts';
+import { tenantBotToken } from '../tenant-keys.ts';
 import { tenantWatcher } from '../tenant-watcher.ts';
 
 const SCALE = Number(process.env.BENCH_TENANTS_SCALE ?? 1);
@@ -54,15 +60,22 @@ interface Tenant {
   watches: number;
 }
 
+/** What works on the watches: the whole bot (many-workspace runtime) or its watcher alone. */
+type Kind = 'bot' | 'watcher';
+
 interface Phase {
   /** tenant id → completion → message delays (ms) */
   delays: Map<string, number[]>;
   peakRss: number;
+  /** The child's highest V8 heap total (live objects and garbage not yet collected). */
+  peakHeap: number;
   requests: number;
   /** From the watcher's start until every watch had its first look. */
   settleMs: number;
-  /** CPU time of the watcher's process (user + system) from its start, and the wall time it ran. */
+  /** CPU time of the child process (user + system) from its start, and the wall time that took. */
   cpuMs: number;
+  cpuWallMs: number;
+  /** From the child's start (ready) until it gave its figures. */
   wallMs: number;
   /** Watches open when the runs began to end. */
   open: number;
@@ -72,19 +85,30 @@ interface Phase {
   unreported: number;
 }
 
-export async function runPhase(tenants: Tenant[]): Promise<Phase> {
+export async function runPhase(tenants: Tenant[], kind: Kind = 'bot'): Promise<Phase> {
   // Each workspace's own tenant (its own key, catalog and executions), as the real service has, served by
   // an emulator in a process of its own.
   const emulator = await startEmulatorProcess(tenants.map((t) => t.id));
+  // No bot token of its own: it takes every installation's (any xoxb- token).
   const fake: FakeSlack = await startFakeSlack({
     port: 0,
-    botToken: BOT_TOKEN,
     channels: tenants.map((t) => ({ id: `C${t.id}`, name: `ops-${t.id.toLowerCase()}` })),
   });
   const dir = mkdtempSync(join(tmpdir(), 'runbook-bench-tenants-'));
-  const storePath = join(dir, 'bench.sqlite');
-  const store = await openStore({ kind: 'sqlite', path: storePath });
-  // Stores the watches here (never started); the watcher that works on them runs in its own process.
+  const botEnv = tenantBotEnv({
+    apiUrl: emulator.url,
+    slackUrl: fake.url,
+    dataDir: dir,
+    perTenant: RATE,
+    global: GLOBAL_RATE,
+  });
+  const config = loadConfig(botEnv);
+  if (config.store.kind !== 'sqlite') throw new Error('the tenants bench runs on SQLite');
+  const storePath = config.store.path;
+  const store = await openStore(config.store);
+  // Stores the watches here (never started); what works on them runs in its own process. The bot's are
+  // kept for their workspace's installation, as startRun keeps them (the watcher alone's, for no installation).
+  const inScope = <T>(team: string, work: () => Promise<T>) => (kind === 'bot' ? inInstallation(team, work) : work());
   const { watcher, close } = tenantWatcher(
     store,
     { api: emulator.url, slack: fake.url },
@@ -95,46 +119,63 @@ export async function runPhase(tenants: Tenant[]): Promise<Phase> {
   const jobs = tenants.flatMap((t) => Array.from({ length: t.watches }, () => t));
   const byTs = new Map<string, { tenant: Tenant; id: string; endMs: number }>();
   try {
+    // The bot's workspaces: each installed (its bot token sealed) and connected to its own tenant's key.
+    if (kind === 'bot')
+      await installTenants(
+        config,
+        store,
+        tenants.map((t) => t.id),
+      );
     // Every run keeps running until told when to end (below, once every watch is live).
     const runs = (await emulator.call({ cmd: 'run', tenants: jobs.map((t) => t.id) })) as Array<{
       id: string;
       runbookId: string;
       runbookName: string;
     }>;
-    await runConcurrent(jobs.length, 16, async (i) => {
+    const stored = await runConcurrent(jobs.length, 16, async (i) => {
       const tenant = jobs[i]!;
       const record = runs[i]!;
       const channel = `C${tenant.id}`;
       const res = await request(`${fake.url}chat.postMessage`, {
         method: 'POST',
         dispatcher: agent,
-        headers: { authorization: `Bearer ${BOT_TOKEN}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${tenantBotToken(tenant.id)}`, 'content-type': 'application/json' },
         body: JSON.stringify({ channel, text: `\`${record.id}\` is running` }),
       });
       const body = (await res.body.json()) as { ok: boolean; ts?: string };
       if (!body.ok || !body.ts) throw new Error('could not post the running message');
       byTs.set(body.ts, { tenant, id: record.id, endMs: Number.POSITIVE_INFINITY });
-      await watcher.started({
-        runbookId: record.runbookId,
-        runbookName: record.runbookName,
-        proxyId: 'proxy-dev',
-        startedBy: null,
-        teamId: tenant.id,
-        inputs: {},
-        executionIds: [record.id],
-        channel,
+      const ts = body.ts;
+      await inScope(tenant.id, async () => {
+        await watcher.started({
+          runbookId: record.runbookId,
+          runbookName: record.runbookName,
+          proxyId: 'proxy-dev',
+          startedBy: null,
+          teamId: tenant.id,
+          inputs: {},
+          executionIds: [record.id],
+          channel,
+        });
+        await watcher.posted([record.id], channel, ts);
       });
-      await watcher.posted([record.id], channel, body.ts);
     });
+    if (stored.failed > 0 || stored.started < jobs.length)
+      throw new Error(
+        `${jobs.length - stored.started + stored.failed} watches not stored: ${stored.errors.join('; ')}`,
+      );
     await close();
     await store.close();
-    const started = startChild({
-      BENCH_STORE: storePath,
-      BENCH_API_URL: emulator.url,
-      BENCH_SLACK_URL: fake.url,
-      BENCH_RATE: String(RATE),
-      BENCH_GLOBAL_RATE: String(GLOBAL_RATE),
-    });
+    const started =
+      kind === 'bot'
+        ? startChild(BOT_CHILD, { BENCH_BOT_ENV: JSON.stringify(botEnv) })
+        : startChild(WATCHER_CHILD, {
+            BENCH_STORE: storePath,
+            BENCH_API_URL: emulator.url,
+            BENCH_SLACK_URL: fake.url,
+            BENCH_RATE: String(RATE),
+            BENCH_GLOBAL_RATE: String(GLOBAL_RATE),
+          });
     child = started.child;
     await started.ready;
     // Every watch live and looked at once (its first look done) before any run ends; then every run
@@ -192,7 +233,7 @@ export async function runPhase(tenants: Tenant[]): Promise<Phase> {
       }
     }
     const measuredMs = Date.now() - measuredFrom;
-    const { peakRss, cpuMs } = await started.stop();
+    const { peakRss, peakHeap, cpuMs, wallMs: cpuWallMs } = await started.stop();
     child = null;
     // Runs not reported by the deadline count with their delay so far (a lower bound), and are counted.
     let unreported = 0;
@@ -207,7 +248,9 @@ export async function runPhase(tenants: Tenant[]): Promise<Phase> {
     return {
       delays,
       peakRss,
+      peakHeap,
       cpuMs,
+      cpuWallMs,
       requests,
       settleMs,
       wallMs: Date.now() - settleFrom,
@@ -227,7 +270,8 @@ export async function runPhase(tenants: Tenant[]): Promise<Phase> {
   }
 }
 
-const CHILD = fileURLToPath(new URL('../tenant-watcher-process.ts', import.meta.url));
+const BOT_CHILD = fileURLToPath(new URL('../tenant-bot-process.ts', import.meta.url));
+const WATCHER_CHILD = fileURLToPath(new URL('../tenant-watcher-process.ts', import.meta.url));
 const EMULATOR = fileURLToPath(new URL('../tenant-emulator-process.ts', import.meta.url));
 
 type Command = DistributiveOmit<EmulatorCommand, 'seq'>;
@@ -276,15 +320,18 @@ async function startEmulatorProcess(
   };
 }
 
-/** The watcher in its own process: resolves `ready` once it started; `stop` gives its peak RSS. */
-function startChild(env: Record<string, string>): {
+/** The bot (or the watcher alone) in its own process: `ready` once it started; `stop` gives its figures. */
+function startChild(
+  script: string,
+  env: Record<string, string>,
+): {
   child: ChildProcess;
   ready: Promise<void>;
-  stop: () => Promise<{ peakRss: number; cpuMs: number }>;
+  stop: () => Promise<ChildFigures>;
 } {
-  // BENCH_CHILD_NODE_ARGS: extra flags for the watcher's process (say, --cpu-prof to profile it).
+  // BENCH_CHILD_NODE_ARGS: extra flags for the child's process (say, --cpu-prof to profile it).
   const flags = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, CHILD], {
+  const child = spawn(process.execPath, [...flags, script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -299,22 +346,22 @@ function startChild(env: Record<string, string>): {
       out += d;
       if (out.includes('started')) resolve();
     });
-    child.on('exit', (code) => reject(new Error(`watcher process exited (${code}): ${err.slice(-300)}`)));
+    child.on('exit', (code) => reject(new Error(`the bench's child process exited (${code}): ${err.slice(-300)}`)));
   });
   const stop = () =>
-    new Promise<{ peakRss: number; cpuMs: number }>((resolve, reject) => {
+    new Promise<ChildFigures>((resolve, reject) => {
       child.on('exit', () => {
         const line = out.split('\n').find((l) => l.startsWith('{'));
-        if (!line) reject(new Error(`watcher process gave no figures: ${err.slice(-300)}`));
-        else resolve(JSON.parse(line) as { peakRss: number; cpuMs: number });
+        if (!line) reject(new Error(`the bench's child process gave no figures: ${err.slice(-300)}`));
+        else resolve(JSON.parse(line) as ChildFigures);
       });
       child.kill('SIGTERM');
     });
   return { child, ready, stop };
 }
 
-/** The watcher's CPU time over the phase's wall time, in % of one core. */
-const cpuShare = (phase: Phase) => Math.round((phase.cpuMs / phase.wallMs) * 100);
+/** The child's CPU time over the wall time it ran, in % of one core. */
+const cpuShare = (phase: Phase) => Math.round((phase.cpuMs / phase.cpuWallMs) * 100);
 /** API requests a second from the first run's end to the last report. */
 const perSecond = (phase: Phase) => (phase.requests / Math.max(1, phase.measuredMs / 1000)).toFixed(0);
 
@@ -326,11 +373,18 @@ export async function tenantsScenario(): Promise<ScenarioResult> {
   const smallAlone = await runPhase(small);
   const bigAlone = await runPhase([big]);
   const together = await runPhase([...small, big]);
+  // The same load on the watcher alone: what the rest of the runtime adds to the bot's figures.
+  const watcherOnly = await runPhase([...small, big], 'watcher');
   const sA = summarize(smallOf(smallAlone));
   const sT = summarize(smallOf(together));
   const bA = summarize(bigAlone.delays.get('TBIG') ?? []);
   const bT = summarize(together.delays.get('TBIG') ?? []);
+  const sW = summarize(smallOf(watcherOnly));
+  const tenants = SMALL_TENANTS + 1;
   const label = `${SMALL_TENANTS} tenants × ${SMALL_WATCHES} + 1 × ${BIG_WATCHES}`;
+  const phases = { smallAlone, bigAlone, together, watcherOnly };
+  const each = <T>(figure: (phase: Phase) => T) =>
+    Object.fromEntries(Object.entries(phases).map(([name, phase]) => [name, figure(phase)]));
   return {
     id: 'tenants',
     rows: [
@@ -365,10 +419,16 @@ export async function tenantsScenario(): Promise<ScenarioResult> {
         ratio: times(ratio(bT.p99, BIG_FLOOR_MS)),
       },
       {
-        scenario: `${label}: CPU of the watcher's process, share of one core (vs small tenants alone)`,
+        scenario: `${label}: CPU of the bot's process, share of one core (vs small tenants alone)`,
         ours: `${cpuShare(together)}%`,
         baseline: `${cpuShare(smallAlone)}%`,
         ratio: times(ratio(cpuShare(together), cpuShare(smallAlone))),
+      },
+      {
+        scenario: `${label}: CPU of the bot's process (vs the watcher alone in a process of its own, same load)`,
+        ours: `${cpuShare(together)}%`,
+        baseline: `${cpuShare(watcherOnly)}%`,
+        ratio: times(ratio(cpuShare(together), cpuShare(watcherOnly))),
       },
       {
         scenario: `${label}: API requests/s while all are watched (vs small tenants alone)`,
@@ -377,10 +437,22 @@ export async function tenantsScenario(): Promise<ScenarioResult> {
         ratio: times(ratio(Number(perSecond(together)), Number(perSecond(smallAlone)))),
       },
       {
-        scenario: `${label}: peak RSS of the watcher's own process (vs small tenants alone)`,
+        scenario: `${label}: peak RSS of the bot alone, whole runtime, ${tenants} installations (vs small tenants alone)`,
         ours: mb(together.peakRss),
         baseline: mb(smallAlone.peakRss),
         ratio: times(ratio(together.peakRss, smallAlone.peakRss)),
+      },
+      {
+        scenario: `${label}: peak RSS of the bot alone (vs the watcher alone in a process of its own, same load)`,
+        ours: mb(together.peakRss),
+        baseline: mb(watcherOnly.peakRss),
+        ratio: times(ratio(together.peakRss, watcherOnly.peakRss)),
+      },
+      {
+        scenario: `${label}: watcher alone's small tenants' completion → message p99 (vs the bot's)`,
+        ours: ms(sW.p99),
+        baseline: ms(sT.p99),
+        ratio: times(ratio(sW.p99, sT.p99)),
       },
     ],
     data: {
@@ -395,18 +467,22 @@ export async function tenantsScenario(): Promise<ScenarioResult> {
       bigTogether: bT,
       bigBoundMs: BIG_BOUND_MS,
       bigFloorMs: BIG_FLOOR_MS,
-      requests: { smallAlone: smallAlone.requests, bigAlone: bigAlone.requests, together: together.requests },
-      rss: { smallAlone: smallAlone.peakRss, bigAlone: bigAlone.peakRss, together: together.peakRss },
-      cpuMs: { smallAlone: smallAlone.cpuMs, bigAlone: bigAlone.cpuMs, together: together.cpuMs },
-      wallMs: { smallAlone: smallAlone.wallMs, bigAlone: bigAlone.wallMs, together: together.wallMs },
-      settleMs: { smallAlone: smallAlone.settleMs, bigAlone: bigAlone.settleMs, together: together.settleMs },
+      watcherOnlySmall: sW,
+      watcherOnlyBig: summarize(watcherOnly.delays.get('TBIG') ?? []),
+      requests: each((p) => p.requests),
+      rss: each((p) => p.peakRss),
+      heap: each((p) => p.peakHeap),
+      cpuMs: each((p) => p.cpuMs),
+      cpuWallMs: each((p) => p.cpuWallMs),
+      wallMs: each((p) => p.wallMs),
+      settleMs: each((p) => p.settleMs),
       ending: ENDING,
-      unreported: { smallAlone: smallAlone.unreported, bigAlone: bigAlone.unreported, together: together.unreported },
+      unreported: each((p) => p.unreported),
       spreadMs: SPREAD_MS,
       loadAverage: os.loadavg(),
     },
     notes: [
-      `scale ${SCALE} of the issue's 1,000 × 10 + 1 × 10,000 (BENCH_TENANTS_SCALE); each tenant ${RATE} requests/s of its own, global ceiling ${GLOBAL_RATE}/s; with every watch live, ${ENDING * 100}% of each tenant's runs (BENCH_TENANTS_ENDING) end at random over ${SPREAD_MS / 1000} s, the rest stay open; the watcher, the emulator (one tenant per workspace) and the bench (fake Slack, measurements) each run in their own process; load average at the end ${os
+      `scale ${SCALE} of the issue's 1,000 × 10 + 1 × 10,000 (BENCH_TENANTS_SCALE); each tenant ${RATE} requests/s of its own, global ceiling ${GLOBAL_RATE}/s; with every watch live, ${ENDING * 100}% of each tenant's runs (BENCH_TENANTS_ENDING) end at random over ${SPREAD_MS / 1000} s, the rest stay open; the bot (the whole runtime in many-workspace mode, every workspace installed and connected with its own sealed token and key), the emulator (one tenant per workspace) and the bench (fake Slack, measurements) each run in their own process; a fourth phase runs the watcher alone in the bot's place under the together load; load average at the end ${os
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' / ')}`,

@@ -73,6 +73,13 @@ describe('tenant deps', () => {
     await expect(removed.api.workflows.list({})).rejects.toBeInstanceOf(UserFacingError);
   });
 
+  it('keeps the deps of 1,001 installations built at once: none is rebuilt on its next use', async () => {
+    const ids = Array.from({ length: 1_001 }, (_, i) => `T9${String(i).padStart(5, '0')}`);
+    const built = new Map<string, unknown>();
+    for (const id of ids) built.set(id, await t.tenants.depsFor(t.installation(id)));
+    for (const id of ids) expect(await t.tenants.depsFor(t.installation(id))).toBe(built.get(id));
+  });
+
   it('checks a key with the API before saving it: a wrong key is refused and nothing is kept', async () => {
     const outcome = await t.connections.connect('T0DDD', { apiKey: 'not-a-tenant-key' }, 'U1');
     expect(outcome).toMatchObject({ ok: false, field: 'apiKey' });

@@ -5,7 +5,8 @@
 // every purged table holds exactly what it held before the uninstalled one's rows were written, and the other
 // installation's rows are all still there. A table added later without being purged or listed fails here.
 // The claims pass (every mode, by age) deletes from `notifications` only, and only the kinds it prunes; the
-// ended-watches pass from `watches` only, and only ended ones.
+// ended-watches pass from `watches` only, and only ended ones; the run records pass from the per-run tables
+// only (intents, uploads, workflow steps, approvals and their votes), and only settled or unwatched rows.
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.ts';
 import type { Store } from '../../../src/store/store.ts';
@@ -13,8 +14,10 @@ import {
   CLAIM_RETENTION_LEASE,
   pruneClaims,
   pruneEndedWatches,
+  pruneRunRecords,
   purgeUninstalled,
   RETENTION_LEASE,
+  RUN_RECORD_RETENTION_LEASE,
   WATCH_HORIZON_MS,
   WATCH_RETENTION_LEASE,
 } from '../../../src/tenants/retention.ts';
@@ -34,7 +37,7 @@ export const GLOBAL_TABLES: Record<string, string> = {
   slack_events: 'event ids Slack delivered (unique across Slack), forgotten after 7 days',
   audit: 'the audit trail follows its own retention, not the installation’s',
   leases:
-    'one row per deployment-wide job (the sweep, the scans, freezes, skips, this purge, the claims and watches passes), none per installation',
+    'one row per deployment-wide job (the sweep, the scans, freezes, skips, this purge, the claims, watches and run records passes), none per installation',
 };
 
 /** Everything an installation can leave behind: `id` installed (org-wide when `org`), used from workspace `team`. */
@@ -84,6 +87,7 @@ export function runRetentionCoverageContract(name: string, createHarness: () => 
       await store.coordination.holdLease(RETENTION_LEASE, 'replica-a', T0 + 400 * DAY, T0);
       await store.coordination.holdLease(CLAIM_RETENTION_LEASE, 'replica-a', T0 + 400 * DAY, T0);
       await store.coordination.holdLease(WATCH_RETENTION_LEASE, 'replica-a', T0 + 400 * DAY, T0);
+      await store.coordination.holdLease(RUN_RECORD_RETENTION_LEASE, 'replica-a', T0 + 400 * DAY, T0);
     });
 
     const counts = async (): Promise<Record<string, number>> =>
@@ -162,6 +166,36 @@ export function runRetentionCoverageContract(name: string, createHarness: () => 
       for (const t of Object.keys(after)) expect(left[t], t).toBe(t === 'watches' ? after[t]! - 1 : after[t]);
       expect(await store.watches.get('X', 'E0GONE')).toBeNull();
       expect((await store.watches.get('X', 'T0KEPT'))?.state).toBe('active');
+    });
+
+    it('the run records pass prunes settled intents, unwatched uploads, ended steps, decided requests: those only', async () => {
+      const { after } = await seedBoth();
+      // The uninstalled one's run intent, workflow step and approval request are settled; the other's still open.
+      expect(await store.intents.settle('i-E0GONE', 'lost', [], T0 + 1)).toBe(true);
+      expect(await store.workflowSteps.finish('Fx1', 'failed', { error: 'x' }, T0 + 1, 'E0GONE')).toBe(true);
+      const [gone] = (await store.approvals.listPending(T0, 10, 'E0GONE')).map((a) => a.id);
+      expect(await store.approvals.decide(gone!, 'expired', null, null, T0 + 1)).toBe(true);
+      const deleted = await pruneRunRecords({
+        store,
+        owner: 'replica-a',
+        leaseMs: 60_000,
+        now: () => T0 + 400 * DAY,
+        logger,
+      });
+      // Both upload claims: no watch of `e-1` in either installation (the watch kept is of `X`).
+      expect(deleted).toEqual({ intents: 1, uploads: 2, steps: 1, approvals: 1 });
+      const fewer: Record<string, number> = {
+        run_intents: 1,
+        output_uploads: 2,
+        workflow_steps: 1,
+        approvals: 1,
+        approval_votes: 1,
+      };
+      const left = await counts();
+      for (const t of Object.keys(after)) expect(left[t], t).toBe(after[t]! - (fewer[t] ?? 0));
+      expect((await store.intents.listOpen(T0 + 1, 10, 'T0KEPT')).map((i) => i.id)).toEqual(['i-T0KEPT']);
+      expect((await store.workflowSteps.get('Fx1', 'T0KEPT'))?.state).toBe('pending');
+      expect(await store.approvals.listPending(T0, 10, 'T0KEPT')).toHaveLength(1);
     });
 
     it('a reinstall within the retention finds all of it again; one after it finds none', async () => {

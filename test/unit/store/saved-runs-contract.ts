@@ -160,5 +160,30 @@ export function runSavedRunsContract(name: string, createHarness: () => Promise<
         outputs: null,
       });
     });
+
+    // Run record retention (tenants/retention.ts picks the cutoff): an ended step goes once it ended before it.
+    it('workflow steps: pruneFinished deletes ended steps before the cutoff, oldest first; pending ones stay', async () => {
+      for (const [id, at] of [
+        ['Fx1', T0],
+        ['Fx2', T0 + 1],
+        ['Fx3', T0 + 2],
+        ['Fx4', T0 + 3],
+      ] as const)
+        expect(await store.workflowSteps.begin(step(id), at, 'T9')).toBe(true);
+      expect(await store.workflowSteps.begin(step('Fx1'), T0, 'T8')).toBe(true);
+      expect(await store.workflowSteps.finish('Fx1', 'completed', { outputs: {} }, T0 + 10, 'T9')).toBe(true);
+      expect(await store.workflowSteps.finish('Fx2', 'failed', { error: 'no' }, T0 + 11, 'T9')).toBe(true);
+      expect(await store.workflowSteps.finish('Fx3', 'failed', { error: 'no' }, T0 + 50, 'T9')).toBe(true);
+      expect(await store.workflowSteps.pruneFinished(T0 + 50, 1)).toBe(1);
+      expect(await store.workflowSteps.get('Fx1', 'T9')).toBeNull();
+      expect(await store.workflowSteps.pruneFinished(T0 + 50, 1)).toBe(1);
+      expect(await store.workflowSteps.get('Fx2', 'T9')).toBeNull();
+      expect(await store.workflowSteps.pruneFinished(T0 + 50, 1)).toBe(0);
+      expect((await store.workflowSteps.get('Fx3', 'T9'))?.state).toBe('failed');
+      expect(await store.workflowSteps.pruneFinished(T0 + 400 * 86_400_000, 10)).toBe(1);
+      // Pending steps stay, however old: the watcher still ends them with their run.
+      expect((await store.workflowSteps.get('Fx4', 'T9'))?.state).toBe('pending');
+      expect((await store.workflowSteps.get('Fx1', 'T8'))?.state).toBe('pending');
+    });
   });
 }

@@ -859,6 +859,27 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await store.intents.assignInstallations()).toBe(1);
         expect((await store.intents.listOpen(T0 + 100, 10, 'T0C')).map((i) => i.id)).toEqual(['i-0']);
       });
+
+      // Run record retention (tenants/retention.ts picks the cutoff): a settled intent goes once settled before it.
+      it('pruneSettled: intents settled before the cutoff go, oldest first; younger settled and all open stay', async () => {
+        for (let i = 0; i < 4; i++)
+          await store.intents.record({ ...intent(`i-${i}`), installationId: `T${i}` }, T0 + i);
+        await store.intents.record(intent('open'), T0);
+        expect(await store.intents.settle('i-0', 'started', ['e-0'], T0 + 10)).toBe(true);
+        expect(await store.intents.settle('i-1', 'lost', [], T0 + 10)).toBe(true);
+        expect(await store.intents.settle('i-2', 'reconciled', ['e-2'], T0 + 10)).toBe(true);
+        expect(await store.intents.settle('i-3', 'failed', [], T0 + 50)).toBe(true);
+        expect(await store.intents.pruneSettled(T0 + 50, 2)).toBe(2);
+        expect(await store.intents.get('i-0')).toBeNull();
+        expect(await store.intents.get('i-1')).toBeNull();
+        expect(await store.intents.pruneSettled(T0 + 50, 2)).toBe(1);
+        expect(await store.intents.get('i-2')).toBeNull();
+        expect((await store.intents.get('i-3'))?.state).toBe('failed');
+        expect(await store.intents.pruneSettled(T0 + 400 * 86_400_000, 10)).toBe(1);
+        expect((await store.intents.listOpen(T0 + 400 * 86_400_000, 10)).map((i) => i.id)).toEqual(['open']);
+        // Gone, a late answer finds nothing open, as for an intent another replica settled.
+        expect(await store.intents.settle('i-0', 'failed', [], T0 + 60)).toBe(false);
+      });
     });
 
     describe('output uploads', () => {
@@ -886,6 +907,43 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         expect(await restarted.outputUploads.claim('e-1', T0 + 4)).toBe(false);
         expect(await restarted.outputUploads.get('e-1')).toMatchObject({ fileId: 'F123', completedAt: T0 + 2 });
         expect(await restarted.outputUploads.get('e-2')).toBeNull();
+      });
+
+      it('pruneUnwatched: claims before the cutoff go once their execution has no watch in their installation', async () => {
+        // The same execution id in two installations, each watched.
+        for (const id of ['T8', 'T9']) {
+          await store.watches.insert(newWatch('e-1', { installationId: id }), T0);
+          expect(await store.outputUploads.claim('e-1', T0 + 1, id)).toBe(true);
+        }
+        await store.outputUploads.complete('e-1', 'F1', T0 + 2, 'T9');
+        expect(await store.outputUploads.claim('e-2', T0 + 1, 'T9')).toBe(true);
+        expect(await store.outputUploads.claim('e-3', T0 + 20, 'T9')).toBe(true);
+        expect(await store.watches.stopInstallation('T9', T0 + 3)).toBe(1);
+        // Unwatched and older than the cutoff: e-2 only (T9's e-1 has its ended watch still; e-3 is younger).
+        expect(await store.outputUploads.pruneUnwatched(T0 + 10, 10)).toBe(1);
+        expect(await store.outputUploads.get('e-2', 'T9')).toBeNull();
+        expect(await store.outputUploads.get('e-1', 'T9')).toMatchObject({ fileId: 'F1' });
+        // Its watch pruned, T9's claim of e-1 goes too; T8's of the same id stays with its active watch.
+        expect(await store.watches.pruneEnded(T0 + 10, 10)).toBe(1);
+        expect(await store.outputUploads.pruneUnwatched(T0 + 10, 10)).toBe(1);
+        expect(await store.outputUploads.get('e-1', 'T9')).toBeNull();
+        expect(await store.outputUploads.get('e-1', 'T8')).not.toBeNull();
+        expect(await store.outputUploads.pruneUnwatched(T0 + 400 * 86_400_000, 10)).toBe(1);
+        expect(await store.outputUploads.get('e-3', 'T9')).toBeNull();
+        expect(await store.outputUploads.get('e-1', 'T8')).not.toBeNull();
+        // Gone, the run watched afresh may have its output uploaded once more (into its new card's thread).
+        expect(await store.outputUploads.claim('e-1', T0 + 400 * 86_400_000, 'T9')).toBe(true);
+      });
+
+      it('pruneUnwatched: at most `limit` a statement, oldest first', async () => {
+        for (let i = 0; i < 5; i++) expect(await store.outputUploads.claim(`e-${i}`, T0 + 5 - i)).toBe(true);
+        expect(await store.outputUploads.pruneUnwatched(T0 + 100, 2)).toBe(2);
+        expect(await store.outputUploads.get('e-4')).toBeNull();
+        expect(await store.outputUploads.get('e-3')).toBeNull();
+        expect(await store.outputUploads.get('e-2')).not.toBeNull();
+        expect(await store.outputUploads.pruneUnwatched(T0 + 100, 2)).toBe(2);
+        expect(await store.outputUploads.pruneUnwatched(T0 + 100, 2)).toBe(1);
+        expect(await store.outputUploads.pruneUnwatched(T0 + 100, 2)).toBe(0);
       });
     });
 
@@ -1273,6 +1331,50 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         });
         await store.approvals.setRunResult(a.id, [], 'proxy unavailable', T0 + 6);
         expect(await store.approvals.get(a.id)).toMatchObject({ executionIds: [], error: 'proxy unavailable' });
+      });
+
+      // Approval retention (tenants/retention.ts picks the cutoff): a decided request goes, with its votes, once
+      // decided and run before it; a pending one stays, however old, expired or not.
+      it('pruneDecided: decided requests before the cutoff go with their votes, oldest first; pending ones stay', async () => {
+        const make = async (quorum = false) =>
+          store.approvals.create(newApproval(quorum ? { quorum: { count: 2, eachOf: [] } } : {}), T0);
+        const approved = await make(true);
+        expect(await store.approvals.vote(approved.id, 'U1', [], T0 + 1)).toBe(true);
+        expect(await store.approvals.vote(approved.id, 'U2', [], T0 + 2)).toBe(true);
+        expect(await store.approvals.decide(approved.id, 'approved', 'U2', null, T0 + 3)).toBe(true);
+        await store.approvals.setRunResult(approved.id, ['x-1'], null, T0 + 4);
+        const rejected = await make();
+        expect(await store.approvals.decide(rejected.id, 'rejected', 'U1', 'no', T0 + 5)).toBe(true);
+        const expired = await make();
+        expect(await store.approvals.decide(expired.id, 'expired', null, null, T0 + 6)).toBe(true);
+        const ranLate = await make();
+        expect(await store.approvals.decide(ranLate.id, 'approved', 'U1', null, T0 + 7)).toBe(true);
+        await store.approvals.setRunResult(ranLate.id, ['x-2'], null, T0 + 50);
+        const pendingVoted = await make(true);
+        expect(await store.approvals.vote(pendingVoted.id, 'U1', [], T0 + 8)).toBe(true);
+        const pendingPastExpiry = await make();
+
+        expect(await store.approvals.pruneDecided(T0 + 50, 2)).toBe(2);
+        expect(await store.approvals.get(approved.id)).toBeNull();
+        expect(await store.approvals.votes(approved.id)).toEqual([]);
+        expect(await store.approvals.get(rejected.id)).toBeNull();
+        expect(await store.approvals.pruneDecided(T0 + 50, 2)).toBe(1);
+        expect(await store.approvals.get(expired.id)).toBeNull();
+        // Decided before the cutoff but run after it: kept until that too is older.
+        expect((await store.approvals.get(ranLate.id))?.state).toBe('approved');
+        expect(await store.approvals.pruneDecided(T0 + 50, 2)).toBe(0);
+
+        const later = T0 + 400 * 86_400_000;
+        expect(await store.approvals.pruneDecided(later, 10)).toBe(1);
+        expect(await store.approvals.get(ranLate.id)).toBeNull();
+        expect((await store.approvals.get(pendingVoted.id))?.state).toBe('pending');
+        expect(await store.approvals.votes(pendingVoted.id)).toHaveLength(1);
+        expect((await store.approvals.get(pendingPastExpiry.id))?.state).toBe('pending');
+        expect((await store.approvals.listExpired(later, 10)).map((a) => a.id).sort()).toEqual(
+          [pendingVoted.id, pendingPastExpiry.id].sort(),
+        );
+        // Gone, a late click finds nothing to decide.
+        expect(await store.approvals.decide(approved.id, 'rejected', 'U3', null, T0 + 60)).toBe(false);
       });
     });
 

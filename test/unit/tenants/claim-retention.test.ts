@@ -3,7 +3,9 @@
 // kept; a subscription notice a scan could still read again stays however old; a `--now` confirmation's
 // claim outlives its draft; one replica prunes at a time, in batches. The ended-watches pass (pruneEndedWatches)
 // alike: an ended watch goes WATCH_HORIZON_MS after its last change, and only below every scan's reach (a scan
-// skips the channel that has the run's card); active watches stay however old.
+// skips the channel that has the run's card); active watches stay however old. The run records pass
+// (pruneRunRecords) alike, each table past its horizon: settled intents, upload claims of runs no longer watched,
+// ended workflow steps, decided approval requests; open, watched and pending ones stay however old.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Execution } from '../../../src/api/schemas.ts';
 import { parseInputSchema } from '../../../src/forms/input-schema.ts';
@@ -13,12 +15,20 @@ import { type Click, claimClick } from '../../../src/runs/once.ts';
 import { RunDrafts } from '../../../src/slack/kit/run-drafts.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
-import { CLAIM_HORIZON_MS, pruneClaims, pruneEndedWatches, WATCH_HORIZON_MS } from '../../../src/tenants/retention.ts';
+import {
+  CLAIM_HORIZON_MS,
+  pruneClaims,
+  pruneEndedWatches,
+  pruneRunRecords,
+  RUN_RECORD_HORIZON_MS,
+  WATCH_HORIZON_MS,
+} from '../../../src/tenants/retention.ts';
 import { inInstallation } from '../../../src/tenants/tenant-scope.ts';
 import { type CursorState, decodeCursor, encodeCursor, ScanWindow } from '../../../src/watch/subscription-cursor.ts';
 import { subscriptionNoticeKey } from '../../../src/watch/subscription-notice.ts';
 import { noticeClaimsReach, SUBSCRIPTIONS_CURSOR } from '../../../src/watch/subscriptions.ts';
-import { newWatch } from '../store/store-contract.ts';
+import { step } from '../store/saved-runs-contract.ts';
+import { newApproval, newWatch } from '../store/store-contract.ts';
 
 const T0 = 1_700_000_000_000;
 const DAY = 24 * 60 * 60 * 1000;
@@ -50,6 +60,10 @@ function pass(store: Store, at: number, extra: Replica = {}) {
 
 function watchPass(store: Store, at: number, extra: Replica = {}) {
   return pruneEndedWatches({ ...passOptions(store, at, extra), scanReach: () => noticeClaimsReach(store) });
+}
+
+function recordsPass(store: Store, at: number, extra: Replica = {}) {
+  return pruneRunRecords(passOptions(store, at, extra));
 }
 
 /** A click claimed the way its button claims it (src/runs/once.ts), in `installation`'s scope ('' = one workspace). */
@@ -235,5 +249,73 @@ describe('pruneEndedWatches', () => {
     expect(await watchPass(store, at, { batch: 2 })).toBe(5);
     expect(await store.watches.countByState()).toEqual({ active: 0, finished: 0, stale: 0 });
     expect(await watchPass(store, at, { owner: 'replica-b' })).toBeNull();
+  });
+});
+
+/** One of each per-run record, settled at T0 (its upload claim's run unwatched), and one of each still open. */
+async function runRecords(store: Store, n = 1): Promise<{ approvals: string[] }> {
+  const approvals: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const intent = {
+      id: `done-${i}`,
+      userId: 'U1',
+      userEmail: null,
+      teamId: null,
+      runbookId: 'rb',
+      runbookName: 'Restart',
+      proxyId: 'p',
+      paramsHash: 'h',
+      channel: 'C1',
+      inputsSummary: '{}',
+      via: null,
+    };
+    await store.intents.record(intent, T0);
+    expect(await store.intents.settle(intent.id, 'started', ['e'], T0)).toBe(true);
+    expect(await store.outputUploads.claim(`done-${i}`, T0)).toBe(true);
+    expect(await store.workflowSteps.begin(step(`done-${i}`), T0)).toBe(true);
+    expect(await store.workflowSteps.finish(`done-${i}`, 'completed', { outputs: {} }, T0)).toBe(true);
+    const approval = await store.approvals.create(newApproval(), T0);
+    expect(await store.approvals.decide(approval.id, 'rejected', 'U2', 'no', T0)).toBe(true);
+    approvals.push(approval.id);
+  }
+  return { approvals };
+}
+
+describe('pruneRunRecords', () => {
+  it('each record stays until its horizon after it settled and goes after; open, watched, pending ones stay', async () => {
+    const store = await memoryStore();
+    const { approvals } = await runRecords(store);
+    // Still open: an unanswered run, an upload of a run still watched, a waiting step, a request awaiting a decision.
+    await store.intents.record({ ...(await store.intents.get('done-0'))!, id: 'open' }, T0);
+    await store.watches.insert(newWatch('watched'), T0);
+    expect(await store.outputUploads.claim('watched', T0)).toBe(true);
+    expect(await store.workflowSteps.begin(step('waiting'), T0)).toBe(true);
+    const pending = await store.approvals.create(newApproval(), T0);
+
+    const at = (table: keyof typeof RUN_RECORD_HORIZON_MS) => T0 + RUN_RECORD_HORIZON_MS[table];
+    expect(await recordsPass(store, at('intents'))).toEqual({ intents: 0, uploads: 0, steps: 0, approvals: 0 });
+    expect(await recordsPass(store, at('intents') + 1)).toEqual({ intents: 1, uploads: 1, steps: 0, approvals: 0 });
+    expect(await store.intents.get('done-0')).toBeNull();
+    expect(await store.outputUploads.get('done-0')).toBeNull();
+    expect(await recordsPass(store, at('steps'))).toEqual({ intents: 0, uploads: 0, steps: 0, approvals: 0 });
+    expect(await recordsPass(store, at('steps') + 1)).toEqual({ intents: 0, uploads: 0, steps: 1, approvals: 0 });
+    expect(await store.workflowSteps.get('done-0')).toBeNull();
+    expect(await recordsPass(store, at('approvals'))).toEqual({ intents: 0, uploads: 0, steps: 0, approvals: 0 });
+    expect(await recordsPass(store, at('approvals') + 1)).toEqual({ intents: 0, uploads: 0, steps: 0, approvals: 1 });
+    expect(await store.approvals.get(approvals[0]!)).toBeNull();
+
+    expect(await recordsPass(store, T0 + 400 * DAY)).toEqual({ intents: 0, uploads: 0, steps: 0, approvals: 0 });
+    expect((await store.intents.get('open'))?.state).toBe('open');
+    expect(await store.outputUploads.get('watched')).not.toBeNull();
+    expect((await store.workflowSteps.get('waiting'))?.state).toBe('pending');
+    expect((await store.approvals.get(pending.id))?.state).toBe('pending');
+  });
+
+  it('one replica prunes at a time, in batches', async () => {
+    const store = await memoryStore();
+    await runRecords(store, 5);
+    const at = T0 + 400 * DAY;
+    expect(await recordsPass(store, at, { batch: 2 })).toEqual({ intents: 5, uploads: 5, steps: 5, approvals: 5 });
+    expect(await recordsPass(store, at, { owner: 'replica-b' })).toBeNull();
   });
 });

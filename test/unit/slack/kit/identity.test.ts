@@ -1,8 +1,10 @@
 import { Writable } from 'node:stream';
+import { getHeapStatistics } from 'node:v8';
 import type { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../../src/logger.ts';
 import { Identity } from '../../../../src/slack/kit/identity.ts';
+import { Places } from '../../../../src/slack/kit/places.ts';
 import { UserFacingError } from '../../../../src/slack/kit/user-facing-error.ts';
 
 const logger = createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, done) => done() }) });
@@ -147,5 +149,17 @@ describe('Identity.groupsOf, concurrently', () => {
     ]);
     expect(groups).toEqual([['S1', 'S2'], ['S2'], []]);
     expect(calls).toEqual(['S1', 'S2']);
+  });
+});
+
+describe("each installation's people and places caches", () => {
+  it('take memory as they fill, not up front (many workspaces build a pair per installation)', () => {
+    const before = getHeapStatistics().used_heap_size;
+    const pairs = 200;
+    const kept: unknown[] = [];
+    for (let i = 0; i < pairs; i++) kept.push(new Identity({ groups: ['S1'], logger }), new Places({ logger }));
+    const perInstallation = (getHeapStatistics().used_heap_size - before) / pairs;
+    // Slots allocated for every possible entry cost about 2 MB a pair (2 GB for 1,000 installations).
+    expect(perInstallation).toBeLessThan(100 * 1024);
   });
 });
