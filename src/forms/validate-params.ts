@@ -107,7 +107,7 @@ const FORMAT_MESSAGES: Record<string, string> = {
   url: 'Must be a valid URL',
   'uri-reference': 'Must be a valid URL',
   date: 'Must be a valid date (YYYY-MM-DD)',
-  'date-time': 'Must be a valid date and time',
+  'date-time': 'Must be a date and time with its offset, e.g. 2026-12-01T10:00:00Z',
   time: 'Must be a valid time',
   ipv4: 'Must be a valid IPv4 address',
   ipv6: 'Must be a valid IPv6 address',

@@ -38,3 +38,18 @@ describe('a blank value on a line', () => {
     expect(JSON.stringify(confirm.blocks)).toContain('*SSH user*: `ops`');
   });
 });
+
+describe('a date and time on a line', () => {
+  it('a refused one says the form it takes, and that form, typed back, is taken', async () => {
+    const line = 'run "Create Maintenance Window" title=x environments=staging --now start_time=';
+    let before = h.fake.state.ephemerals.length;
+    await h.user().command(`${line}2026-12-01T10:00`, 'C01OPS');
+    const refused = await waitFor(() => h.fake.state.ephemerals[before], 'the refusal');
+    const example = /e\.g\. (\S+?)\)?\./.exec(refused.text)?.[1];
+    expect(example, refused.text).toBeDefined();
+    before = h.fake.state.ephemerals.length;
+    await h.user().command(`${line}${example}`, 'C01OPS');
+    const confirm = await waitFor(() => h.fake.state.ephemerals[before], 'the confirmation');
+    expect(confirm.text).toContain('Run Create Maintenance Window now?');
+  });
+});

@@ -49,3 +49,32 @@ describe('suggested commands', () => {
     expect(JSON.stringify(answer.blocks)).toContain('17 3 * * *');
   });
 });
+
+describe('a schedule asked for in a thread', () => {
+  it('@runbook-bot schedule X in a thread: the form opens from the button, and its confirmation is in that thread', async () => {
+    const alice = h.user();
+    const root = h.fake.addUserMessage({ channel: 'C01OPS', user: 'U01ALICE', text: 'cleanup thread' });
+    await alice.mention('schedule "Check Elasticsearch Cluster Health"', 'C01OPS', root.ts);
+    const prompt = await waitFor(
+      () =>
+        h.fake.state.ephemerals.find(
+          (e) => e.thread_ts === root.ts && JSON.stringify(e.blocks).includes(ACTIONS.mentionOpenForm),
+        ),
+      'the open-form prompt',
+    );
+    await alice.act({ kind: 'ephemeral', ephemeral: prompt }, ACTIONS.mentionOpenForm);
+    const form = await waitFor(() => modalContaining(h, 'es.internal'), 'its schedule form');
+    const res = await alice.submit(form.id, {
+      [BLOCKS.proxy]: { [ACTIONS.proxySelect]: { type: 'static_select', selected_option: { value: 'proxy-dev' } } },
+      [BLOCKS.preset]: { [ACTIONS.presetSelect]: { type: 'static_select', selected_option: { value: 'custom' } } },
+      [BLOCKS.cron]: { [ACTIONS.cronInput]: { type: 'plain_text_input', value: '41 2 * * *' } },
+      field_cluster_url: { value: { type: 'url_text_input', value: 'https://es.internal:9200' } },
+    });
+    expect(res.body).toBe('');
+    const saved = await waitFor(
+      () => h.fake.state.ephemerals.find((e) => e.text.startsWith('Scheduled Check Elasticsearch Cluster Health')),
+      'the confirmation',
+    );
+    expect(saved.thread_ts).toBe(root.ts);
+  });
+});

@@ -7,10 +7,21 @@ import { buttonValue } from '../kit/on-action.ts';
 import { handleCommandText } from './commands.ts';
 import { readOpenFormValue } from './mention-prompt.ts';
 
-/** The mention of the bot at the start (and any other mention of it) removed. */
+/** The mention of the bot at the start (and any other mention of it) removed; links Slack made, as typed. */
 export function commandTextOf(text: string, botUserId: string | undefined): string {
   const mention = botUserId ? new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`, 'g') : /^\s*<@[UW][A-Z0-9]+(?:\|[^>]*)?>/;
-  return text.replace(mention, ' ').replace(/\s+/g, ' ').trim();
+  return unlink(text.replace(mention, ' ')).replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Slack turns a URL or an email address typed in a message into a link before the event reaches us
+ * (`<https://x.io/a>`, `<http://x.io|x.io>`, `<mailto:a@x.io|a@x.io>`); a slash command gets them as typed.
+ * Each is put back as typed (its label, else the address), so a line means the same from both.
+ */
+function unlink(text: string): string {
+  return text.replace(/<((?:https?|mailto):[^|>\s]+)(?:\|([^>]*))?>/g, (_link, target: string, label?: string) =>
+    label !== undefined && label !== '' ? label : target.replace(/^mailto:/, ''),
+  );
 }
 
 /** `@runbook-bot …` in a channel or thread: the line after the mention, answered in that thread. */

@@ -304,6 +304,17 @@ export function commandArgument(text: string): string {
   return text.includes('"') && !text.includes("'") ? `'${text}'` : `"${text}"`;
 }
 
+/**
+ * An execution id as people paste it from the bot's own messages: in a code span (`…`) or <…>, or a UUID
+ * ending a sentence (a full stop or comma after it). Anything else is taken as typed (ids are opaque).
+ */
+function pastedId(text: string): string {
+  const unwrapped = /^(?:`+([^`]+)`+|<([^<>]+)>)[.,;:!?)]*$/.exec(text);
+  const id = unwrapped ? (unwrapped[1] ?? unwrapped[2] ?? text) : text;
+  const bare = id.replace(/[.,;:!?)]+$/, '');
+  return /^[0-9a-f-]+$/i.test(bare) ? bare : id;
+}
+
 /** How a suggested command names a runbook: by name, or by id when the name is empty or long. */
 export function runbookArgument(runbook: { id: string; name?: string | null }): string {
   return runbook.name && runbook.name.length <= 150 ? runbook.name : runbook.id;
@@ -612,7 +623,7 @@ function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, strin
       if (/\s/.test(arg)) {
         return { ok: false, error: '`status` takes one execution id.', topic: 'status', suggestion: null };
       }
-      return { ok: true, command: { kind: 'status', executionId: arg } };
+      return { ok: true, command: { kind: 'status', executionId: pastedId(arg) } };
     case 'subscribe':
       return { ok: true, command: { kind: 'subscribe', runbook: arg, failuresOnly: flags.has('failures') } };
     case 'unsubscribe':
@@ -644,6 +655,6 @@ function buildCommand(sub: SubcommandName, arg: string, flags: Map<string, strin
       if (/\s/.test(arg)) {
         return { ok: false, error: '`watch` takes one execution id.', topic: 'watch', suggestion: null };
       }
-      return { ok: true, command: { kind: 'watch', executionId: arg } };
+      return { ok: true, command: { kind: 'watch', executionId: pastedId(arg) } };
   }
 }

@@ -30,6 +30,8 @@ export interface ScheduleModalMetadata {
   s: string | null;
   /** channel the request came from: where the confirmation goes */
   c: string | null;
+  /** the thread of a mention the form was asked for in: the confirmation goes there too */
+  t?: string;
   /** the schedules list the form was opened from (Edit): redrawn in place once the edit is saved */
   l?: ListOrigin;
 }
@@ -41,7 +43,7 @@ export interface ListOrigin {
 }
 
 export function encodeScheduleMetadata(m: ScheduleModalMetadata): string {
-  return JSON.stringify({ r: m.r, s: m.s, c: m.c, ...(m.l ? { l: m.l } : {}) });
+  return JSON.stringify({ r: m.r, s: m.s, c: m.c, ...(m.t ? { t: m.t } : {}), ...(m.l ? { l: m.l } : {}) });
 }
 
 function listOrigin(v: unknown): ListOrigin | null {
@@ -56,7 +58,8 @@ export function decodeScheduleMetadata(raw: string | undefined): ScheduleModalMe
     const v = JSON.parse(raw ?? '{}') as Partial<ScheduleModalMetadata>;
     const str = (x: unknown) => (typeof x === 'string' && x !== '' ? x : null);
     const list = listOrigin(v.l);
-    return { r: str(v.r), s: str(v.s), c: str(v.c), ...(list ? { l: list } : {}) };
+    const thread = str(v.t);
+    return { r: str(v.r), s: str(v.s), c: str(v.c), ...(thread ? { t: thread } : {}), ...(list ? { l: list } : {}) };
   } catch {
     return { r: null, s: null, c: null };
   }

@@ -334,7 +334,8 @@ export async function scheduleModalView(ctx: HandlerContext, target: ScheduleMod
     }
     runbookId = resolution.runbook.id;
   }
-  return newScheduleView(ctx, runbookId, { r: runbookId, s: null, c: ctx.channelId }, DEFAULT_BUILDER, now, timeZone);
+  const metadata = { r: runbookId, s: null, c: ctx.channelId, ...(ctx.threadTs ? { t: ctx.threadTs } : {}) };
+  return newScheduleView(ctx, runbookId, metadata, DEFAULT_BUILDER, now, timeZone);
 }
 
 /** The create form for `runbookId` (or the bare picker when null), keeping a builder already chosen. */
@@ -468,7 +469,11 @@ export async function saveSubmittedSchedule(
     channelId: metadata.c,
   });
   const tell = (message: SlackMessage) =>
-    postToConversation(client, deps.logger, metadata.c, userId, { ...message, ephemeralTo: userId });
+    postToConversation(client, deps.logger, metadata.c, userId, {
+      ...message,
+      ephemeralTo: userId,
+      ...(metadata.t ? { threadTs: metadata.t } : {}),
+    });
   const result = await saveSchedule(deps, actor, {
     runbook,
     proxyId: submission.proxyId,
