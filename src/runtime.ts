@@ -41,6 +41,7 @@ import { announceFreeze } from './slack/freezes/freeze-notice.ts';
 import type { RunTracker, SlackDeps, StartedRun } from './slack/kit/deps.ts';
 import { limitHistory } from './slack/kit/history-limit.ts';
 import { Identity } from './slack/kit/identity.ts';
+import { InstallationGroups } from './slack/kit/installation-groups.ts';
 import { createMetadataSeal } from './slack/kit/metadata-seal.ts';
 import { guardClient } from './slack/kit/outgoing-guard.ts';
 import { Places } from './slack/kit/places.ts';
@@ -163,7 +164,14 @@ function apiClientOptions(config: Config, logger: Logger) {
  * Many workspaces: the deps of each installation, from its own Runbook API connection (sealed with
  * SECRETS_ENCRYPTION_KEY) at one of the addresses the operator allows (RUNBOOK_API_URLS, else the one API).
  */
-function connectTenants(config: Config, base: SlackDeps, store: Store, apiUrl: string, logger: Logger): TenantDeps {
+function connectTenants(
+  config: Config,
+  base: SlackDeps,
+  store: Store,
+  apiUrl: string,
+  logger: Logger,
+  groups: InstallationGroups,
+): TenantDeps {
   const box = createSecretBox(config.secrets!);
   const installations = createInstallationStore({ records: store.installations, box });
   // One connection pool per API address for every installation's client (and the Connect probe), not one
@@ -215,9 +223,17 @@ function connectTenants(config: Config, base: SlackDeps, store: Store, apiUrl: s
     connect: (opened) =>
       tenantApi(createRunbookApi({ ...clientOptions, baseUrl: opened.status.baseUrl, apiKey: opened.apiKey })),
     unconnected: tenantApi,
-    // Only the groups of rules that may apply to the installation: another team's are not read with its token.
+    // Only the groups of rules that may apply to the installation, and of those only its workspace's own
+    // (listed with its token): another team's are not read with its token.
     newIdentity: (policy) =>
-      new Identity({ groups: policyGroups(policy), logger: logger.child({ component: 'identity' }) }),
+      new Identity({
+        groups: policyGroups(policy),
+        logger: logger.child({ component: 'identity' }),
+        ...(policy.home ? { groupsHere: () => groups.of(policy.home!) } : {}),
+      }),
+    // Listed only where the policy names groups for it (else there is nothing to filter and no call).
+    groupsHere: async ({ policy }) =>
+      policy.home && policyGroups(policy).length > 0 ? ((await groups.of(policy.home)) ?? new Map()) : null,
     newPlaces: () => new Places({ logger: logger.child({ component: 'places' }) }),
     installerOf: async (id) => (await installations.load(id))?.installation.user?.id ?? null,
     // Its address was removed by the operator: its followed runs stop (their checks would go nowhere).
@@ -531,7 +547,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // Many workspaces: each installation connects its own Runbook API (tenant-deps.ts).
     if (oauth && config.secrets) {
       await assignKeptRecords();
-      const built = connectTenants(config, deps, store, baseUrl, logger);
+      // Each installation's own user groups, listed with its token (a routed client: the one in scope).
+      const groups = new InstallationGroups({
+        client: slackClient({ slackApiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, timeout: 5_000 }),
+        logger: logger.child({ component: 'groups' }),
+      });
+      const built = connectTenants(config, deps, store, baseUrl, logger, groups);
       tenantDeps = built;
       cleanups.push(() => built.close());
     }

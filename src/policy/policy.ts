@@ -272,6 +272,15 @@ const VERB: Record<PolicyAction, string> = {
   audit: 'read the audit trail of',
 };
 
+/**
+ * The user groups of one installation's workspace(s) (many workspaces), as its own token lists them: group
+ * id → the workspace to name when reading its members (`team_id`, for an org-wide install), else null.
+ */
+export type GroupsHere = ReadonlyMap<string, string | null>;
+
+/** Where a policy names approvers and none of them is of this workspace. */
+export const APPROVERS_ELSEWHERE = 'nobody in this workspace (the policy names approvers of other workspaces only)';
+
 export class Policy {
   readonly file: PolicyFile;
   readonly source: string;
@@ -279,12 +288,24 @@ export class Policy {
   readonly approverGroup: string | null;
   /** The installation this policy is applied for (forInstallation): its ids join every place judged. */
   readonly home: Place | null;
+  /**
+   * The installation's own user groups (withGroupsHere; null: not known to differ, single workspace): only
+   * these are named or mentioned — another workspace's group named by the file is nobody's here.
+   */
+  readonly groupsHere: GroupsHere | null;
 
-  constructor(file: PolicyFile, source: string, approverGroup: string | null = null, home: Place | null = null) {
+  constructor(
+    file: PolicyFile,
+    source: string,
+    approverGroup: string | null = null,
+    home: Place | null = null,
+    groupsHere: GroupsHere | null = null,
+  ) {
     this.file = file;
     this.source = source;
     this.approverGroup = approverGroup;
     this.home = home;
+    this.groupsHere = groupsHere;
   }
 
   /**
@@ -292,7 +313,12 @@ export class Policy {
    * (unless org-wide) and its Grid org count wherever `teams:` is matched, with the workspace acted in.
    */
   forInstallation(home: Place): Policy {
-    return new Policy(this.file, this.source, this.approverGroup, home);
+    return new Policy(this.file, this.source, this.approverGroup, home, this.groupsHere);
+  }
+
+  /** The same policy for an installation whose workspace(s) have these user groups (see groupsHere). */
+  withGroupsHere(groupsHere: GroupsHere | null): Policy {
+    return new Policy(this.file, this.source, this.approverGroup, this.home, groupsHere);
   }
 
   /**
@@ -301,13 +327,16 @@ export class Policy {
    * one-from-each groups stay as they are). Never wider: elsewhere the file's approvers stand.
    */
   narrowedTo(approverGroup: string | null): Policy {
-    return approverGroup === this.approverGroup ? this : new Policy(this.file, this.source, approverGroup, this.home);
+    return approverGroup === this.approverGroup
+      ? this
+      : new Policy(this.file, this.source, approverGroup, this.home, this.groupsHere);
   }
 
   /**
    * The user groups a workspace may narrow its approvers to: those the file names as approvers (`approvers`,
    * a quorum's `oneFromEach`, an `approve` allow rule's `groups`) where the rule surely applies to this
-   * installation — never a group of a rule for another team, nor one the installation is not surely in.
+   * installation — never a group of a rule for another team, nor one the installation is not surely in,
+   * nor one that is not of its workspace (groupsHere).
    */
   get approverGroups(): string[] {
     const f = this.file;
@@ -322,7 +351,8 @@ export class Policy {
         .filter((rule) => rule.effect === 'allow' && rule.actions.includes('approve') && here(rule.teams))
         .map((rule) => rule.groups),
     ];
-    return [...new Set(lists.flatMap((list) => list ?? []))];
+    const groups = [...new Set(lists.flatMap((list) => list ?? []))];
+    return this.groupsHere ? groups.filter((g) => this.groupsHere!.has(g)) : groups;
   }
 
   /** No policy file: everyone may view, run, schedule, approve (never their own request) and read the audit trail. */
@@ -418,7 +448,10 @@ export class Policy {
       const listed =
         people.users?.includes(subject.userId) || people.groups?.some((g) => subject.groups.includes(g)) === true;
       if (listed) return { allowed: true, rule: null };
-      const who = describeApprovers({ approverUsers: people.users ?? [], approverGroups: people.groups ?? [] });
+      const who = describeApprovers(
+        { approverUsers: people.users ?? [], approverGroups: people.groups ?? [] },
+        this.groupsHere,
+      );
       return {
         allowed: false,
         rule: null,
@@ -487,7 +520,7 @@ export class Policy {
       return {
         allowed: false,
         rule: null,
-        message: `You are not an approver of ${runbook.name}. Approvers: ${describeApprovers(need)}.`,
+        message: `You are not an approver of ${runbook.name}. Approvers: ${describeApprovers(need, this.groupsHere)}.`,
       };
     }
     return this.decide('approve', subject, runbook);
@@ -495,33 +528,46 @@ export class Policy {
 }
 
 /**
- * "<@U1>, <@U2> or members of <!subteam^S1>" — or "anyone but the requester". The mentions are sealed
- * (src/mentions.ts): live in Slack even inside a sentence that is escaped as a whole.
- */
-/**
  * Who must approve, as the end of a sentence: "@Bob or @Carol can approve it" for one approval; with a
  * quorum "it needs approval from both @Bob and @Carol", "… from 2 of @Bob, @Carol and @Dan", or
  * "it needs 2 approvals from members of @sre, one from each of @dba" — never "or" when all are needed.
  */
-export function describeWhoApproves(need: Pick<ApprovalNeed, 'approverUsers' | 'approverGroups' | 'quorum'>): string {
+export function describeWhoApproves(
+  need: Pick<ApprovalNeed, 'approverUsers' | 'approverGroups' | 'quorum'>,
+  groupsHere: Pick<GroupsHere, 'has'> | null = null,
+): string {
   const { count, eachOf } = need.quorum;
   const needed = Math.max(1, count, eachOf.length);
-  if (needed <= 1) return `${describeApprovers(need)} can approve it`;
-  const each = eachOf.length ? `, one from each of ${eachOf.map((g) => mention.group(g)).join(', ')}` : '';
+  if (needed <= 1) return `${describeApprovers(need, groupsHere)} can approve it`;
+  // A group of another workspace is never mentioned (it still counts: nobody here can give that approval).
+  const named = (g: string) =>
+    !groupsHere || groupsHere.has(g) ? mention.group(g) : 'a user group of another workspace';
+  const each = eachOf.length ? `, one from each of ${eachOf.map(named).join(', ')}` : '';
   const users = need.approverUsers.map((u) => mention.user(u));
   if (need.approverGroups.length === 0 && users.length >= needed) {
     const all = users.length === 2 ? 'both ' : users.length > 2 && needed === users.length ? 'all of ' : '';
     const some = needed < users.length ? `${needed} of ` : all;
     return `it needs approval from ${some}${users.slice(0, -1).join(', ')} and ${users.at(-1)}${each}`;
   }
-  return `it needs ${needed} approvals from ${describeApprovers(need)}${each}`;
+  return `it needs ${needed} approvals from ${describeApprovers(need, groupsHere)}${each}`;
 }
 
-export function describeApprovers(need: Pick<ApprovalNeed, 'approverUsers' | 'approverGroups'>): string {
+/**
+ * "<@U1>, <@U2> or members of <!subteam^S1>" — or "anyone but the requester". The mentions are sealed
+ * (src/mentions.ts): live in Slack even inside a sentence that is escaped as a whole. `groupsHere` (many
+ * workspaces): only the installation's own groups are named; where the policy names
+ * approvers and none is here, it says so (APPROVERS_ELSEWHERE), never "anyone".
+ */
+export function describeApprovers(
+  need: Pick<ApprovalNeed, 'approverUsers' | 'approverGroups'>,
+  groupsHere: Pick<GroupsHere, 'has'> | null = null,
+): string {
+  const groups = groupsHere ? need.approverGroups.filter((g) => groupsHere.has(g)) : need.approverGroups;
   const people = [
     ...need.approverUsers.map((u) => mention.user(u)),
-    ...need.approverGroups.map((g) => `members of ${mention.group(g)}`),
+    ...groups.map((g) => `members of ${mention.group(g)}`),
   ];
+  if (people.length === 0 && need.approverGroups.length > 0) return APPROVERS_ELSEWHERE;
   if (people.length === 0) return 'anyone but the requester';
   return people.length === 1 ? people[0]! : `${people.slice(0, -1).join(', ')} or ${people.at(-1)}`;
 }

@@ -3,7 +3,13 @@
 // schedule. The records themselves live in src/policy/approvals.ts; this is what approving *does*.
 import type { Workflow } from '../api/schemas.ts';
 import { type ApprovalAsk, decodeAsk, expireRequests } from '../policy/approvals.ts';
-import { type ApprovalNeed, describeApprovers, type Place } from '../policy/policy.ts';
+import {
+  APPROVERS_ELSEWHERE,
+  type ApprovalNeed,
+  describeApprovers,
+  type GroupsHere,
+  type Place,
+} from '../policy/policy.ts';
 import { evaluateQuorum, isQuorum, type QuorumState, SINGLE_APPROVER, type Vote } from '../policy/quorum.ts';
 import type { Approval, ApprovalMessages } from '../store/store.ts';
 import { currentInstallation } from '../tenants/tenant-scope.ts';
@@ -459,18 +465,20 @@ export function needsSeveralApprovals(approval: Pick<Approval, 'quorum'>): boole
 
 /**
  * Who may approve, described for one installation: of the people the policy names, only `here` (those
- * Slack puts in the installation; the caller asks) are named, so nobody of another workspace is
- * mentioned, and where every named one is elsewhere (and no group is named) it says so, never "anyone".
+ * Slack puts in the installation; the caller asks) are named, and of its groups only `groupsHere` (the
+ * installation's own; null: all), so nobody and no group of another workspace is mentioned; where every
+ * named one is elsewhere it says so, never "anyone".
  */
 export function describeApproversAmong(
   need: Pick<ApprovalNeed, 'approverUsers' | 'approverGroups'>,
   here: readonly string[],
+  groupsHere: Pick<GroupsHere, 'has'> | null,
 ): string {
   const users = need.approverUsers.filter((u) => here.includes(u));
-  if (users.length === 0 && need.approverGroups.length === 0 && need.approverUsers.length > 0) {
-    return 'nobody in this workspace (the policy names approvers of other workspaces only)';
-  }
-  return describeApprovers({ approverUsers: users, approverGroups: need.approverGroups });
+  const groups = groupsHere ? need.approverGroups.filter((g) => groupsHere.has(g)) : need.approverGroups;
+  const named = need.approverUsers.length > 0 || need.approverGroups.length > 0;
+  if (users.length === 0 && groups.length === 0 && named) return APPROVERS_ELSEWHERE;
+  return describeApprovers({ approverUsers: users, approverGroups: groups });
 }
 
 /**
@@ -487,5 +495,5 @@ export async function approversOf(
   const need = approvalNeedFor(deps, runbook, requestPlace(approval));
   const here: string[] = [];
   for (const user of need.approverUsers) if (await isHere(user)) here.push(user);
-  return describeApproversAmong(need, here);
+  return describeApproversAmong(need, here, deps.access.policy.groupsHere);
 }

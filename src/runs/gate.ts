@@ -208,8 +208,14 @@ export function approvalNeedOf(
   runbook: RunbookFacts,
   place: Place | undefined,
 ): RunApprovalNeed {
-  const need = deps.access.policy.approvalFor(runbook, place);
-  return { ...need, approvers: describeApprovers(need), whoApproves: describeWhoApproves(need) };
+  const { policy } = deps.access;
+  const need = policy.approvalFor(runbook, place);
+  // Many workspaces: only the installation's own user groups are named (policy.groupsHere).
+  return {
+    ...need,
+    approvers: describeApprovers(need, policy.groupsHere),
+    whoApproves: describeWhoApproves(need, policy.groupsHere),
+  };
 }
 
 /** The same for a runbook known by its API copy. */

@@ -5,7 +5,7 @@
 // then only its members may approve where the file lets that group (or anyone) approve. Approval rules and
 // freezes naming its team hold whatever is set. Each change and each refusal is audited (`settings.update`).
 import { mention } from '../mentions.ts';
-import type { Place, Policy } from '../policy/policy.ts';
+import type { GroupsHere, Place, Policy } from '../policy/policy.ts';
 import type { InstallationSettingsRecord } from '../store/installation-settings.ts';
 import type { Actor } from './actor.ts';
 import { type ConnectFacts, mayConnect } from './api-connection.ts';
@@ -23,6 +23,19 @@ export interface SettingsInput {
 /** The operator's one policy file as an installation (`home`: its id, workspace, Grid org) applies it for `teams:`. */
 export function policyForInstallation(access: Pick<RunsAccess, 'policy'>, home: Place): Policy {
   return access.policy.forInstallation(home);
+}
+
+/**
+ * Many workspaces: the access as one installation whose workspace(s) have these user groups applies it —
+ * only those are named, mentioned or read for it (null: not filtered).
+ */
+export function withGroupsHere<A extends RunsAccess>(access: A, groups: GroupsHere | null): A {
+  return { ...access, policy: access.policy.withGroupsHere(groups) };
+}
+
+/** The installation's own user groups, as its access knows them (null: not filtered, single workspace). */
+export function groupsHereOf(access: Pick<RunsAccess, 'policy'>): GroupsHere | null {
+  return access.policy.groupsHere;
 }
 
 /** The user groups a workspace may narrow approvers to: those the policy names as approvers for its team. */

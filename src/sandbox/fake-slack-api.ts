@@ -323,6 +323,15 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     return teamId && live.some((g) => g.installationId === teamId) ? teamId : undefined;
   }
 
+  /** The workspace(s) a grant's token acts in: its own, or (org-wide) its org's. */
+  function callerOf(grant: FakeGrant): NonNullable<MethodContext['caller']> {
+    if (!grant.isEnterpriseInstall) return { team: grant.teamId ?? state.teamId, orgTeams: [] };
+    return {
+      team: null,
+      orgTeams: oauth.workspaces.filter((w) => w.enterpriseId === grant.enterpriseId).map((w) => w.id),
+    };
+  }
+
   /** A running workflow step's token speaks for its installation: that installation's live grant. */
   function functionGrantOf(token: string): FakeGrant | undefined {
     const execution = Object.values(state.functionExecutions).find(
@@ -386,8 +395,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       else {
         const handler = METHODS[method] ?? files[method];
         const bot = oauth.botOf(grant);
+        const caller = callerOf(grant);
         body = handler
-          ? handler(bot ? { ...ctx, bot } : ctx, cappedHistory(method, args))
+          ? handler(bot ? { ...ctx, bot, caller } : { ...ctx, caller }, cappedHistory(method, args))
           : fail('unknown_method', { req_method: method });
         stampInstalledTeam(body, grant);
       }

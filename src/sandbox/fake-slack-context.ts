@@ -21,6 +21,12 @@ export interface MethodContext {
   checkViewBlocks: (view: Record<string, unknown>) => string[];
   /** The bot the calling token posts as, when its installation has one of its own (else the state's). */
   bot?: { userId: string; botId: string };
+  /**
+   * The workspace(s) of the calling token ("Add to Slack" tokens): its workspace, or for an org-wide
+   * install none (`team: null`) and the org's workspaces, one of which a call names with `team_id`.
+   * Absent: the fake's one bot token, of the fake's own workspace.
+   */
+  caller?: { team: string | null; orgTeams: readonly string[] };
   /** Spend a trigger_id: returns the user it was minted for, or Slack's error name. */
   consumeTrigger: (triggerId: string) => TriggerGrant | { error: string };
 }

@@ -1,11 +1,13 @@
-// auth.test, users.* and conversations.* methods of the fake Web API: who is who, which channels
-// exist, who is in them, and what was said there.
+// auth.test, users.*, usergroups.* and conversations.* methods of the fake Web API: who is who, which
+// channels and user groups exist, who is in them, and what was said there.
 import {
   bool,
   channelMembers,
   fail,
   int,
   isBotMember,
+  type MethodArgs,
+  type MethodContext,
   type MethodHandler,
   openIm,
   type ResolvedChannel,
@@ -158,9 +160,53 @@ const usersInfo: MethodHandler = (ctx, args) => {
   return user ? { ok: true, user: toApiUser(ctx.state, user) } : fail('user_not_found');
 };
 
+/**
+ * The workspace a user group call reads, as Slack decides it: the token's own workspace; an org-wide token
+ * must name one of its org's workspaces with `team_id`. An error name when it cannot.
+ */
+function groupsTeam(ctx: MethodContext, args: MethodArgs): { team: string } | { error: string } {
+  const caller = ctx.caller ?? { team: ctx.state.teamId, orgTeams: [] };
+  const asked = str(args, 'team_id');
+  if (caller.team !== null)
+    return asked && asked !== caller.team ? { error: 'team_access_not_granted' } : { team: caller.team };
+  if (!asked) return { error: 'missing_argument' };
+  return caller.orgTeams.includes(asked) ? { team: asked } : { error: 'team_access_not_granted' };
+}
+
+const groupsOfTeam = (ctx: MethodContext, team: string) =>
+  Object.entries(ctx.state.usergroups).filter(([, g]) => (g.teamId ?? ctx.state.teamId) === team);
+
+const usergroupsList: MethodHandler = (ctx, args) => {
+  const where = groupsTeam(ctx, args);
+  if ('error' in where) return fail(where.error);
+  const withUsers = bool(args, 'include_users');
+  return {
+    ok: true,
+    usergroups: groupsOfTeam(ctx, where.team).map(([id, g]) => ({
+      id,
+      team_id: where.team,
+      handle: g.handle,
+      name: g.handle,
+      user_count: g.users.length,
+      ...(withUsers ? { users: [...g.users] } : {}),
+    })),
+  };
+};
+
+/** Another workspace's group is no_such_subteam, as in Slack. */
 const usergroupsUsersList: MethodHandler = (ctx, args) => {
-  const group = ctx.state.usergroups[str(args, 'usergroup') ?? ''];
+  const where = groupsTeam(ctx, args);
+  if ('error' in where) return fail(where.error);
+  const id = str(args, 'usergroup') ?? '';
+  const group = groupsOfTeam(ctx, where.team).find(([g]) => g === id)?.[1];
   return group ? { ok: true, users: [...group.users] } : fail('no_such_subteam');
+};
+
+/** The workspaces the token may act in: an org-wide token's org's, else its own. */
+const authTeamsList: MethodHandler = (ctx) => {
+  const caller = ctx.caller ?? { team: ctx.state.teamId, orgTeams: [] };
+  const teams = caller.team !== null ? [caller.team] : caller.orgTeams;
+  return { ok: true, teams: teams.map((id) => ({ id, name: id })), response_metadata: { next_cursor: '' } };
 };
 
 const usersLookupByEmail: MethodHandler = (ctx, args) => {
@@ -344,7 +390,9 @@ export const directoryMethods: Record<string, MethodHandler> = {
   'users.info': usersInfo,
   'users.lookupByEmail': usersLookupByEmail,
   'users.conversations': usersConversations,
+  'usergroups.list': usergroupsList,
   'usergroups.users.list': usergroupsUsersList,
+  'auth.teams.list': authTeamsList,
   'conversations.info': conversationsInfo,
   'conversations.list': conversationsList,
   'conversations.members': conversationsMembers,

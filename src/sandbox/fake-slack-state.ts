@@ -170,14 +170,24 @@ export interface FakeSlackState {
   modalStacks: Record<string, string[]>;
   responseUrlPosts: ResponseUrlPost[];
   calls: ApiCall[];
-  /** User groups (usergroups.users.list): id → handle and members. */
-  usergroups: Record<string, { handle: string; users: string[] }>;
+  /**
+   * User groups: id → handle, members and the workspace it belongs to (absent: the fake's own, `teamId`).
+   * As Slack's, a token reads only its own workspace's groups (an org-wide one's: with `team_id`).
+   */
+  usergroups: Record<string, FakeUserGroup>;
   /** Files by id, from files.getUploadURLExternal on. */
   files: Record<string, FakeFile>;
   /** The uploaded bytes by file id (apart from `files`, so no snapshot or answer carries them). */
   fileBytes: Record<string, Buffer>;
   /** Workflow Builder custom-step runs (function_executed sent, completeSuccess/completeError). */
   functionExecutions: Record<string, FakeFunctionExecution>;
+}
+
+export interface FakeUserGroup {
+  handle: string;
+  users: string[];
+  /** The workspace the group is of; absent: the fake's own (`FakeSlackState.teamId`). */
+  teamId?: string;
 }
 
 export interface FakeFunctionExecution {

@@ -18,11 +18,14 @@ export function sandboxPolicy(): Policy {
   return parsePolicy(SANDBOX_POLICY_YAML, 'sandbox-policy.yaml');
 }
 
-/** Each sandbox workspace's approver group (id → handle and members): the first is the fake Slack's own. */
+/**
+ * Each sandbox workspace's approver group (id → handle, members, workspace): the first is the fake Slack's
+ * own; Acme's is of its US workspace (Uma's), one of the org's that the org-wide install serves.
+ */
 export const SANDBOX_APPROVER_GROUPS = {
-  S0APPROVERS: { handle: 'approvers', users: ['U02BOB'] },
-  S0SECONDAPPROVERS: { handle: 'second-approvers', users: ['U12SID'] },
-  S0ACMEAPPROVERS: { handle: 'acme-approvers', users: ['U22UMA'] },
+  S0APPROVERS: { handle: 'approvers', users: ['U02BOB'], teamId: 'T0SANDBOX' },
+  S0SECONDAPPROVERS: { handle: 'second-approvers', users: ['U12SID'], teamId: 'T0SECOND' },
+  S0ACMEAPPROVERS: { handle: 'acme-approvers', users: ['U22UMA'], teamId: 'T0GRIDB' },
 } as const;
 
 export const SANDBOX_MANY_WORKSPACES_POLICY_YAML = `

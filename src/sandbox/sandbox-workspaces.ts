@@ -40,8 +40,11 @@ export const SANDBOX_EMULATOR_TENANTS: Record<string, TenantSeed> = {
  * workspace's), with each workspace's approver group.
  */
 export function addWorkspacePeople(fake: FakeSlack): void {
-  for (const [id, group] of Object.entries(SANDBOX_APPROVER_GROUPS))
-    fake.state.usergroups[id] ??= { handle: group.handle, users: [...group.users] };
+  for (const [id, group] of Object.entries(SANDBOX_APPROVER_GROUPS)) {
+    // The first workspace's is the fake's own, whatever its team id is called.
+    const teamId = id === 'S0APPROVERS' ? fake.state.teamId : group.teamId;
+    fake.state.usergroups[id] ??= { handle: group.handle, users: [...group.users], teamId };
+  }
   for (const p of SANDBOX_WORKSPACE_PEOPLE) {
     if (fake.state.users.some((u) => u.id === p.id)) continue;
     fake.state.users.push({

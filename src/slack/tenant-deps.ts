@@ -16,8 +16,8 @@ import {
   RunbookCatalog,
   type Visible,
 } from '../catalog/runbook-catalog.ts';
-import type { Policy } from '../policy/policy.ts';
-import { policyForInstallation, withInstallationSettings } from '../runs/installation-settings.ts';
+import type { GroupsHere, Policy } from '../policy/policy.ts';
+import { policyForInstallation, withGroupsHere, withInstallationSettings } from '../runs/installation-settings.ts';
 import type { ApiConnections, ConnectionStatus, OpenConnection } from '../tenants/api-connections.ts';
 import type { TenantInstallation } from '../tenants/installation.ts';
 import type { SlackDeps } from './kit/deps.ts';
@@ -46,6 +46,11 @@ export interface TenantDepsOptions {
   /** Fresh per-installation caches of people and of places. */
   newIdentity(policy: Policy): Identity;
   newPlaces(): Places;
+  /**
+   * The installation's own user groups (installation-groups.ts; null: the policy names none, nothing to
+   * filter): only those are named, mentioned or read for it. Absent: not filtered.
+   */
+  groupsHere?(access: SlackDeps['access']): Promise<GroupsHere | null>;
   /** Who installed the app in this installation (null when unknown). */
   installerOf(installationId: string): Promise<string | null>;
   /**
@@ -218,15 +223,20 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
     return { version, deps, tenant };
   };
 
-  // The workspace's own approval settings, read on every request like the connection (any replica).
+  // The workspace's own approval settings, read on every request like the connection (any replica); then
+  // its own user groups (cached), so that no other workspace's group is named or read for it.
   const withSettings = async (installationId: string, deps: SlackDeps): Promise<SlackDeps> => {
     const settings = await options.base.access.store.installationSettings.get(installationId);
-    if (!settings || !deps.tenancy) return deps;
-    return {
-      ...deps,
-      access: withInstallationSettings(deps.access, options.base.access.approvalsChannel, settings),
-      tenancy: { ...deps.tenancy, settings },
-    };
+    const set =
+      settings && deps.tenancy
+        ? {
+            ...deps,
+            access: withInstallationSettings(deps.access, options.base.access.approvalsChannel, settings),
+            tenancy: { ...deps.tenancy, settings },
+          }
+        : deps;
+    if (!options.groupsHere) return set;
+    return { ...set, access: withGroupsHere(set.access, await options.groupsHere(set.access)) };
   };
 
   const tenantDeps: TenantDeps = {

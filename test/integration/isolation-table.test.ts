@@ -47,7 +47,7 @@ const KEY_A = 'tenant-a-key-0123456789';
 const HOUR = 60 * 60_000;
 const POLICY = `
 contact: "#platform"
-approvers: { users: [U02BOB, U12ZED, U22UMA] }
+approvers: { users: [U02BOB, U12ZED, U22UMA], groups: [S0ISOA, S0ISOB, S0ISOG] }
 externalUsers: allow
 freezes:
   - name: Isolation freeze
@@ -60,6 +60,8 @@ interface Inst extends Installed {
   apiKey: string;
   /** A runbook only this installation's tenant has. */
   own: string;
+  /** Its approver group: a user group of its approver's workspace (the policy names all three). */
+  group: string;
   /** In every record's inputs: must never reach another installation. */
   marker: string;
   /** Where its channel defaults are set (a channel no other record of the table uses). */
@@ -91,6 +93,7 @@ const A: Inst = {
   ...INSTALLED.A,
   apiKey: KEY_A,
   own: 'Restart Kubernetes Deployment',
+  group: 'S0ISOA',
   marker: 'mkalpha',
   defaultsTo: 'C03APPROVALS',
   r: {} as Records,
@@ -99,6 +102,7 @@ const B: Inst = {
   ...INSTALLED.B,
   apiKey: KEY_B,
   own: ONLY_IN.B,
+  group: 'S0ISOB',
   marker: 'mkbeta',
   defaultsTo: 'C01OPS',
   r: {} as Records,
@@ -107,6 +111,7 @@ const G: Inst = {
   ...INSTALLED.G,
   apiKey: KEY_G,
   own: ONLY_IN.G,
+  group: 'S0ISOG',
   marker: 'mkgamma',
   defaultsTo: 'C02DEPLOYS',
   r: {} as Records,
@@ -366,6 +371,14 @@ beforeAll(async () => {
     },
   });
   addZed(h);
+  // Each installation's approver group, of its approver's workspace (Slack lists it with that one's token).
+  for (const inst of ALL) {
+    h.fake.state.usergroups[inst.group] = {
+      handle: inst.group.toLowerCase(),
+      users: [inst.approver.id],
+      teamId: inst.approver.team,
+    };
+  }
   // Each installation's approver is its admin (Approval settings).
   for (const inst of ALL) {
     const admin = h.fake.state.users.find((u) => u.id === ADMIN[inst.key].id)!;
@@ -1345,6 +1358,78 @@ const ROWS: Row[] = [
     },
   },
   {
+    kind: "user groups (each installation's approver group)",
+    cells: {
+      modal: async (o, v) => {
+        // The run form of a runbook needing approval names the viewer's own group, never the owner's.
+        const who = userOf(v.requester);
+        await who.command(`run "${DRAIN}"`, 'C01OPS');
+        const form = await until(async () => {
+          const top = who.topModal();
+          return top && JSON.stringify(top.view).includes('field_node_name') ? top : null;
+        }, 'the drain form');
+        const text = JSON.stringify(form.view);
+        if (o === v) expect(text).toContain(`<!subteam^${o.group}>`);
+        else expect(text).not.toContain(o.group);
+        h.fake.closeModal(v.requester.id);
+      },
+      'App Home': async (o, v) => {
+        // The settings form (from App Home) offers the groups the viewer's workspace may narrow to.
+        const admin = userOf(ADMIN[v.key]);
+        await homeOf(ADMIN[v.key]);
+        const homeId = h.fake.state.homeViews[ADMIN[v.key].id]!;
+        if (o !== v) expect(JSON.stringify(h.fake.state.views[homeId]!.view)).not.toContain(o.group);
+        await admin.act({ kind: 'view', view: h.fake.state.views[homeId]! }, ACTIONS.settingsOpen);
+        const form = await until(async () => {
+          const top = admin.topModal();
+          return top && JSON.stringify(top.view).includes(BLOCKS.settingsGroup) ? top : null;
+        }, 'the settings form');
+        if (o === v) expect(JSON.stringify(form.view)).toContain(o.group);
+        else expect(JSON.stringify(form.view)).not.toContain(o.group);
+        h.fake.closeModal(ADMIN[v.key].id);
+      },
+      'posts and calls': async (o, v) => {
+        // Its members are read with its own token only (an org-wide one naming the group's workspace), and no
+        // call with another's token names it (requests, their updates, forms, notices, refusals).
+        const reads = h.fake.state.calls.filter(
+          (c) => c.method === 'usergroups.users.list' && c.args.usergroup === o.group,
+        );
+        expect(reads.length).toBeGreaterThan(0);
+        for (const read of reads) expect(read.installation).toBe(o.installation);
+        if (o === G) for (const read of reads) expect(read.args.team_id).toBe(G.approver.team);
+        const naming = h.fake.state.calls.filter(
+          (c) => c.installation === v.installation && textOnce(c, () => c.args).includes(o.group),
+        );
+        if (o === v) expect(naming.length).toBeGreaterThan(0);
+        else expect(naming.map((c) => c.method)).toEqual([]);
+      },
+      audit: async (o, v) => {
+        const said = await answerText(v.approver, 'audit', /udit/);
+        if (o !== v) expect(said).not.toContain(o.group);
+      },
+      ...why(
+        'approvers are named on forms, requests and refusals only: the modal, App Home and calls cells',
+        'list / search',
+        'show',
+        'run (one line, --now)',
+        'status <id>',
+        'watch <id>',
+        'executions',
+        'schedules',
+        'subscriptions',
+        'alias',
+        'defaults',
+        'health',
+        'freezes',
+        'button (replayed)',
+        'mention',
+        'message shortcut',
+        'typeahead',
+      ),
+      ...why('a step needing approval is refused without naming approvers: the calls cell', 'Workflow step'),
+    },
+  },
+  {
     kind: 'API connections',
     cells: {
       'App Home': async (o, v) => {
@@ -1571,7 +1656,7 @@ it('every row × every column is a cell or says why not; the matrix and the coun
   );
   expect(missing).toEqual([]);
   // A cell taken away (or added) changes this on purpose.
-  expect(CELL_COUNT).toBe(51);
+  expect(CELL_COUNT).toBe(55);
 });
 
 describe.each(ROWS.map((row) => [row.kind, row] as const))('%s', (_kind, row) => {

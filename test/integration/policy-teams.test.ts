@@ -52,7 +52,8 @@ beforeAll(async () => {
     },
     env: { POLICY_FILE: writePolicyFile(POLICY), RUNBOOK_PROXIES: 'proxy-dev' },
   });
-  h.fake.state.usergroups.S0GRIDOPS = { handle: 'gridops', users: [UMA.id] };
+  // A group of the org's US workspace (as Slack's, it is listed only with the org's token and that team).
+  h.fake.state.usergroups.S0GRIDOPS = { handle: 'gridops', users: [UMA.id], teamId: UMA.team };
   // Sam and Uma administer their workspaces (they may change its approval settings).
   for (const user of h.fake.state.users) if (user.id === SAM.id || user.id === UMA.id) user.is_admin = true;
   for (const [installation, apiKey] of [

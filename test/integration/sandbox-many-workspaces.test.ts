@@ -68,6 +68,8 @@ describe('approvals in the many-workspace sandbox', () => {
     const sam = h.user('U11SAM', 'T0SECOND');
     const request = await requestDrain(sam, 'U11SAM', 'D12SID', 'node-second-1');
     expect(JSON.stringify(request.blocks)).toContain('S0SECONDAPPROVERS');
+    // Only its own group: the policy names the others' too, but they are groups of other workspaces.
+    expect(JSON.stringify(request.blocks)).not.toMatch(/S0APPROVERS|S0ACMEAPPROVERS/);
     await h.user('U12SID', 'T0SECOND').act({ kind: 'message', message: request }, ACTIONS.approvalApprove);
     const run = await waitFor(() => ranFor('node-second-1')[0], "Sid's approval runs it");
     expect(run.received.userId).toBe('U11SAM');

@@ -29,6 +29,8 @@ const SCOPES: Record<string, string[]> = {
   'users.info': ['users:read', 'users:read.email'],
   'users.lookupByEmail': ['users:read.email'],
   'usergroups.users.list': ['usergroups:read'],
+  'usergroups.list': ['usergroups:read'],
+  'auth.teams.list': [],
   'views.open': [],
   'views.update': [],
   'views.push': [],

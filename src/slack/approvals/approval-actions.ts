@@ -11,8 +11,9 @@ import {
   leftNoMark,
   rejectRequest,
 } from '../../runs/approvals.ts';
+import { groupsHereOf } from '../../runs/installation-settings.ts';
 import { claimClick, clickTaken } from '../../runs/once.ts';
-import { buildRejectModal } from '../kit/approval.ts';
+import { buildRejectModal, groupMention } from '../kit/approval.ts';
 import { refreshApprovalMessages } from '../kit/approval-request.ts';
 import { claimOrSayDone } from '../kit/click-once.ts';
 import { alreadyDoneMessage, errorMessage, errorModal, noticeMessage } from '../kit/common.ts';
@@ -135,7 +136,7 @@ async function approve(ctx: HandlerContext, approvalId: string): Promise<boolean
       break;
     case 'voted': {
       const { progress } = result;
-      const groups = progress.missingGroups.map((g) => `<!subteam^${g}>`).join(', ');
+      const groups = progress.missingGroups.map((g) => groupMention(g, groupsHereOf(deps.access))).join(', ');
       const still = `${progress.missingCount} more ${progress.missingCount === 1 ? 'approval is' : 'approvals are'} needed${groups ? `, one from each of ${groups}` : ''}`;
       const first = result.again ? 'You already approved this request' : 'Your approval is recorded';
       await ctx.respond(noticeMessage(`:white_check_mark: ${first}; ${still} before it runs.`, first));

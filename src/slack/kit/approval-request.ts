@@ -10,6 +10,7 @@ import {
   recordApprovalMessages,
 } from '../../runs/approvals.ts';
 import type { RunApprovalNeed } from '../../runs/gate.ts';
+import { groupsHereOf } from '../../runs/installation-settings.ts';
 import { describeCron } from '../../schedules/cron.ts';
 import type { Approval } from '../../store/store.ts';
 import { installationKey } from '../../tenants/tenant-scope.ts';
@@ -59,7 +60,7 @@ async function viewOptions(deps: SlackDeps, client: WebClient, approval: Approva
   const progress = await approvalProgress(deps, approval).catch(() => undefined);
   const proxyName = deps.proxies.nameOf(approval.proxyId);
   const cardLink = await cardLinkOf(deps, client, approval);
-  return { ...(progress ? { progress } : {}), proxyName, cardLink };
+  return { ...(progress ? { progress } : {}), proxyName, cardLink, groupsHere: groupsHereOf(deps.access) };
 }
 
 /** At most this many approvers get a request by DM (without APPROVALS_CHANNEL). */
@@ -68,7 +69,9 @@ const MAX_APPROVER_DMS = 20;
 /**
  * The people named as approvers (users, and members of the named groups, read with this installation's
  * token), the requester left out. Many workspaces: only those Slack says belong to this installation — a
- * user id the operator's policy names may be a person of another workspace, who is never told of it.
+ * user id the operator's policy names may be a person of another workspace, who is never told of it — and
+ * only the installation's own groups are read (policy.groupsHere; an org-wide install names the group's
+ * workspace, `team_id`, as Slack requires of its token).
  */
 async function approverIds(
   deps: SlackDeps,
@@ -77,8 +80,13 @@ async function approverIds(
   requesterId: string,
 ): Promise<{ ids: string[]; elsewhere: number }> {
   const people = new Set(need.approverUsers);
+  const here = groupsHereOf(deps.access);
   for (const group of need.approverGroups) {
-    const res = await client.usergroups.users.list({ usergroup: group }).catch(() => null);
+    if (here && !here.has(group)) continue;
+    const team = here?.get(group) ?? null;
+    const res = await client.usergroups.users
+      .list(team ? { usergroup: group, team_id: team } : { usergroup: group })
+      .catch(() => null);
     for (const user of res?.users ?? []) people.add(user);
   }
   people.delete(requesterId);
@@ -109,7 +117,7 @@ export async function publishApprovalRequest(
   // Named as approvers in the messages: only those of this installation (a mention would notify others).
   const here: string[] = [];
   for (const user of need.approverUsers) if (await memberOfInstallation(deps, client, user)) here.push(user);
-  const approvers = describeApproversAmong(need, here);
+  const approvers = describeApproversAmong(need, here, groupsHereOf(deps.access));
   const { request, notice } = messagesOf(approval, approvers, await viewOptions(deps, client, approval));
   const post = (channel: string | null, userId: string) =>
     postToConversation(client, deps.logger, channel, userId, request);

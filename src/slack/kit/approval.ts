@@ -1,6 +1,7 @@
 // Approval surfaces: the request in the approvers' channel (Approve / Reject), the requester's
 // copy that follows the decision, and the modal asking a rejecting approver for a reason.
 import type { KnownBlock, ModalView } from '@slack/types';
+import type { GroupsHere } from '../../policy/policy.ts';
 import { ACCOUNT_CHANGED } from '../../runs/approvals.ts';
 import type { Approval } from '../../store/store.ts';
 import { button, type SlackMessage, when } from './common.ts';
@@ -27,12 +28,23 @@ function inputsOf(approval: Approval): CardInputs {
   }
 }
 
-function groupMention(groupId: string): string {
+/**
+ * A quorum's group, mentioned — unless `groupsHere` (the installation's own groups, many workspaces) does
+ * not have it: another workspace's group is never mentioned (in a shared channel it would notify another
+ * company's people).
+ */
+export function groupMention(groupId: string, groupsHere: Pick<GroupsHere, 'has'> | null = null): string {
+  if (groupsHere && !groupsHere.has(groupId)) return 'a user group of another workspace';
   return /^S[A-Z0-9]+$/.test(groupId) ? `<!subteam^${groupId}>` : escapeMrkdwn(groupId);
 }
 
 /** "Approved so far: @a · Still needed: 1 more approval, from @dba" (escaped mrkdwn); '' without a quorum. */
-export function progressLine(approval: Approval, progress: ApprovalProgress | undefined): string {
+export function progressLine(
+  approval: Approval,
+  progress: ApprovalProgress | undefined,
+  groupsHere: Pick<GroupsHere, 'has'> | null = null,
+): string {
+  const groupMentionHere = (g: string) => groupMention(g, groupsHere);
   const quorum = approval.quorum;
   if (!progress || !quorum || (quorum.count <= 1 && quorum.eachOf.length === 0)) return '';
   const so = progress.approvers.length
@@ -40,13 +52,13 @@ export function progressLine(approval: Approval, progress: ApprovalProgress | un
     : '*Approved so far:* nobody yet';
   if (approval.state !== 'pending') return so;
   const n = progress.missingCount;
-  const groups = progress.missingGroups.map(groupMention);
+  const groups = progress.missingGroups.map(groupMentionHere);
   const needed =
     n === 0
       ? 'nothing more'
       : `${n} more ${n === 1 ? 'approval' : 'approvals'}${groups.length ? `, one from each of ${groups.join(', ')}` : ''}`;
   const of =
-    `${Math.max(1, quorum.count, quorum.eachOf.length)} ${quorum.eachOf.length ? `(one from each of ${quorum.eachOf.map(groupMention).join(', ')})` : ''}`.trim();
+    `${Math.max(1, quorum.count, quorum.eachOf.length)} ${quorum.eachOf.length ? `(one from each of ${quorum.eachOf.map(groupMentionHere).join(', ')})` : ''}`.trim();
   return `${so}\n*Still needed:* ${needed} · quorum: ${of}`;
 }
 
@@ -104,6 +116,8 @@ export interface ApprovalViewOptions {
   proxyName?: string | null;
   /** Permalink of the run's live card, once approved and posted (the requester's copy links it). */
   cardLink?: string | null;
+  /** The installation's own user groups (many workspaces): no other group is mentioned. */
+  groupsHere?: GroupsHere | null;
 }
 
 /** The blocks both copies share: the heading, the request's details, where the quorum stands, the outcome. */
@@ -114,7 +128,7 @@ function requestBlocks(
   heading: string,
   cardLink?: string | null,
 ): KnownBlock[] {
-  const progress = progressLine(approval, options.progress);
+  const progress = progressLine(approval, options.progress, options.groupsHere ?? null);
   return [
     { type: 'section', text: mrkdwnText(heading) },
     ...details(approval, approvers, options.proxyName),

@@ -10,12 +10,19 @@ import type { WebClient } from '@slack/web-api';
 import { LRUCache } from 'lru-cache';
 import type { FormSpec } from '../../forms/input-schema.ts';
 import type { Logger } from '../../logger.ts';
+import type { GroupsHere } from '../../policy/policy.ts';
 import { currentInstallation } from '../../tenants/tenant-scope.ts';
 import { UserFacingError } from './user-facing-error.ts';
 
 export interface IdentityOptions {
   /** User groups named anywhere in the policy; only these are resolved. */
   groups: readonly string[];
+  /**
+   * Many workspaces: the installation's own user groups (installation-groups.ts; null: unknown). Only
+   * those of `groups` are read, each with its workspace (`team_id`) where the install is org-wide; another
+   * workspace's group has no members here (its token cannot read it, as Slack answers no_such_subteam).
+   */
+  groupsHere?: () => Promise<GroupsHere | null>;
   ttlMs?: number;
   /** Most emails kept (default 10,000); past it the least recently used is dropped. */
   maxUsers?: number;
@@ -222,9 +229,19 @@ export class Identity {
   async #loadMembers(client: WebClient, scope: string, staleAllowed = true): Promise<Members> {
     const members = new Map<string, Set<string>>();
     const unknown: string[] = [];
+    // Unknown which groups are this workspace's: each is read as unknown (stale members, else it fails closed).
+    const here = this.#o.groupsHere ? await this.#o.groupsHere() : undefined;
     for (const group of this.#o.groups) {
+      if (here && !here.has(group)) {
+        members.set(group, new Set());
+        continue;
+      }
       try {
-        const res = await client.usergroups.users.list({ usergroup: group });
+        if (here === null) throw new Error("the workspace's user groups could not be listed");
+        const team = here?.get(group) ?? null;
+        const res = await client.usergroups.users.list(
+          team ? { usergroup: group, team_id: team } : { usergroup: group },
+        );
         members.set(group, new Set(res.users ?? []));
       } catch (err) {
         this.#o.logger.warn({ err, group }, 'could not read user group members');
