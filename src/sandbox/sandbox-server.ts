@@ -290,6 +290,22 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       notify();
       return { status: 200, removed: target };
     },
+    async access(body) {
+      // An org admin removes the org-wide app from the person's workspace, or adds it back: Slack sends the
+      // bot team_access_revoked / team_access_granted; the org's tokens keep working for its other workspaces.
+      const space = workspaceOf(userFor(body.user).id);
+      const org = space?.enterpriseId ?? null;
+      if (!space || org === null || !installedHere(fake, org))
+        throw new HttpError(409, 'the app is not installed org-wide in this workspace’s org');
+      const kind = body.grant === true ? 'team_access_granted' : 'team_access_revoked';
+      const res = await sendToBot(
+        options.botUrl,
+        options.signingSecret,
+        jsonRequest(fake.oauth.teamAccess(org, [space.id], kind)),
+      );
+      notify();
+      return { status: res.status, kind, team: space.id };
+    },
     async signin(body) {
       // "Add to Slack" clicked: the person now signed in to (fake) Slack, who approves on its consent page.
       fake.oauth.signIn(userFor(body.user).id);

@@ -18,7 +18,7 @@ function toInstallation(row: SqlRow): InstallationRecord {
 }
 
 export function installationRecordStore(db: SqlDriver): InstallationRecordStore {
-  return {
+  const store: InstallationRecordStore = {
     async save(record, now) {
       const { rows } = await db.query(
         `INSERT INTO installations
@@ -139,11 +139,44 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
       });
     },
     async rememberTeam(teamId, installationId, now) {
+      // A request from the workspace: it is served (again).
       await db.query(
         `INSERT INTO installation_teams (team_id, installation_id, seen_at) VALUES ($1, $2, $3)
-         ON CONFLICT (team_id) DO UPDATE SET installation_id = excluded.installation_id, seen_at = excluded.seen_at`,
+         ON CONFLICT (team_id) DO UPDATE SET installation_id = excluded.installation_id, seen_at = excluded.seen_at,
+           revoked_at = NULL`,
         [teamId, installationId, now],
       );
+    },
+    async revokeTeam(teamId, installationId, sentAt) {
+      // A retry finds it removed already (false); one sent before the workspace was seen again changes nothing.
+      const result = await db.query(
+        `INSERT INTO installation_teams (team_id, installation_id, seen_at, revoked_at) VALUES ($1, $2, $3, $3)
+         ON CONFLICT (team_id) DO UPDATE SET revoked_at = excluded.revoked_at
+         WHERE installation_teams.installation_id = excluded.installation_id AND installation_teams.revoked_at IS NULL
+           AND installation_teams.seen_at < $4`,
+        // Slack's event_time is in whole seconds: a request seen within the second it was sent is before it.
+        [teamId, installationId, sentAt, sentAt + 1000],
+      );
+      return result.rowCount === 1;
+    },
+    async grantTeam(teamId, installationId, sentAt) {
+      await db.query(
+        `INSERT INTO installation_teams (team_id, installation_id, seen_at) VALUES ($1, $2, $3)
+         ON CONFLICT (team_id) DO UPDATE SET installation_id = excluded.installation_id,
+           seen_at = excluded.seen_at, revoked_at = NULL
+         WHERE installation_teams.revoked_at IS NULL OR installation_teams.revoked_at <= $3`,
+        [teamId, installationId, sentAt],
+      );
+    },
+    async serves(installationId, teamId) {
+      if (!installationId) return teamId ? (await store.installationOfTeam(teamId)) !== null : false;
+      const { rows } = await db.query(
+        `SELECT 1 FROM installations i WHERE i.id = $1 AND i.sealed IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM installation_teams t WHERE t.team_id = $2 AND t.installation_id = i.id
+                             AND t.revoked_at IS NOT NULL)`,
+        [installationId, teamId ?? ''],
+      );
+      return rows.length > 0;
     },
     async installationOfTeam(teamId) {
       // Its own installation wins; else the org-wide one it was last seen under, while that one holds tokens.
@@ -152,13 +185,14 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
          UNION ALL
          SELECT t.installation_id AS id, 1 AS rank FROM installation_teams t
            JOIN installations i ON i.id = t.installation_id AND i.sealed IS NOT NULL
-         WHERE t.team_id = $1
+         WHERE t.team_id = $1 AND t.revoked_at IS NULL
          ORDER BY rank LIMIT 1`,
         [teamId],
       );
       return rows[0] ? text(rows[0].id) : null;
     },
   };
+  return store;
 }
 
 export function oauthStateStore(db: SqlDriver): OAuthStateStore {
