@@ -206,7 +206,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
         ? {
             ...installerReceiverOptions(settings.install, settings.apiUrl),
             // A workspace without the app is told so (not-installed.ts) instead of an empty 200.
-            processEventErrorHandler: answerNotInstalled(settings.install.redirectUri, deps.logger),
+            processEventErrorHandler: answerNotInstalled(settings.install.redirectUri, deps.logger, settings.apiUrl),
           }
         : {}),
     });
@@ -229,7 +229,13 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
       installerOptions: { ...installer?.installerOptions, port: settings.port, clientOptions },
       // A workspace without the app is told so in the envelope's ack (not-installed.ts), as over HTTP.
       ...(settings.install
-        ? { processEventErrorHandler: answerNotInstalledOverSocket(settings.install.redirectUri, deps.logger) }
+        ? {
+            processEventErrorHandler: answerNotInstalledOverSocket(
+              settings.install.redirectUri,
+              deps.logger,
+              settings.apiUrl,
+            ),
+          }
         : {}),
     });
     // With the installer Bolt authorizes each request from the installation store: no token here.
