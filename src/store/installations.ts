@@ -44,6 +44,15 @@ export interface InstallationRecordStore {
    * never touched. Null when it was not purged (reinstalled, or not that old); else rows deleted per table.
    */
   purge(id: string, cutoff: number): Promise<Record<string, number> | null>;
+  /**
+   * Deletes what workspaces removed from an org-wide install at or before `cutoff` (and not back since) left
+   * under it: their subscriptions, watches, run intents, schedule owners and pauses, approvals (requested
+   * there). Aliases and channel defaults are the org's (keyed by channel) and stay. Each in one transaction.
+   */
+  purgeRemovedTeams(
+    cutoff: number,
+    limit: number,
+  ): Promise<Array<{ teamId: string; installationId: string; rows: Record<string, number> }>>;
   /** A workspace is served by an org-wide installation (seen on a request from it). */
   rememberTeam(teamId: string, installationId: string, now: number): Promise<void>;
   /**

@@ -138,6 +138,44 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
         return counts;
       });
     },
+    async purgeRemovedTeams(cutoff, limit) {
+      const { rows } = await db.query(
+        `SELECT team_id, installation_id FROM installation_teams WHERE revoked_at IS NOT NULL AND revoked_at <= $1
+         ORDER BY revoked_at, team_id LIMIT $2`,
+        [cutoff, Math.max(0, Math.trunc(limit))],
+      );
+      const purged: Array<{ teamId: string; installationId: string; rows: Record<string, number> }> = [];
+      for (const row of rows) {
+        const teamId = text(row.team_id);
+        const installationId = text(row.installation_id);
+        const counts = await db.transaction(async (tx) => {
+          // Re-checked here: a workspace added back in between keeps everything.
+          const still = await tx.query(
+            `SELECT 1 FROM installation_teams WHERE team_id = $1 AND installation_id = $2 AND revoked_at IS NOT NULL
+               AND revoked_at <= $3 ${db.dialect === 'postgres' ? 'FOR UPDATE' : ''}`,
+            [teamId, installationId, cutoff],
+          );
+          if (still.rows.length === 0) return null;
+          const deleted: Record<string, number> = {};
+          const run = async (table: string, sql: string) => {
+            deleted[table] = (await tx.query(sql, [installationId, teamId])).rowCount ?? 0;
+          };
+          await run(
+            'approval_votes',
+            `DELETE FROM approval_votes WHERE approval_id IN
+               (SELECT id FROM approvals WHERE installation_id = $1 AND requester_team = $2)`,
+          );
+          await run('approvals', 'DELETE FROM approvals WHERE installation_id = $1 AND requester_team = $2');
+          for (const table of ['subscriptions', 'watches', 'run_intents', 'schedule_owners', 'schedule_pauses']) {
+            await run(table, `DELETE FROM ${table} WHERE installation_id = $1 AND team_id = $2`);
+          }
+          await run('installation_teams', 'DELETE FROM installation_teams WHERE installation_id = $1 AND team_id = $2');
+          return deleted;
+        });
+        if (counts) purged.push({ teamId, installationId, rows: counts });
+      }
+      return purged;
+    },
     async rememberTeam(teamId, installationId, now) {
       // A request from the workspace: it is served (again).
       await db.query(
