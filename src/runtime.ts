@@ -65,6 +65,7 @@ import {
 import { revokeInstallation, type TokenState, tokenStateOf } from './tenants/revocation.ts';
 import { NoApiInScopeError, routedRunbookApi } from './tenants/routed-api.ts';
 import { createSecretBox } from './tenants/secret-box.ts';
+import { changeTeamAccess } from './tenants/team-access.ts';
 import { TenantClients, type TenantClientsOptions } from './tenants/tenant-clients.ts';
 import { currentInstallation, inInstallation, installationKey, RoutedWebClient } from './tenants/tenant-scope.ts';
 import { createWatchMetrics } from './watch/metrics.ts';
@@ -758,6 +759,36 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
               detail: event.kind,
               tid: null,
               installationId: installation.id,
+            });
+          }
+        },
+        // A workspace removed from the org-wide install (or added back): its work stops (or goes on).
+        teamAccess: async (installationId, event) => {
+          const changed = await changeTeamAccess(
+            {
+              records,
+              onRemoved: async (id, teamId) => {
+                tenantClients?.forget(id);
+                const stopped = await store.watches.stopTeam(id, teamId, now());
+                tenantLog.info({ installation: id, teamId, stopped }, "a workspace removed from the org's install");
+              },
+              onGranted: (id) => tenantClients?.forget(id),
+            },
+            installationId,
+            event,
+          );
+          tenantLog.info({ installation: installationId, event: event.kind, changed }, 'workspace access changed');
+          for (const teamId of changed ?? []) {
+            await deps.access.audit.record({
+              userId: null,
+              teamId,
+              channel: null,
+              action: event.kind === 'team_access_revoked' ? 'app.team_removed' : 'app.team_added',
+              target: teamId,
+              outcome: 'ok',
+              detail: event.kind,
+              tid: null,
+              installationId,
             });
           }
         },

@@ -2,7 +2,8 @@
 // Enterprise Grid org for an org-wide install), the code it hands back to the app's redirect URL, and
 // oauth.v2.access exchanging the code (or, with token rotation, a refresh token) for a bot token of that
 // workspace or org. Tokens it issued answer auth.test as their workspace; uninstalling revokes every
-// token of that installation and hands back the two events Slack sends (app_uninstalled, tokens_revoked).
+// token of that installation and hands back the two events Slack sends (app_uninstalled, tokens_revoked);
+// an org's workspaces removed or added back hand back team_access_revoked / team_access_granted.
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { fail, type MethodArgs, type SlackBody } from './fake-slack-context.ts';
@@ -97,6 +98,15 @@ export interface FakeOAuth {
     appUninstalled: Record<string, unknown>;
     tokensRevoked: Record<string, unknown>;
   };
+  /**
+   * An org admin removes the org-wide app from some of the org's workspaces (`team_access_revoked`), or
+   * adds it back (`team_access_granted`); the org's tokens keep working. Returns the body Slack sends.
+   */
+  teamAccess(
+    orgId: string,
+    teamIds: string[],
+    kind: 'team_access_revoked' | 'team_access_granted',
+  ): Record<string, unknown>;
 }
 
 /** The sandbox's workspaces (the first is the one the bot starts in) and its Grid org. */
@@ -315,6 +325,23 @@ export function createFakeOAuth(options: {
     },
     botOf(grant) {
       return bots.get(grant.installationId);
+    },
+    teamAccess(orgId, teamIds, kind) {
+      // As Slack sends it to an org-wide app: the org's envelope, the workspaces in the event.
+      return {
+        token: 'fake-verification-token',
+        team_id: orgId,
+        enterprise_id: orgId,
+        api_app_id: APP_ID,
+        event: { type: kind, team_ids: [...teamIds], event_ts: String(options.now() / 1000) },
+        type: 'event_callback',
+        event_id: `Ev${randomDigits(10)}`,
+        event_time: Math.floor(options.now() / 1000),
+        authorizations: [
+          { enterprise_id: orgId, team_id: null, user_id: BOT_USER_ID, is_bot: true, is_enterprise_install: true },
+        ],
+        is_ext_shared_channel: false,
+      };
     },
     uninstall(installationId) {
       const revoked: FakeGrant[] = [];

@@ -9,6 +9,7 @@ import type { InstallProvider } from '@slack/oauth';
 import { boltLoggerAdapter } from '../logger.ts';
 import type { TenantInstallation } from '../tenants/installation.ts';
 import type { RevocationEvent } from '../tenants/revocation.ts';
+import type { TeamAccessEvent } from '../tenants/team-access.ts';
 import { approvalsListeners } from './approvals/register.ts';
 import { browseListeners } from './browse/register.ts';
 import { commandListeners } from './command/register.ts';
@@ -18,7 +19,7 @@ import { executionsListeners } from './executions/register.ts';
 import { healthListeners } from './health/register.ts';
 import { publishHome } from './home/events.ts';
 import { homeListeners } from './home/register.ts';
-import { type InstallSettings, installerReceiverOptions, registerUninstallEvents } from './installs.ts';
+import { type InstallSettings, installerReceiverOptions, registerInstallationEvents } from './installs.ts';
 import type { SlackDeps } from './kit/deps.ts';
 import { registerOutgoingGuard } from './kit/guard-outgoing.ts';
 import { guardSlackRequests } from './kit/guard-request.ts';
@@ -62,6 +63,8 @@ export interface SlackAppSettings {
     | (InstallSettings & {
         /** app_uninstalled / tokens_revoked for an installation. */
         revoke: (installation: TenantInstallation, event: RevocationEvent) => Promise<void>;
+        /** team_access_revoked / team_access_granted for an org-wide installation. */
+        teamAccess: (installationId: string, event: TeamAccessEvent) => Promise<void>;
         /** Each request's installation, before its listeners (remembers an org's workspaces). */
         onInstallation?: (installation: TenantInstallation) => Promise<void>;
       })
@@ -203,7 +206,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
         ? {
             ...installerReceiverOptions(settings.install, settings.apiUrl),
             // A workspace without the app is told so (not-installed.ts) instead of an empty 200.
-            processEventErrorHandler: answerNotInstalled(settings.install.redirectUri, deps.logger),
+            processEventErrorHandler: answerNotInstalled(settings.install.redirectUri, deps.logger, settings.apiUrl),
           }
         : {}),
     });
@@ -226,7 +229,13 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
       installerOptions: { ...installer?.installerOptions, port: settings.port, clientOptions },
       // A workspace without the app is told so in the envelope's ack (not-installed.ts), as over HTTP.
       ...(settings.install
-        ? { processEventErrorHandler: answerNotInstalledOverSocket(settings.install.redirectUri, deps.logger) }
+        ? {
+            processEventErrorHandler: answerNotInstalledOverSocket(
+              settings.install.redirectUri,
+              deps.logger,
+              settings.apiUrl,
+            ),
+          }
         : {}),
     });
     // With the installer Bolt authorizes each request from the installation store: no token here.
@@ -252,7 +261,7 @@ export function createSlackApp(deps: SlackDeps, settings: SlackAppSettings): Sla
   registerOutgoingGuard(app);
   registerHandleOnce(app, deps);
   // An installation's end is handled before anything that needs a person or a token.
-  if (settings.install) registerUninstallEvents(app, settings.install.revoke);
+  if (settings.install) registerInstallationEvents(app, settings.install);
   registerWhoActs(app, deps);
   registerMetadataSeal(app, deps.access.seal, deps.logger, Boolean(settings.install));
   // The request context last, so it holds the guarded, sealing client and the opened metadata.

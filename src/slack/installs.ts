@@ -1,13 +1,15 @@
 // Many-workspace mode on Bolt's own OAuth installer (@slack/oauth's InstallProvider inside Bolt's HTTP
 // receiver): "Add to Slack" at /slack/install, Slack's redirect at /slack/oauth_redirect, the
 // installation and state stores from src/tenants/ (our store, tokens sealed), and the pages a person sees
-// at the end. Also the two events that end an installation (app_uninstalled, tokens_revoked), handled
-// before any listener and before the request context (they carry no person and no token).
+// at the end. Also the two events that end an installation (app_uninstalled, tokens_revoked) and the two
+// that remove or add back an org's workspace (team_access_revoked / _granted), handled before any listener
+// and before the request context (they carry no person).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App, HTTPReceiverOptions } from '@slack/bolt';
 import { type CodedError, ErrorCode, type Installation, type InstallationStore, type StateStore } from '@slack/oauth';
 import { installationFromAuthorization, type TenantInstallation } from '../tenants/installation.ts';
 import type { RevocationEvent } from '../tenants/revocation.ts';
+import type { TeamAccessEvent } from '../tenants/team-access.ts';
 
 export const INSTALL_PATH = '/slack/install';
 export const REDIRECT_PATH = '/slack/oauth_redirect';
@@ -32,6 +34,11 @@ export const BOT_SCOPES: readonly string[] = [
 
 /** The events that end an installation (subscribed in the many-workspace manifest; they need no scope). */
 export const UNINSTALL_EVENTS: readonly string[] = ['app_uninstalled', 'tokens_revoked'];
+/** The events that remove a workspace from an org-wide install, or add it back (no scope needed either). */
+export const TEAM_ACCESS_EVENTS: readonly string[] = [
+  'team_access_revoked',
+  'team_access_granted',
+] satisfies TeamAccessEvent['kind'][];
 
 export interface InstallSettings {
   clientId: string;
@@ -161,16 +168,22 @@ export function installerReceiverOptions(
 interface UninstallBody {
   type?: string;
   event_time?: number;
-  event?: { type?: string; tokens?: { oauth?: string[]; bot?: string[] } };
+  enterprise_id?: string;
+  event?: { type?: string; tokens?: { oauth?: string[]; bot?: string[] }; team_ids?: unknown };
 }
 
 /**
- * app_uninstalled / tokens_revoked: handed to `revoke` with the installation Bolt names for the event
- * (its team, or its org when installed org-wide). Nothing after this middleware sees them.
+ * app_uninstalled / tokens_revoked: handed to `revoke` with the installation Bolt names for the event (its
+ * team, or its org when installed org-wide). team_access_revoked / _granted (an org-wide install loses or
+ * gets back workspaces): handed to `teamAccess` with the org's id and the workspaces named. Nothing after
+ * this middleware sees them.
  */
-export function registerUninstallEvents(
+export function registerInstallationEvents(
   app: App,
-  revoke: (installation: TenantInstallation, event: RevocationEvent) => Promise<void>,
+  handlers: {
+    revoke: (installation: TenantInstallation, event: RevocationEvent) => Promise<void>;
+    teamAccess: (installationId: string, event: TeamAccessEvent) => Promise<void>;
+  },
 ): void {
   app.use(async (args) => {
     const { body, context, next } = args as unknown as {
@@ -179,13 +192,26 @@ export function registerUninstallEvents(
       next: () => Promise<void>;
     };
     const kind = body.type === 'event_callback' ? body.event?.type : undefined;
-    if (kind !== 'app_uninstalled' && kind !== 'tokens_revoked') return next();
-    const installation = installationFromAuthorization(context);
-    if (!installation) return;
-    await revoke(installation, {
-      kind,
-      sentAt: typeof body.event_time === 'number' ? body.event_time * 1000 : Date.now(),
-      ...(body.event?.tokens ? { tokens: body.event.tokens } : {}),
+    const sentAt = typeof body.event_time === 'number' ? body.event_time * 1000 : Date.now();
+    if (kind === 'app_uninstalled' || kind === 'tokens_revoked') {
+      const installation = installationFromAuthorization(context);
+      if (!installation) return;
+      await handlers.revoke(installation, {
+        kind,
+        sentAt,
+        ...(body.event?.tokens ? { tokens: body.event.tokens } : {}),
+      });
+      return;
+    }
+    if (!kind || !TEAM_ACCESS_EVENTS.includes(kind)) return next();
+    // Sent only to an org-wide installation: its id is the org's.
+    const org = context.enterpriseId ?? body.enterprise_id;
+    const teamIds = body.event?.team_ids;
+    if (!org || !Array.isArray(teamIds)) return;
+    await handlers.teamAccess(org, {
+      kind: kind as TeamAccessEvent['kind'],
+      teamIds: teamIds.filter((id): id is string => typeof id === 'string'),
+      sentAt,
     });
   });
 }

@@ -17,6 +17,7 @@ import {
 } from '@slack/bolt';
 import type { Logger } from '../logger.ts';
 import { INSTALL_PATH } from './installs.ts';
+import { isSlackResponseUrl } from './kit/handler-context.ts';
 
 /** How a request from a workspace without the app is answered. */
 type Answer =
@@ -161,15 +162,24 @@ type Post = (url: string, body: unknown) => Promise<unknown>;
 const postJson: Post = (url, body) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-/** Logs the one line, then tells the person through the click's response_url when there is one. */
-async function tell(error: NotInstalled, reply: ReturnType<typeof replyOf>, logger: Logger, post: Post): Promise<void> {
+/**
+ * Logs the one line, then tells the person through the click's response_url when it is Slack's
+ * (kit/handler-context.ts: any other host is not posted to; there is no token here to answer otherwise).
+ */
+async function tell(
+  error: NotInstalled,
+  reply: ReturnType<typeof replyOf>,
+  logger: Logger,
+  post: Post,
+  slackApiUrl: string | undefined,
+): Promise<void> {
   logger.warn(
     { ...error.where, installed: error.missing ? 'no' : 'unknown' },
     error.missing
       ? 'a request from a workspace runbook-bot is not installed in: nothing ran, the person was told how to add it'
       : 'a request whose installation could not be read: nothing ran, the person was told to try again',
   );
-  if (!reply.responseUrl) return;
+  if (!reply.responseUrl || !isSlackResponseUrl(reply.responseUrl, slackApiUrl)) return;
   await post(reply.responseUrl, { response_type: 'ephemeral', replace_original: false, text: reply.text }).catch(
     (err: unknown) => logger.warn({ err: err instanceof Error ? err.name : 'error' }, 'could not tell the person why'),
   );
@@ -182,6 +192,7 @@ async function tell(error: NotInstalled, reply: ReturnType<typeof replyOf>, logg
 export function answerNotInstalled(
   redirectUri: string | null,
   logger: Logger,
+  slackApiUrl: string | undefined,
   post: Post = postJson,
 ): (args: ReceiverProcessEventErrorHandlerArgs) => Promise<boolean> {
   return async (args) => {
@@ -194,7 +205,7 @@ export function answerNotInstalled(
       response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
       response.end(JSON.stringify(reply.ack));
     }
-    await tell(error, reply, logger, post);
+    await tell(error, reply, logger, post, slackApiUrl);
     return true;
   };
 }
@@ -206,6 +217,7 @@ export function answerNotInstalled(
 export function answerNotInstalledOverSocket(
   redirectUri: string | null,
   logger: Logger,
+  slackApiUrl: string | undefined,
   post: Post = postJson,
 ): (args: SocketModeReceiverProcessEventErrorHandlerArgs) => Promise<boolean> {
   return async (args) => {
@@ -213,7 +225,7 @@ export function answerNotInstalledOverSocket(
     if (!(error instanceof NotInstalled)) return defaultProcessEventErrorHandler(args);
     const reply = replyOf(error, redirectUri ? new URL(INSTALL_PATH, redirectUri).toString() : null);
     await (reply.ack === null ? event.ack() : event.ack(reply.ack));
-    await tell(error, reply, logger, post);
+    await tell(error, reply, logger, post, slackApiUrl);
     return false;
   };
 }

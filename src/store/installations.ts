@@ -44,10 +44,35 @@ export interface InstallationRecordStore {
    * never touched. Null when it was not purged (reinstalled, or not that old); else rows deleted per table.
    */
   purge(id: string, cutoff: number): Promise<Record<string, number> | null>;
+  /**
+   * Deletes what workspaces removed from an org-wide install at or before `cutoff` (and not back since) left
+   * under it: their subscriptions, watches, run intents, schedule owners and pauses, approvals (requested
+   * there). Aliases and channel defaults are the org's (keyed by channel) and stay. Each in one transaction.
+   */
+  purgeRemovedTeams(
+    cutoff: number,
+    limit: number,
+  ): Promise<Array<{ teamId: string; installationId: string; rows: Record<string, number> }>>;
   /** A workspace is served by an org-wide installation (seen on a request from it). */
   rememberTeam(teamId: string, installationId: string, now: number): Promise<void>;
-  /** The installation serving a workspace: its own install, or the org-wide one it was seen under. */
+  /**
+   * The installation serving a workspace: its own install, or the org-wide one it was seen under (not one
+   * the workspace was removed from).
+   */
   installationOfTeam(teamId: string): Promise<string | null>;
+  /**
+   * team_access_revoked: the org-wide installation lost a workspace. Kept as removed (its records stay)
+   * unless the workspace was seen or granted again after `sentAt` (a late retry). True only for the call
+   * that removed it (a retry of the event finds it removed).
+   */
+  revokeTeam(teamId: string, installationId: string, sentAt: number): Promise<boolean>;
+  /** team_access_granted: the workspace is served again, unless removed after `sentAt` (a late retry). */
+  grantTeam(teamId: string, installationId: string, sentAt: number): Promise<void>;
+  /**
+   * Whether the installation still holds tokens and, for an org-wide one, still serves `teamId` (not
+   * removed); '' (the single workspace's records) asks whether any installation serves `teamId`.
+   */
+  serves(installationId: string, teamId: string | null): Promise<boolean>;
 }
 
 export interface OAuthStateStore {

@@ -714,6 +714,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX notifications_claimed_at ON notifications (claimed_at);
     `,
   },
+  {
+    version: 30,
+    // team_access_revoked: a workspace removed from an org-wide install (its rows kept for a re-grant).
+    name: 'workspaces removed from an org-wide installation',
+    up: () => `
+      ALTER TABLE installation_teams ADD COLUMN revoked_at BIGINT;
+    `,
+  },
 ];
 
 /** Every column of watches before migration 27, in order. */

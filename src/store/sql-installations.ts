@@ -18,7 +18,7 @@ function toInstallation(row: SqlRow): InstallationRecord {
 }
 
 export function installationRecordStore(db: SqlDriver): InstallationRecordStore {
-  return {
+  const store: InstallationRecordStore = {
     async save(record, now) {
       const { rows } = await db.query(
         `INSERT INTO installations
@@ -138,12 +138,83 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
         return counts;
       });
     },
+    async purgeRemovedTeams(cutoff, limit) {
+      const { rows } = await db.query(
+        `SELECT team_id, installation_id FROM installation_teams WHERE revoked_at IS NOT NULL AND revoked_at <= $1
+         ORDER BY revoked_at, team_id LIMIT $2`,
+        [cutoff, Math.max(0, Math.trunc(limit))],
+      );
+      const purged: Array<{ teamId: string; installationId: string; rows: Record<string, number> }> = [];
+      for (const row of rows) {
+        const teamId = text(row.team_id);
+        const installationId = text(row.installation_id);
+        const counts = await db.transaction(async (tx) => {
+          // Re-checked here: a workspace added back in between keeps everything.
+          const still = await tx.query(
+            `SELECT 1 FROM installation_teams WHERE team_id = $1 AND installation_id = $2 AND revoked_at IS NOT NULL
+               AND revoked_at <= $3 ${db.dialect === 'postgres' ? 'FOR UPDATE' : ''}`,
+            [teamId, installationId, cutoff],
+          );
+          if (still.rows.length === 0) return null;
+          const deleted: Record<string, number> = {};
+          const run = async (table: string, sql: string) => {
+            deleted[table] = (await tx.query(sql, [installationId, teamId])).rowCount ?? 0;
+          };
+          await run(
+            'approval_votes',
+            `DELETE FROM approval_votes WHERE approval_id IN
+               (SELECT id FROM approvals WHERE installation_id = $1 AND requester_team = $2)`,
+          );
+          await run('approvals', 'DELETE FROM approvals WHERE installation_id = $1 AND requester_team = $2');
+          for (const table of ['subscriptions', 'watches', 'run_intents', 'schedule_owners', 'schedule_pauses']) {
+            await run(table, `DELETE FROM ${table} WHERE installation_id = $1 AND team_id = $2`);
+          }
+          await run('installation_teams', 'DELETE FROM installation_teams WHERE installation_id = $1 AND team_id = $2');
+          return deleted;
+        });
+        if (counts) purged.push({ teamId, installationId, rows: counts });
+      }
+      return purged;
+    },
     async rememberTeam(teamId, installationId, now) {
+      // A request from the workspace: it is served (again).
       await db.query(
         `INSERT INTO installation_teams (team_id, installation_id, seen_at) VALUES ($1, $2, $3)
-         ON CONFLICT (team_id) DO UPDATE SET installation_id = excluded.installation_id, seen_at = excluded.seen_at`,
+         ON CONFLICT (team_id) DO UPDATE SET installation_id = excluded.installation_id, seen_at = excluded.seen_at,
+           revoked_at = NULL`,
         [teamId, installationId, now],
       );
+    },
+    async revokeTeam(teamId, installationId, sentAt) {
+      // A retry finds it removed already (false); one sent before the workspace was seen again changes nothing.
+      const result = await db.query(
+        `INSERT INTO installation_teams (team_id, installation_id, seen_at, revoked_at) VALUES ($1, $2, $3, $3)
+         ON CONFLICT (team_id) DO UPDATE SET revoked_at = excluded.revoked_at
+         WHERE installation_teams.installation_id = excluded.installation_id AND installation_teams.revoked_at IS NULL
+           AND installation_teams.seen_at < $4`,
+        // Slack's event_time is in whole seconds: a request seen within the second it was sent is before it.
+        [teamId, installationId, sentAt, sentAt + 1000],
+      );
+      return result.rowCount === 1;
+    },
+    async grantTeam(teamId, installationId, sentAt) {
+      await db.query(
+        `INSERT INTO installation_teams (team_id, installation_id, seen_at) VALUES ($1, $2, $3)
+         ON CONFLICT (team_id) DO UPDATE SET installation_id = excluded.installation_id,
+           seen_at = excluded.seen_at, revoked_at = NULL
+         WHERE installation_teams.revoked_at IS NULL OR installation_teams.revoked_at <= $3`,
+        [teamId, installationId, sentAt],
+      );
+    },
+    async serves(installationId, teamId) {
+      if (!installationId) return teamId ? (await store.installationOfTeam(teamId)) !== null : false;
+      const { rows } = await db.query(
+        `SELECT 1 FROM installations i WHERE i.id = $1 AND i.sealed IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM installation_teams t WHERE t.team_id = $2 AND t.installation_id = i.id
+                             AND t.revoked_at IS NOT NULL)`,
+        [installationId, teamId ?? ''],
+      );
+      return rows.length > 0;
     },
     async installationOfTeam(teamId) {
       // Its own installation wins; else the org-wide one it was last seen under, while that one holds tokens.
@@ -152,13 +223,14 @@ export function installationRecordStore(db: SqlDriver): InstallationRecordStore 
          UNION ALL
          SELECT t.installation_id AS id, 1 AS rank FROM installation_teams t
            JOIN installations i ON i.id = t.installation_id AND i.sealed IS NOT NULL
-         WHERE t.team_id = $1
+         WHERE t.team_id = $1 AND t.revoked_at IS NULL
          ORDER BY rank LIMIT 1`,
         [teamId],
       );
       return rows[0] ? text(rows[0].id) : null;
     },
   };
+  return store;
 }
 
 export function oauthStateStore(db: SqlDriver): OAuthStateStore {

@@ -335,6 +335,16 @@ function watchStore(db: SqlDriver): WatchStore {
       return result.rowCount;
     },
 
+    async stopTeam(installationId, teamId, now) {
+      if (!installationId || !teamId) return 0;
+      const result = await db.query(
+        `UPDATE watches SET state = 'stale', updated_at = $3, lease_owner = NULL, lease_until = NULL
+         WHERE installation_id = $1 AND team_id = $2 AND state = 'active'`,
+        [installationId, teamId, now],
+      );
+      return result.rowCount;
+    },
+
     async releaseAll(owner) {
       const result = await db.query(
         'UPDATE watches SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',

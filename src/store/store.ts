@@ -335,6 +335,8 @@ export interface WatchStore {
    * more is checked or posted for it); returns how many. Other installations' watches are untouched.
    */
   stopInstallation(installationId: string, now: number): Promise<number>;
+  /** The same for one workspace removed from an org-wide installation (team_access_revoked). */
+  stopTeam(installationId: string, teamId: string, now: number): Promise<number>;
   countByState(): Promise<Record<WatchState, number>>;
   /** Active watches per tenant (`tenantOf`; null for watches of none). */
   countActiveByTenant(): Promise<Array<{ tenant: string | null; count: number }>>;

@@ -63,6 +63,8 @@ export interface RetentionOptions {
 
 export interface Purged {
   installationId: string;
+  /** Set when only this workspace of an org-wide installation was purged (removed from it: team-access.ts). */
+  teamId?: string;
   /** Rows deleted, by table. */
   rows: Record<string, number>;
 }
@@ -82,6 +84,13 @@ export async function purgeUninstalled(options: RetentionOptions): Promise<Purge
     logger.info(
       { installation: record.id, uninstalledAt: record.uninstalledAt, rows },
       'purged an uninstalled installation past DATA_RETENTION_DAYS',
+    );
+  }
+  for (const team of await store.installations.purgeRemovedTeams(cutoff, PER_PASS)) {
+    purged.push(team);
+    logger.info(
+      { installation: team.installationId, teamId: team.teamId, rows: team.rows },
+      "purged a workspace removed from its org's installation past DATA_RETENTION_DAYS",
     );
   }
   return purged;

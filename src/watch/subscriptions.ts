@@ -361,15 +361,23 @@ export class SubscriptionScanner {
     const total: ScanResult = { scanned: false, baseline: false, pages: 0, sent: 0, skipped: 0, failed: 0 };
     // One pass per installation, entered through a workspace of it (an installation's id is its team id, or
     // its org's; rows kept for '' go by their creator's workspace as before).
-    const passes = new Map<string, string>();
+    const passes = new Map<string, Set<string>>();
     for (const s of await this.#store.subscriptions.listAll()) {
       const key = s.installationId || s.teamId || '';
-      if (!passes.has(key)) passes.set(key, s.teamId ?? key);
+      passes.set(key, (passes.get(key) ?? new Set()).add(s.teamId ?? key));
     }
-    for (const [key, team] of passes) {
+    for (const [key, teams] of passes) {
+      // A workspace removed from an org-wide install: its subscriptions wait, the others' go on; granted
+      // again, they hear of runs that end from then on (the position moved on without them).
+      const served = new Set<string>();
+      for (const t of teams) if (!key || !t || (await this.#store.installations.serves(key, t))) served.add(t);
+      const team = [...served][0] ?? [...teams][0] ?? key;
       try {
         const one = await this.#inTenant(team || null, () =>
-          this.#runScan(key, (s) => (s.installationId || s.teamId || '') === key),
+          this.#runScan(
+            key,
+            (s) => (s.installationId || s.teamId || '') === key && (served.size === 0 || served.has(s.teamId ?? key)),
+          ),
         );
         total.scanned ||= one.scanned;
         total.baseline ||= one.baseline;

@@ -1003,6 +1003,24 @@ export class Watcher implements RunTracker {
     const work = () => this.#inScopeOf(watch, () => this.#handleWatch(watch, listed));
     return this.#workspace.run(watch.teamId ?? '', work).catch(async (err: unknown) => {
       if (!(err instanceof TenantGoneError)) throw err;
+      // One wrong "no installation serves it" must not lose the card: the store decides, and a workspace
+      // still served is looked at again later.
+      if (await this.#store.installations.serves(watch.installationId, watch.teamId)) {
+        this.#log.warn(
+          { executionId: watch.executionId, installation: watch.installationId, teamId: watch.teamId },
+          'workspace said gone but still installed; watch kept',
+        );
+        const now = this.#now();
+        await this.#store.watches.reschedule(
+          watch.executionId,
+          this.owner,
+          now + this.planFor(watch).intervalMs,
+          watch.attempts,
+          now,
+          watch.installationId,
+        );
+        return;
+      }
       // Uninstalled: nothing can be posted there any more, and its runs cost no more requests.
       this.#log.info(
         { executionId: watch.executionId, installation: watch.installationId, teamId: watch.teamId },

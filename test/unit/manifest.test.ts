@@ -7,7 +7,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { FEATURE_LISTENERS } from '../../src/slack/app.ts';
-import { BOT_SCOPES, REDIRECT_PATH, UNINSTALL_EVENTS } from '../../src/slack/installs.ts';
+import { BOT_SCOPES, REDIRECT_PATH, TEAM_ACCESS_EVENTS, UNINSTALL_EVENTS } from '../../src/slack/installs.ts';
 import { COMMAND, FUNCTIONS, SHORTCUTS, STEP_INPUTS, STEP_OUTPUTS } from '../../src/slack/kit/ids.ts';
 import { SUBCOMMAND_NAMES } from '../../src/slack/kit/parse-command.ts';
 
@@ -146,8 +146,10 @@ describe('Slack app manifests', () => {
         [SHORTCUTS.runFromMessage, 'message'],
       ]);
       expect(json.features.app_home.home_tab_enabled).toBe(true);
-      // Many workspaces also hears when an installation ends (handled before any listener, installs.ts).
-      const expected = name === MANY || name === MANY_SOCKET ? [...events, ...UNINSTALL_EVENTS].sort() : events;
+      // Many workspaces also hears when an installation ends, and when an org-wide one loses or gets back a
+      // workspace (each handled before any listener, installs.ts: the same lists).
+      const expected =
+        name === MANY || name === MANY_SOCKET ? [...events, ...UNINSTALL_EVENTS, ...TEAM_ACCESS_EVENTS].sort() : events;
       expect([...json.settings.event_subscriptions.bot_events].sort()).toEqual(expected);
       expect(events).toEqual(['app_home_opened', 'app_mention']);
       expect(json.settings.interactivity.is_enabled).toBe(true);

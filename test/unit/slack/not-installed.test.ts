@@ -75,7 +75,7 @@ describe('the sentence and the answer', () => {
   });
 
   it('answers a command with an ephemeral, a form with a view, a typeahead with no options', async () => {
-    const answer = answerNotInstalled(null, createLogger({ level: 'silent' }), async () => undefined);
+    const answer = answerNotInstalled(null, createLogger({ level: 'silent' }), undefined, async () => undefined);
     const cases: Array<[Record<string, unknown>, (body: unknown) => void]> = [
       [{ command: '/runbook', team_id: 'T0X' }, (b) => expect(b).toMatchObject({ response_type: 'ephemeral' })],
       [{ type: 'view_submission', team: { id: 'T0X' } }, (b) => expect(b).toMatchObject({ response_action: 'update' })],
@@ -100,13 +100,13 @@ describe('the sentence and the answer', () => {
 
   it('answers a click through its response_url, and nothing else it is given', async () => {
     const posted: Array<[string, unknown]> = [];
-    const answer = answerNotInstalled(null, createLogger({ level: 'silent' }), async (url, body) => {
+    const answer = answerNotInstalled(null, createLogger({ level: 'silent' }), undefined, async (url, body) => {
       posted.push([url, body]);
     });
     const { res, sent } = response();
     await answer({
       error: thrown(
-        { type: 'block_actions', team: { id: 'T0X' }, response_url: 'https://hooks.test/actions/1' },
+        { type: 'block_actions', team: { id: 'T0X' }, response_url: 'https://hooks.slack.com/actions/T0X/1/abc' },
         missing,
       ),
       logger: createLogger({ level: 'silent' }) as never,
@@ -117,9 +117,42 @@ describe('the sentence and the answer', () => {
     expect([sent.status, sent.body]).toEqual([200, '']);
     expect(posted).toEqual([
       [
-        'https://hooks.test/actions/1',
+        'https://hooks.slack.com/actions/T0X/1/abc',
         expect.objectContaining({ response_type: 'ephemeral', replace_original: false }),
       ],
     ]);
+  });
+
+  it('posts to a response_url only when it is Slack’s or the configured Slack API’s origin', async () => {
+    const posted: string[] = [];
+    const post = async (url: string) => {
+      posted.push(url);
+    };
+    const click = async (answer: ReturnType<typeof answerNotInstalled>, responseUrl: string) => {
+      const { res } = response();
+      await answer({
+        error: thrown({ type: 'block_actions', team: { id: 'T0X' }, response_url: responseUrl }, missing),
+        logger: createLogger({ level: 'silent' }) as never,
+        request: request({ host: 'bot.example.com' }),
+        response: res,
+        storedResponse: undefined,
+      });
+    };
+    const logger = createLogger({ level: 'silent' });
+    const plain = answerNotInstalled(null, logger, undefined, post);
+    for (const url of [
+      'https://evil.example/actions/1',
+      'http://hooks.slack.com/actions/1',
+      'https://hooks.slack.com.evil.example/actions/1',
+      'https://user:pw@hooks.slack.com/actions/1',
+      'http://127.0.0.1:9/actions/1',
+    ])
+      await click(plain, url);
+    expect(posted).toEqual([]);
+    // The sandbox's and the tests' fake Slack: its own origin is Slack here.
+    const sandboxed = answerNotInstalled(null, logger, 'http://127.0.0.1:3001/api/', post);
+    await click(sandboxed, 'http://127.0.0.1:3001/respond/1');
+    await click(sandboxed, 'http://127.0.0.1:3002/respond/1');
+    expect(posted).toEqual(['http://127.0.0.1:3001/respond/1']);
   });
 });

@@ -214,6 +214,44 @@ export function runInstallationsContract(name: string, createHarness: () => Prom
       expect(await store.installations.installationOfTeam('T7')).toBeNull();
     });
 
+    it('a workspace removed from an org-wide install is not served until granted or seen again; retries are safe', async () => {
+      const bolt = installations();
+      await bolt.storeInstallation(orgInstall('E1', 'org'));
+      await store.installations.rememberTeam('T7', 'E1', T0);
+      await store.installations.rememberTeam('T8', 'E1', T0);
+      expect(await store.installations.serves('E1', 'T7')).toBe(true);
+      expect(await store.installations.revokeTeam('T7', 'E1', T0 + 10_000)).toBe(true);
+      // The event retried: already removed, nothing to do again.
+      expect(await store.installations.revokeTeam('T7', 'E1', T0 + 10_000)).toBe(false);
+      expect(await store.installations.installationOfTeam('T7')).toBeNull();
+      expect(await store.installations.serves('E1', 'T7')).toBe(false);
+      expect(await store.installations.serves('', 'T7')).toBe(false);
+      // The org's other workspaces, and the org itself, are untouched.
+      expect(await store.installations.installationOfTeam('T8')).toBe('E1');
+      expect(await store.installations.serves('E1', 'T8')).toBe(true);
+      expect(await store.installations.serves('E1', null)).toBe(true);
+      // A grant sent before the removal (delivered late) changes nothing; a later one serves it again.
+      await store.installations.grantTeam('T7', 'E1', T0 + 5_000);
+      expect(await store.installations.installationOfTeam('T7')).toBeNull();
+      await store.installations.grantTeam('T7', 'E1', T0 + 20_000);
+      expect(await store.installations.installationOfTeam('T7')).toBe('E1');
+      // The removal retried after the re-grant leaves it served.
+      expect(await store.installations.revokeTeam('T7', 'E1', T0 + 10_000)).toBe(false);
+      expect(await store.installations.serves('E1', 'T7')).toBe(true);
+      // A request seen within the second the removal was sent (Slack's event_time is in seconds) was before it.
+      await store.installations.rememberTeam('T8', 'E1', T0 + 25_500);
+      expect(await store.installations.revokeTeam('T8', 'E1', T0 + 25_000)).toBe(true);
+      await store.installations.grantTeam('T8', 'E1', T0 + 26_000);
+      // Removed again, then a request from it (it has access once more) serves it.
+      expect(await store.installations.revokeTeam('T7', 'E1', T0 + 30_000)).toBe(true);
+      await store.installations.rememberTeam('T7', 'E1', T0 + 40_000);
+      expect(await store.installations.installationOfTeam('T7')).toBe('E1');
+      // An uninstalled org serves none of its workspaces.
+      const org = (await store.installations.get('E1'))!;
+      await store.installations.revoke('E1', org.generation, T0 + 50_000);
+      expect(await store.installations.serves('E1', 'T8')).toBe(false);
+    });
+
     it('an OAuth state is taken once, before it expires, and only if this app issued it', async () => {
       const states = createStoredStateStore({ states: store.oauthStates, secret: 'state-secret-0123456789' });
       const options = { scopes: ['commands'], metadata: 'm' };

@@ -183,7 +183,8 @@ export function runRetentionContract(name: string, createHarness: () => Promise<
       expect(await kept('T1', 'C1')).toEqual(NONE);
     });
 
-    it('purges an org-wide install’s workspaces by team id, except one another installation now serves', async () => {
+    /** Org E1 with its workspaces T0EU (seeded in C0EU) and T0US (a subscription in C0US, kept for `usFor`). */
+    const orgWithTwoWorkspaces = async (usFor?: string) => {
       await install('E1', T0, true);
       await store.installations.rememberTeam('T0EU', 'E1', T0);
       await store.installations.rememberTeam('T0US', 'E1', T0);
@@ -191,13 +192,56 @@ export function runRetentionContract(name: string, createHarness: () => Promise<
       await store.subscriptions.add(
         { channel: 'C0US', runbookId: 'r1', runbookName: 'R', failuresOnly: false, createdBy: 'U1', teamId: 'T0US' },
         T0,
+        usFor,
       );
+    };
+
+    it('purges an org-wide install’s workspaces by team id, except one another installation now serves', async () => {
+      await orgWithTwoWorkspaces();
       await install('T0US', T0 + DAY); // the US workspace installed the app on its own since
       await uninstall('E1', T0 + DAY);
       const purged = await pass(T0 + 40 * DAY);
       expect(purged.map((p) => p.installationId)).toEqual(['E1']);
       expect(await kept('E1', 'C0EU')).toEqual(NONE);
       expect(await store.subscriptions.listForChannel('C0US')).toHaveLength(1);
+    });
+
+    it('a workspace removed from an org-wide install: its own rows purged after the retention, the org’s kept', async () => {
+      await orgWithTwoWorkspaces('E1');
+      await store.watches.insert(
+        {
+          installationId: 'E1',
+          executionId: 'Y',
+          runbookId: 'r1',
+          runbookName: 'Restart',
+          channel: 'C0EU',
+          teamId: 'T0EU',
+          proxyId: 'p1',
+          inputsSummary: '{}',
+          origin: 'slack',
+        },
+        T0,
+      );
+      expect(await store.installations.revokeTeam('T0EU', 'E1', T0 + DAY)).toBe(true);
+      // Removed, then added back within the retention: never purged.
+      expect(await store.installations.revokeTeam('T0US', 'E1', T0 + DAY)).toBe(true);
+      await store.installations.grantTeam('T0US', 'E1', T0 + 2 * DAY);
+      expect(await pass(T0 + 30 * DAY)).toEqual([]);
+      expect((await kept('E1', 'C0EU')).subscriptions).toBe(1);
+      const purged = await pass(T0 + 32 * DAY);
+      expect(purged.map((p) => [p.installationId, p.teamId])).toEqual([['E1', 'T0EU']]);
+      expect(purged[0]!.rows).toMatchObject({
+        subscriptions: 1,
+        watches: 1,
+        schedule_owners: 1,
+        installation_teams: 1,
+      });
+      expect(await kept('E1', 'C0EU')).toMatchObject({ subscriptions: 0, owner: false, alias: true, defaults: true });
+      expect(await store.watches.get('Y', 'E1')).toBeNull();
+      expect(await store.subscriptions.listForChannel('C0US', 'E1')).toHaveLength(1);
+      expect(await store.installations.installationOfTeam('T0US')).toBe('E1');
+      expect((await store.installations.get('E1'))?.sealed).not.toBeNull();
+      expect(await pass(T0 + 60 * DAY, 'replica-b')).toEqual([]);
     });
 
     it('one replica purges at a time: another finds the lease held', async () => {
