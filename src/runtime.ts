@@ -26,7 +26,7 @@ import {
 import { socketModeConnection } from './ops/slack-connection.ts';
 import type { Tracing } from './ops/tracing.ts';
 import { AuditLog } from './policy/audit-log.ts';
-import { loadPolicy, policyGroups } from './policy/load-policy.ts';
+import { loadPolicy, policyApproverUsers, policyGroups } from './policy/load-policy.ts';
 import type { Policy } from './policy/policy.ts';
 import { RunRateLimit } from './policy/run-rate-limit.ts';
 import { withMaskedExecutions } from './runs/execution-secrets.ts';
@@ -42,6 +42,7 @@ import type { RunTracker, SlackDeps, StartedRun } from './slack/kit/deps.ts';
 import { limitHistory } from './slack/kit/history-limit.ts';
 import { Identity } from './slack/kit/identity.ts';
 import { InstallationGroups } from './slack/kit/installation-groups.ts';
+import { belongsTo } from './slack/kit/membership.ts';
 import { createMetadataSeal } from './slack/kit/metadata-seal.ts';
 import { guardClient } from './slack/kit/outgoing-guard.ts';
 import { Places } from './slack/kit/places.ts';
@@ -171,6 +172,7 @@ function connectTenants(
   apiUrl: string,
   logger: Logger,
   groups: InstallationGroups,
+  routed: WebClient,
 ): TenantDeps {
   const box = createSecretBox(config.secrets!);
   const installations = createInstallationStore({ records: store.installations, box });
@@ -234,6 +236,13 @@ function connectTenants(
     // Listed only where the policy names groups for it (else there is nothing to filter and no call).
     groupsHere: async ({ policy }) =>
       policy.home && policyGroups(policy).length > 0 ? ((await groups.of(policy.home)) ?? new Map()) : null,
+    // Likewise its people among the policy's approver users: users.info with its token (cached; unknown: no).
+    usersHere: async ({ policy, identity }, id) => {
+      const named = policyApproverUsers(policy);
+      if (named.length === 0) return null;
+      const profiles = await inInstallation(id, () => Promise.all(named.map((u) => identity.profileOf(routed, u))));
+      return new Set(named.filter((_, i) => belongsTo(profiles[i]!, id)));
+    },
     newPlaces: () => new Places({ logger: logger.child({ component: 'places' }) }),
     installerOf: async (id) => (await installations.load(id))?.installation.user?.id ?? null,
     // Its address was removed by the operator: its followed runs stop (their checks would go nowhere).
@@ -548,11 +557,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     if (oauth && config.secrets) {
       await assignKeptRecords();
       // Each installation's own user groups, listed with its token (a routed client: the one in scope).
-      const groups = new InstallationGroups({
-        client: slackClient({ slackApiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, timeout: 5_000 }),
-        logger: logger.child({ component: 'groups' }),
+      const routed = slackClient({
+        slackApiUrl,
+        rejectRateLimitedCalls: true,
+        retryConfig: { retries: 0 },
+        timeout: 5_000,
       });
-      const built = connectTenants(config, deps, store, baseUrl, logger, groups);
+      const groups = new InstallationGroups({ client: routed, logger: logger.child({ component: 'groups' }) });
+      const built = connectTenants(config, deps, store, baseUrl, logger, groups, routed);
       tenantDeps = built;
       cleanups.push(() => built.close());
     }

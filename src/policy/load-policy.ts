@@ -103,3 +103,20 @@ export function policyGroups(policy: Policy): string[] {
   for (const list of lists) for (const group of list ?? []) groups.add(group);
   return [...groups];
 }
+
+/**
+ * The users the policy names as approvers or break-glass people (those its surfaces may name), of rules
+ * that may apply to the installation it is applied for. Many workspaces: each is named only if Slack puts
+ * them in it (Policy.usersHere).
+ */
+export function policyApproverUsers(policy: Policy): string[] {
+  const f = policy.file;
+  const here = <R extends { teams?: string[] | undefined }>(rules: R[] | undefined): R[] =>
+    (rules ?? []).filter((rule) => policy.mayApplyHere(rule.teams));
+  const lists = [
+    f.approvers?.users,
+    ...here(f.approvals).map((rule) => rule.approvers?.users),
+    ...here(f.freezes).map((w) => w.breakGlass?.users),
+  ];
+  return [...new Set(lists.flatMap((list) => list ?? []))];
+}

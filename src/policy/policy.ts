@@ -278,6 +278,9 @@ const VERB: Record<PolicyAction, string> = {
  */
 export type GroupsHere = ReadonlyMap<string, string | null>;
 
+/** Of the users a policy names as approvers, those Slack puts in the installation (withUsersHere). */
+export type UsersHere = Pick<ReadonlySet<string>, 'has'>;
+
 /** Where a policy names approvers and none of them is of this workspace. */
 export const APPROVERS_ELSEWHERE = 'nobody in this workspace (the policy names approvers of other workspaces only)';
 
@@ -293,6 +296,8 @@ export class Policy {
    * these are named or mentioned — another workspace's group named by the file is nobody's here.
    */
   readonly groupsHere: GroupsHere | null;
+  /** Likewise its own people among the approver users the file names (null: not filtered): no other is named. */
+  readonly usersHere: UsersHere | null;
 
   constructor(
     file: PolicyFile,
@@ -300,12 +305,19 @@ export class Policy {
     approverGroup: string | null = null,
     home: Place | null = null,
     groupsHere: GroupsHere | null = null,
+    usersHere: UsersHere | null = null,
   ) {
     this.file = file;
     this.source = source;
     this.approverGroup = approverGroup;
     this.home = home;
     this.groupsHere = groupsHere;
+    this.usersHere = usersHere;
+  }
+
+  /** Who is named as an approver for this installation (only its own groups and people; null: all). */
+  get here(): Here {
+    return { groups: this.groupsHere, users: this.usersHere };
   }
 
   /**
@@ -313,12 +325,17 @@ export class Policy {
    * (unless org-wide) and its Grid org count wherever `teams:` is matched, with the workspace acted in.
    */
   forInstallation(home: Place): Policy {
-    return new Policy(this.file, this.source, this.approverGroup, home, this.groupsHere);
+    return new Policy(this.file, this.source, this.approverGroup, home, this.groupsHere, this.usersHere);
   }
 
   /** The same policy for an installation whose workspace(s) have these user groups (see groupsHere). */
   withGroupsHere(groupsHere: GroupsHere | null): Policy {
-    return new Policy(this.file, this.source, this.approverGroup, this.home, groupsHere);
+    return new Policy(this.file, this.source, this.approverGroup, this.home, groupsHere, this.usersHere);
+  }
+
+  /** The same policy for an installation with these of the file's approver users (see usersHere). */
+  withUsersHere(usersHere: UsersHere | null): Policy {
+    return new Policy(this.file, this.source, this.approverGroup, this.home, this.groupsHere, usersHere);
   }
 
   /**
@@ -329,7 +346,7 @@ export class Policy {
   narrowedTo(approverGroup: string | null): Policy {
     return approverGroup === this.approverGroup
       ? this
-      : new Policy(this.file, this.source, approverGroup, this.home, this.groupsHere);
+      : new Policy(this.file, this.source, approverGroup, this.home, this.groupsHere, this.usersHere);
   }
 
   /**
@@ -450,7 +467,7 @@ export class Policy {
       if (listed) return { allowed: true, rule: null };
       const who = describeApprovers(
         { approverUsers: people.users ?? [], approverGroups: people.groups ?? [] },
-        this.groupsHere,
+        this.here,
       );
       return {
         allowed: false,
@@ -520,12 +537,23 @@ export class Policy {
       return {
         allowed: false,
         rule: null,
-        message: `You are not an approver of ${runbook.name}. Approvers: ${describeApprovers(need, this.groupsHere)}.`,
+        message: `You are not an approver of ${runbook.name}. Approvers: ${describeApprovers(need, this.here)}.`,
       };
     }
     return this.decide('approve', subject, runbook);
   }
 }
+
+/**
+ * Who may be named as an approver for one installation (many workspaces): only its own user groups and its
+ * own people (Policy.here); null: any.
+ */
+export interface Here {
+  groups: Pick<GroupsHere, 'has'> | null;
+  users: UsersHere | null;
+}
+
+const ANY_HERE: Here = { groups: null, users: null };
 
 /**
  * Who must approve, as the end of a sentence: "@Bob or @Carol can approve it" for one approval; with a
@@ -534,40 +562,46 @@ export class Policy {
  */
 export function describeWhoApproves(
   need: Pick<ApprovalNeed, 'approverUsers' | 'approverGroups' | 'quorum'>,
-  groupsHere: Pick<GroupsHere, 'has'> | null = null,
+  here: Here = ANY_HERE,
 ): string {
   const { count, eachOf } = need.quorum;
   const needed = Math.max(1, count, eachOf.length);
-  if (needed <= 1) return `${describeApprovers(need, groupsHere)} can approve it`;
-  // A group of another workspace is never mentioned (it still counts: nobody here can give that approval).
+  if (needed <= 1) return `${describeApprovers(need, here)} can approve it`;
+  // A group or person of another workspace is never mentioned (but counts: nobody here can give that approval).
   const named = (g: string) =>
-    !groupsHere || groupsHere.has(g) ? mention.group(g) : 'a user group of another workspace';
+    !here.groups || here.groups.has(g) ? mention.group(g) : 'a user group of another workspace';
   const each = eachOf.length ? `, one from each of ${eachOf.map(named).join(', ')}` : '';
-  const users = need.approverUsers.map((u) => mention.user(u));
-  if (need.approverGroups.length === 0 && users.length >= needed) {
-    const all = users.length === 2 ? 'both ' : users.length > 2 && needed === users.length ? 'all of ' : '';
-    const some = needed < users.length ? `${needed} of ` : all;
+  if (need.approverGroups.length === 0 && need.approverUsers.length >= needed) {
+    const mine = need.approverUsers.filter((u) => !here.users || here.users.has(u));
+    if (mine.length === 0) return `it needs ${needed} approvals from ${APPROVERS_ELSEWHERE}${each}`;
+    const away = need.approverUsers.length - mine.length;
+    const users = [
+      ...mine.map((u) => mention.user(u)),
+      ...(away === 0 ? [] : [away === 1 ? 'a person of another workspace' : `${away} people of other workspaces`]),
+    ];
+    const n = need.approverUsers.length;
+    const all = n === 2 ? 'both ' : n > 2 && needed === n ? 'all of ' : '';
+    const some = needed < n ? `${needed} of ` : all;
     return `it needs approval from ${some}${users.slice(0, -1).join(', ')} and ${users.at(-1)}${each}`;
   }
-  return `it needs ${needed} approvals from ${describeApprovers(need, groupsHere)}${each}`;
+  return `it needs ${needed} approvals from ${describeApprovers(need, here)}${each}`;
 }
 
 /**
  * "<@U1>, <@U2> or members of <!subteam^S1>" — or "anyone but the requester". The mentions are sealed
- * (src/mentions.ts): live in Slack even inside a sentence that is escaped as a whole. `groupsHere` (many
- * workspaces): only the installation's own groups are named; where the policy names
+ * (src/mentions.ts): live in Slack even inside a sentence that is escaped as a whole. `here` (many
+ * workspaces): only the installation's own groups and people are named; where the policy names
  * approvers and none is here, it says so (APPROVERS_ELSEWHERE), never "anyone".
  */
 export function describeApprovers(
   need: Pick<ApprovalNeed, 'approverUsers' | 'approverGroups'>,
-  groupsHere: Pick<GroupsHere, 'has'> | null = null,
+  here: Here = ANY_HERE,
 ): string {
-  const groups = groupsHere ? need.approverGroups.filter((g) => groupsHere.has(g)) : need.approverGroups;
-  const people = [
-    ...need.approverUsers.map((u) => mention.user(u)),
-    ...groups.map((g) => `members of ${mention.group(g)}`),
-  ];
-  if (people.length === 0 && need.approverGroups.length > 0) return APPROVERS_ELSEWHERE;
+  const groups = here.groups ? need.approverGroups.filter((g) => here.groups!.has(g)) : need.approverGroups;
+  const users = here.users ? need.approverUsers.filter((u) => here.users!.has(u)) : need.approverUsers;
+  const people = [...users.map((u) => mention.user(u)), ...groups.map((g) => `members of ${mention.group(g)}`)];
+  const named = need.approverGroups.length > 0 || need.approverUsers.length > 0;
+  if (people.length === 0 && named) return APPROVERS_ELSEWHERE;
   if (people.length === 0) return 'anyone but the requester';
   return people.length === 1 ? people[0]! : `${people.slice(0, -1).join(', ')} or ${people.at(-1)}`;
 }

@@ -3,13 +3,7 @@
 // schedule. The records themselves live in src/policy/approvals.ts; this is what approving *does*.
 import type { Workflow } from '../api/schemas.ts';
 import { type ApprovalAsk, decodeAsk, expireRequests } from '../policy/approvals.ts';
-import {
-  APPROVERS_ELSEWHERE,
-  type ApprovalNeed,
-  describeApprovers,
-  type GroupsHere,
-  type Place,
-} from '../policy/policy.ts';
+import { type ApprovalNeed, describeApprovers, type GroupsHere, type Place } from '../policy/policy.ts';
 import { evaluateQuorum, isQuorum, type QuorumState, SINGLE_APPROVER, type Vote } from '../policy/quorum.ts';
 import type { Approval, ApprovalMessages } from '../store/store.ts';
 import { currentInstallation } from '../tenants/tenant-scope.ts';
@@ -474,11 +468,7 @@ export function describeApproversAmong(
   here: readonly string[],
   groupsHere: Pick<GroupsHere, 'has'> | null,
 ): string {
-  const users = need.approverUsers.filter((u) => here.includes(u));
-  const groups = groupsHere ? need.approverGroups.filter((g) => groupsHere.has(g)) : need.approverGroups;
-  const named = need.approverUsers.length > 0 || need.approverGroups.length > 0;
-  if (users.length === 0 && groups.length === 0 && named) return APPROVERS_ELSEWHERE;
-  return describeApprovers({ approverUsers: users, approverGroups: groups });
+  return describeApprovers(need, { groups: groupsHere, users: new Set(here) });
 }
 
 /**

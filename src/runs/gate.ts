@@ -210,11 +210,11 @@ export function approvalNeedOf(
 ): RunApprovalNeed {
   const { policy } = deps.access;
   const need = policy.approvalFor(runbook, place);
-  // Many workspaces: only the installation's own user groups are named (policy.groupsHere).
+  // Many workspaces: only the installation's own user groups and people are named (policy.here).
   return {
     ...need,
-    approvers: describeApprovers(need, policy.groupsHere),
-    whoApproves: describeWhoApproves(need, policy.groupsHere),
+    approvers: describeApprovers(need, policy.here),
+    whoApproves: describeWhoApproves(need, policy.here),
   };
 }
 

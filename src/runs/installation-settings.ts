@@ -5,7 +5,7 @@
 // then only its members may approve where the file lets that group (or anyone) approve. Approval rules and
 // freezes naming its team hold whatever is set. Each change and each refusal is audited (`settings.update`).
 import { mention } from '../mentions.ts';
-import type { GroupsHere, Place, Policy } from '../policy/policy.ts';
+import type { GroupsHere, Place, Policy, UsersHere } from '../policy/policy.ts';
 import type { InstallationSettingsRecord } from '../store/installation-settings.ts';
 import type { Actor } from './actor.ts';
 import { type ConnectFacts, mayConnect } from './api-connection.ts';
@@ -31,6 +31,11 @@ export function policyForInstallation(access: Pick<RunsAccess, 'policy'>, home: 
  */
 export function withGroupsHere<A extends RunsAccess>(access: A, groups: GroupsHere | null): A {
   return { ...access, policy: access.policy.withGroupsHere(groups) };
+}
+
+/** Likewise its own people of the approver users the policy names: only those are named or mentioned. */
+export function withUsersHere<A extends RunsAccess>(access: A, users: UsersHere | null): A {
+  return { ...access, policy: access.policy.withUsersHere(users) };
 }
 
 /** The installation's own user groups, as its access knows them (null: not filtered, single workspace). */

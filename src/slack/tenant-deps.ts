@@ -16,8 +16,13 @@ import {
   RunbookCatalog,
   type Visible,
 } from '../catalog/runbook-catalog.ts';
-import type { GroupsHere, Policy } from '../policy/policy.ts';
-import { policyForInstallation, withGroupsHere, withInstallationSettings } from '../runs/installation-settings.ts';
+import type { GroupsHere, Policy, UsersHere } from '../policy/policy.ts';
+import {
+  policyForInstallation,
+  withGroupsHere,
+  withInstallationSettings,
+  withUsersHere,
+} from '../runs/installation-settings.ts';
 import type { ApiConnections, ConnectionStatus, OpenConnection } from '../tenants/api-connections.ts';
 import type { TenantInstallation } from '../tenants/installation.ts';
 import type { SlackDeps } from './kit/deps.ts';
@@ -51,6 +56,11 @@ export interface TenantDepsOptions {
    * filter): only those are named, mentioned or read for it. Absent: not filtered.
    */
   groupsHere?(access: SlackDeps['access']): Promise<GroupsHere | null>;
+  /**
+   * Of the approver users the policy names, those Slack puts in the installation (null: it names none):
+   * only those are named or mentioned for it. Absent: not filtered.
+   */
+  usersHere?(access: SlackDeps['access'], installationId: string): Promise<UsersHere | null>;
   /** Who installed the app in this installation (null when unknown). */
   installerOf(installationId: string): Promise<string | null>;
   /**
@@ -224,7 +234,7 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
   };
 
   // The workspace's own approval settings, read on every request like the connection (any replica); then
-  // its own user groups (cached), so that no other workspace's group is named or read for it.
+  // its own user groups and people (cached), so that no other workspace's group or person is named for it.
   const withSettings = async (installationId: string, deps: SlackDeps): Promise<SlackDeps> => {
     const settings = await options.base.access.store.installationSettings.get(installationId);
     const set =
@@ -235,8 +245,10 @@ export function createTenantDeps(options: TenantDepsOptions): TenantDeps {
             tenancy: { ...deps.tenancy, settings },
           }
         : deps;
-    if (!options.groupsHere) return set;
-    return { ...set, access: withGroupsHere(set.access, await options.groupsHere(set.access)) };
+    let access = set.access;
+    if (options.groupsHere) access = withGroupsHere(access, await options.groupsHere(access));
+    if (options.usersHere) access = withUsersHere(access, await options.usersHere(access, installationId));
+    return access === set.access ? set : { ...set, access };
   };
 
   const tenantDeps: TenantDeps = {

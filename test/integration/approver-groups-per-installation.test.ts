@@ -8,18 +8,15 @@
 // the approvers a request is sent to are members of its own installation's group only, read with its token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../src/sandbox/fake-slack-state.ts';
-import { stepDefinition } from '../../src/sandbox/workflow-steps.ts';
-import { ACTIONS, BLOCKS, FUNCTIONS } from '../../src/slack/kit/ids.ts';
-import { writePolicyFile } from '../support/bot-harness.ts';
+import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
 import {
-  addZed,
-  DRAIN,
-  type OAuthHarness,
-  publishedHomeOf,
-  requestDrainApproval,
-  startOAuthHarness,
-  until,
-} from '../support/oauth-harness.ts';
+  decisionUpdates,
+  refusedDrainStep,
+  shownFromNow,
+  shownToAll,
+  startThreeWithPolicy,
+} from '../support/approver-surfaces.ts';
+import { DRAIN, type OAuthHarness, publishedHomeOf, requestDrainApproval, until } from '../support/oauth-harness.ts';
 import { answer, type Person, personIn, textOf } from '../support/tenant-flows.ts';
 import { INSTALLED } from '../support/three-installations.ts';
 
@@ -36,16 +33,15 @@ const GROUP_B = GROUP.B;
 
 let h: OAuthHarness;
 beforeAll(async () => {
-  h = await startOAuthHarness({ env: { POLICY_FILE: writePolicyFile(POLICY) } });
-  addZed(h);
-  for (const inst of [A, B, G]) {
-    h.fake.state.usergroups[GROUP[inst.key]] = {
-      handle: `approvers-${inst.key.toLowerCase()}`,
-      users: [inst.approver.id],
-      teamId: inst.approver.team,
-    };
-  }
-  for (const inst of [A, B, G]) expect((await h.install(inst.installation)).status).toBe(200);
+  h = await startThreeWithPolicy(POLICY, (harness) => {
+    for (const inst of [A, B, G]) {
+      harness.fake.state.usergroups[GROUP[inst.key]] = {
+        handle: `approvers-${inst.key.toLowerCase()}`,
+        users: [inst.approver.id],
+        teamId: inst.approver.team,
+      };
+    }
+  });
 }, 30_000);
 afterAll(() => h?.stop());
 
@@ -130,21 +126,12 @@ describe('approver groups, per installation', () => {
     expect(mentions(shown).filter((g) => g !== GROUP.A)).toEqual([]);
     expect(mentions(textOf(await answer(h, A.requester, 'help', /\S/)))).toEqual([]);
     // Carol (of A, in no group) clicks Approve on A's request: refused, naming A's group only, and audited so.
-    const [ephemerals, posts] = [h.fake.state.ephemerals.length, h.fake.state.responseUrlPosts.length];
+    const shownToCarol = shownFromNow(h);
     await userOf(CAROL).act({ kind: 'message', message: requests.A!.message }, ACTIONS.approvalApprove);
-    const refusal = await until(async () => {
-      const shownToCarol = [
-        ...h.fake.state.ephemerals
-          .slice(ephemerals)
-          .filter((e) => e.user === CAROL.id)
-          .map(textOf),
-        ...h.fake.state.responseUrlPosts
-          .slice(posts)
-          .filter((p) => p.user === CAROL.id)
-          .map((p) => JSON.stringify(p.body)),
-      ];
-      return shownToCarol.find((t) => t.includes('not an approver'));
-    }, "Carol's refusal");
+    const refusal = await until(
+      async () => shownToCarol(CAROL.id).find((t) => t.includes('not an approver')),
+      "Carol's refusal",
+    );
     expect(new Set(mentions(refusal))).toEqual(new Set([GROUP.A]));
     const [denied] = await h.runtime.store.audit.recent(1, A.installation);
     expect(denied).toMatchObject({ userId: CAROL.id, outcome: 'denied' });
@@ -153,44 +140,23 @@ describe('approver groups, per installation', () => {
   });
 
   it("A's Workflow step, refused as it needs approval, names no other workspace's group", async () => {
-    const step = await userOf(A.requester).runWorkflowStep(FUNCTIONS.runRunbook, stepDefinition(FUNCTIONS.runRunbook), {
-      runbook: DRAIN,
-      inputs: JSON.stringify({ node_name: 'node-step' }),
-      channel: 'C01OPS',
-      wait_for_completion: true,
-      invoking_user: A.requester.id,
-    });
-    const id = step.started.execution.id;
-    const ended = await until(
-      async () =>
-        h.fake.state.functionExecutions[id]?.state === 'failed' ? h.fake.state.functionExecutions[id] : null,
-      'the step to be refused',
-    );
+    const error = await refusedDrainStep(h, A.requester);
     // It sends the person to the form (which names A's group, above) and names no group itself.
-    expect(ended.error).toContain('needs approval');
-    expect(mentions(ended.error ?? '')).toEqual([]);
+    expect(error).toContain('needs approval');
+    expect(mentions(error)).toEqual([]);
   });
 
   it("the decision's updates name only A's group; nothing sent with A's token names another's", async () => {
     const since = h.fake.state.calls.length;
     await userOf(A.approver).act({ kind: 'message', message: requests.A!.message }, ACTIONS.approvalApprove);
-    const updates = await until(async () => {
-      const found = h.fake.state.calls
-        .slice(since)
-        .filter((c) => c.method === 'chat.update' && c.installation === A.installation);
-      return found.length >= 2 ? found : null;
-    }, "the request's and the copy's updates");
+    const updates = await decisionUpdates(h, A.installation, since);
     for (const update of updates)
       expect(mentions(JSON.stringify(update.args)).filter((g) => g !== GROUP.A)).toEqual([]);
     // Every call with A's token, and everything shown to A's people: no other workspace's group.
     const withA = h.fake.state.calls.filter((c) => c.installation === A.installation);
     const named = withA.flatMap((c) => mentions(JSON.stringify(c.args)).map((g) => `${c.method}: ${g}`));
     expect(named.filter((line) => OTHERS_OF_A.some((g) => line.endsWith(g)))).toEqual([]);
-    const people = new Set([A.requester.id, A.approver.id, CAROL.id]);
-    const shown = [
-      ...h.fake.state.ephemerals.filter((e) => people.has(e.user)).map(textOf),
-      ...h.fake.state.responseUrlPosts.filter((p) => people.has(p.user)).map((p) => JSON.stringify(p.body)),
-    ].join('\n');
+    const shown = shownToAll(h, [A.requester.id, A.approver.id, CAROL.id]);
     expect(mentions(shown).filter((g) => g !== GROUP.A)).toEqual([]);
   });
 });

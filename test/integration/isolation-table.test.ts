@@ -1358,10 +1358,11 @@ const ROWS: Row[] = [
     },
   },
   {
-    kind: "user groups (each installation's approver group)",
+    kind: "user groups and approver users (each installation's approver group and approver)",
     cells: {
       modal: async (o, v) => {
-        // The run form of a runbook needing approval names the viewer's own group, never the owner's.
+        // The run form of a runbook needing approval names the viewer's own group and approver (the policy
+        // names all three of each), never the owner's.
         const who = userOf(v.requester);
         await who.command(`run "${DRAIN}"`, 'C01OPS');
         const form = await until(async () => {
@@ -1371,6 +1372,8 @@ const ROWS: Row[] = [
         const text = JSON.stringify(form.view);
         if (o === v) expect(text).toContain(`<!subteam^${o.group}>`);
         else expect(text).not.toContain(o.group);
+        if (o === v) expect(text).toContain(`<@${o.approver.id}>`);
+        else expect(text).not.toContain(o.approver.id);
         h.fake.closeModal(v.requester.id);
       },
       'App Home': async (o, v) => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { plainMentions } from '../../../src/mentions.ts';
 import { loadPolicy, PolicyError, parsePolicy } from '../../../src/policy/load-policy.ts';
 import {
+  APPROVERS_ELSEWHERE,
   describeApprovers,
   describeWhoApproves,
   Policy,
@@ -241,6 +242,22 @@ describe('who approves, in words', () => {
     );
     expect(say(need([], ['S0SRE'], 2, ['S0DBA']))).toBe(
       'it needs 2 approvals from members of <!subteam^S0SRE>, one from each of <!subteam^S0DBA>',
+    );
+  });
+  it("names only the installation's own people; the others still count, and none here is never 'anyone'", () => {
+    const users = new Set(['U01A']);
+    const here = (n: ReturnType<typeof need>) => plainMentions(describeWhoApproves(n, { groups: null, users }));
+    expect(here(need(['U01A', 'U02B', 'U03C'], [], 1))).toBe('<@U01A> can approve it');
+    expect(here(need(['U01A', 'U02B'], [], 2))).toBe(
+      'it needs approval from both <@U01A> and a person of another workspace',
+    );
+    expect(here(need(['U01A', 'U02B', 'U03C'], [], 2))).toBe(
+      'it needs approval from 2 of <@U01A> and 2 people of other workspaces',
+    );
+    expect(here(need(['U02B', 'U03C'], [], 2))).toBe(`it needs 2 approvals from ${APPROVERS_ELSEWHERE}`);
+    expect(here(need(['U02B'], [], 1))).toBe(`${APPROVERS_ELSEWHERE} can approve it`);
+    expect(plainMentions(describeApprovers(need(['U02B'], ['S0SRE'], 1), { groups: new Map(), users }))).toBe(
+      APPROVERS_ELSEWHERE,
     );
   });
 });
