@@ -16,6 +16,7 @@ import {
   setOwn,
 } from './input-schema.ts';
 import { LIMITS, plainText, truncate } from './text-limits.ts';
+import { zoneName } from './time-zone.ts';
 
 const SECRET_HINT = 'This value is hidden after you submit and is never filled in again.';
 
@@ -39,8 +40,7 @@ export function buildFormBlocks(
 /** Under a date-time picker: which zone the picked time is in. */
 function zoneHint(timeZone: { id: string; label: string } | null): string {
   if (!timeZone) return 'The time is in your Slack time zone.';
-  const named = timeZone.label && timeZone.label !== timeZone.id ? `${timeZone.label} (${timeZone.id})` : timeZone.id;
-  return `The time is in your Slack time zone, ${named}.`;
+  return `The time is in your Slack time zone, ${zoneName(timeZone)}.`;
 }
 
 function initialFor(

@@ -39,3 +39,46 @@ export function isoInTimeZone(epochSeconds: number, timeZone: string | null | un
   const abs = Math.abs(offset);
   return `${wall}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
+
+/** A zone as the form names it under its date-time pickers: "Central European Time (Europe/Berlin)". */
+export function zoneName(timeZone: { id: string; label: string }): string {
+  return timeZone.label && timeZone.label !== timeZone.id ? `${timeZone.label} (${timeZone.id})` : timeZone.id;
+}
+
+/** A date and time without an offset, as typed on a line: "2026-12-01 10:00", "2026-12-01T10:00:30". */
+const WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/i;
+
+/**
+ * A date-time typed without an offset, read as the form reads a picked one: a wall time in the person's
+ * Slack time zone (UTC when unknown), written as ISO 8601 with that zone's offset. Null when the text is
+ * not such a wall time (it carries its own offset or Z, or is no date-time): it is then kept as typed.
+ */
+export function wallTimeInZone(text: string, timeZone: string | null | undefined): string | null {
+  const m = WALL_TIME.exec(text.trim());
+  if (!m) return null;
+  const [y, mo, d, h, mi, s] = m.slice(1).map((part) => Number(part ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const wall = Date.UTC(y, mo - 1, d, h, mi, s);
+  const back = new Date(wall);
+  // "2026-02-30 25:00" is no time: left to the schema, which refuses it as the form would.
+  if (
+    back.getUTCFullYear() !== y ||
+    back.getUTCMonth() !== mo - 1 ||
+    back.getUTCDate() !== d ||
+    h > 23 ||
+    mi > 59 ||
+    s > 59
+  )
+    return null;
+  const first = timeZone ? offsetMinutes(wall, timeZone) : null;
+  if (first === null) return isoInTimeZone(wall / 1000, null);
+  // The offset at the instant, not at the wall time read as UTC (they differ near a DST change).
+  const second = offsetMinutes(wall - first * 60_000, timeZone!) ?? first;
+  return isoInTimeZone((wall - second * 60_000) / 1000, timeZone);
+}

@@ -3,6 +3,7 @@
 // input name, in the words the form would show under the field.
 import { enumLabel } from './enum-options.ts';
 import type { FieldSpec, FormSpec } from './input-schema.ts';
+import { wallTimeInZone } from './time-zone.ts';
 import { validateParams } from './validate-params.ts';
 
 export interface FieldError {
@@ -58,8 +59,11 @@ function toNumber(text: string, integer: boolean): Converted {
   return { ok: true, value: n };
 }
 
-function convert(field: FieldSpec, text: string): Converted {
+function convert(field: FieldSpec, text: string, timeZone: string | null): Converted {
   switch (field.kind) {
+    case 'datetime':
+      // Without an offset, in the person's Slack time zone as the form's picker; an offset or Z is kept.
+      return { ok: true, value: wallTimeInZone(text, timeZone) ?? text };
     case 'number':
     case 'integer':
       return toNumber(text, field.kind === 'integer');
@@ -100,7 +104,7 @@ function convert(field: FieldSpec, text: string): Converted {
         return { ok: false, message: 'Must be valid JSON' };
       }
     default:
-      // Text, secret, email, URL, date and date-time stay as typed; the schema checks their format.
+      // Text, secret, email, URL and date stay as typed; the schema checks their format.
       return { ok: true, value: text };
   }
 }
@@ -111,14 +115,24 @@ export function fieldErrorsOf(spec: FormSpec, errors: Record<string, string>): F
   return Object.entries(errors).map(([blockId, message]) => ({ name: byBlock.get(blockId) ?? '', message }));
 }
 
+/** The date-time inputs typed without an offset (read in the person's zone, so the reply says which). */
+export function wallTimeNames(spec: FormSpec, typed: Readonly<Record<string, string>>): string[] {
+  if (spec.kind !== 'fields') return [];
+  return spec.fields
+    .filter((f) => f.kind === 'datetime' && Object.hasOwn(typed, f.name) && wallTimeInZone(typed[f.name]!, null))
+    .map((f) => f.name);
+}
+
 /**
  * Converts and validates typed values; nothing runs on `ok: false`. `base` (the schema's defaults, say)
- * fills what was not typed before the whole is validated.
+ * fills what was not typed before the whole is validated. `timeZone`: the person's Slack time zone (users.info
+ * `tz`), in which a date-time typed without an offset is read, as the form reads a picked one (UTC: unknown).
  */
 export function typeValues(
   spec: FormSpec,
   typed: Readonly<Record<string, string>>,
   base: Readonly<Record<string, unknown>> = {},
+  timeZone: string | null = null,
 ): TypedValues {
   const params: Record<string, unknown> = {};
   const errors: FieldError[] = [];
@@ -149,7 +163,7 @@ export function typeValues(
     }
     // Blank counts as not given, as a blank field of the form does: a default fills it, or "Required".
     if (text.trim() === '') continue;
-    const converted = convert(field, text);
+    const converted = convert(field, text, timeZone);
     if (converted.ok)
       Object.defineProperty(params, name, {
         value: converted.value,

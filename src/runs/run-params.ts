@@ -6,9 +6,13 @@ import { usableDefaults } from '../forms/defaults.ts';
 import type { FormSpec } from '../forms/input-schema.ts';
 import { type TypedValues, typeValues, validateObject } from '../forms/typed-values.ts';
 
-/** Values typed on a line (`key=value`), with the schema's defaults for the rest. */
-export function typedRunParams(spec: FormSpec, typed: Readonly<Record<string, string>>): TypedValues {
-  return typeValues(spec, typed, usableDefaults(spec));
+/** Values typed on a line (`key=value`), with the schema's defaults for the rest; `timeZone` as typeValues. */
+export function typedRunParams(
+  spec: FormSpec,
+  typed: Readonly<Record<string, string>>,
+  timeZone: string | null,
+): TypedValues {
+  return typeValues(spec, typed, usableDefaults(spec), timeZone);
 }
 
 /** An already-typed object (a workflow step's JSON inputs, a confirmation's draft), with the defaults for the rest. */

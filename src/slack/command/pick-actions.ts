@@ -1,6 +1,6 @@
 // A pick list (several runbooks matched what was typed) finishes the command it came from: show, run,
 // schedules (the forecast when `--next` was typed), executions (its --status/--last kept) or health of the
-// chosen runbook; inside a modal it continues in that modal.
+// chosen runbook; a `run … --now` line carries on to its confirmation; inside a modal it continues there.
 
 import { FORECAST_WINDOWS, type ForecastWindow } from '../../schedules/forecast.ts';
 import { showRunbook } from '../browse/browse.ts';
@@ -12,6 +12,7 @@ import type { ActionArgs } from '../kit/listen.ts';
 import { buttonValue } from '../kit/on-action.ts';
 import { openRunModal, runModalView } from '../kit/run-start.ts';
 import { decodePick } from '../kit/runbook-choice.ts';
+import { continueLineRun } from '../run/one-line.ts';
 import { showForecast } from '../schedules/forecast.ts';
 import { openScheduleModal, scheduleModalView, showSchedules } from '../schedules/schedules.ts';
 
@@ -22,7 +23,14 @@ export async function pickClicked({ body, client }: ActionArgs, ctx: HandlerCont
   // A pick list inside a modal (from `run <name>` with several matches) continues in that modal.
   if (body.view?.id && (pick.next === 'run' || pick.next === 'schedule')) {
     if (pick.next === 'run') {
-      const view = await runModalView(deps, { runbookId: pick.id }, ctx.channelId, 'run', {
+      // The line's values, kept for the pick: the form opens with them, as for a single match.
+      const line = pick.keep.line ? await deps.drafts.takeLine(pick.keep.line, ctx.userId) : null;
+      const typed = line
+        ? { typed: line.values, proxyId: line.proxyId, destination: line.destination, threadTs: line.threadTs }
+        : {};
+      const expired =
+        pick.keep.line && !line ? { notes: [':warning: The values typed have expired; fill them in below.'] } : {};
+      const view = await runModalView(deps, { runbookId: pick.id, ...typed, ...expired }, ctx.channelId, 'run', {
         userId: ctx.userId,
         client,
         teamId: ctx.teamId,
@@ -41,6 +49,8 @@ export async function pickClicked({ body, client }: ActionArgs, ctx: HandlerCont
     case 'show':
       return showRunbook(ctx, { id: pick.id });
     case 'run':
+      // Picked for a `--now` line: the confirmation with the values typed, as a single match gives.
+      if (pick.keep.line) return continueLineRun(ctx, pick.id, pick.keep.line);
       return openRunModal(ctx, { runbookId: pick.id });
     case 'schedule':
       return openScheduleModal(ctx, { runbookId: pick.id });

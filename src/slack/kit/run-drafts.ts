@@ -3,6 +3,7 @@
 // kept; they are re-entered. Drafts live in the store, so the button works on whichever replica Slack
 // sends the click to. Short-lived (an hour by default): a convenience, not a record. A schedule draft is
 // a run draft with what only its form has (the schedule being edited, the cron builder) in `extra`.
+// A line whose runbook name matched several runbooks waits here too (`saveLine`) for the pick to carry on.
 
 import type { FormSpec } from '../../forms/input-schema.ts';
 import { stripSecretsAndEchoes } from '../../forms/secret-values.ts';
@@ -19,11 +20,24 @@ export interface RunDraft {
   extra?: Record<string, unknown> | null;
 }
 
+/** A waiting line has no runbook yet, so no form: its values are held in `extra`. */
+const EMPTY: FormSpec = { kind: 'empty' };
+
 /** The stored params of a draft with `extra` carry both in this envelope (a run draft stores its params as they are). */
 const EXTRA_KEY = '$draft';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A `/runbook run` line waiting for its runbook to be picked (the pick carries it on, as typed). */
+export interface WaitingLine {
+  /** `key=value` as typed; the caller leaves out every value that may be secret. */
+  values: Record<string, string>;
+  proxyId: string | null;
+  destination: string | null;
+  /** The thread it was typed in (a mention's). */
+  threadTs: string | null;
 }
 
 export interface RunDraftsOptions {
@@ -86,5 +100,22 @@ export class RunDrafts {
     if (!isRecord(values)) return null;
     const { runbookId, proxyId, channel } = record;
     return { runbookId, proxyId, channel, params: values, ...(extra ? { extra } : {}) };
+  }
+
+  /** Keeps a line for the pick list's buttons; only `by` may take it back. */
+  async saveLine(line: WaitingLine, by: string): Promise<string> {
+    const extra = { line: line.values, by, t: line.threadTs };
+    return this.save({ runbookId: '', proxyId: line.proxyId, channel: line.destination, params: {}, extra }, EMPTY);
+  }
+
+  /** The line, when it is `by`'s and has not expired. */
+  async takeLine(id: string, by: string): Promise<WaitingLine | null> {
+    const draft = await this.take(id);
+    const { line, t } = draft?.extra ?? {};
+    if (!draft || draft.extra?.by !== by || !isRecord(line)) return null;
+    const values = Object.fromEntries(
+      Object.entries(line).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
+    return { values, proxyId: draft.proxyId, destination: draft.channel, threadTs: typeof t === 'string' ? t : null };
   }
 }

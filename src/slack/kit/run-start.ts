@@ -2,6 +2,7 @@
 // the global shortcut, App Home), plus starting the run once the form is valid.
 import type { WebClient } from '@slack/web-api';
 import type { Workflow } from '../../api/schemas.ts';
+import type { Resolution } from '../../catalog/runbook-catalog.ts';
 import { parseInputSchema } from '../../forms/input-schema.ts';
 import { secretFieldNames, stripSecrets } from '../../forms/secrets.ts';
 import { typeValues } from '../../forms/typed-values.ts';
@@ -31,7 +32,7 @@ import { permalinkOf, postToConversation, sendToConversation } from './post-to-c
 import { namesCard } from './read-back.ts';
 import { buildRunModal, type SavedOrigin } from './run-modal.ts';
 import { buildRunStarted } from './run-started.ts';
-import { buildChoiceBlocks, type PickThen } from './runbook-choice.ts';
+import { buildChoiceBlocks, offeredSecrets, type PickKeep, type PickThen } from './runbook-choice.ts';
 
 export interface RunModalTarget {
   /** A runbook id or name typed by the person. */
@@ -208,11 +209,24 @@ export async function runModalView(
     });
   let actor = await actorTo(choice);
   let runbookId = target.runbookId ?? null;
+  // A line's values wait (secrets left out) for the pick, which opens the form with them.
+  const keepLine = async (resolution: Exclude<Resolution, { kind: 'match' }>): Promise<PickKeep> => {
+    const typed = target.typed ?? {};
+    if (Object.keys(typed).length === 0) return {};
+    const secret = new Set(offeredSecrets(resolution, typed));
+    const values = Object.fromEntries(Object.entries(typed).filter(([name]) => !secret.has(name)));
+    const line = { values, proxyId: target.proxyId ?? null, destination: target.destination ?? null };
+    return { line: await deps.drafts.saveLine({ ...line, threadTs: target.threadTs ?? null }, viewer.userId) };
+  };
   if (!runbookId && target.query) {
     // Only runbooks the person may view are matched, listed or suggested.
     const resolution = await (await visibilityFor(deps, actor)).resolve(target.query);
     if (resolution.kind !== 'match') {
-      return infoModal('Run a runbook', ' ', buildChoiceBlocks(target.query, resolution, then));
+      return infoModal(
+        'Run a runbook',
+        ' ',
+        buildChoiceBlocks(target.query, resolution, then, await keepLine(resolution)),
+      );
     }
     runbookId = resolution.runbook.id;
   }
@@ -245,7 +259,9 @@ export async function runModalView(
     );
   }
   const spec = parseInputSchema(runbook.inputSchema);
-  const typed = target.typed ? typeValues(spec, target.typed) : null;
+  const timeZone = await formTimeZone(deps.access.identity, viewer.client, viewer.userId, spec);
+  // A date-time typed without an offset is read in the zone the form's pickers are in (named under them).
+  const typed = target.typed ? typeValues(spec, target.typed, {}, timeZone?.id ?? null) : null;
   const given = target.typed ? Object.keys(target.typed) : [];
   // Only what was typed is judged here: an input left out is simply asked for by the form.
   const refusals = typed && !typed.ok ? typed.errors.filter((e) => given.includes(e.name)) : [];
@@ -262,7 +278,7 @@ export async function runModalView(
   return buildRunModal({
     runbook,
     spec,
-    timeZone: await formTimeZone(deps.access.identity, viewer.client, viewer.userId, spec),
+    timeZone,
     proxies: await deps.proxies.choicesFor(runbook),
     metadata: { r: runbook.id, c: channel, ...originMetadata(target), ...savedMetadata(choice) },
     withPicker,

@@ -2,6 +2,8 @@
 import type { KnownBlock } from '@slack/types';
 import type { Workflow } from '../../api/schemas.ts';
 import type { Resolution } from '../../catalog/runbook-catalog.ts';
+import { parseInputSchema } from '../../forms/input-schema.ts';
+import { secretFieldNames } from '../../forms/secrets.ts';
 import { button, type SlackMessage } from './common.ts';
 import { ACTIONS } from './ids.ts';
 import { escapeMrkdwn, mrkdwnText, truncate } from './mrkdwn.ts';
@@ -10,15 +12,17 @@ import { escapeMrkdwn, mrkdwnText, truncate } from './mrkdwn.ts';
 export type PickThen = 'show' | 'run' | 'schedule' | 'schedules' | 'executions' | 'health';
 
 /**
- * The options typed with the command that a pick must keep (`--next 24h`, `--status failed`, `--last month`),
+ * The options typed with the command that a pick must keep (`--next 24h`, `--status failed`, `--last month`, a `--now` line),
  * so the pick finishes the command as typed. Unsealed: whoever handles the pick validates each one.
  */
 export interface PickKeep {
   window?: string;
   status?: string;
   last?: string;
+  /** A `--now` line waiting for its runbook (a draft id): the pick carries on with --now. */
+  line?: string;
 }
-const KEEP_KEYS = ['window', 'status', 'last'] as const;
+const KEEP_KEYS = ['window', 'status', 'last', 'line'] as const;
 
 export function pickValue(id: string, then: PickThen, keep: PickKeep = {}): string {
   const k = Object.fromEntries(KEEP_KEYS.filter((key) => keep[key]).map((key) => [key, keep[key]]));
@@ -34,7 +38,7 @@ export function decodePick(value: string | undefined): { id: string; next: PickT
       const keep: PickKeep = {};
       for (const key of KEEP_KEYS) {
         const option = raw[key];
-        if (typeof option === 'string' && option.length <= 20) keep[key] = option;
+        if (typeof option === 'string' && option.length <= 40) keep[key] = option;
       }
       return { id: v.id, next: v.next as PickThen, keep };
     }
@@ -97,4 +101,18 @@ export function buildRunbookChoice(
 ): SlackMessage {
   const text = resolution.kind === 'several' ? `Several runbooks match “${query}”` : `No runbook matches “${query}”`;
   return { text: escapeMrkdwn(truncate(text, 3000)), blocks: buildChoiceBlocks(query, resolution, then, keep) };
+}
+
+/** The runbooks a pick list offers. */
+export function offeredRunbooks(resolution: Exclude<Resolution, { kind: 'match' }>): Workflow[] {
+  return (resolution.kind === 'several' ? resolution.candidates : resolution.suggestions).slice(0, 10);
+}
+
+/** The typed names that are a secret input of any runbook offered: never kept for the pick. */
+export function offeredSecrets(
+  resolution: Exclude<Resolution, { kind: 'match' }>,
+  typed: Readonly<Record<string, string>>,
+): string[] {
+  const secret = new Set(offeredRunbooks(resolution).flatMap((r) => secretFieldNames(parseInputSchema(r.inputSchema))));
+  return Object.keys(typed).filter((name) => secret.has(name));
 }

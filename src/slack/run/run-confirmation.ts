@@ -18,6 +18,8 @@ export interface RunConfirmation {
   destination: string | null;
   /** The alias used, if any. */
   alias?: string | null;
+  /** Said under the inputs (already escaped mrkdwn): the zone date-times typed without an offset were read in. */
+  zoneNote?: string | null;
   /** Button value (the draft to run). */
   value: string;
 }
@@ -34,6 +36,7 @@ export function buildRunConfirmation(c: RunConfirmation): SlackMessage {
       ),
     },
     { type: 'section', text: mrkdwnText(`*Inputs*\n${formatInputs(c.inputs)}`) },
+    ...(c.zoneNote ? [{ type: 'context', elements: [mrkdwnText(`:clock3: ${c.zoneNote}`)] } as KnownBlock] : []),
     {
       type: 'actions',
       block_id: 'confirm_actions',

@@ -24,7 +24,7 @@ describe('inSchemaOrder', () => {
   });
 
   it('makes a line, a JSON object and a form-ordered object the same JSON', () => {
-    const line = typedRunParams(spec, { deployment: 'web' });
+    const line = typedRunParams(spec, { deployment: 'web' }, null);
     const json = runParams(spec, { deployment: 'web' });
     expect(line.ok && json.ok).toBe(true);
     if (!line.ok || !json.ok) return;
