@@ -17,7 +17,9 @@
 // - a failed post says whether it surely did not arrive (`notSent`: refused, rate-limited, or read
 //   back and absent) or may have (a claim on it must then be kept);
 // - a token Slack answers as dead (token_revoked, invalid_auth, account_inactive) ends that scope's
-//   queued work at once: every job of the installation not yet sent fails without a call (`drop`).
+//   queued work at once: every job of the installation not yet sent fails without a call (`drop`);
+//   `dropWorkspace` does the same for one workspace of an org-wide installation (removed from it). A job
+//   in flight then is not tried again.
 // The clock and sleep are injected: unit tests run whole bursts in virtual time.
 
 import { AsyncResource } from 'node:async_hooks';
@@ -110,7 +112,8 @@ export interface SlackPacerOptions {
   laneScope?: () => string | null | undefined;
   /**
    * Within a scope, the workspace in scope: an org-wide installation's workspaces each get their own edit
-   * lane (the method limit is per workspace; a channel's lane is the channel's). `drop` ends them all.
+   * lane (the method limit is per workspace; a channel's lane is the channel's). `drop` ends them all,
+   * `dropWorkspace` one workspace's jobs (edits and posts).
    */
   laneWorkspace?: () => string | null | undefined;
   /** Observes every failed Slack call (metrics, logs). */
@@ -126,9 +129,10 @@ interface Unsure {
   unsure: boolean;
 }
 
-/** The lane scope a job was queued in (its installation), shared by every kind. */
+/** The lane scope a job was queued in (its installation) and the workspace in scope, shared by every kind. */
 interface Scoped {
   scope: string | null;
+  workspace: string | null;
 }
 
 type Job = Scoped &
@@ -224,6 +228,9 @@ export class SlackPacer {
   /** Each job's async context, kept while the job lives (retries included). */
   readonly #contexts = new WeakMap<Job, AsyncResource>();
   readonly #pumps = new Set<Promise<void>>();
+  /** Jobs being sent now, and those of them dropped meanwhile (never tried again). */
+  readonly #inFlight = new Set<Job>();
+  readonly #droppedInFlight = new WeakMap<Job, unknown>();
 
   constructor(options: SlackPacerOptions) {
     this.#transport = options.transport;
@@ -251,6 +258,7 @@ export class SlackPacer {
       this.#enqueue(UPDATES, {
         kind: 'update',
         scope: null,
+        workspace: null,
         channel,
         ts,
         message,
@@ -274,6 +282,7 @@ export class SlackPacer {
       this.#enqueue(channel, {
         kind: 'post',
         scope: null,
+        workspace: null,
         channel,
         message,
         sentCheck: options.sentCheck ?? null,
@@ -291,6 +300,7 @@ export class SlackPacer {
       const job: ReplyJob = {
         kind: 'reply',
         scope: null,
+        workspace: null,
         request,
         claimed: false,
         claimedAt: 0,
@@ -324,25 +334,46 @@ export class SlackPacer {
    * sending it; a job already in flight finishes on its own. Returns how many were dropped.
    */
   drop(scope: string | null, error: unknown = new Error('the installation is gone')): number {
+    return this.#dropWhere((j) => j.scope === scope, error);
+  }
+
+  /**
+   * Fails every queued job of one workspace of an org-wide installation (removed from it) without
+   * sending it, as `drop` does for a whole installation; its other workspaces' jobs go on.
+   */
+  dropWorkspace(
+    scope: string,
+    workspace: string,
+    error: unknown = new Error('the workspace was removed from its installation'),
+  ): number {
+    return this.#dropWhere((j) => j.scope === scope && j.workspace === workspace, error);
+  }
+
+  #dropWhere(gone: (job: Job) => boolean, error: unknown): number {
     let dropped = 0;
     for (const lane of this.#lanes.values()) {
-      const gone = lane.queue.filter((j) => j.scope === scope);
-      if (gone.length === 0) continue;
-      lane.queue = lane.queue.filter((j) => j.scope !== scope);
-      for (const job of gone) {
-        if (job.kind === 'reply' && !job.claimed) job.done('dropped');
-        // A post tried before with an unknown outcome may be there.
-        else this.#fail(job, error, !(job.kind !== 'update' && job.unsure));
-      }
-      dropped += gone.length;
+      const jobs = lane.queue.filter(gone);
+      if (jobs.length === 0) continue;
+      lane.queue = lane.queue.filter((j) => !gone(j));
+      for (const job of jobs) this.#dropJob(job, error);
+      dropped += jobs.length;
     }
+    // In flight: it finishes on its own, but is not tried again.
+    for (const job of this.#inFlight) if (gone(job)) this.#droppedInFlight.set(job, error);
     return dropped;
+  }
+
+  #dropJob(job: Job, error: unknown): void {
+    if (job.kind === 'reply' && !job.claimed) job.done('dropped');
+    // A post tried before with an unknown outcome may be there.
+    else this.#fail(job, error, !(job.kind !== 'update' && job.unsure));
   }
 
   #enqueue(base: string, job: Job): void {
     const scope = this.#laneScope?.() ?? null;
     job.scope = scope;
-    const workspace = scope && base === UPDATES ? this.#laneWorkspace?.() : null;
+    job.workspace = (scope && this.#laneWorkspace?.()) || null;
+    const workspace = base === UPDATES ? job.workspace : null;
     const key = scope ? `${base}\u0001${scope}${workspace ? `\u0001${workspace}` : ''}` : base;
     // The job is sent in the async context it was queued from (a workspace's scope in many-workspace
     // mode, a trace span), not the lane's: one lane (edits) serves every channel.
@@ -374,10 +405,15 @@ export class SlackPacer {
         const batch = this.#takeBatch(key, lane);
         const interval = isUpdates(key) ? this.#updateIntervalMs : this.#postIntervalMs;
         lane.nextAt = this.#now() + interval;
-        const retry = await this.#run(batch);
+        for (const job of batch) this.#inFlight.add(job);
+        const retry = await this.#run(batch).finally(() => {
+          for (const job of batch) this.#inFlight.delete(job);
+        });
         if (retry !== null) {
+          const again = retry.jobs.filter((j) => !this.#droppedInFlight.has(j));
+          for (const j of retry.jobs) if (!again.includes(j)) this.#dropJob(j, this.#droppedInFlight.get(j));
           lane.nextAt = Math.max(lane.nextAt, this.#now() + retry.waitMs);
-          lane.queue.unshift(...retry.jobs);
+          lane.queue.unshift(...again);
         }
       }
     } finally {

@@ -497,11 +497,11 @@ export class Watcher implements RunTracker {
   }
 
   /**
-   * An installation is gone (uninstalled, its token revoked): its Slack work still queued here is
-   * dropped at once, unsent. Returns how many calls were dropped.
+   * An installation is gone (uninstalled, its token revoked), or with `teamId` one workspace removed from
+   * it: its Slack work still queued here is dropped at once, unsent. Returns how many calls were dropped.
    */
-  dropSlackWork(installationId: string): number {
-    return this.#pacer.drop(installationId);
+  dropSlackWork(installationId: string, teamId?: string): number {
+    return teamId ? this.#pacer.dropWorkspace(installationId, teamId) : this.#pacer.drop(installationId);
   }
 
   async adopt(run: AdoptedRun): Promise<boolean> {

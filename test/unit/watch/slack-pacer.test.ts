@@ -390,6 +390,84 @@ describe('SlackPacer with a lane scope (many workspaces)', () => {
     ]);
   });
 
+  it('dropWorkspace ends one workspace’s queued edits, posts and replies (a shared channel too), and its job in flight is not tried again; the org’s other workspace goes on', async () => {
+    const { AsyncLocalStorage } = await import('node:async_hooks');
+    const scope = new AsyncLocalStorage<string>();
+    const workspace = new AsyncLocalStorage<string>();
+    const limited = Object.assign(new Error('rate limited'), {
+      code: 'slack_webapi_rate_limited_error',
+      retryAfter: 1,
+    });
+    let t = 0;
+    let entered = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const calls: string[] = [];
+    const call = async (text: string) => {
+      entered++;
+      await gate;
+      calls.push(`${workspace.getStore()} ${text}`);
+      if (text === 'a 1') throw limited;
+    };
+    const pacer = new SlackPacer({
+      transport: {
+        post: async (channel, message) => {
+          await call(message.text);
+          return { channel, ts: '1.0' };
+        },
+        update: (_channel, _ts, message) => call(message.text),
+      },
+      now: () => t,
+      sleep: async (ms) => {
+        t += ms;
+      },
+      laneScope: () => scope.getStore(),
+      laneWorkspace: () => workspace.getStore(),
+    });
+    const inOrg = <T>(team: string, work: () => T): T => scope.run('E1', () => workspace.run(team, work));
+    let claims = 0;
+    const a = inOrg('TA', () => [pacer.update('C1', '1', { text: 'a 1' }), pacer.update('C1', '2', { text: 'a 2' })]);
+    const b = inOrg('TB', () => [pacer.update('C2', '1', { text: 'b 1' }), pacer.update('C2', '2', { text: 'b 2' })]);
+    // C3 is shared by both workspaces (one lane); on C4 a reply of TA waits behind TB's post.
+    const shared = [
+      inOrg('TB', () => pacer.post('C3', { text: 'pb 1' })),
+      inOrg('TA', () => pacer.post('C3', { text: 'pa 1' })),
+      inOrg('TB', () => pacer.post('C3', { text: 'pb 2' })),
+      inOrg('TA', () => pacer.post('C3', { text: 'pa 2' })),
+      inOrg('TB', () => pacer.post('C4', { text: 'pb 3' })),
+      inOrg('TA', () => pacer.reply({ ...reply('C4', 9), claim: async () => ++claims > 0 })),
+      inOrg('TB', () => pacer.post('C4', { text: 'pb 4' })),
+    ];
+    // Each lane's first job is in flight (a 1, b 1, pb 1, pb 3) when TA is removed.
+    while (entered < 4) await new Promise((r) => setImmediate(r));
+    expect(pacer.dropWorkspace('E1', 'TA')).toBe(4);
+    open();
+    const outcomes = await Promise.all([...a, ...b, ...shared]);
+    await pacer.idle();
+    // a 1 was refused (rate-limited) in flight: not tried again. Nothing else of TA went out; all of TB did.
+    expect(calls.filter((c) => c.startsWith('TA'))).toEqual(['TA a 1']);
+    expect(calls.filter((c) => c.startsWith('TB')).sort()).toEqual(
+      ['TB b 1', 'TB b 2', 'TB pb 1', 'TB pb 2', 'TB pb 3', 'TB pb 4'].sort(),
+    );
+    expect(outcomes.slice(0, 2)).toMatchObject([
+      { ok: false, notSent: true },
+      { ok: false, notSent: true },
+    ]);
+    expect(outcomes.slice(2, 4)).toMatchObject([{ ok: true }, { ok: true }]);
+    expect([outcomes[5], outcomes[7]]).toMatchObject([
+      { ok: false, notSent: true },
+      { ok: false, notSent: true },
+    ]);
+    expect(outcomes[9]).toBe('dropped');
+    expect(claims).toBe(0);
+    // The whole installation's drop still ends every workspace's work.
+    const queued = inOrg('TB', () => [pacer.update('C2', '3', { text: 'b 3' })]);
+    expect(pacer.drop('E1')).toBe(1);
+    expect(await Promise.all(queued)).toMatchObject([{ ok: false, notSent: true }]);
+  });
+
   it('drops a tenant’s queued work, unsent, once Slack answers its token as dead; others go on', async () => {
     const { AsyncLocalStorage } = await import('node:async_hooks');
     const scope = new AsyncLocalStorage<string>();
