@@ -4,7 +4,7 @@
 //   `postIntervalMs` (Slack allows about one message per second per channel);
 // - edits (chat.update) go through one shared lane at `updateIntervalMs` (a per-workspace method limit);
 // - when more than `digestThreshold` replies wait in a channel's lane, they leave as ONE digest
-//   message instead of N thread replies;
+//   message instead of N thread replies (replies about cards inside one thread: one digest in it);
 // - a rate-limited answer (WebClient with rejectRateLimitedCalls) pauses that lane for Retry-After and
 //   the job is tried again (Slack refused it, so nothing was posted);
 // - a 5xx/network error on an edit backs off and retries (an edit is idempotent). On a POST the
@@ -58,12 +58,19 @@ export interface UpdateOptions {
 export interface PostOptions {
   /** Makes a post safe to retry after a 5xx/network error (see PacerTransport.recent). */
   sentCheck?: SentCheck;
+  /** Post into this thread (its parent's ts); read back there. */
+  threadTs?: string | null;
 }
 
 export interface ReplyRequest {
   channel: string;
-  /** Thread to reply in; null → a top-level message. */
+  /** Thread to reply in (a parent's ts: a card's, or the thread a card is in); null → a top-level message. */
   threadTs: string | null;
+  /**
+   * The card, when it is itself a reply in `threadTs`: not taken for the reply when read back, and a burst
+   * of replies in that thread leaves as one digest there (not at the top level).
+   */
+  cardTs?: string | null;
   /** The reply on its own. */
   message: OutgoingMessage;
   /** The same news as one line of a digest. */
@@ -149,6 +156,7 @@ type Job = Scoped &
     | ({
         kind: 'post';
         channel: string;
+        threadTs: string | null;
         message: OutgoingMessage;
         sentCheck: SentCheck | null;
         attempts: number;
@@ -211,6 +219,11 @@ function isUnknownOutcome(err: unknown): boolean {
 
 const READ_BACK_MARGIN_MS = 60_000;
 
+/** Where a reply's digest goes: the thread its card is in, or (a top-level card) the top level. */
+function digestThread(job: Job): string | null {
+  return job.kind === 'reply' && job.request.cardTs ? job.request.threadTs : null;
+}
+
 export class SlackPacer {
   readonly #transport: PacerTransport;
   readonly #now: () => number;
@@ -270,8 +283,8 @@ export class SlackPacer {
   }
 
   /**
-   * Posts a new top-level message (never coalesced: the caller needs its ts). With a sentCheck, a post
-   * that already arrived is found and its ts returned instead of posting again.
+   * Posts a new message, top-level or into `threadTs` (never coalesced: the caller needs its ts). With a
+   * sentCheck, a post that already arrived is found and its ts returned instead of posting again.
    */
   post(
     channel: string,
@@ -284,6 +297,7 @@ export class SlackPacer {
         scope: null,
         workspace: null,
         channel,
+        threadTs: options.threadTs ?? null,
         message,
         sentCheck: options.sentCheck ?? null,
         attempts: 0,
@@ -422,11 +436,15 @@ export class SlackPacer {
     }
   }
 
-  /** One job, or every waiting reply of the channel when more than the threshold wait. */
+  /**
+   * One job, or every waiting reply of the channel (of cards at the top level, or of cards in the first's
+   * thread) when more than the threshold wait.
+   */
   #takeBatch(key: string, lane: Lane): Job[] {
     const first = lane.queue[0]!;
     if (!isUpdates(key) && first.kind === 'reply') {
-      const replies = lane.queue.filter((j) => j.kind === 'reply');
+      const thread = digestThread(first);
+      const replies = lane.queue.filter((j) => j.kind === 'reply' && digestThread(j) === thread);
       if (replies.length > this.#digestThreshold) {
         // A digest holds at most MAX_DIGEST_LINES so it always fits in one message.
         const taken = new Set<Job>(replies.slice(0, MAX_DIGEST_LINES));
@@ -456,14 +474,15 @@ export class SlackPacer {
         first.done({ ok: true, value: undefined });
       } else if (first.kind === 'post') {
         const found = first.unsure
-          ? await this.#readBack(first.channel, null, null, first.firstSentAt, first.sentCheck)
+          ? await this.#readBack(first.channel, first.threadTs, null, first.firstSentAt, first.sentCheck)
           : null;
         if (found) {
           first.done({ ok: true, value: { channel: first.channel, ts: found } });
           return null;
         }
         first.firstSentAt ??= this.#now();
-        first.done({ ok: true, value: await this.#transport.post(first.channel, first.message) });
+        const posted = await this.#transport.post(first.channel, first.message, first.threadTs ?? undefined);
+        first.done({ ok: true, value: posted });
       } else {
         const toSend = await this.#claimReplies(batch as ReplyJob[]);
         live = toSend;
@@ -497,7 +516,9 @@ export class SlackPacer {
         if (again.includes(j)) continue;
         // A post given up after an unknown outcome: one last look tells not-sent from arrived.
         if (unknown && j.kind === 'post' && j.firstSentAt !== null && this.#canReadBack(j)) {
-          const found = await this.#readBack(j.channel, null, null, j.firstSentAt, j.sentCheck).catch(() => undefined);
+          const found = await this.#readBack(j.channel, j.threadTs, null, j.firstSentAt, j.sentCheck).catch(
+            () => undefined,
+          );
           if (found) j.done({ ok: true, value: { channel: j.channel, ts: found } });
           else this.#fail(j, cause, found === null);
         } else this.#fail(j, cause, !unknown);
@@ -560,11 +581,14 @@ export class SlackPacer {
     const toSend: ReplyJob[] = [];
     for (const job of batch.filter((j) => j.claimed)) {
       if (job.unsure) {
-        const { channel, threadTs, sentCheck } = job.request;
-        // It may have left as a thread reply or as a digest line at the top level.
+        const { channel, threadTs, sentCheck, cardTs } = job.request;
+        // It may have left as a thread reply or as a digest line at the top level; of a card in a thread, both
+        // in that thread (where the card, naming the run too, is not counted).
         const found =
-          (threadTs ? await this.#readBack(channel, threadTs, null, job.firstSentAt, sentCheck ?? null) : null) ??
-          (await this.#readBack(channel, null, threadTs, job.firstSentAt, sentCheck ?? null));
+          (threadTs
+            ? await this.#readBack(channel, threadTs, cardTs ?? null, job.firstSentAt, sentCheck ?? null)
+            : null) ??
+          (cardTs ? null : await this.#readBack(channel, null, threadTs, job.firstSentAt, sentCheck ?? null));
         if (found) {
           job.done('sent');
           continue;
@@ -586,7 +610,7 @@ export class SlackPacer {
       const channel = claimed[0]!.request.channel;
       const lines = claimed.map((j) => j.request.digestLine);
       const text = `${claimed.length} runs finished:\n${lines.join('\n')}`;
-      await this.#transport.post(channel, { text });
+      await this.#transport.post(channel, { text }, digestThread(claimed[0]!) ?? undefined);
     }
     for (const job of claimed) job.done('sent');
   }

@@ -263,6 +263,50 @@ describe('SlackPacer', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it('posts into a thread and reads a lost post back there', async () => {
+    const { pacer, sent, reads } = setup({ failNext: [{ error: NETWORK, stored: true }], readBack: {} });
+    const check = { sentCheck: (m: { text: string }) => m.text.includes('card X'), threadTs: 'T' };
+    expect(await pacer.post('C1', { text: 'card X' }, check)).toEqual({
+      ok: true,
+      value: { channel: 'C1', ts: '1.000' },
+    });
+    expect(sent).toEqual([{ at: 0, method: 'post', channel: 'C1', text: 'card X', threadTs: 'T' }]);
+    expect(reads()).toBe(1);
+  });
+
+  it('replies about cards inside one thread leave as one digest in that thread, apart from the others', async () => {
+    const { pacer, sent } = setup();
+    const inThread = (n: number): ReplyRequest => ({ ...reply('C1', n), threadTs: 'T', cardTs: `card${n}` });
+    const outcomes = await Promise.all([
+      ...[1, 2, 3, 4].map((n) => pacer.reply(inThread(n))),
+      ...[5, 6].map((n) => pacer.reply(reply('C1', n))),
+    ]);
+    expect(outcomes).toEqual(Array(6).fill('sent'));
+    expect(sent.map((s) => [s.text, s.threadTs])).toEqual([
+      ['4 runs finished:\n• line 1\n• line 2\n• line 3\n• line 4', 'T'],
+      ['reply 5', 't5'],
+      ['reply 6', 't6'],
+    ]);
+  });
+
+  it('reads a reply about a card in a thread back in that thread only, not taking the card for it', async () => {
+    // The card's answer is lost (found by reading back), then the reply's first send fails with a 5xx.
+    const { pacer, sent, reads } = setup({
+      failNext: [{ error: NETWORK, stored: true }, { error: HTTP_503 }],
+      readBack: {},
+    });
+    // The result card, in thread T, names the run as the reply does.
+    const card = await pacer.post('C1', { text: 'result: reply 1' }, { threadTs: 'T', sentCheck: () => true });
+    expect(card).toEqual({ ok: true, value: { channel: 'C1', ts: '1.000' } });
+    expect(await pacer.reply({ ...reply('C1', 1), threadTs: 'T', cardTs: '1.000' })).toBe('sent');
+    expect(sent.map((s) => [s.text, s.threadTs])).toEqual([
+      ['result: reply 1', 'T'],
+      ['reply 1', 'T'],
+    ]);
+    // The card's read-back, then the reply's: its thread only (its digest would be there too).
+    expect(reads()).toBe(2);
+  });
+
   it('a claim that throws fails only its own reply; the digest still carries the others', async () => {
     const { pacer, sent } = setup();
     const outcomes = await Promise.all(
