@@ -169,10 +169,15 @@ describe('a workspace removed from an org-wide install, then added back', () => 
     // Slack rate-limits every post and edit: both results wait in the pacer, retried after Retry-After.
     h.fake.setFaults({ ratelimitedRate: 1, retryAfterSeconds: 2, methods: ['chat.update', 'chat.postMessage'] });
     h.clock.advance(60 * 60_000);
-    const limited = (id: string) => (c: (typeof h.fake.state.calls)[number]) =>
-      c.status === 429 && JSON.stringify(c.args).includes(id);
-    await until(async () => h.fake.state.calls.some(limited(evaRun)), "Eva's result held back");
-    await until(async () => h.fake.state.calls.some(limited(umaRun)), "Uma's result held back");
+    // Each card's edit refused once (a subscription's notice names the run too: the card's channel tells).
+    const limited = (id: string, channel: string) => (c: (typeof h.fake.state.calls)[number]) =>
+      c.status === 429 &&
+      c.method === 'chat.update' &&
+      c.args.channel === channel &&
+      JSON.stringify(c.args).includes(id);
+    await until(async () => h.fake.state.calls.some(limited(evaRun, 'C01OPS')), "Eva's result held back");
+    await until(async () => h.fake.state.calls.some(limited(umaRun, 'C02DEPLOYS')), "Uma's result held back");
+    await sleep(200); // the refused edit is back in its lane, waiting out Retry-After
 
     // Named by the very workspace removed, as in Slack's example: the org-wide installation is found.
     const from = h.fake.state.calls.length;
