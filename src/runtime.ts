@@ -769,8 +769,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
               records,
               onRemoved: async (id, teamId) => {
                 tenantClients?.forget(id);
+                // Its Slack calls still queued here go nowhere (the org's token would still send them).
+                const dropped = watcher?.dropSlackWork(id, teamId) ?? 0;
                 const stopped = await store.watches.stopTeam(id, teamId, now());
-                tenantLog.info({ installation: id, teamId, stopped }, "a workspace removed from the org's install");
+                tenantLog.info(
+                  { installation: id, teamId, stopped, dropped },
+                  "a workspace removed from the org's install",
+                );
               },
               onGranted: (id) => tenantClients?.forget(id),
             },

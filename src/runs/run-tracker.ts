@@ -54,6 +54,8 @@ export interface AdoptedRun {
   runbookId: string;
   runbookName: string;
   channel: string | null;
+  /** The thread it was asked for in (a mention in a thread): its card and result go there. */
+  threadTs?: string | null;
   adoptedBy: string;
   /**
    * Who started it, as a Slack user: the execution's executor found in Slack by email, else null (the

@@ -214,6 +214,8 @@ export async function watchExecution(
   actor: Actor,
   executionId: string,
   userByEmail: UserByEmail = async () => null,
+  /** The thread it was asked for in (a mention): the card goes there. */
+  threadTs: string | null = null,
 ): Promise<WatchResult> {
   const id = executionId.trim();
   let execution: Execution;
@@ -252,6 +254,7 @@ export async function watchExecution(
     runbookId: runbook?.id ?? '',
     runbookName: name,
     channel: actor.channelId,
+    ...(threadTs && actor.channelId ? { threadTs } : {}),
     adoptedBy: actor.userId,
     startedBy,
     teamId: actor.teamId,

@@ -100,12 +100,15 @@ export interface FakeOAuth {
   };
   /**
    * An org admin removes the org-wide app from some of the org's workspaces (`team_access_revoked`), or
-   * adds it back (`team_access_granted`); the org's tokens keep working. Returns the body Slack sends.
+   * adds it back (`team_access_granted`); the org's tokens keep working. Returns the body Slack sends: the
+   * org's authorization (is_enterprise_install true), or with `workspace` as Slack's reference shows it,
+   * that workspace in the envelope and is_enterprise_install false.
    */
   teamAccess(
     orgId: string,
     teamIds: string[],
     kind: 'team_access_revoked' | 'team_access_granted',
+    workspace?: string,
   ): Record<string, unknown>;
 }
 
@@ -326,11 +329,11 @@ export function createFakeOAuth(options: {
     botOf(grant) {
       return bots.get(grant.installationId);
     },
-    teamAccess(orgId, teamIds, kind) {
-      // As Slack sends it to an org-wide app: the org's envelope, the workspaces in the event.
+    teamAccess(orgId, teamIds, kind, workspace) {
+      // As Slack sends it to an org-wide app: the org's envelope (or one workspace's), the workspaces in the event.
       return {
         token: 'fake-verification-token',
-        team_id: orgId,
+        team_id: workspace ?? orgId,
         enterprise_id: orgId,
         api_app_id: APP_ID,
         event: { type: kind, team_ids: [...teamIds], event_ts: String(options.now() / 1000) },
@@ -338,7 +341,13 @@ export function createFakeOAuth(options: {
         event_id: `Ev${randomDigits(10)}`,
         event_time: Math.floor(options.now() / 1000),
         authorizations: [
-          { enterprise_id: orgId, team_id: null, user_id: BOT_USER_ID, is_bot: true, is_enterprise_install: true },
+          {
+            enterprise_id: orgId,
+            team_id: workspace ?? null,
+            user_id: BOT_USER_ID,
+            is_bot: true,
+            is_enterprise_install: !workspace,
+          },
         ],
         is_ext_shared_channel: false,
       };

@@ -123,6 +123,8 @@ function unique(ids: string[]): string[] {
 }
 
 const nullableMs = (ms: number | null): number | null => (ms === null ? null : Math.round(ms));
+/** A watch's thread holds in its channel only: a card that moved (a DM instead) leaves it behind. */
+const KEEP_THREAD_IN_CHANNEL = 'thread_ts = CASE WHEN channel = $2 THEN thread_ts ELSE NULL END';
 
 const order = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -231,7 +233,7 @@ function watchStore(db: SqlDriver): WatchStore {
     async setMessage(executionId, channel, ts, now, eta, installationId = '') {
       if (!eta) {
         await db.query(
-          `UPDATE watches SET channel = $2, message_ts = $3, updated_at = $4
+          `UPDATE watches SET channel = $2, message_ts = $3, updated_at = $4, ${KEEP_THREAD_IN_CHANNEL}
            WHERE installation_id = $5 AND execution_id = $1`,
           [executionId, channel, ts, now, installationId],
         );
@@ -239,7 +241,7 @@ function watchStore(db: SqlDriver): WatchStore {
       }
       await db.query(
         `UPDATE watches SET channel = $2, message_ts = $3, updated_at = $4, eta_median_ms = $5, eta_p95_ms = $6,
-           eta_runs = $7 WHERE installation_id = $8 AND execution_id = $1`,
+           eta_runs = $7, ${KEEP_THREAD_IN_CHANNEL} WHERE installation_id = $8 AND execution_id = $1`,
         [executionId, channel, ts, now, Math.round(eta.medianMs), nullableMs(eta.p95Ms), eta.runs, installationId],
       );
     },

@@ -22,6 +22,7 @@ export interface Watch {
   runbookName: string;
   channel: string;
   messageTs: string | null;
+  /** The thread (its parent's ts) the card is in, in `channel`; null: the card is top-level. */
   threadTs: string | null;
   /** Slack user id of whoever started the run. */
   startedBy: string | null;
@@ -275,7 +276,10 @@ export interface WatchStore {
   /** False if the execution is already watched in its installation (idempotent). */
   insert(w: NewWatch, now: number): Promise<boolean>;
   get(executionId: string, installationId?: string): Promise<Watch | null>;
-  /** Records the card; with `eta`, also what the card said about the runbook's usual duration. */
+  /**
+   * Records the card; with `eta`, also what the card said about the runbook's usual duration. A card in
+   * another channel than the watch's (a DM instead) drops the watch's thread.
+   */
   setMessage(
     executionId: string,
     channel: string,

@@ -73,7 +73,13 @@ export function createInstallationStore(options: {
     },
     async fetchInstallation(query) {
       const id = idOfQuery(query);
-      const found = id ? await load(id) : null;
+      let found = id ? await load(id) : null;
+      // An org's workspace named without is_enterprise_install (Slack's team_access_* envelopes, even for
+      // the workspace removed): the org-wide installation, unless the workspace has its own.
+      if (!found && !query.isEnterpriseInstall && query.enterpriseId) {
+        const org = await load(query.enterpriseId);
+        if (org?.record.isEnterpriseInstall) found = org;
+      }
       if (!found) throw new InstallationNotFoundError(id);
       return found.installation;
     },

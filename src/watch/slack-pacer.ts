@@ -4,7 +4,7 @@
 //   `postIntervalMs` (Slack allows about one message per second per channel);
 // - edits (chat.update) go through one shared lane at `updateIntervalMs` (a per-workspace method limit);
 // - when more than `digestThreshold` replies wait in a channel's lane, they leave as ONE digest
-//   message instead of N thread replies;
+//   message instead of N thread replies (replies about cards inside one thread: one digest in it);
 // - a rate-limited answer (WebClient with rejectRateLimitedCalls) pauses that lane for Retry-After and
 //   the job is tried again (Slack refused it, so nothing was posted);
 // - a 5xx/network error on an edit backs off and retries (an edit is idempotent). On a POST the
@@ -17,7 +17,9 @@
 // - a failed post says whether it surely did not arrive (`notSent`: refused, rate-limited, or read
 //   back and absent) or may have (a claim on it must then be kept);
 // - a token Slack answers as dead (token_revoked, invalid_auth, account_inactive) ends that scope's
-//   queued work at once: every job of the installation not yet sent fails without a call (`drop`).
+//   queued work at once: every job of the installation not yet sent fails without a call (`drop`);
+//   `dropWorkspace` does the same for one workspace of an org-wide installation (removed from it). A job
+//   in flight then is not tried again.
 // The clock and sleep are injected: unit tests run whole bursts in virtual time.
 
 import { AsyncResource } from 'node:async_hooks';
@@ -56,12 +58,19 @@ export interface UpdateOptions {
 export interface PostOptions {
   /** Makes a post safe to retry after a 5xx/network error (see PacerTransport.recent). */
   sentCheck?: SentCheck;
+  /** Post into this thread (its parent's ts); read back there. */
+  threadTs?: string | null;
 }
 
 export interface ReplyRequest {
   channel: string;
-  /** Thread to reply in; null → a top-level message. */
+  /** Thread to reply in (a parent's ts: a card's, or the thread a card is in); null → a top-level message. */
   threadTs: string | null;
+  /**
+   * The card, when it is itself a reply in `threadTs`: not taken for the reply when read back, and a burst
+   * of replies in that thread leaves as one digest there (not at the top level).
+   */
+  cardTs?: string | null;
   /** The reply on its own. */
   message: OutgoingMessage;
   /** The same news as one line of a digest. */
@@ -110,7 +119,8 @@ export interface SlackPacerOptions {
   laneScope?: () => string | null | undefined;
   /**
    * Within a scope, the workspace in scope: an org-wide installation's workspaces each get their own edit
-   * lane (the method limit is per workspace; a channel's lane is the channel's). `drop` ends them all.
+   * lane (the method limit is per workspace; a channel's lane is the channel's). `drop` ends them all,
+   * `dropWorkspace` one workspace's jobs (edits and posts).
    */
   laneWorkspace?: () => string | null | undefined;
   /** Observes every failed Slack call (metrics, logs). */
@@ -126,9 +136,10 @@ interface Unsure {
   unsure: boolean;
 }
 
-/** The lane scope a job was queued in (its installation), shared by every kind. */
+/** The lane scope a job was queued in (its installation) and the workspace in scope, shared by every kind. */
 interface Scoped {
   scope: string | null;
+  workspace: string | null;
 }
 
 type Job = Scoped &
@@ -145,6 +156,7 @@ type Job = Scoped &
     | ({
         kind: 'post';
         channel: string;
+        threadTs: string | null;
         message: OutgoingMessage;
         sentCheck: SentCheck | null;
         attempts: number;
@@ -207,6 +219,11 @@ function isUnknownOutcome(err: unknown): boolean {
 
 const READ_BACK_MARGIN_MS = 60_000;
 
+/** Where a reply's digest goes: the thread its card is in, or (a top-level card) the top level. */
+function digestThread(job: Job): string | null {
+  return job.kind === 'reply' && job.request.cardTs ? job.request.threadTs : null;
+}
+
 export class SlackPacer {
   readonly #transport: PacerTransport;
   readonly #now: () => number;
@@ -224,6 +241,9 @@ export class SlackPacer {
   /** Each job's async context, kept while the job lives (retries included). */
   readonly #contexts = new WeakMap<Job, AsyncResource>();
   readonly #pumps = new Set<Promise<void>>();
+  /** Jobs being sent now, and those of them dropped meanwhile (never tried again). */
+  readonly #inFlight = new Set<Job>();
+  readonly #droppedInFlight = new WeakMap<Job, unknown>();
 
   constructor(options: SlackPacerOptions) {
     this.#transport = options.transport;
@@ -251,6 +271,7 @@ export class SlackPacer {
       this.#enqueue(UPDATES, {
         kind: 'update',
         scope: null,
+        workspace: null,
         channel,
         ts,
         message,
@@ -262,8 +283,8 @@ export class SlackPacer {
   }
 
   /**
-   * Posts a new top-level message (never coalesced: the caller needs its ts). With a sentCheck, a post
-   * that already arrived is found and its ts returned instead of posting again.
+   * Posts a new message, top-level or into `threadTs` (never coalesced: the caller needs its ts). With a
+   * sentCheck, a post that already arrived is found and its ts returned instead of posting again.
    */
   post(
     channel: string,
@@ -274,7 +295,9 @@ export class SlackPacer {
       this.#enqueue(channel, {
         kind: 'post',
         scope: null,
+        workspace: null,
         channel,
+        threadTs: options.threadTs ?? null,
         message,
         sentCheck: options.sentCheck ?? null,
         attempts: 0,
@@ -291,6 +314,7 @@ export class SlackPacer {
       const job: ReplyJob = {
         kind: 'reply',
         scope: null,
+        workspace: null,
         request,
         claimed: false,
         claimedAt: 0,
@@ -324,25 +348,46 @@ export class SlackPacer {
    * sending it; a job already in flight finishes on its own. Returns how many were dropped.
    */
   drop(scope: string | null, error: unknown = new Error('the installation is gone')): number {
+    return this.#dropWhere((j) => j.scope === scope, error);
+  }
+
+  /**
+   * Fails every queued job of one workspace of an org-wide installation (removed from it) without
+   * sending it, as `drop` does for a whole installation; its other workspaces' jobs go on.
+   */
+  dropWorkspace(
+    scope: string,
+    workspace: string,
+    error: unknown = new Error('the workspace was removed from its installation'),
+  ): number {
+    return this.#dropWhere((j) => j.scope === scope && j.workspace === workspace, error);
+  }
+
+  #dropWhere(gone: (job: Job) => boolean, error: unknown): number {
     let dropped = 0;
     for (const lane of this.#lanes.values()) {
-      const gone = lane.queue.filter((j) => j.scope === scope);
-      if (gone.length === 0) continue;
-      lane.queue = lane.queue.filter((j) => j.scope !== scope);
-      for (const job of gone) {
-        if (job.kind === 'reply' && !job.claimed) job.done('dropped');
-        // A post tried before with an unknown outcome may be there.
-        else this.#fail(job, error, !(job.kind !== 'update' && job.unsure));
-      }
-      dropped += gone.length;
+      const jobs = lane.queue.filter(gone);
+      if (jobs.length === 0) continue;
+      lane.queue = lane.queue.filter((j) => !gone(j));
+      for (const job of jobs) this.#dropJob(job, error);
+      dropped += jobs.length;
     }
+    // In flight: it finishes on its own, but is not tried again.
+    for (const job of this.#inFlight) if (gone(job)) this.#droppedInFlight.set(job, error);
     return dropped;
+  }
+
+  #dropJob(job: Job, error: unknown): void {
+    if (job.kind === 'reply' && !job.claimed) job.done('dropped');
+    // A post tried before with an unknown outcome may be there.
+    else this.#fail(job, error, !(job.kind !== 'update' && job.unsure));
   }
 
   #enqueue(base: string, job: Job): void {
     const scope = this.#laneScope?.() ?? null;
     job.scope = scope;
-    const workspace = scope && base === UPDATES ? this.#laneWorkspace?.() : null;
+    job.workspace = (scope && this.#laneWorkspace?.()) || null;
+    const workspace = base === UPDATES ? job.workspace : null;
     const key = scope ? `${base}\u0001${scope}${workspace ? `\u0001${workspace}` : ''}` : base;
     // The job is sent in the async context it was queued from (a workspace's scope in many-workspace
     // mode, a trace span), not the lane's: one lane (edits) serves every channel.
@@ -374,10 +419,15 @@ export class SlackPacer {
         const batch = this.#takeBatch(key, lane);
         const interval = isUpdates(key) ? this.#updateIntervalMs : this.#postIntervalMs;
         lane.nextAt = this.#now() + interval;
-        const retry = await this.#run(batch);
+        for (const job of batch) this.#inFlight.add(job);
+        const retry = await this.#run(batch).finally(() => {
+          for (const job of batch) this.#inFlight.delete(job);
+        });
         if (retry !== null) {
+          const again = retry.jobs.filter((j) => !this.#droppedInFlight.has(j));
+          for (const j of retry.jobs) if (!again.includes(j)) this.#dropJob(j, this.#droppedInFlight.get(j));
           lane.nextAt = Math.max(lane.nextAt, this.#now() + retry.waitMs);
-          lane.queue.unshift(...retry.jobs);
+          lane.queue.unshift(...again);
         }
       }
     } finally {
@@ -386,11 +436,15 @@ export class SlackPacer {
     }
   }
 
-  /** One job, or every waiting reply of the channel when more than the threshold wait. */
+  /**
+   * One job, or every waiting reply of the channel (of cards at the top level, or of cards in the first's
+   * thread) when more than the threshold wait.
+   */
   #takeBatch(key: string, lane: Lane): Job[] {
     const first = lane.queue[0]!;
     if (!isUpdates(key) && first.kind === 'reply') {
-      const replies = lane.queue.filter((j) => j.kind === 'reply');
+      const thread = digestThread(first);
+      const replies = lane.queue.filter((j) => j.kind === 'reply' && digestThread(j) === thread);
       if (replies.length > this.#digestThreshold) {
         // A digest holds at most MAX_DIGEST_LINES so it always fits in one message.
         const taken = new Set<Job>(replies.slice(0, MAX_DIGEST_LINES));
@@ -420,14 +474,15 @@ export class SlackPacer {
         first.done({ ok: true, value: undefined });
       } else if (first.kind === 'post') {
         const found = first.unsure
-          ? await this.#readBack(first.channel, null, null, first.firstSentAt, first.sentCheck)
+          ? await this.#readBack(first.channel, first.threadTs, null, first.firstSentAt, first.sentCheck)
           : null;
         if (found) {
           first.done({ ok: true, value: { channel: first.channel, ts: found } });
           return null;
         }
         first.firstSentAt ??= this.#now();
-        first.done({ ok: true, value: await this.#transport.post(first.channel, first.message) });
+        const posted = await this.#transport.post(first.channel, first.message, first.threadTs ?? undefined);
+        first.done({ ok: true, value: posted });
       } else {
         const toSend = await this.#claimReplies(batch as ReplyJob[]);
         live = toSend;
@@ -461,7 +516,9 @@ export class SlackPacer {
         if (again.includes(j)) continue;
         // A post given up after an unknown outcome: one last look tells not-sent from arrived.
         if (unknown && j.kind === 'post' && j.firstSentAt !== null && this.#canReadBack(j)) {
-          const found = await this.#readBack(j.channel, null, null, j.firstSentAt, j.sentCheck).catch(() => undefined);
+          const found = await this.#readBack(j.channel, j.threadTs, null, j.firstSentAt, j.sentCheck).catch(
+            () => undefined,
+          );
           if (found) j.done({ ok: true, value: { channel: j.channel, ts: found } });
           else this.#fail(j, cause, found === null);
         } else this.#fail(j, cause, !unknown);
@@ -524,11 +581,14 @@ export class SlackPacer {
     const toSend: ReplyJob[] = [];
     for (const job of batch.filter((j) => j.claimed)) {
       if (job.unsure) {
-        const { channel, threadTs, sentCheck } = job.request;
-        // It may have left as a thread reply or as a digest line at the top level.
+        const { channel, threadTs, sentCheck, cardTs } = job.request;
+        // It may have left as a thread reply or as a digest line at the top level; of a card in a thread, both
+        // in that thread (where the card, naming the run too, is not counted).
         const found =
-          (threadTs ? await this.#readBack(channel, threadTs, null, job.firstSentAt, sentCheck ?? null) : null) ??
-          (await this.#readBack(channel, null, threadTs, job.firstSentAt, sentCheck ?? null));
+          (threadTs
+            ? await this.#readBack(channel, threadTs, cardTs ?? null, job.firstSentAt, sentCheck ?? null)
+            : null) ??
+          (cardTs ? null : await this.#readBack(channel, null, threadTs, job.firstSentAt, sentCheck ?? null));
         if (found) {
           job.done('sent');
           continue;
@@ -550,7 +610,7 @@ export class SlackPacer {
       const channel = claimed[0]!.request.channel;
       const lines = claimed.map((j) => j.request.digestLine);
       const text = `${claimed.length} runs finished:\n${lines.join('\n')}`;
-      await this.#transport.post(channel, { text });
+      await this.#transport.post(channel, { text }, digestThread(claimed[0]!) ?? undefined);
     }
     for (const job of claimed) job.done('sent');
   }

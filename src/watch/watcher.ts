@@ -497,11 +497,11 @@ export class Watcher implements RunTracker {
   }
 
   /**
-   * An installation is gone (uninstalled, its token revoked): its Slack work still queued here is
-   * dropped at once, unsent. Returns how many calls were dropped.
+   * An installation is gone (uninstalled, its token revoked), or with `teamId` one workspace removed from
+   * it: its Slack work still queued here is dropped at once, unsent. Returns how many calls were dropped.
    */
-  dropSlackWork(installationId: string): number {
-    return this.#pacer.drop(installationId);
+  dropSlackWork(installationId: string, teamId?: string): number {
+    return teamId ? this.#pacer.dropWorkspace(installationId, teamId) : this.#pacer.drop(installationId);
   }
 
   async adopt(run: AdoptedRun): Promise<boolean> {
@@ -520,6 +520,7 @@ export class Watcher implements RunTracker {
         origin: 'adopted',
         nextCheckAt: run.finished ? now : now + nextCheckDelay(0, this.settings.backoff),
         startedAt: run.startedAt,
+        threadTs: run.threadTs ?? null,
       },
       now,
     );
@@ -1225,6 +1226,11 @@ export class Watcher implements RunTracker {
     };
   }
 
+  /** The thread a watch's card goes in when posted to `channel` (one in the watch's own channel only). */
+  #threadOf(w: Watch, channel: string | null): string | null {
+    return w.threadTs && w.channel && channel === w.channel ? w.threadTs : null;
+  }
+
   /** Where a watch's messages go: its channel, or a DM with whoever started it. */
   async #destination(w: Watch): Promise<string | null> {
     if (w.channel) return w.channel;
@@ -1270,6 +1276,7 @@ export class Watcher implements RunTracker {
     const timing = this.#timing(w);
     const posted = await this.#pacer.post(channel, buildRunningCard(this.#runContext(w), [w.executionId], timing), {
       sentCheck: namesCard(w.executionId),
+      threadTs: this.#threadOf(w, channel),
     });
     if (posted.ok && timing.late) this.#rememberLate(w);
     if (!posted.ok) {
@@ -1299,7 +1306,8 @@ export class Watcher implements RunTracker {
     if (this.#now() - w.createdAt < this.settings.messageTakeoverMs) return w;
     // The claimant has been silent far longer than any post takes: it died. Slack tells whether its
     // card made it; only a missing one is posted (we hold the watch's lease, so no one else does).
-    const seen = await readBackMessages(this.#slack, channel, null, w.createdAt - 60_000).catch(() => null);
+    const thread = this.#threadOf(w, channel);
+    const seen = await readBackMessages(this.#slack, channel, thread, w.createdAt - 60_000).catch(() => null);
     if (seen === null) return w;
     const card = seen.find(namesCard(w.executionId));
     if (card) {
@@ -1320,8 +1328,11 @@ export class Watcher implements RunTracker {
     );
   }
 
-  /** Whether a reply or digest line naming this execution is in the thread or the channel since the claim. */
-  async #replySeen(channel: string, ts: string | null, w: Watch): Promise<boolean> {
+  /**
+   * Whether a reply or digest line naming this execution is in the thread or the channel since the claim;
+   * `card`: the card when it is itself in the thread (it names the execution too).
+   */
+  async #replySeen(channel: string, ts: string | null, w: Watch, card: string | null): Promise<boolean> {
     const marker = `\`${w.executionId}\``;
     try {
       // Many workspaces: only this installation's bot's (a shared channel shows the other's reply too).
@@ -1334,11 +1345,13 @@ export class Watcher implements RunTracker {
             !m.text.includes(' is running') &&
             postedBy(bot, m),
         );
-      if (ts) {
-        const thread = await this.#slack.conversations.replies({ channel, ts, limit: 200 });
-        if (mentions((thread.messages ?? []).filter((m) => m.ts !== ts))) return true;
-      }
       const since = ((w.replyPostedAt ?? this.#now()) - 60_000) / 1000;
+      if (ts) {
+        const thread = await this.#slack.conversations.replies({ channel, ts, oldest: since.toFixed(6), limit: 200 });
+        if (mentions((thread.messages ?? []).filter((m) => m.ts !== ts && m.ts !== card))) return true;
+        // More of the thread than one page (a long thread a card is in): what was not read cannot be told.
+        if (thread.response_metadata?.next_cursor || thread.has_more) return true;
+      }
       let cursor: string | undefined;
       for (let page = 0; page < 5; page++) {
         const history = await this.#slack.conversations.history({
@@ -1375,9 +1388,12 @@ export class Watcher implements RunTracker {
   /** The thread reply (or a digest line holding it), claimed right before it is sent. */
   #tell(channel: string, ts: string | null, w: Watch, execution: Execution, stale: boolean): Promise<ReplyOutcome> {
     const id = w.executionId;
+    const thread = this.#threadOf(w, channel);
     return this.#pacer.reply({
       channel,
-      threadTs: ts,
+      // A card inside a thread: the reply goes into that thread (a reply's ts is no thread parent).
+      threadTs: thread ?? ts,
+      cardTs: thread ? ts : null,
       message: { text: replyText(w, execution, stale) },
       digestLine: digestLine(w, execution, stale),
       claim: () => this.#store.watches.claimReply(id, this.#now(), w.installationId),
@@ -1455,7 +1471,7 @@ export class Watcher implements RunTracker {
       }
       if (!ts) {
         const sentCheck = namesResultCard(id);
-        let posted = await this.#pacer.post(channel, card, { sentCheck });
+        let posted = await this.#pacer.post(channel, card, { sentCheck, threadTs: this.#threadOf(w, channel) });
         if (!posted.ok && posted.code && GONE.has(posted.code) && w.startedBy && w.channel) {
           // The channel is out of reach: tell the person directly rather than lose the result.
           const dm = await this.#destination({ ...w, channel: '' });
@@ -1528,7 +1544,13 @@ export class Watcher implements RunTracker {
       // Longer output than the card shows goes into the thread as a file: once per execution, ever.
       await uploadOutputOnce(
         { store: this.#store, slack: this.#slack, logger: this.#log, now: this.#now },
-        { executionId: id, runbookName: w.runbookName, channel, threadTs: ts, output: execution.output },
+        {
+          executionId: id,
+          runbookName: w.runbookName,
+          channel,
+          threadTs: this.#threadOf(w, channel) ?? ts,
+          output: execution.output,
+        },
       );
     }
     if (channel && w.replyPostedAt !== null) {
@@ -1541,10 +1563,12 @@ export class Watcher implements RunTracker {
         return;
       }
       // Nobody is sending it any more; Slack itself tells whether the reply made it.
-      if (!(await this.#replySeen(channel, ts, w))) {
+      const thread = this.#threadOf(w, channel);
+      if (!(await this.#replySeen(channel, thread ?? ts, w, thread ? ts : null))) {
         const outcome = await this.#pacer.reply({
           channel,
-          threadTs: ts,
+          threadTs: thread ?? ts,
+          cardTs: thread ? ts : null,
           message: { text: replyText(w, execution, stale) },
           digestLine: digestLine(w, execution, stale),
           claim: async () => true,

@@ -161,6 +161,52 @@ describe('a workspace removed from an org-wide install, then added back', () => 
     }
   });
 
+  it('as Slack’s reference shows it (a workspace in the envelope, not is_enterprise_install): the removed workspace’s queued Slack work is dropped unsent, the other’s goes out', async () => {
+    const evaRun = await runNow(EVA, 'eva-queued');
+    const umaRun = await runNow(UMA, 'uma-queued', 'C02DEPLOYS');
+    await until(async () => (await watchOf(evaRun))?.messageTs, "Eva's running card");
+    await until(async () => (await watchOf(umaRun))?.messageTs, "Uma's running card");
+    // Slack rate-limits every post and edit: both results wait in the pacer, retried after Retry-After.
+    h.fake.setFaults({ ratelimitedRate: 1, retryAfterSeconds: 2, methods: ['chat.update', 'chat.postMessage'] });
+    h.clock.advance(60 * 60_000);
+    // Each card's edit refused once (a subscription's notice names the run too: the card's channel tells).
+    const limited = (id: string, channel: string) => (c: (typeof h.fake.state.calls)[number]) =>
+      c.status === 429 &&
+      c.method === 'chat.update' &&
+      c.args.channel === channel &&
+      JSON.stringify(c.args).includes(id);
+    await until(async () => h.fake.state.calls.some(limited(evaRun, 'C01OPS')), "Eva's result held back");
+    await until(async () => h.fake.state.calls.some(limited(umaRun, 'C02DEPLOYS')), "Uma's result held back");
+    await sleep(200); // the refused edit is back in its lane, waiting out Retry-After
+
+    // Named by the very workspace removed, as in Slack's example: the org-wide installation is found.
+    const from = h.fake.state.calls.length;
+    const removals = () => h.logs.filter((l) => l.includes("a workspace removed from the org's install"));
+    const before = removals().length;
+    expect(await h.deliver(h.fake.oauth.teamAccess(ORG, [EVA.team], 'team_access_revoked', EVA.team))).toBe(200);
+    // What the pacer still held of Eva's (her card's edit, her reply) went nowhere.
+    const removed = await until(async () => removals()[before], 'the removal');
+    expect(JSON.parse(removed)).toMatchObject({ teamId: EVA.team, stopped: 1 });
+    expect(JSON.parse(removed).dropped).toBeGreaterThan(0);
+    expect(await h.runtime.store.installations.installationOfTeam(EVA.team)).toBeNull();
+    h.fake.setFaults({});
+    await resultCardOf(h, umaRun);
+    await sleep(2_500); // past Retry-After: anything of Eva's still held would go now
+    // Nothing of Eva's run in her channel (Uma's subscription in hers still hears of it).
+    const evaSent = h.fake.state.calls
+      .slice(from)
+      .filter((c) => c.ok && c.args.channel === 'C01OPS' && JSON.stringify(c.args).includes(evaRun));
+    expect(evaSent).toEqual([]);
+    expect((await watchOf(evaRun))?.resultPostedAt).toBeNull();
+
+    // Added back, named by the org's other workspace: served again.
+    expect(await h.deliver(h.fake.oauth.teamAccess(ORG, [EVA.team], 'team_access_granted', UMA.team))).toBe(200);
+    await until(
+      async () => (await h.runtime.store.installations.installationOfTeam(EVA.team)) === ORG,
+      'the workspace to be served again',
+    );
+  }, 30_000);
+
   it('after the org is uninstalled, a removal is a no-op and answered 200', async () => {
     const events = h.fake.oauth.uninstall(ORG);
     expect(await h.deliver(events.tokensRevoked)).toBe(200);
@@ -168,6 +214,6 @@ describe('a workspace removed from an org-wide install, then added back', () => 
     expect(await h.deliver(h.fake.oauth.teamAccess(ORG, [UMA.team], 'team_access_revoked'))).toBe(200);
     expect(await h.deliver(events.appUninstalled)).toBe(200);
     await sleep(100);
-    expect(await audited('app.team_removed')).toEqual([EVA.team]);
+    expect(await audited('app.team_removed')).toEqual([EVA.team, EVA.team]);
   });
 });

@@ -99,7 +99,12 @@ export async function sendToConversation(
     if (outcome.kind === 'refused' && outcome.code === 'not_in_channel') {
       try {
         await client.conversations.join({ channel });
-        outcome = await postOnce(client, channel, { text, blocks }, once);
+        outcome = await postOnce(
+          client,
+          channel,
+          { text, blocks, ...(message.threadTs ? { threadTs: message.threadTs } : {}) },
+          once,
+        );
       } catch (joinErr) {
         logger.warn({ err: slackErrorCode(joinErr) ?? joinErr, channel }, 'could not join the channel');
       }

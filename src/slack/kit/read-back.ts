@@ -60,7 +60,7 @@ const PAGES = 5;
 
 /**
  * Replies in a thread (without the parent) or, with threadTs null, top-level messages since oldestMs; with an
- * installation in scope, only those its own bot posted.
+ * installation in scope, only those its own bot posted. More than PAGES pages: throws (cannot tell).
  */
 export async function readBackMessages(
   client: WebClient,
@@ -74,7 +74,7 @@ export async function readBackMessages(
   let cursor: string | undefined;
   for (let page = 0; page < PAGES; page++) {
     const res = threadTs
-      ? await client.conversations.replies({ channel, ts: threadTs, limit: 200, ...(cursor ? { cursor } : {}) })
+      ? await client.conversations.replies({ channel, ts: threadTs, oldest, limit: 200, ...(cursor ? { cursor } : {}) })
       : await client.conversations.history({ channel, oldest, limit: 200, ...(cursor ? { cursor } : {}) });
     for (const m of res.messages ?? []) {
       if (!m.ts || m.ts === threadTs) continue;
@@ -85,9 +85,10 @@ export async function readBackMessages(
       out.push({ ts: m.ts, text: m.text ?? '', ...(m.blocks ? { blocks: m.blocks } : {}) });
     }
     cursor = res.response_metadata?.next_cursor || undefined;
-    if (!cursor) break;
+    if (!cursor) return out;
   }
-  return out;
+  // A long thread (a card inside a busy one) or channel: what was not read cannot be told apart from absent.
+  throw new Error('more messages than a read-back reads: cannot tell');
 }
 
 /** `\`id\``, as every card, reply and digest line shows the execution. */

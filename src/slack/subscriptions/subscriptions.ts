@@ -152,10 +152,17 @@ export async function watchExecutionHere(ctx: HandlerContext, executionId: strin
   const { deps } = ctx;
   const id0 = looksLikeFullId(executionId) ? executionId.trim() : await executionIdFor(ctx, executionId, 'watch');
   if (id0 === null) return;
-  const result = await watchExecution(deps, await actorOf(ctx), id0, async (email) => {
-    const found = await ctx.client.users.lookupByEmail({ email }).catch(() => null);
-    return found?.user?.id ?? null;
-  });
+  const threadTs = ctx.threadTs ?? null;
+  const result = await watchExecution(
+    deps,
+    await actorOf(ctx),
+    id0,
+    async (email) => {
+      const found = await ctx.client.users.lookupByEmail({ email }).catch(() => null);
+      return found?.user?.id ?? null;
+    },
+    threadTs,
+  );
   switch (result.kind) {
     case 'refused':
       await ctx.respond(errorMessage(result.sentence));
@@ -192,7 +199,11 @@ export async function watchExecutionHere(ctx: HandlerContext, executionId: strin
   );
   // The watcher may already be posting (the run ended meanwhile): only the holder of the card claim posts.
   if (!(await deps.runs.claimMessage(id))) return;
-  const sent = await sendToConversation(ctx.client, deps.logger, ctx.channelId, ctx.userId, card);
+  // Asked in a thread (a mention): the card goes into it, like a run started there.
+  const sent = await sendToConversation(ctx.client, deps.logger, ctx.channelId, ctx.userId, {
+    ...card,
+    ...(threadTs && ctx.channelId ? { threadTs } : {}),
+  });
   if (sent.at) await deps.runs.posted([id], sent.at.channel, sent.at.ts, eta);
   else await handCardOn(deps, id, sent.notSent);
 }

@@ -86,9 +86,18 @@ export function runInstallationsContract(name: string, createHarness: () => Prom
         installedAt: T0,
         uninstalledAt: null,
       });
-      // A workspace of the org installed on its own is its own installation, not the org's.
+      // A workspace of the org named without is_enterprise_install (Slack's team_access_* envelopes) finds
+      // the org-wide install; one installed on its own is its own installation, not the org's.
+      const named = { teamId: 'T9', enterpriseId: 'E1', isEnterpriseInstall: false as const };
+      expect((await bolt.fetchInstallation(named)).bot?.token).toBe('xoxb-org');
+      await bolt.storeInstallation(workspaceInstall('T9', 'own', { enterprise: { id: 'E1', name: 'Grid Org' } }));
+      expect((await bolt.fetchInstallation(named)).bot?.token).toBe('xoxb-own');
+      // Neither an unknown org nor a workspace install's enterprise id stands in for an org-wide install.
       await expect(
-        bolt.fetchInstallation({ teamId: 'T9', enterpriseId: 'E1', isEnterpriseInstall: false }),
+        bolt.fetchInstallation({ teamId: 'T8', enterpriseId: 'E2', isEnterpriseInstall: false }),
+      ).rejects.toThrow(InstallationNotFoundError);
+      await expect(
+        bolt.fetchInstallation({ teamId: 'T8', enterpriseId: 'T1', isEnterpriseInstall: false }),
       ).rejects.toThrow(InstallationNotFoundError);
       await expect(
         bolt.fetchInstallation({ teamId: 'T2', enterpriseId: undefined, isEnterpriseInstall: false }),

@@ -172,6 +172,16 @@ export function runStoreContract(name: string, createHarness: () => Promise<Stor
         });
       });
 
+      it("keeps a watch's thread while its card is in the watch's channel; a card elsewhere (a DM) drops it", async () => {
+        await store.watches.insert(newWatch('in-thread', { channel: 'C100', threadTs: '100.000' }), T0);
+        await store.watches.setMessage('in-thread', 'C100', '100.500', T0 + 1);
+        expect(await store.watches.get('in-thread')).toMatchObject({ messageTs: '100.500', threadTs: '100.000' });
+        await store.watches.setMessage('in-thread', 'C100', '100.600', T0 + 2, { medianMs: 1, p95Ms: null, runs: 1 });
+        expect((await store.watches.get('in-thread'))?.threadTs).toBe('100.000');
+        await store.watches.setMessage('in-thread', 'D7', '200.000', T0 + 3);
+        expect(await store.watches.get('in-thread')).toMatchObject({ channel: 'D7', threadTs: null });
+      });
+
       it("keeps an adopted run's own start and the usual duration its card showed (claimed watches carry both)", async () => {
         await store.watches.insert(newWatch('e-own', { origin: 'adopted', startedAt: T0 - 600_000 }), T0);
         await store.watches.insert(newWatch('e-new'), T0);

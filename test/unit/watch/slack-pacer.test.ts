@@ -263,6 +263,50 @@ describe('SlackPacer', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it('posts into a thread and reads a lost post back there', async () => {
+    const { pacer, sent, reads } = setup({ failNext: [{ error: NETWORK, stored: true }], readBack: {} });
+    const check = { sentCheck: (m: { text: string }) => m.text.includes('card X'), threadTs: 'T' };
+    expect(await pacer.post('C1', { text: 'card X' }, check)).toEqual({
+      ok: true,
+      value: { channel: 'C1', ts: '1.000' },
+    });
+    expect(sent).toEqual([{ at: 0, method: 'post', channel: 'C1', text: 'card X', threadTs: 'T' }]);
+    expect(reads()).toBe(1);
+  });
+
+  it('replies about cards inside one thread leave as one digest in that thread, apart from the others', async () => {
+    const { pacer, sent } = setup();
+    const inThread = (n: number): ReplyRequest => ({ ...reply('C1', n), threadTs: 'T', cardTs: `card${n}` });
+    const outcomes = await Promise.all([
+      ...[1, 2, 3, 4].map((n) => pacer.reply(inThread(n))),
+      ...[5, 6].map((n) => pacer.reply(reply('C1', n))),
+    ]);
+    expect(outcomes).toEqual(Array(6).fill('sent'));
+    expect(sent.map((s) => [s.text, s.threadTs])).toEqual([
+      ['4 runs finished:\n• line 1\n• line 2\n• line 3\n• line 4', 'T'],
+      ['reply 5', 't5'],
+      ['reply 6', 't6'],
+    ]);
+  });
+
+  it('reads a reply about a card in a thread back in that thread only, not taking the card for it', async () => {
+    // The card's answer is lost (found by reading back), then the reply's first send fails with a 5xx.
+    const { pacer, sent, reads } = setup({
+      failNext: [{ error: NETWORK, stored: true }, { error: HTTP_503 }],
+      readBack: {},
+    });
+    // The result card, in thread T, names the run as the reply does.
+    const card = await pacer.post('C1', { text: 'result: reply 1' }, { threadTs: 'T', sentCheck: () => true });
+    expect(card).toEqual({ ok: true, value: { channel: 'C1', ts: '1.000' } });
+    expect(await pacer.reply({ ...reply('C1', 1), threadTs: 'T', cardTs: '1.000' })).toBe('sent');
+    expect(sent.map((s) => [s.text, s.threadTs])).toEqual([
+      ['result: reply 1', 'T'],
+      ['reply 1', 'T'],
+    ]);
+    // The card's read-back, then the reply's: its thread only (its digest would be there too).
+    expect(reads()).toBe(2);
+  });
+
   it('a claim that throws fails only its own reply; the digest still carries the others', async () => {
     const { pacer, sent } = setup();
     const outcomes = await Promise.all(
@@ -388,6 +432,84 @@ describe('SlackPacer with a lane scope (many workspaces)', () => {
       { ok: false, notSent: true },
       { ok: false, notSent: true },
     ]);
+  });
+
+  it('dropWorkspace ends one workspace’s queued edits, posts and replies (a shared channel too), and its job in flight is not tried again; the org’s other workspace goes on', async () => {
+    const { AsyncLocalStorage } = await import('node:async_hooks');
+    const scope = new AsyncLocalStorage<string>();
+    const workspace = new AsyncLocalStorage<string>();
+    const limited = Object.assign(new Error('rate limited'), {
+      code: 'slack_webapi_rate_limited_error',
+      retryAfter: 1,
+    });
+    let t = 0;
+    let entered = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const calls: string[] = [];
+    const call = async (text: string) => {
+      entered++;
+      await gate;
+      calls.push(`${workspace.getStore()} ${text}`);
+      if (text === 'a 1') throw limited;
+    };
+    const pacer = new SlackPacer({
+      transport: {
+        post: async (channel, message) => {
+          await call(message.text);
+          return { channel, ts: '1.0' };
+        },
+        update: (_channel, _ts, message) => call(message.text),
+      },
+      now: () => t,
+      sleep: async (ms) => {
+        t += ms;
+      },
+      laneScope: () => scope.getStore(),
+      laneWorkspace: () => workspace.getStore(),
+    });
+    const inOrg = <T>(team: string, work: () => T): T => scope.run('E1', () => workspace.run(team, work));
+    let claims = 0;
+    const a = inOrg('TA', () => [pacer.update('C1', '1', { text: 'a 1' }), pacer.update('C1', '2', { text: 'a 2' })]);
+    const b = inOrg('TB', () => [pacer.update('C2', '1', { text: 'b 1' }), pacer.update('C2', '2', { text: 'b 2' })]);
+    // C3 is shared by both workspaces (one lane); on C4 a reply of TA waits behind TB's post.
+    const shared = [
+      inOrg('TB', () => pacer.post('C3', { text: 'pb 1' })),
+      inOrg('TA', () => pacer.post('C3', { text: 'pa 1' })),
+      inOrg('TB', () => pacer.post('C3', { text: 'pb 2' })),
+      inOrg('TA', () => pacer.post('C3', { text: 'pa 2' })),
+      inOrg('TB', () => pacer.post('C4', { text: 'pb 3' })),
+      inOrg('TA', () => pacer.reply({ ...reply('C4', 9), claim: async () => ++claims > 0 })),
+      inOrg('TB', () => pacer.post('C4', { text: 'pb 4' })),
+    ];
+    // Each lane's first job is in flight (a 1, b 1, pb 1, pb 3) when TA is removed.
+    while (entered < 4) await new Promise((r) => setImmediate(r));
+    expect(pacer.dropWorkspace('E1', 'TA')).toBe(4);
+    open();
+    const outcomes = await Promise.all([...a, ...b, ...shared]);
+    await pacer.idle();
+    // a 1 was refused (rate-limited) in flight: not tried again. Nothing else of TA went out; all of TB did.
+    expect(calls.filter((c) => c.startsWith('TA'))).toEqual(['TA a 1']);
+    expect(calls.filter((c) => c.startsWith('TB')).sort()).toEqual(
+      ['TB b 1', 'TB b 2', 'TB pb 1', 'TB pb 2', 'TB pb 3', 'TB pb 4'].sort(),
+    );
+    expect(outcomes.slice(0, 2)).toMatchObject([
+      { ok: false, notSent: true },
+      { ok: false, notSent: true },
+    ]);
+    expect(outcomes.slice(2, 4)).toMatchObject([{ ok: true }, { ok: true }]);
+    expect([outcomes[5], outcomes[7]]).toMatchObject([
+      { ok: false, notSent: true },
+      { ok: false, notSent: true },
+    ]);
+    expect(outcomes[9]).toBe('dropped');
+    expect(claims).toBe(0);
+    // The whole installation's drop still ends every workspace's work.
+    const queued = inOrg('TB', () => [pacer.update('C2', '3', { text: 'b 3' })]);
+    expect(pacer.drop('E1')).toBe(1);
+    expect(await Promise.all(queued)).toMatchObject([{ ok: false, notSent: true }]);
   });
 
   it('drops a tenant’s queued work, unsent, once Slack answers its token as dead; others go on', async () => {

@@ -82,4 +82,27 @@ describe('readBackMessages', () => {
     expect(inT2.map((m) => m.ts)).toEqual(['2.0']);
     expect(asked).toEqual(['T1', 'T2']);
   });
+
+  it('reads a thread from the lost post on, and fails (cannot tell) on a thread longer than it reads', async () => {
+    const asked: Array<Record<string, unknown>> = [];
+    const thread = (pages: number) =>
+      ({
+        conversations: {
+          replies: async (args: Record<string, unknown>) => {
+            asked.push(args);
+            const page = Number(args.cursor ?? 0);
+            const next = page + 1 < pages ? String(page + 1) : '';
+            return {
+              ok: true,
+              messages: [card(`9.${page}`, 'U0OURS', 'B0OURS')],
+              response_metadata: { next_cursor: next },
+            };
+          },
+        },
+      }) as unknown as WebClient;
+    const seen = await readBackMessages(thread(2), 'C1', '5.0', 60_000);
+    expect(seen.map((m) => m.ts)).toEqual(['9.0', '9.1']);
+    expect(asked[0]).toMatchObject({ channel: 'C1', ts: '5.0', oldest: '60.000000' });
+    await expect(readBackMessages(thread(9), 'C1', '5.0', 60_000)).rejects.toThrow(/cannot tell/);
+  });
 });

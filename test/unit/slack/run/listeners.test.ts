@@ -271,13 +271,22 @@ describe('run listeners', () => {
     expect(env.replies[0]!.text).toMatch(/^Opening the run form failed\./);
   });
 
-  function fromMessage(): ShortcutArgs<never> {
+  function fromMessage(threadTs?: string): ShortcutArgs<never> {
+    const message = { ts: '1700000000.000400', ...(threadTs ? { thread_ts: threadTs } : {}) };
     return {
       ack: env.ack,
       client: env.client,
-      body: { channel: { id: 'C01OPS' }, message: { ts: '1700000000.000400' } },
+      body: { channel: { id: 'C01OPS' }, message },
     } as unknown as ShortcutArgs<never>;
   }
+
+  it("messageShortcutUsed on a reply in a thread keeps the thread's parent for the card; on its parent, none", async () => {
+    await messageShortcutUsed(fromMessage('1700000000.000100'), env.context());
+    expect(decodeRunMetadata(lastView(env).private_metadata).t).toBe('1700000000.000100');
+    env.reset();
+    await messageShortcutUsed(fromMessage('1700000000.000400'), env.context());
+    expect(decodeRunMetadata(lastView(env).private_metadata).t).toBeUndefined();
+  });
 
   it('messageShortcutUsed opens the picker with the message linked as where the run came from', async () => {
     await messageShortcutUsed(fromMessage(), env.context());
