@@ -5,7 +5,7 @@
 // it had already written the workspace, so it never wrote it again, and every scan of the subscription
 // found the workspace served by nothing.) End to end: Bolt's installer, the fake Slack, the scanner.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OAuthHarness, SCALE, startOAuthHarness, until } from '../support/oauth-harness.ts';
+import { type OAuthHarness, SCALE, scanPosition, startOAuthHarness, until } from '../support/oauth-harness.ts';
 import { answer, textOf } from '../support/tenant-flows.ts';
 
 const ORG = 'E0ACMEGRID';
@@ -17,7 +17,6 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(() => h?.stop());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const noticesOf = (id: string) =>
   h.fake.state.calls.filter(
     (c) =>
@@ -40,7 +39,7 @@ describe('an org-wide installation purged, then installed again', () => {
     expect((await h.install(ORG)).status).toBe(200);
     expect(textOf(await answer(h, EVA, `subscribe "${SCALE}"`, SCALE))).toContain(SCALE);
     expect(await h.runtime.store.installations.installationOfTeam(EVA.team)).toBe(ORG);
-    await sleep(300); // the first scan takes what is there as history
+    await scanPosition(h, ORG); // the first scan takes what is there as history
     const scale = [...h.emulator.state.workflows.byId.values()].find((w) => w.workflow.name === SCALE)!;
     const params = JSON.stringify({ namespace: 'mkorg', deployment: 'web', replicas: 2 });
     const run = h.emulator.state.runWorkflow(scale.workflow.id, { proxyId: 'proxy-dev', params });

@@ -6,7 +6,14 @@
 // them, up to DATA_RETENTION_DAYS), and a run that ends after the reinstall is. End to end: Bolt's
 // installer, the watcher, the subscription scanner, the fake Slack's app_uninstalled and tokens_revoked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OAuthHarness, resultCardOf, SCALE, startOAuthHarness, until } from '../support/oauth-harness.ts';
+import {
+  type OAuthHarness,
+  resultCardOf,
+  SCALE,
+  scanPosition,
+  startOAuthHarness,
+  until,
+} from '../support/oauth-harness.ts';
 import { answer, textOf } from '../support/tenant-flows.ts';
 
 const TEAM = 'T0SANDBOX';
@@ -35,7 +42,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('a subscription found again at a reinstall', () => {
   it('tells a run that ends while installed', async () => {
     expect(textOf(await answer(h, ALICE, `subscribe "${SCALE}"`, SCALE))).toContain(SCALE);
-    await sleep(300); // the first scan takes what is already there as history
+    await scanPosition(h, TEAM); // the first scan takes what is already there as history
     const before = runThroughApi('mkbefore');
     h.clock.advance(60 * 60_000);
     await until(async () => noticesOf(before).length === 1, 'the notice of the run before');
@@ -46,7 +53,7 @@ describe('a subscription found again at a reinstall', () => {
     expect(await h.deliver(events.appUninstalled)).toBe(200);
     expect(await h.deliver(events.tokensRevoked)).toBe(200);
     await until(async () => (await h.runtime.store.installations.get(TEAM))?.sealed === null, 'the uninstall');
-    await sleep(300); // scans go on meanwhile (each finds the workspace gone)
+    await scanPosition(h, TEAM, true); // scans go on meanwhile (each finds the workspace gone)
     const meanwhile = runThroughApi('mkmeanwhile');
     h.clock.advance(60 * 60_000);
     await sleep(300);
@@ -55,7 +62,7 @@ describe('a subscription found again at a reinstall', () => {
     expect((await h.runtime.store.subscriptions.listAll(TEAM)).map((s) => s.channel)).toContain('C01OPS');
     // A run from Slack right away: followed to its result card.
     const fromSlack = await h.runNow('U01ALICE', TEAM, 'mkright-after');
-    await sleep(300);
+    await scanPosition(h, TEAM); // the first scan since: what ended meanwhile is history
     const after = runThroughApi('mkafter');
     h.clock.advance(60 * 60_000);
     expect((await resultCardOf(h, fromSlack.id)).installation).toBe(TEAM);

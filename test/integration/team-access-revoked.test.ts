@@ -8,7 +8,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEAM_ACCESS_EVENTS } from '../../src/slack/installs.ts';
 import { ACTIONS } from '../../src/slack/kit/ids.ts';
-import { type OAuthHarness, resultCardOf, SCALE, startOAuthHarness, until } from '../support/oauth-harness.ts';
+import {
+  type OAuthHarness,
+  resultCardOf,
+  SCALE,
+  scanPosition,
+  startOAuthHarness,
+  until,
+} from '../support/oauth-harness.ts';
 import { answer, type Person, personIn, textOf } from '../support/tenant-flows.ts';
 
 const ORG = 'E0ACMEGRID';
@@ -74,7 +81,7 @@ describe('a workspace removed from an org-wide install, then added back', () => 
     const umaRun = await runNow(UMA, 'uma-stays', 'C02DEPLOYS');
     await until(async () => (await watchOf(evaRun))?.messageTs, "Eva's running card");
     await until(async () => (await watchOf(umaRun))?.messageTs, "Uma's running card");
-    await sleep(300); // the first subscription scan takes what is there as history
+    await scanPosition(h, ORG); // the first subscription scan takes what is there as history
 
     const removal = h.fake.oauth.teamAccess(ORG, [EVA.team], 'team_access_revoked');
     expect(await h.deliver(removal)).toBe(200);

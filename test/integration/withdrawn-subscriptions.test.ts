@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../src/tenants/secret-box.ts';
-import { API_KEY, type OAuthHarness, SCALE, startOAuthHarness, until } from '../support/oauth-harness.ts';
+import { API_KEY, type OAuthHarness, SCALE, scanPosition, startOAuthHarness, until } from '../support/oauth-harness.ts';
 import { answer, textOf } from '../support/tenant-flows.ts';
 
 const KEY = randomBytes(32);
@@ -36,7 +36,7 @@ const noticesOf = (id: string) =>
 describe('a subscription of a workspace whose address was withdrawn, then reconnected', () => {
   it('is told of runs that end after the reconnect, not of those that ended meanwhile', async () => {
     expect(textOf(await answer(h, { id: 'U01ALICE', team: TEAM }, `subscribe "${SCALE}"`, SCALE))).toContain(SCALE);
-    await sleep(300); // the first scan takes what is there as history
+    await scanPosition(h, TEAM); // the first scan takes what is there as history
     const before = runThroughApi('mkbefore');
     h.clock.advance(60 * 60_000);
     await until(async () => noticesOf(before).length === 1, 'the notice of the run before');
@@ -50,13 +50,13 @@ describe('a subscription of a workspace whose address was withdrawn, then reconn
       },
       Date.now(),
     );
-    await sleep(300); // scans go on meanwhile (each finds no API to read)
+    await scanPosition(h, TEAM, true); // scans go on meanwhile (each finds no API to read)
     const meanwhile = runThroughApi('mkmeanwhile');
     h.clock.advance(60 * 60_000);
     await sleep(300);
     const connected = await h.runtime.tenants!.connections.connect(TEAM, { apiKey: API_KEY }, 'U02BOB');
     expect(connected.ok).toBe(true);
-    await sleep(300);
+    await scanPosition(h, TEAM); // the first scan since: what ended meanwhile is history
     const after = runThroughApi('mkafter');
     h.clock.advance(60 * 60_000);
     await until(async () => noticesOf(after).length === 1, 'the notice of the run after the reconnect');

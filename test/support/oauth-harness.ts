@@ -19,6 +19,7 @@ import { addWorkspacePeople } from '../../src/sandbox/sandbox-workspaces.ts';
 import { jsonRequest, sendToBot } from '../../src/sandbox/slack-requests.ts';
 import { SlackUser } from '../../src/sandbox/slack-user.ts';
 import { ACTIONS, BLOCKS } from '../../src/slack/kit/ids.ts';
+import { SUBSCRIPTIONS_CURSOR } from '../../src/watch/subscriptions.ts';
 import { submit as submittedState } from '../unit/forms/slack-state.ts';
 import { collectLogs, QUICK_WATCH_ENV, START } from './bot-harness.ts';
 import { deliverOverSocket, type FakeSocketMode, startFakeSocketMode } from './fake-socket-mode.ts';
@@ -74,6 +75,21 @@ export async function until<T>(probe: () => Promise<T | null | undefined | false
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * The subscription scan's position of `installation` once stored: after its first scan (a baseline: what
+ * ended before it is history), or `forgotten` (`''`: uninstalled, or its API unreadable; the next scan
+ * starts from "now").
+ */
+export function scanPosition(h: OAuthHarness, installation: string, forgotten = false): Promise<true> {
+  return until(
+    async () => {
+      const position = await h.runtime.store.cursors.get(SUBSCRIPTIONS_CURSOR, installation);
+      return (forgotten ? position === '' : Boolean(position)) || null;
+    },
+    forgotten ? `the scan position of ${installation} forgotten` : `the first scan of ${installation}`,
+  );
 }
 
 /** The chat.update that turned execution `id`'s card into its result (with the installation it was sent for). */
