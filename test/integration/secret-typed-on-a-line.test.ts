@@ -5,6 +5,8 @@ import { ACTIONS } from '../../src/slack/kit/ids.ts';
 import { type Harness, modalContaining, startHarness, waitFor } from '../support/bot-harness.ts';
 
 const TERMINATE = 'Terminate Blocking Postgres Queries';
+/** Needs no approval; `ssh_private_key` is an optional secret. */
+const DISK = 'Check Disk Usage on Hosts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -76,5 +78,34 @@ describe('a secret typed on a line', () => {
     const { message } = await h.user().mention(`run "No Such Runbook At All" api_token=${secret}`, 'C01OPS');
     await waitFor(() => h.fake.state.ephemerals.find((e) => e.thread_ts === message.ts), 'an answer');
     expect(JSON.stringify([h.fake.state.ephemerals, h.fake.state.calls])).not.toContain(secret);
+  });
+  it('a mention with --now: refused without repeating it, and told to rotate it, as without --now', async () => {
+    const secret = 'hunter2-now-3e8b';
+    const { message } = await h.user().mention(`run "${DISK}" hosts=web-1 ssh_private_key=${secret} --now`, 'C01OPS');
+    const answer = await waitFor(() => h.fake.state.ephemerals.find((e) => e.thread_ts === message.ts), 'the answer');
+    const shown = JSON.stringify([answer.text, answer.blocks]);
+    expect(shown).toContain('Nothing ran');
+    expect(shown).toContain('ssh_private_key');
+    expect(shown).toMatch(/rotate it/);
+    expect(JSON.stringify([h.fake.state.ephemerals, h.fake.state.calls])).not.toContain(secret);
+  });
+
+  it('a blank secret with --now counts as not given, as a blank field does: confirmed, not refused', async () => {
+    const before = h.fake.state.ephemerals.length;
+    await h.user().command(`run "${DISK}" hosts=web-1 ssh_private_key= --now`, 'C01OPS');
+    const answer = await waitFor(() => h.fake.state.ephemerals[before], 'the answer');
+    expect(answer.text).not.toContain('Nothing ran');
+    expect(answer.text).toContain(`Run ${DISK} now?`);
+  });
+  it('a mention with a blank secret: nothing typed, so no warning to rotate it', async () => {
+    const { message } = await h.user().mention(`run "${DISK}" hosts=web-9 ssh_private_key=`, 'C01OPS');
+    const prompt = await waitFor(
+      () =>
+        h.fake.state.ephemerals.find(
+          (e) => e.thread_ts === message.ts && JSON.stringify(e.blocks).includes(ACTIONS.mentionOpenForm),
+        ),
+      'the open-form prompt',
+    );
+    expect(JSON.stringify([prompt.text, prompt.blocks])).not.toMatch(/rotate|secret/);
   });
 });

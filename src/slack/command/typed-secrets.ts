@@ -17,7 +17,8 @@ export async function typedSecretNames(
   runbook: { id?: string | null; text?: string | null },
   values: Readonly<Record<string, string>>,
 ): Promise<string[]> {
-  const keys = Object.keys(values);
+  // A blank `key=` is not given (typed-values.ts): nothing was typed to hide or rotate.
+  const keys = Object.keys(values).filter((key) => (values[key] ?? '').trim() !== '');
   if (keys.length === 0) return [];
   const secret = new Set(keys.filter((key) => SECRET_KEY.test(key)));
   try {

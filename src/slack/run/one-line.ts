@@ -154,9 +154,15 @@ async function confirmNow(
   if (check.kind === 'refused') return refuse(check.sentence);
   if (!isRunnable(runbook)) return refuse(`${runbook.name} cannot be run: ${disabledReason(runbook)}.`);
   const spec = parseInputSchema(runbook.inputSchema);
-  const secrets = secretFieldNames(spec).filter((name) => Object.hasOwn(run.values, name));
+  // A blank `key=` is not given, a secret's as any other's (typed-values.ts).
+  const secrets = secretFieldNames(spec).filter((name) => (run.values[name] ?? '').trim() !== '');
   if (secrets.length > 0) {
-    return refuse(`Secret values (${secrets.join(', ')}) are never typed on a line; drop --now and use the form.`);
+    // A mention (no trigger_id) stays in the conversation's history, as the form prompt says (mention-prompt.ts).
+    const them = secrets.length === 1 ? 'it' : 'them';
+    const kept = ctx.triggerId ? '' : ` Your message keeps ${them} in this conversation's history: rotate ${them}.`;
+    return refuse(
+      `Secret values (${secrets.join(', ')}) are never typed on a line; drop --now and use the form.${kept}`,
+    );
   }
   const typed = typedRunParams(spec, run.values, actor.timeZone ?? null);
   if (!typed.ok) {
