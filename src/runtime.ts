@@ -148,6 +148,8 @@ export interface Runtime {
  * as needed, enough for about 2,500 requests a second at a tenth of a second each.
  */
 const SHARED_API_CONNECTIONS = 256;
+/** Most requests one installation's client has in flight on that pool, so a slow tenant cannot fill it. */
+const INSTALLATION_IN_FLIGHT = 32;
 
 /** The Runbook API client's settings from the configuration (every client: the one API, each installation's). */
 function apiClientOptions(config: Config, logger: Logger) {
@@ -180,7 +182,7 @@ function connectTenants(
   // each: with 1,001 installations their own pools' sockets and buffers were a fifth of the watcher's peak
   // memory (README, Figures). Its cap is per address; the clients leave it open (closed with the rest below).
   const dispatcher = apiAgent({ timeoutMs: config.api.timeoutMs, connections: SHARED_API_CONNECTIONS });
-  const clientOptions = { ...apiClientOptions(config, logger), dispatcher };
+  const clientOptions = { ...apiClientOptions(config, logger), dispatcher, maxInFlight: INSTALLATION_IN_FLIGHT };
   const configured = config.proxies.list.length ? config.proxies.list : config.api.url ? [] : EMULATOR_PROXIES;
   const defaultId = config.proxies.defaultId ?? (config.api.url ? null : EMULATOR_PROXIES[0]!.id);
   const tenantApi = (rawApi: RunbookApi): TenantApi => {

@@ -38,6 +38,9 @@ export interface RunbookApiOptions {
   onAttempt?: (attempt: AttemptRecord) => void;
   /** Most bytes of one response kept in memory (default 4 MiB); beyond it an output keeps its tail. */
   maxBodyBytes?: number;
+  /** Most requests in flight at once; one over it waits `inFlightWaitMs` (default 1000), then fails as busy. */
+  maxInFlight?: number;
+  inFlightWaitMs?: number;
 }
 
 export function createRunbookApi(options: RunbookApiOptions): RunbookApi {
@@ -53,6 +56,8 @@ export function createRunbookApi(options: RunbookApiOptions): RunbookApi {
     now: options.now,
     onAttempt: options.onAttempt,
     maxBodyBytes: options.maxBodyBytes,
+    maxInFlight: options.maxInFlight,
+    inFlightWaitMs: options.inFlightWaitMs,
   });
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   return {

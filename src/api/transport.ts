@@ -14,6 +14,7 @@ import {
   ConnectionError,
   errorFromHttpResponse,
   type HttpMethod,
+  RateLimitedError,
   RequestAbortedError,
   ResponseValidationError,
   RunbookApiError,
@@ -50,6 +51,13 @@ export interface TransportOptions {
   now?: () => number;
   /** Told about every attempt once it has an answer or failed (metrics); must not throw. */
   onAttempt?: (attempt: AttemptRecord) => void;
+  /**
+   * Most attempts of this client in flight at once (unset: no cap). One over it waits up to
+   * `inFlightWaitMs` for a slot, then fails as busy (RateLimitedError, not retried), so one client cannot
+   * hold a shared pool's sockets.
+   */
+  maxInFlight?: number;
+  inFlightWaitMs?: number;
 }
 
 export interface AttemptRecord {
@@ -128,6 +136,55 @@ export function apiAgent(options: { timeoutMs: number; connections?: number }): 
   });
 }
 
+/**
+ * A counting semaphore: `acquire` gives a release function, or false when no slot freed within `waitMs`
+ * (or the signal aborted). Waiters are served first come, first served.
+ */
+function inFlightSlots(max: number) {
+  let inUse = 0;
+  const waiting: Array<() => void> = [];
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else inUse--;
+  };
+  return {
+    acquire(waitMs: number, signal?: AbortSignal): Promise<(() => void) | false> {
+      if (inUse < max) {
+        inUse++;
+        return Promise.resolve(once(release));
+      }
+      return new Promise((resolve) => {
+        const give = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', giveUp);
+          resolve(once(release));
+        };
+        const giveUp = () => {
+          const at = waiting.indexOf(give);
+          if (at >= 0) waiting.splice(at, 1);
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', giveUp);
+          resolve(false);
+        };
+        const timer = setTimeout(giveUp, waitMs);
+        signal?.addEventListener('abort', giveUp, { once: true });
+        waiting.push(give);
+      });
+    },
+  };
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (!done) {
+      done = true;
+      fn();
+    }
+  };
+}
+
 export function createTransport(options: TransportOptions): Transport {
   const base = new URL(options.baseUrl).toString().replace(/\/+$/, '');
   const ownsDispatcher = options.dispatcher === undefined;
@@ -137,6 +194,7 @@ export function createTransport(options: TransportOptions): Transport {
   const sleep = options.sleep ?? defaultSleep;
   const now = options.now ?? Date.now;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const slots = options.maxInFlight ? inFlightSlots(options.maxInFlight) : null;
   const scrubKey = (text: string) =>
     options.apiKey.length >= 4 ? text.split(options.apiKey).join('[REDACTED]') : text;
 
@@ -182,8 +240,6 @@ export function createTransport(options: TransportOptions): Transport {
   ): Promise<{ data: z.output<S>; truncated?: ReadonlyMap<string, number> }> {
     const timeoutMs = spec.call?.timeoutMs ?? options.timeoutMs;
     const callSignal = spec.call?.signal;
-    const timeoutSignal = AbortSignal.timeout(timeoutMs);
-    const signal = callSignal ? AbortSignal.any([callSignal, timeoutSignal]) : timeoutSignal;
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': USER_AGENT,
@@ -191,6 +247,36 @@ export function createTransport(options: TransportOptions): Transport {
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
 
+    const release = slots ? await slots.acquire(options.inFlightWaitMs ?? 1_000, callSignal) : null;
+    if (release === false) {
+      if (callSignal?.aborted) throw aborted(ctx, callSignal.reason);
+      throw new RateLimitedError({
+        ...ctx,
+        message: `more than ${options.maxInFlight} requests of this client in flight`,
+        status: null,
+        retryable: false,
+        retryAfterMs: 5_000,
+      });
+    }
+    try {
+      return await attemptSent(spec, url, body, ctx, attemptNo, headers, timeoutMs);
+    } finally {
+      release?.();
+    }
+  }
+
+  async function attemptSent<S extends z.ZodType>(
+    spec: RequestSpec<S>,
+    url: string,
+    body: string | undefined,
+    ctx: ApiErrorContext,
+    attemptNo: number,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<{ data: z.output<S>; truncated?: ReadonlyMap<string, number> }> {
+    const callSignal = spec.call?.signal;
+    const timeoutSignal = AbortSignal.timeout(timeoutMs);
+    const signal = callSignal ? AbortSignal.any([callSignal, timeoutSignal]) : timeoutSignal;
     const started = performance.now();
     let status: number | null = null;
     let text: string;

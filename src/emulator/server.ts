@@ -124,6 +124,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     for (const tenant of tenants.values()) tenant.catchUp(cap);
   };
   const faults = new FaultInjector(options.faults);
+  const closing = new AbortController();
   const advance = (ms: number) => {
     if (!isManualClock(clock)) throw new Error('advance() needs a ManualClock; this emulator runs on the system clock');
     clock.advance(ms);
@@ -179,6 +180,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
       if (path.startsWith('/v1alpha1/')) {
         const decision = faults.decide();
         if (decision.delayMs > 0) await sleep(decision.delayMs);
+        // A slow tenant's own latency (the emulator's close cuts it short).
+        if (tenant && tenant.latencyMs > 0)
+          await sleep(tenant.latencyMs, undefined, { signal: closing.signal }).catch(() => {});
         if (decision.kind === 'drop') {
           req.socket.destroy();
           return finish(0);
@@ -266,6 +270,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     close() {
       closed ??= new Promise<void>((resolve, reject) => {
         if (ticker) clearInterval(ticker);
+        closing.abort();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       });

@@ -76,6 +76,8 @@ export class EmulatorState {
   readonly nextExecutionIds: string[] = [];
   /** What the list routes do with a `filter` expression (filter.ts); settable at any time. */
   filterMode: FilterMode;
+  /** Extra latency of this tenant's /v1alpha1 answers (a slow tenant beside fast ones); settable at any time. */
+  latencyMs = 0;
   /** Prefix of this tenant's seeded ids, so two tenants never share a custom runbook or schedule id. */
   readonly idScope: string;
   readonly #defaultDurationMs: number | undefined;

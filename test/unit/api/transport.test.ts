@@ -9,6 +9,7 @@ import {
   BadRequestError,
   ConflictError,
   ConnectionError,
+  describeApiError,
   ForbiddenError,
   NotFoundError,
   RateLimitedError,
@@ -412,4 +413,28 @@ it('tid placement: query for GET, body for POST (sanity across all methods)', as
   await m.api.workflows.run('abc', { proxyId: 'p' });
   expect(m.calls()[0]?.searchParams['reqHdr.tid']).toMatch(UUID);
   expect(m.bodyOf(1).reqHdr.tid).toMatch(UUID);
+});
+
+describe('in-flight cap', () => {
+  it('a request over maxInFlight waits for a slot, and past inFlightWaitMs fails as busy without being sent', async () => {
+    m = setup({ maxInFlight: 1, inFlightWaitMs: 50 });
+    m.intercept('GET', WF).reply(200, okWorkflow).delay(300);
+    m.intercept('GET', WF).reply(200, okWorkflow);
+    const first = m.api.workflows.get('abc');
+    const err = await rejection(m.api.workflows.get('abc', {}, { tid: 'over-cap' }));
+    expect(err).toBeInstanceOf(RateLimitedError);
+    expect(err).toMatchObject({ tid: 'over-cap', status: null, retryable: false });
+    expect(describeApiError(err)).toContain('The Runbook API is receiving too many requests');
+    expect((await first).workflow.name).toBe('Restart pods');
+    expect(m.calls()).toHaveLength(1);
+  });
+
+  it('a slot freed within the wait is taken: the waiting request is sent and answered', async () => {
+    m = setup({ maxInFlight: 1, inFlightWaitMs: 5_000 });
+    m.intercept('GET', WF).reply(200, okWorkflow).delay(50);
+    m.intercept('GET', WF).reply(200, okWorkflow);
+    const [a, b] = await Promise.all([m.api.workflows.get('abc'), m.api.workflows.get('abc')]);
+    expect([a.workflow.name, b.workflow.name]).toEqual(['Restart pods', 'Restart pods']);
+    expect(m.calls()).toHaveLength(2);
+  });
 });
