@@ -43,7 +43,7 @@ export function channelName(text: string): string | null {
 }
 
 /**
- * Splits tokens into words, `key=value` inputs and the allowed flags. A value given twice, an
+ * Splits tokens into words, `key=value` inputs and the allowed flags. Two values given for one key or flag, an
  * unknown flag or a flag without its value is an error sentence.
  */
 export function readRunLine(tokens: readonly string[], allowed: readonly LineFlag[]): LineResult {
@@ -89,7 +89,10 @@ export function readRunLine(tokens: readonly string[], allowed: readonly LineFla
     const m = VALUE_TOKEN.exec(token);
     if (m) {
       const key = m[1]!;
-      if (Object.hasOwn(line.values, key)) return { ok: false, error: `\`${key}\` is given twice.` };
+      // As a flag: the same value twice is no contradiction; two values are refused, never settled by the last.
+      if (Object.hasOwn(line.values, key) && line.values[key] !== m[2]!) {
+        return { ok: false, error: `\`${key}\` is given twice.` };
+      }
       line.values[key] = m[2]!;
       continue;
     }

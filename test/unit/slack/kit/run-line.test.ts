@@ -39,6 +39,8 @@ describe('one-line runs', () => {
   it('refuses inputs without a runbook, a value given twice and unknown flags', () => {
     expect(fail('run namespace=prod').error).toMatch(/Name the runbook/);
     expect(fail('run x a=1 a=2').error).toMatch(/`a` is given twice/);
+    // The same value twice is no contradiction, as for a flag.
+    expect(ok('run x a=1 a=1')).toEqual({ kind: 'run', runbook: 'x', values: { a: '1' } });
     expect(fail('run x --later').error).toMatch(/`--later` is not an option here.*`--now`/);
     expect(fail('run x --now=yes').error).toMatch(/takes no value/);
   });
