@@ -108,4 +108,21 @@ describe('a secret typed on a line', () => {
     );
     expect(JSON.stringify([prompt.text, prompt.blocks])).not.toMatch(/rotate|secret/);
   });
+  it('a mention with --now naming several runbooks: the secret is refused at once, and told to rotate it', async () => {
+    const secret = 'hunter2-pick-a41c';
+    const { message } = await h.user().mention(`run postgres db_password=${secret} --now`, 'C01OPS');
+    const answer = await waitFor(() => h.fake.state.ephemerals.find((e) => e.thread_ts === message.ts), 'the answer');
+    const shown = JSON.stringify([answer.text, answer.blocks]);
+    expect(shown).toContain('Secret values (db_password)');
+    expect(shown).toMatch(/rotate it/);
+    expect(JSON.stringify([h.fake.state.ephemerals, h.fake.state.calls])).not.toContain(secret);
+  });
+
+  it('--now naming several runbooks with a blank secret: no secret to refuse, the pick list is offered', async () => {
+    const before = h.fake.state.ephemerals.length;
+    await h.user().command('run postgres db_password= --now', 'C01OPS');
+    const answer = await waitFor(() => h.fake.state.ephemerals[before], 'the answer');
+    expect(answer.text).not.toContain('Secret values');
+    expect(answer.text).toContain('Several runbooks match');
+  });
 });

@@ -90,6 +90,16 @@ async function resolveFor(ctx: HandlerContext, actor: Actor, run: LineRun, via: 
   return { pick: resolution };
 }
 
+/** A blank `key=` is not given, a secret's as any other's (typed-values.ts). */
+const given = (values: Readonly<Record<string, string>>, name: string) => (values[name] ?? '').trim() !== '';
+
+/** Secrets typed with --now; a mention (no trigger_id) stays in the conversation's history, as its form prompt says. */
+function secretsRefusal(ctx: HandlerContext, secrets: readonly string[]): string {
+  const them = secrets.length === 1 ? 'it' : 'them';
+  const kept = ctx.triggerId ? '' : ` Your message keeps ${them} in this conversation's history: rotate ${them}.`;
+  return `Secret values (${secrets.join(', ')}) are never typed on a line; drop --now and use the form.${kept}`;
+}
+
 /** The pick list of the form path, each choice carrying on this `--now` line (kept in a draft). */
 async function pickForLine(
   ctx: HandlerContext,
@@ -97,10 +107,8 @@ async function pickForLine(
   resolution: Exclude<Resolution, { kind: 'match' }>,
 ): Promise<string | null> {
   // A secret is never kept, not even waiting for the pick: a value named as any offered runbook's secret is refused now.
-  const secrets = offeredSecrets(resolution, run.values);
-  if (secrets.length > 0) {
-    return `Secret values (${secrets.join(', ')}) are never typed on a line; drop --now and use the form.`;
-  }
+  const secrets = offeredSecrets(resolution, run.values).filter((name) => given(run.values, name));
+  if (secrets.length > 0) return secretsRefusal(ctx, secrets);
   const draftId =
     offeredRunbooks(resolution).length > 0
       ? await ctx.deps.drafts.saveLine(
@@ -154,16 +162,8 @@ async function confirmNow(
   if (check.kind === 'refused') return refuse(check.sentence);
   if (!isRunnable(runbook)) return refuse(`${runbook.name} cannot be run: ${disabledReason(runbook)}.`);
   const spec = parseInputSchema(runbook.inputSchema);
-  // A blank `key=` is not given, a secret's as any other's (typed-values.ts).
-  const secrets = secretFieldNames(spec).filter((name) => (run.values[name] ?? '').trim() !== '');
-  if (secrets.length > 0) {
-    // A mention (no trigger_id) stays in the conversation's history, as the form prompt says (mention-prompt.ts).
-    const them = secrets.length === 1 ? 'it' : 'them';
-    const kept = ctx.triggerId ? '' : ` Your message keeps ${them} in this conversation's history: rotate ${them}.`;
-    return refuse(
-      `Secret values (${secrets.join(', ')}) are never typed on a line; drop --now and use the form.${kept}`,
-    );
-  }
+  const secrets = secretFieldNames(spec).filter((name) => given(run.values, name));
+  if (secrets.length > 0) return refuse(secretsRefusal(ctx, secrets));
   const typed = typedRunParams(spec, run.values, actor.timeZone ?? null);
   if (!typed.ok) {
     return refuse(
