@@ -214,6 +214,24 @@ describe('approvals', () => {
     expect(executionsWithRequest(approvalId)).toHaveLength(0);
   });
 
+  it('a click that decides nothing lets its claim go before it is answered: a click made on that answer is told the same', async () => {
+    const { message, approvalId } = await requestDrain('node-again-1');
+    const told = () =>
+      h.fake.state.ephemerals.filter((e) => e.user === 'U03CAROL' && JSON.stringify(e).includes('not an approver'));
+    const before = told().length;
+    // The moment the first refusal reaches Slack, Carol clicks again: her first click's claim is already let go.
+    let again: Promise<unknown> | null = null;
+    h.fake.on('call', (call: { method: string; args: unknown }) => {
+      if (again || call.method !== 'response_url' || !JSON.stringify(call.args).includes('not an approver')) return;
+      again = h.user('U03CAROL').act({ kind: 'message', message }, ACTIONS.approvalApprove);
+    });
+    await h.user('U03CAROL').act({ kind: 'message', message }, ACTIONS.approvalApprove);
+    await waitFor(() => told().length >= before + 2 || undefined, 'both clicks told she is not an approver');
+    await again;
+    expect(h.fake.state.ephemerals.some((e) => e.user === 'U03CAROL' && /already done/i.test(e.text))).toBe(false);
+    expect(executionsWithRequest(approvalId)).toHaveLength(0);
+  });
+
   it('two approvers clicking at once produce exactly one run', async () => {
     const { message, approvalId } = await requestDrain('node-race-1');
     await Promise.all([

@@ -33,7 +33,7 @@ export async function approveClicked({ ack, body }: ActionArgs, ctx: HandlerCont
   const claim = await claimClick(ctx.deps, { action: 'approve', target: approvalId, where: '', who: ctx.userId });
   if (claim.kind !== 'first') return ctx.respond(alreadyDoneMessage(claim, ctx.userId));
   try {
-    if (!(await approve(ctx, approvalId))) await claim.release();
+    await approve(ctx, approvalId, () => claim.release());
   } catch (err) {
     if (await leftNoMark(ctx.deps, approvalId, ctx.userId)) await claim.release();
     await reportFailure(ctx, err, 'Approving the run');
@@ -104,18 +104,21 @@ export async function rejectSubmitted({ ack, view }: ViewArgs, request: HandlerC
 
 /**
  * Approve: the use case decides (a vote, the decision, the run); this shows its result and updates both
- * copies. False when this click decided nothing (refused, or decided before or by someone else).
+ * copies. When this click decided nothing (refused, or decided before or by someone else) the person's
+ * click claim is released before they are answered: a click made after that answer is handled afresh,
+ * not told "already done".
  */
-async function approve(ctx: HandlerContext, approvalId: string): Promise<boolean> {
+async function approve(ctx: HandlerContext, approvalId: string, releaseClick: () => Promise<void>): Promise<void> {
   const { deps, client } = ctx;
   const emailOf = (userId: string) => deps.access.identity.emailOf(client, userId);
   // A quorum is decided on current membership, not the cached one.
   const freshGroups = (userId: string) => deps.access.identity.groupsOf(client, userId, { fresh: true });
   const result = await approveRequest(deps, await ctx.actor(), approvalId, emailOf, freshGroups);
+  if (result.kind === 'refused' || result.kind === 'already' || result.kind === 'lost') await releaseClick();
   switch (result.kind) {
     case 'refused':
       await ctx.respond(errorMessage(result.sentence));
-      return false;
+      return;
     case 'already': {
       const by = result.approval.decidedBy ? ` by ${userMention(result.approval.decidedBy)}` : '';
       await ctx.respond(
@@ -161,7 +164,6 @@ async function approve(ctx: HandlerContext, approvalId: string): Promise<boolean
       break;
   }
   await refreshApprovalMessages(deps, client, approvalId);
-  return result.kind !== 'already' && result.kind !== 'lost';
 }
 
 /** Reject: the use case decides; this shows its result and updates both copies. False when it decided nothing. */
