@@ -6,7 +6,7 @@
 // found the workspace served by nothing.) End to end: Bolt's installer, the fake Slack, the scanner.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OAuthHarness, SCALE, scanPosition, startOAuthHarness, until } from '../support/oauth-harness.ts';
-import { answer, textOf } from '../support/tenant-flows.ts';
+import { answer, postsNaming, runScaleThroughApi, textOf } from '../support/tenant-flows.ts';
 
 const ORG = 'E0ACMEGRID';
 const EVA = { id: 'U21EVA', team: 'T0GRIDA' };
@@ -16,12 +16,6 @@ beforeAll(async () => {
   h = await startOAuthHarness({ env: { DATA_RETENTION_DAYS: '0', SUBSCRIPTIONS_POLL_SECONDS: '0.05' } });
 }, 30_000);
 afterAll(() => h?.stop());
-
-const noticesOf = (id: string) =>
-  h.fake.state.calls.filter(
-    (c) =>
-      c.method === 'chat.postMessage' && c.ok && c.args.channel === 'C01OPS' && JSON.stringify(c.args).includes(id),
-  );
 
 describe('an org-wide installation purged, then installed again', () => {
   it("its workspace's subscription made after the reinstall is served", async () => {
@@ -40,10 +34,8 @@ describe('an org-wide installation purged, then installed again', () => {
     expect(textOf(await answer(h, EVA, `subscribe "${SCALE}"`, SCALE))).toContain(SCALE);
     expect(await h.runtime.store.installations.installationOfTeam(EVA.team)).toBe(ORG);
     await scanPosition(h, ORG); // the first scan takes what is there as history
-    const scale = [...h.emulator.state.workflows.byId.values()].find((w) => w.workflow.name === SCALE)!;
-    const params = JSON.stringify({ namespace: 'mkorg', deployment: 'web', replicas: 2 });
-    const run = h.emulator.state.runWorkflow(scale.workflow.id, { proxyId: 'proxy-dev', params });
+    const run = runScaleThroughApi(h, 'mkorg');
     h.clock.advance(60 * 60_000);
-    await until(async () => noticesOf(run.id).length === 1, "the notice of the org's run");
+    await until(async () => postsNaming(h, run, 'C01OPS').length === 1, "the notice of the org's run");
   });
 });

@@ -14,7 +14,7 @@ import {
   startOAuthHarness,
   until,
 } from '../support/oauth-harness.ts';
-import { answer, textOf } from '../support/tenant-flows.ts';
+import { answer, postsNaming, runScaleThroughApi, textOf } from '../support/tenant-flows.ts';
 
 const TEAM = 'T0SANDBOX';
 const ALICE = { id: 'U01ALICE', team: TEAM };
@@ -26,26 +26,15 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(() => h?.stop());
 
-/** A run of Scale started through the API (not from Slack: no card, so the subscription tells it). */
-function runThroughApi(marker: string): string {
-  const scale = [...h.emulator.state.workflows.byId.values()].find((w) => w.workflow.name === SCALE)!;
-  const params = JSON.stringify({ namespace: marker, deployment: 'web', replicas: 2 });
-  return h.emulator.state.runWorkflow(scale.workflow.id, { proxyId: 'proxy-dev', params }).id;
-}
-const noticesOf = (id: string) =>
-  h.fake.state.calls.filter(
-    (c) =>
-      c.method === 'chat.postMessage' && c.ok && c.args.channel === 'C01OPS' && JSON.stringify(c.args).includes(id),
-  );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a subscription found again at a reinstall', () => {
   it('tells a run that ends while installed', async () => {
     expect(textOf(await answer(h, ALICE, `subscribe "${SCALE}"`, SCALE))).toContain(SCALE);
     await scanPosition(h, TEAM); // the first scan takes what is already there as history
-    const before = runThroughApi('mkbefore');
+    const before = runScaleThroughApi(h, 'mkbefore');
     h.clock.advance(60 * 60_000);
-    await until(async () => noticesOf(before).length === 1, 'the notice of the run before');
+    await until(async () => postsNaming(h, before, 'C01OPS').length === 1, 'the notice of the run before');
   });
 
   it('after an uninstall and a reinstall: a run at once gets its card; not the runs that ended meanwhile, those after', async () => {
@@ -54,7 +43,7 @@ describe('a subscription found again at a reinstall', () => {
     expect(await h.deliver(events.tokensRevoked)).toBe(200);
     await until(async () => (await h.runtime.store.installations.get(TEAM))?.sealed === null, 'the uninstall');
     await scanPosition(h, TEAM, true); // scans go on meanwhile (each finds the workspace gone)
-    const meanwhile = runThroughApi('mkmeanwhile');
+    const meanwhile = runScaleThroughApi(h, 'mkmeanwhile');
     h.clock.advance(60 * 60_000);
     await sleep(300);
     expect((await h.install(TEAM, { connect: false })).status).toBe(200);
@@ -63,11 +52,11 @@ describe('a subscription found again at a reinstall', () => {
     // A run from Slack right away: followed to its result card.
     const fromSlack = await h.runNow('U01ALICE', TEAM, 'mkright-after');
     await scanPosition(h, TEAM); // the first scan since: what ended meanwhile is history
-    const after = runThroughApi('mkafter');
+    const after = runScaleThroughApi(h, 'mkafter');
     h.clock.advance(60 * 60_000);
     expect((await resultCardOf(h, fromSlack.id)).installation).toBe(TEAM);
-    await until(async () => noticesOf(after).length === 1, 'the notice of the run after the reinstall');
+    await until(async () => postsNaming(h, after, 'C01OPS').length === 1, 'the notice of the run after the reinstall');
     await sleep(300);
-    expect(noticesOf(meanwhile)).toEqual([]);
+    expect(postsNaming(h, meanwhile, 'C01OPS')).toEqual([]);
   });
 });

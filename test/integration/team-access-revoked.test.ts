@@ -16,7 +16,7 @@ import {
   startOAuthHarness,
   until,
 } from '../support/oauth-harness.ts';
-import { answer, type Person, personIn, textOf } from '../support/tenant-flows.ts';
+import { answer, type Person, personIn, postsNaming, runScaleThroughApi, textOf } from '../support/tenant-flows.ts';
 
 const ORG = 'E0ACMEGRID';
 const EVA: Person = { id: 'U21EVA', team: 'T0GRIDA' };
@@ -53,17 +53,6 @@ async function runNow(who: Person, deployment: string, channel = 'C01OPS'): Prom
   return run.id;
 }
 
-/** A run of Scale started outside Slack (the API's own), ended by the next clock advance. */
-function runThroughApi(marker: string): string {
-  const scale = [...h.emulator.state.workflows.byId.values()].find((w) => w.workflow.name === SCALE)!;
-  const params = JSON.stringify({ namespace: marker, deployment: 'web', replicas: 2 });
-  return h.emulator.state.runWorkflow(scale.workflow.id, { proxyId: 'proxy-dev', params }).id;
-}
-
-const noticesOf = (id: string, channel: string) =>
-  h.fake.state.calls.filter(
-    (c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === channel && JSON.stringify(c.args).includes(id),
-  );
 const watchOf = (id: string) => h.runtime.store.watches.get(id, ORG);
 const audited = async (action: string) =>
   (await h.runtime.store.audit.recent(200)).filter((e) => e.action === action).map((e) => e.target);
@@ -97,12 +86,12 @@ describe('a workspace removed from an org-wide install, then added back', () => 
     await sleep(100);
     expect(await audited('app.team_removed')).toEqual([EVA.team]);
     // The org keeps its tokens: its other workspace's run gets its card, Eva's none.
-    const meanwhile = runThroughApi('mk-meanwhile');
+    const meanwhile = runScaleThroughApi(h, 'mk-meanwhile');
     h.clock.advance(60 * 60_000);
     await resultCardOf(h, umaRun);
-    await until(async () => noticesOf(meanwhile, 'C02DEPLOYS').length === 1, "Uma's notice");
+    await until(async () => postsNaming(h, meanwhile, 'C02DEPLOYS').length === 1, "Uma's notice");
     await sleep(300);
-    expect(noticesOf(meanwhile, 'C01OPS')).toEqual([]);
+    expect(postsNaming(h, meanwhile, 'C01OPS')).toEqual([]);
     const evaCards = h.fake.state.calls.filter(
       (c) =>
         c.method === 'chat.update' &&
@@ -123,10 +112,10 @@ describe('a workspace removed from an org-wide install, then added back', () => 
     );
     expect(await audited('app.team_added')).toEqual([EVA.team]);
     await sleep(300);
-    const after = runThroughApi('mk-after');
+    const after = runScaleThroughApi(h, 'mk-after');
     h.clock.advance(60 * 60_000);
-    await until(async () => noticesOf(after, 'C01OPS').length === 1, "Eva's notice after the grant");
-    expect(noticesOf(meanwhile, 'C01OPS')).toEqual([]);
+    await until(async () => postsNaming(h, after, 'C01OPS').length === 1, "Eva's notice after the grant");
+    expect(postsNaming(h, meanwhile, 'C01OPS')).toEqual([]);
     // A late retry of the removal, sent before the grant, leaves it served.
     expect(await h.deliver(removal)).toBe(200);
     await sleep(100);

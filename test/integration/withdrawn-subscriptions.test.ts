@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../src/tenants/secret-box.ts';
 import { API_KEY, type OAuthHarness, SCALE, scanPosition, startOAuthHarness, until } from '../support/oauth-harness.ts';
-import { answer, textOf } from '../support/tenant-flows.ts';
+import { answer, postsNaming, runScaleThroughApi, textOf } from '../support/tenant-flows.ts';
 
 const KEY = randomBytes(32);
 const TEAM = 'T0SANDBOX';
@@ -22,24 +22,14 @@ beforeAll(async () => {
 afterAll(() => h?.stop());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-function runThroughApi(marker: string): string {
-  const scale = [...h.emulator.state.workflows.byId.values()].find((w) => w.workflow.name === SCALE)!;
-  const params = JSON.stringify({ namespace: marker, deployment: 'web', replicas: 2 });
-  return h.emulator.state.runWorkflow(scale.workflow.id, { proxyId: 'proxy-dev', params }).id;
-}
-const noticesOf = (id: string) =>
-  h.fake.state.calls.filter(
-    (c) =>
-      c.method === 'chat.postMessage' && c.ok && c.args.channel === 'C01OPS' && JSON.stringify(c.args).includes(id),
-  );
 
 describe('a subscription of a workspace whose address was withdrawn, then reconnected', () => {
   it('is told of runs that end after the reconnect, not of those that ended meanwhile', async () => {
     expect(textOf(await answer(h, { id: 'U01ALICE', team: TEAM }, `subscribe "${SCALE}"`, SCALE))).toContain(SCALE);
     await scanPosition(h, TEAM); // the first scan takes what is there as history
-    const before = runThroughApi('mkbefore');
+    const before = runScaleThroughApi(h, 'mkbefore');
     h.clock.advance(60 * 60_000);
-    await until(async () => noticesOf(before).length === 1, 'the notice of the run before');
+    await until(async () => postsNaming(h, before, 'C01OPS').length === 1, 'the notice of the run before');
 
     // The operator removes its address (the connection as saved, to an address no longer listed).
     await h.runtime.store.apiConnections.put(
@@ -51,16 +41,16 @@ describe('a subscription of a workspace whose address was withdrawn, then reconn
       Date.now(),
     );
     await scanPosition(h, TEAM, true); // scans go on meanwhile (each finds no API to read)
-    const meanwhile = runThroughApi('mkmeanwhile');
+    const meanwhile = runScaleThroughApi(h, 'mkmeanwhile');
     h.clock.advance(60 * 60_000);
     await sleep(300);
     const connected = await h.runtime.tenants!.connections.connect(TEAM, { apiKey: API_KEY }, 'U02BOB');
     expect(connected.ok).toBe(true);
     await scanPosition(h, TEAM); // the first scan since: what ended meanwhile is history
-    const after = runThroughApi('mkafter');
+    const after = runScaleThroughApi(h, 'mkafter');
     h.clock.advance(60 * 60_000);
-    await until(async () => noticesOf(after).length === 1, 'the notice of the run after the reconnect');
+    await until(async () => postsNaming(h, after, 'C01OPS').length === 1, 'the notice of the run after the reconnect');
     await sleep(300);
-    expect(noticesOf(meanwhile)).toEqual([]);
+    expect(postsNaming(h, meanwhile, 'C01OPS')).toEqual([]);
   });
 });

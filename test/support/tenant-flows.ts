@@ -4,7 +4,7 @@
 import { expect } from 'vitest';
 import type { EmulatorState } from '../../src/emulator/state.ts';
 import type { SlackUser } from '../../src/sandbox/slack-user.ts';
-import { type OAuthHarness, startOAuthHarness, until } from './oauth-harness.ts';
+import { type OAuthHarness, SCALE, startOAuthHarness, until } from './oauth-harness.ts';
 
 export const GRID = { enterpriseId: 'E0ACMEGRID', isEnterpriseInstall: true };
 
@@ -59,3 +59,16 @@ export async function startTwoTenants(
   expect(connected.ok).toBe(true);
   return { h, tenantB: h.emulator.tenant(keyB)! };
 }
+
+/** A run of Scale started through the default tenant's API, not from Slack: no card, so a subscription tells it. */
+export function runScaleThroughApi(h: OAuthHarness, marker: string): string {
+  const scale = [...h.emulator.state.workflows.byId.values()].find((w) => w.workflow.name === SCALE)!;
+  const params = JSON.stringify({ namespace: marker, deployment: 'web', replicas: 2 });
+  return h.emulator.state.runWorkflow(scale.workflow.id, { proxyId: 'proxy-dev', params }).id;
+}
+
+/** The top-level posts Slack accepted in `channel` that name execution `id` (a subscription's notices of it). */
+export const postsNaming = (h: OAuthHarness, id: string, channel: string) =>
+  h.fake.state.calls.filter(
+    (c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === channel && JSON.stringify(c.args).includes(id),
+  );
